@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: MIT
+# psrun build. `make` builds build/psrun and the internal archive the tests
+# link; `make check` installs what is missing, builds and runs every test;
+# `make demo` runs a real script in the default sandbox.
+
+PKGS := libseccomp libcap libnl-3.0 libnl-route-3.0 libmnl yaml-0.1
+TEST_PKGS := criterion
+
+CC ?= cc
+BUILD ?= build
+PREFIX ?= /usr/local
+
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wmissing-prototypes \
+            -Wstrict-prototypes -Wno-unused-parameter -Wno-format-truncation
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 $(WARNINGS) -D_GNU_SOURCE -I. -Iinclude -fvisibility=hidden \
+          -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+LDFLAGS += -Wl,-z,relro,-z,now
+
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+CFLAGS := $(filter-out -D_FORTIFY_SOURCE=2,$(CFLAGS))
+BUILD := build-sanitize
+endif
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
+TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
+
+LIB_SRCS := $(wildcard common/*.c policy/*.c rootfs/*.c netns/*.c runtime/*.c)
+LIB_SRCS := $(filter-out runtime/main.c,$(LIB_SRCS))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+ARCHIVE := $(BUILD)/libpsrun-internal.a
+PSRUN := $(BUILD)/psrun
+
+TEST_TIERS := unit kernel integration escape
+TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
+HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
+
+.PHONY: all deps check check-unit check-kernel check-root demo bench clean install \
+        format format-check gc-test-leftovers
+
+all: $(PSRUN)
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(ARCHIVE): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(PSRUN): $(BUILD)/runtime/main.o $(ARCHIVE)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+# One Criterion binary per tier, from every tests/<tier>/*.c.
+$(BUILD)/tests/%: tests/%/*.c tests/lib/*.c tests/lib/*.h $(ARCHIVE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -Itests -o $@ $(filter %.c,$^) $(ARCHIVE) \
+		$(LDFLAGS) $(PKG_LIBS) $(TEST_LIBS) -lm
+
+# Helpers run inside the sandbox: static, so they need nothing from the root.
+$(BUILD)/tests/helper/%: tests/helper/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -static -o $@ $<
+
+tests: $(PSRUN) $(TEST_BINS) $(HELPERS)
+
+# `make check` is the README's test command and what CI runs.
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@scripts/run-tests.sh $(BUILD)
+
+check-unit: $(BUILD)/tests/unit
+	$(BUILD)/tests/unit
+
+demo: deps
+	@$(MAKE) --no-print-directory $(PSRUN)
+	@scripts/demo.sh $(PSRUN)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(PSRUN)
+	@bench/startup.sh $(PSRUN)
+
+install: $(PSRUN)
+	install -D -m 0755 $(PSRUN) $(DESTDIR)$(PREFIX)/bin/psrun
+	install -D -m 0644 docs/man/psrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/psrun.1
+	install -D -m 0644 docs/man/psrun-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/psrun-policy.5
+
+FORMAT_SRCS = $(shell git ls-files '*.c' '*.h')
+format:
+	clang-format -i $(FORMAT_SRCS)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+clean:
+	rm -rf build build-sanitize
+
+-include $(LIB_OBJS:.o=.d) $(BUILD)/runtime/main.d

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * A root filesystem is described as a list of mount steps, built in the
+ * parent and applied in order by the child after it has pivoted into a fresh
+ * tmpfs with the host's root at /.oldroot. Steps carry only plain data so the
+ * child can apply them without allocating.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+
+/* Where the host's root is while the new root is being built (for overlay
+ * lower layers; bind sources are opened as fds before the pivot). */
+#define ROOTFS_OLDROOT "/.oldroot"
+
+enum mount_op {
+        MOUNT_OP_MKDIR,    /* mkdir target (EEXIST is fine) */
+        MOUNT_OP_MKFILE,   /* create an empty file as a bind target */
+        MOUNT_OP_SYMLINK,  /* symlink target -> source */
+        MOUNT_OP_WRITE,    /* create target with data[0..data_len) */
+        MOUNT_OP_BIND,     /* recursive bind source -> target, then attr_set */
+        MOUNT_OP_MOUNT,    /* mount fstype (source) on target with flags/data, then attr_set */
+        MOUNT_OP_MASK,     /* hide target: /dev/null over a file, empty ro tmpfs over a dir */
+        MOUNT_OP_SETATTR,  /* mount_setattr(target, attr_set) on an existing mount */
+        MOUNT_OP_DETACH,   /* umount2(MNT_DETACH) target, then rmdir it */
+        _MOUNT_OP_MAX,
+};
+
+struct mount_step {
+        enum mount_op op;
+        const char *source;
+        const char *target;
+        const char *fstype;
+        const char *data;
+        size_t data_len;
+        unsigned long flags;  /* mount(2) flags for MOUNT_OP_MOUNT */
+        uint64_t attr_set;    /* MOUNT_ATTR_* added after BIND/MOUNT, or by SETATTR */
+        bool recursive;       /* attr_set applies to submounts too */
+        bool from_host;       /* BIND: source is a host path, opened before the
+                               * child leaves the host's root and ids */
+        mode_t mode;
+        bool chown;           /* MKDIR/MKFILE/WRITE: give it to uid:gid (sandbox ids) */
+        uid_t uid;
+        gid_t gid;
+        bool optional;        /* a missing target (or source) is not an error */
+};
+
+struct rootfs_plan {
+        struct mount_step *steps;
+        size_t n_steps, cap_steps;
+        char **strings; /* owned copies the steps point into */
+        size_t n_strings, cap_strings;
+};
+
+/* Appending copies every string into the plan. Returns 0 or -ENOMEM. */
+int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step);
+/* Convenience: mkdir target and every missing parent below "/" that an
+ * earlier step has not already created. */
+int rootfs_plan_mkdir_p(struct rootfs_plan *plan, const char *path, mode_t mode);
+void rootfs_plan_free(struct rootfs_plan *plan);
+
+/* "mount proc on /proc", "bind /usr on /usr" — for error messages. */
+void mount_step_describe(const struct mount_step *step, char *buf, size_t len);
+
+/* The child applies steps (runtime/child.c): all code after clone3() lives
+ * there. */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Root filesystem composition. The standalone root (psrun run) is a tmpfs
+ * skeleton holding read-only binds of the host's /usr, /bin, /lib*, /sbin,
+ * a synthesized /etc, /workspace and /tmp tmpfs, a fresh /proc with masked
+ * paths and a minimal /dev; it is remounted read-only at the end.
+ * (Overlayfs is used only where a writable root is asked for: it needs an
+ * upper layer or two lower ones, and does not show a lower dir's submounts,
+ * so the read-only case is better served by binds.)
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "policy/policy.h"
+#include "rootfs/mounts.h"
+
+struct rootfs_options {
+        bool readonly;
+        uint64_t workspace_size; /* bytes */
+        uint64_t tmp_size;       /* bytes, /tmp and /dev/shm each */
+        uid_t uid;               /* owner of /workspace, inside the sandbox */
+        gid_t gid;
+        const char *hostname;
+        const char *workdir;     /* created (owned by uid:gid) when under /workspace or /tmp */
+        const struct policy_mount *mounts;
+        size_t n_mounts;
+};
+
+int rootfs_plan_standalone(const struct rootfs_options *opts, struct rootfs_plan *plan,
+                           psrun_error *err);
+
+/* Building blocks, shared with OCI bundles. */
+int rootfs_add_proc(struct rootfs_plan *plan, const char *const *masked,
+                    const char *const *readonly);
+int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size);
+int rootfs_add_etc(struct rootfs_plan *plan, const struct rootfs_options *opts);
+
+/* Docker's defaults: paths hidden from /proc, and paths made read-only. */
+extern const char *const rootfs_default_masked_paths[];
+extern const char *const rootfs_default_readonly_paths[];
+
+/* Paths beneath which the default sandbox may write (for Landlock):
+ * NULL-terminated, static storage, plus the rw `mounts` the caller adds. */
+extern const char *const rootfs_writable_paths[];

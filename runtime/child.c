@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Everything between clone3() and execve(). Rules (DESIGN.md):
+ *  - async-signal-safe only: no malloc, stdio, locks or logging — psrun may be
+ *    embedded in a multi-threaded process, whose other threads' locks are
+ *    frozen in this copy of its memory;
+ *  - the plan is read, never changed; every string was made by the parent;
+ *  - a failing step sends {step, errno, index} on the sync socket and exits;
+ *  - seccomp is the last step before execve(): it would block the setup.
+ */
+#include "runtime/child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+
+static const char *const step_names[_CHILD_STEP_MAX] = {
+        [CHILD_STEP_SYNC] = "sync",
+        [CHILD_STEP_HOSTNAME] = "hostname",
+        [CHILD_STEP_LOOPBACK] = "network: bring up lo",
+        [CHILD_STEP_ROOT_PRIVATE] = "rootfs: make mounts private",
+        [CHILD_STEP_ROOT_TMPFS] = "rootfs: mount the new root",
+        [CHILD_STEP_PIVOT] = "rootfs: pivot_root",
+        [CHILD_STEP_MOUNT] = "rootfs",
+        [CHILD_STEP_RLIMIT] = "rlimit",
+        [CHILD_STEP_ROOT_ID] = "identity: become root of the user namespace",
+        [CHILD_STEP_INIT] = "init",
+        [CHILD_STEP_FORK] = "init: fork",
+        [CHILD_STEP_SIGNALS] = "signals",
+        [CHILD_STEP_BOUNDING] = "capabilities: bounding set",
+        [CHILD_STEP_GROUPS] = "identity: setgroups",
+        [CHILD_STEP_SETGID] = "identity: setgid",
+        [CHILD_STEP_SETUID] = "identity: setuid",
+        [CHILD_STEP_CAPS] = "capabilities",
+        [CHILD_STEP_CHDIR] = "chdir",
+        [CHILD_STEP_NO_NEW_PRIVS] = "no_new_privs",
+        [CHILD_STEP_LANDLOCK] = "landlock",
+        [CHILD_STEP_CLOSE_FDS] = "close inherited fds",
+        [CHILD_STEP_SECCOMP] = "seccomp",
+        [CHILD_STEP_EXEC] = "exec",
+};
+
+const char *child_step_name(enum child_step step)
+{
+        return (unsigned) step < _CHILD_STEP_MAX && step_names[step] ? step_names[step] : "setup";
+}
+
+struct child_ctx {
+        const struct plan *plan;
+        int sync_fd;
+        uint32_t index; /* set by a failing step that has parts */
+        int *host_fds;  /* per mount step: O_PATH fd of a host bind source, or -1 */
+};
+
+static void send_msg(int fd, const struct child_msg *m)
+{
+        ssize_t n;
+        do
+                n = write(fd, m, sizeof(*m));
+        while (n < 0 && errno == EINTR);
+}
+
+static _Noreturn void fail(struct child_ctx *c, enum child_step step, int r, int exit_code)
+{
+        struct child_msg m = {
+                .kind = CHILD_MSG_ERROR,
+                .step = step,
+                .err = r < 0 ? -r : r,
+                .index = c->index,
+        };
+        send_msg(c->sync_fd, &m);
+        _exit(exit_code);
+}
+
+/* ---- namespaces set up by the init process ---- */
+
+static int step_hostname(struct child_ctx *c)
+{
+        const char *h = c->plan->hostname;
+        if (h && sethostname(h, strlen(h)) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_loopback(struct child_ctx *c)
+{
+        if (!c->plan->loopback_up)
+                return 0;
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        struct ifreq ifr = {0};
+        memcpy(ifr.ifr_name, "lo", 3);
+        if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+                return -errno;
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_open_sources(struct child_ctx *c)
+{
+        /* Host paths are looked up now, still with psrun's own ids and the
+         * host's root, so that what the user who runs psrun can reach is what
+         * gets bound. The fds live in this mount namespace: open_tree() may
+         * clone them after the pivot. */
+        const struct rootfs_plan *rp = &c->plan->rootfs;
+        for (size_t i = 0; i < rp->n_steps; i++) {
+                const struct mount_step *s = &rp->steps[i];
+                c->host_fds[i] = -1;
+                if (s->op != MOUNT_OP_BIND || !s->from_host)
+                        continue;
+                c->host_fds[i] = open(s->source, O_PATH | O_CLOEXEC);
+                if (c->host_fds[i] < 0 && !(errno == ENOENT && s->optional)) {
+                        c->index = (uint32_t) i;
+                        return -errno;
+                }
+        }
+        return 0;
+}
+
+static int step_root_private(struct child_ctx *c)
+{
+        /* Nothing mounted from here on may propagate back to the host. */
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_root_tmpfs(struct child_ctx *c)
+{
+        if (mount("psrun-root", c->plan->base_dir, "tmpfs", MS_NOSUID | MS_NODEV,
+                  "mode=0755,size=16m") < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_pivot(struct child_ctx *c)
+{
+        /* The new root is the tmpfs; the host's root moves to /.oldroot until
+         * the mount steps have taken what they need from it. */
+        char old[PATH_MAX];
+        size_t n = strlen(c->plan->base_dir);
+        if (n + sizeof(ROOTFS_OLDROOT) > sizeof(old))
+                return -ENAMETOOLONG;
+        memcpy(old, c->plan->base_dir, n);
+        memcpy(old + n, ROOTFS_OLDROOT, sizeof(ROOTFS_OLDROOT));
+        if (mkdir(old, 0700) < 0)
+                return -errno;
+        if (syscall(SYS_pivot_root, c->plan->base_dir, old) < 0)
+                return -errno;
+        if (chdir("/") < 0)
+                return -errno;
+        return 0;
+}
+
+static int setattr(const char *target, uint64_t attr, bool recursive)
+{
+        struct mount_attr a = {.attr_set = attr};
+        if (mount_setattr(AT_FDCWD, target, recursive ? AT_RECURSIVE : 0, &a, sizeof(a)) < 0)
+                return -errno;
+        return 0;
+}
+
+static int give(const struct mount_step *s)
+{
+        if (s->chown && lchown(s->target, s->uid, s->gid) < 0)
+                return -errno;
+        return 0;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                p += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+static int bind_from_fd(const struct mount_step *s, int src_fd)
+{
+        /* A detached recursive copy of the source, made read-only (etc.)
+         * before it is attached: never visible with weaker flags. */
+        _cleanup_close_ int tree = open_tree(src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+                                                                 AT_RECURSIVE | AT_EMPTY_PATH);
+        if (tree < 0)
+                return -errno;
+        if (s->attr_set) {
+                struct mount_attr a = {.attr_set = s->attr_set};
+                unsigned flags = AT_EMPTY_PATH | (s->recursive ? AT_RECURSIVE : 0);
+                if (mount_setattr(tree, "", flags, &a, sizeof(a)) < 0)
+                        return -errno;
+        }
+        if (move_mount(tree, "", AT_FDCWD, s->target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                return -errno;
+        return 0;
+}
+
+static int apply_mount_step(const struct mount_step *s, int host_fd)
+{
+        int fd, r;
+        struct stat st;
+
+        switch (s->op) {
+        case MOUNT_OP_MKDIR:
+                if (mkdir(s->target, s->mode) < 0 && errno != EEXIST)
+                        return -errno;
+                return give(s);
+        case MOUNT_OP_MKFILE:
+                fd = open(s->target, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, s->mode);
+                if (fd < 0)
+                        return -errno;
+                close(fd);
+                return give(s);
+        case MOUNT_OP_SYMLINK:
+                if (symlink(s->source, s->target) < 0 && errno != EEXIST)
+                        return -errno;
+                return 0;
+        case MOUNT_OP_WRITE:
+                fd = open(s->target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                          s->mode);
+                if (fd < 0)
+                        return -errno;
+                r = write_all(fd, s->data, s->data_len);
+                close(fd);
+                return r < 0 ? r : give(s);
+        case MOUNT_OP_BIND:
+                if (s->from_host)
+                        return host_fd < 0 ? -ENOENT : bind_from_fd(s, host_fd);
+                /* MS_REC: a non-recursive bind of a tree with locked submounts
+                 * is refused in a user namespace, and would hide them. */
+                if (mount(s->source, s->target, NULL, MS_BIND | MS_REC, NULL) < 0)
+                        return -errno;
+                return s->attr_set ? setattr(s->target, s->attr_set, s->recursive) : 0;
+        case MOUNT_OP_MOUNT:
+                if (mount(s->source, s->target, s->fstype, s->flags, s->data) < 0)
+                        return -errno;
+                return s->attr_set ? setattr(s->target, s->attr_set, s->recursive) : 0;
+        case MOUNT_OP_MASK:
+                if (stat(s->target, &st) < 0)
+                        return -errno;
+                if (S_ISDIR(st.st_mode))
+                        r = mount("psrun-mask", s->target, "tmpfs",
+                                  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                                  "size=0,nr_inodes=1,mode=0555");
+                else
+                        r = mount("/dev/null", s->target, NULL, MS_BIND, NULL);
+                return r < 0 ? -errno : 0;
+        case MOUNT_OP_SETATTR:
+                return setattr(s->target, s->attr_set, s->recursive);
+        case MOUNT_OP_DETACH:
+                if (umount2(s->target, MNT_DETACH) < 0)
+                        return -errno;
+                if (rmdir(s->target) < 0)
+                        return -errno;
+                return 0;
+        default:
+                return -EINVAL;
+        }
+}
+
+static int step_mounts(struct child_ctx *c)
+{
+        const struct rootfs_plan *rp = &c->plan->rootfs;
+        for (size_t i = 0; i < rp->n_steps; i++) {
+                int r = apply_mount_step(&rp->steps[i], c->host_fds[i]);
+                if (c->host_fds[i] >= 0) {
+                        close(c->host_fds[i]);
+                        c->host_fds[i] = -1;
+                }
+                if (r == -ENOENT && rp->steps[i].optional)
+                        continue;
+                if (r < 0) {
+                        c->index = (uint32_t) i;
+                        return r;
+                }
+        }
+        return 0;
+}
+
+static int step_rlimits(struct child_ctx *c)
+{
+        for (size_t i = 0; i < c->plan->n_rlimits; i++) {
+                const struct plan_rlimit *l = &c->plan->rlimits[i];
+                if (setrlimit(l->resource, &l->limit) < 0) {
+                        c->index = (uint32_t) i;
+                        return -errno;
+                }
+        }
+        return 0;
+}
+
+static int step_root_id(struct child_ctx *c)
+{
+        /* Until now the child ran with psrun's own (unmapped) ids, which it
+         * needed to reach the bind sources. From here on it is the user
+         * namespace's root: an unprivileged id on the host. (Files can only
+         * be created in the sandbox's own tmpfs by an id mapped in it.) */
+        if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+                return -errno;
+        /* A credential change clears the parent-death signal: set it again. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                return -errno;
+        return 0;
+}
+
+/* ---- the command's own process ---- */
+
+static int step_signals(struct child_ctx *c)
+{
+        /* Start the command as from a fresh shell: default dispositions,
+         * nothing blocked. */
+        struct sigaction sa = {.sa_handler = SIG_DFL};
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void) sigaction(sig, &sa, NULL);
+        sigset_t none;
+        sigemptyset(&none);
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_bounding(struct child_ctx *c)
+{
+        const struct caps_plan *caps = &c->plan->caps;
+        for (int cap = 0; cap <= caps->last_cap; cap++) {
+                if (caps->bounding & (1ULL << cap))
+                        continue;
+                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL) {
+                        c->index = (uint32_t) cap;
+                        return -errno;
+                }
+        }
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+                return -errno;
+        /* Keep the permitted set across setuid; step_caps sets it exactly. */
+        if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_groups(struct child_ctx *c)
+{
+        if (setgroups(c->plan->n_groups, c->plan->groups) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_setgid(struct child_ctx *c)
+{
+        gid_t g = c->plan->gid;
+        return setresgid(g, g, g) < 0 ? -errno : 0;
+}
+
+static int step_setuid(struct child_ctx *c)
+{
+        uid_t u = c->plan->uid;
+        return setresuid(u, u, u) < 0 ? -errno : 0;
+}
+
+static int step_caps(struct child_ctx *c)
+{
+        const struct caps_plan *caps = &c->plan->caps;
+        struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+        struct __user_cap_data_struct data[2] = {
+                {(uint32_t) caps->effective, (uint32_t) caps->permitted,
+                 (uint32_t) caps->inheritable},
+                {(uint32_t) (caps->effective >> 32), (uint32_t) (caps->permitted >> 32),
+                 (uint32_t) (caps->inheritable >> 32)},
+        };
+        if (syscall(SYS_capset, &hdr, data) < 0)
+                return -errno;
+        for (int cap = 0; cap <= caps->last_cap; cap++) {
+                if (!(caps->ambient & (1ULL << cap)))
+                        continue;
+                if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, cap, 0, 0) < 0) {
+                        c->index = (uint32_t) cap;
+                        return -errno;
+                }
+        }
+        if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_chdir(struct child_ctx *c)
+{
+        const char *dir = c->plan->workdir ? c->plan->workdir : "/";
+        return chdir(dir) < 0 ? -errno : 0;
+}
+
+static int step_no_new_privs(struct child_ctx *c)
+{
+        if (!c->plan->no_new_privs)
+                return 0;
+        return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;
+}
+
+static int step_landlock(struct child_ctx *c)
+{
+        if (c->plan->landlock.ruleset_fd < 0)
+                return 0;
+        int failed = -1;
+        int r = landlock_plan_apply(&c->plan->landlock, &failed);
+        c->index = failed < 0 ? UINT32_MAX : (uint32_t) failed;
+        return r;
+}
+
+static int step_close_fds(struct child_ctx *c)
+{
+        /* No host fd beyond 0-2 reaches the command. CLOEXEC rather than
+         * close, so the sync socket can still report a failing execve. */
+        if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_seccomp(struct child_ctx *c)
+{
+        if (c->plan->seccomp.len == 0)
+                return 0;
+        return seccomp_program_load(&c->plan->seccomp);
+}
+
+static int exec_command(const struct plan *p)
+{
+        const char *file = p->argv[0];
+        if (strchr(file, '/')) {
+                execve(file, p->argv, p->envp);
+                return -errno;
+        }
+        /* PATH search by hand: execvp() is not async-signal-safe. */
+        const char *path = p->path_env && *p->path_env ? p->path_env : "/usr/bin:/bin";
+        size_t flen = strlen(file);
+        int best = -ENOENT;
+        while (*path) {
+                const char *end = strchrnul(path, ':');
+                size_t dlen = (size_t) (end - path);
+                char buf[PATH_MAX];
+                if (dlen + 1 + flen + 1 <= sizeof(buf)) {
+                        memcpy(buf, dlen ? path : ".", dlen ? dlen : 1);
+                        size_t off = dlen ? dlen : 1;
+                        buf[off++] = '/';
+                        memcpy(buf + off, file, flen + 1);
+                        execve(buf, p->argv, p->envp);
+                        if (errno != ENOENT && errno != ENOTDIR)
+                                best = -errno;
+                        if (errno != ENOENT && errno != ENOTDIR && errno != EACCES)
+                                return best;
+                }
+                path = *end ? end + 1 : end;
+        }
+        return best;
+}
+
+struct child_step_def {
+        enum child_step id;
+        int (*run)(struct child_ctx *c);
+};
+
+/* Run by pid 1 of the new namespaces, with the user namespace's full
+ * capabilities. */
+static const struct child_step_def setup_steps[] = {
+        {CHILD_STEP_HOSTNAME, step_hostname},
+        {CHILD_STEP_LOOPBACK, step_loopback},
+        {CHILD_STEP_MOUNT, step_open_sources},
+        {CHILD_STEP_ROOT_ID, step_root_id},
+        {CHILD_STEP_ROOT_PRIVATE, step_root_private},
+        {CHILD_STEP_ROOT_TMPFS, step_root_tmpfs},
+        {CHILD_STEP_PIVOT, step_pivot},
+        {CHILD_STEP_MOUNT, step_mounts},
+};
+
+/* Run by the process that becomes the command. Order matters: the bounding
+ * set needs CAP_SETPCAP, so it goes before setuid; Landlock needs
+ * no_new_privs once capabilities are gone; seccomp is last because it would
+ * block the syscalls of the steps before it. */
+static const struct child_step_def exec_steps[] = {
+        {CHILD_STEP_SIGNALS, step_signals},
+        {CHILD_STEP_RLIMIT, step_rlimits},
+        {CHILD_STEP_BOUNDING, step_bounding},
+        {CHILD_STEP_GROUPS, step_groups},
+        {CHILD_STEP_SETGID, step_setgid},
+        {CHILD_STEP_SETUID, step_setuid},
+        {CHILD_STEP_CAPS, step_caps},
+        {CHILD_STEP_CHDIR, step_chdir},
+        {CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs},
+        {CHILD_STEP_LANDLOCK, step_landlock},
+        {CHILD_STEP_CLOSE_FDS, step_close_fds},
+        {CHILD_STEP_SECCOMP, step_seccomp},
+};
+
+static void run_steps(struct child_ctx *c, const struct child_step_def *steps, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                c->index = 0;
+                int r = steps[i].run(c);
+                if (r < 0)
+                        fail(c, steps[i].id, r, CHILD_EXIT_SETUP);
+        }
+}
+
+static _Noreturn void become_command(struct child_ctx *c)
+{
+        umask(022);
+        run_steps(c, exec_steps, ARRAY_SIZE(exec_steps));
+        int r = exec_command(c->plan);
+        fail(c, CHILD_STEP_EXEC, r, r == -ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC);
+}
+
+static void drop_all_caps(void)
+{
+        for (int cap = 0; cap <= 63; cap++)
+                if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
+                        break;
+        struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+        struct __user_cap_data_struct data[2] = {{0}};
+        (void) syscall(SYS_capset, &hdr, data);
+}
+
+/* pid 1 of the sandbox: reaps orphans, forwards signals, reports how the
+ * command ended. When it exits the kernel kills everything left in the pid
+ * namespace, so no background process outlives the command. */
+static _Noreturn void run_init(struct child_ctx *c, const sigset_t *waitset)
+{
+        /* Own session: the host terminal's job-control signals reach psrun,
+         * which forwards them; the sandbox gets no controlling terminal. */
+        pid_t main_pid = fork();
+        if (main_pid < 0)
+                fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
+        if (main_pid == 0)
+                become_command(c);
+
+        /* Nothing of the command may reach or inspect pid 1: no capabilities,
+         * not dumpable (so not ptrace-able, /proc/1/mem closed), no fds. */
+        drop_all_caps();
+        (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        (void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        int fd = c->sync_fd;
+        if (fd > 0)
+                (void) syscall(SYS_close_range, 0, (unsigned) fd - 1, 0);
+        (void) syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0);
+
+        for (;;) {
+                siginfo_t si;
+                int sig = sigwaitinfo(waitset, &si);
+                if (sig < 0)
+                        continue;
+                if (sig != SIGCHLD) {
+                        (void) kill(main_pid, sig);
+                        continue;
+                }
+                for (;;) {
+                        int status;
+                        pid_t w = waitpid(-1, &status, WNOHANG);
+                        if (w <= 0)
+                                break;
+                        if (w == main_pid) {
+                                struct child_msg m = {.kind = CHILD_MSG_EXIT, .status = status};
+                                send_msg(fd, &m);
+                                _exit(0);
+                        }
+                }
+        }
+}
+
+_Noreturn void child_main(const struct plan *plan, int sync_fd)
+{
+        /* On the stack: the child must not allocate. */
+        int host_fds[plan->rootfs.n_steps + 1];
+        struct child_ctx c = {.plan = plan, .sync_fd = sync_fd, .host_fds = host_fds};
+
+        /* If psrun dies, so does the sandbox: pid 1's death takes down the
+         * whole pid namespace. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                fail(&c, CHILD_STEP_SYNC, -errno, CHILD_EXIT_SETUP);
+        /* Wait for the parent to write the id maps and place us in cgroups.
+         * EOF means it died before the death signal was armed. */
+        char go = 0;
+        ssize_t n;
+        do
+                n = read(sync_fd, &go, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1 || go != 'G')
+                _exit(CHILD_EXIT_SETUP);
+
+        umask(0);
+        run_steps(&c, setup_steps, ARRAY_SIZE(setup_steps));
+
+        if (!plan->use_init)
+                become_command(&c);
+
+        sigset_t waitset;
+        sigemptyset(&waitset);
+        static const int forwarded[] = {SIGCHLD, SIGINT,  SIGTERM, SIGHUP,
+                                        SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
+        for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+                sigaddset(&waitset, forwarded[i]);
+        /* Blocked before the fork, so no SIGCHLD is lost. */
+        if (sigprocmask(SIG_BLOCK, &waitset, NULL) < 0)
+                fail(&c, CHILD_STEP_INIT, -errno, CHILD_EXIT_SETUP);
+        if (setsid() < 0)
+                fail(&c, CHILD_STEP_INIT, -errno, CHILD_EXIT_SETUP);
+        run_init(&c, &waitset);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The child: everything between clone3() and execve(). It reports failure as
+ * a fixed-size record on the sync socket and _exit()s; the parent turns the
+ * record into a message using the plan.
+ */
+
+#include <stdint.h>
+
+#include "runtime/plan.h"
+
+enum child_step {
+        CHILD_STEP_SYNC,
+        CHILD_STEP_HOSTNAME,
+        CHILD_STEP_LOOPBACK,
+        CHILD_STEP_ROOT_PRIVATE,
+        CHILD_STEP_ROOT_TMPFS,
+        CHILD_STEP_PIVOT,
+        CHILD_STEP_MOUNT, /* index: the mount step */
+        CHILD_STEP_RLIMIT, /* index: the rlimit */
+        CHILD_STEP_ROOT_ID,
+        CHILD_STEP_INIT,
+        CHILD_STEP_FORK,
+        CHILD_STEP_SIGNALS,
+        CHILD_STEP_BOUNDING,
+        CHILD_STEP_GROUPS,
+        CHILD_STEP_SETGID,
+        CHILD_STEP_SETUID,
+        CHILD_STEP_CAPS,
+        CHILD_STEP_CHDIR,
+        CHILD_STEP_NO_NEW_PRIVS,
+        CHILD_STEP_LANDLOCK, /* index: the rule, or UINT32_MAX for restrict_self */
+        CHILD_STEP_CLOSE_FDS,
+        CHILD_STEP_SECCOMP,
+        CHILD_STEP_EXEC,
+        _CHILD_STEP_MAX,
+};
+
+enum child_msg_kind {
+        CHILD_MSG_ERROR = 1, /* a setup step failed */
+        CHILD_MSG_EXIT = 2,  /* init: the command ended with wait status `status` */
+};
+
+struct child_msg {
+        uint32_t kind;
+        uint32_t step;
+        int32_t err; /* positive errno */
+        uint32_t index;
+        int32_t status;
+};
+
+/* Exit codes of a child that failed before the command ran. */
+#define CHILD_EXIT_SETUP 125
+#define CHILD_EXIT_NOEXEC 126
+#define CHILD_EXIT_NOTFOUND 127
+
+/* "rootfs", "seccomp", ... for messages. */
+const char *child_step_name(enum child_step step);
+
+/* Never returns. sync_fd: SOCK_SEQPACKET, the parent writes one byte to
+ * release the child once the id maps and cgroups are in place. */
+_Noreturn void child_main(const struct plan *plan, int sync_fd);

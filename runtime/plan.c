@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/* Policy -> plan: every decision and allocation the child must not make. */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "rootfs/rootfs.h"
+#include "runtime/run.h"
+
+#define SANDBOX_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+void plan_free(struct plan *p)
+{
+        if (!p)
+                return;
+        free(p->groups);
+        free(p->hostname);
+        free(p->workdir);
+        strv_free(p->argv);
+        strv_free(p->envp);
+        rootfs_plan_free(&p->rootfs);
+        landlock_plan_free(&p->landlock);
+        seccomp_program_free(&p->seccomp);
+        memset(p, 0, sizeof(*p));
+        p->landlock.ruleset_fd = -1;
+}
+
+static void note(const struct run_options *o, const char *msg)
+{
+        if (o && o->log)
+                o->log(o->log_userdata, msg);
+}
+
+static char **strv_copy(char *const *v)
+{
+        size_t n = 0;
+        while (v[n])
+                n++;
+        char **copy = calloc(n + 1, sizeof(char *));
+        if (!copy)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!(copy[i] = strdup(v[i]))) {
+                        strv_free(copy);
+                        return NULL;
+                }
+        return copy;
+}
+
+/* Set NAME=value in a NULL-terminated vector with room for it, replacing an
+ * earlier entry of the same name. */
+static int env_put(char **envp, size_t *n, const char *name, const char *value)
+{
+        char *entry;
+        if (asprintf(&entry, "%s=%s", name, value) < 0)
+                return -ENOMEM;
+        size_t len = strlen(name);
+        for (size_t i = 0; i < *n; i++)
+                if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=') {
+                        free(envp[i]);
+                        envp[i] = entry;
+                        return 0;
+                }
+        envp[(*n)++] = entry;
+        envp[*n] = NULL;
+        return 0;
+}
+
+/* A clean environment: PATH, HOME, LANG and what the policy names. Nothing
+ * comes from the host unless the policy asks for it by name. */
+static int build_env(const struct policy *pol, struct plan *p)
+{
+        size_t n = 0;
+        char **envp = calloc(pol->n_env + 4, sizeof(char *));
+        if (!envp)
+                return -ENOMEM;
+        int r = env_put(envp, &n, "PATH", SANDBOX_PATH);
+        if (r >= 0)
+                r = env_put(envp, &n, "HOME", "/workspace");
+        if (r >= 0)
+                r = env_put(envp, &n, "LANG", "C.UTF-8");
+        for (size_t i = 0; r >= 0 && i < pol->n_env; i++) {
+                const char *v = pol->env[i].value;
+                if (!v)
+                        v = getenv(pol->env[i].name);
+                if (v)
+                        r = env_put(envp, &n, pol->env[i].name, v);
+        }
+        if (r < 0) {
+                strv_free(envp);
+                return r;
+        }
+        p->envp = envp;
+        for (size_t i = 0; i < n; i++)
+                if (strncmp(envp[i], "PATH=", 5) == 0)
+                        p->path_env = envp[i] + 5;
+        return 0;
+}
+
+static const char *pick_base_dir(void)
+{
+        /* Any existing directory will do: the new root's tmpfs is mounted on
+         * it inside the sandbox's own mount namespace only. */
+        static const char *const candidates[] = {"/tmp", "/mnt", "/run", "/var/tmp", "/dev"};
+        struct stat st;
+        for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
+                if (stat(candidates[i], &st) == 0 && S_ISDIR(st.st_mode))
+                        return candidates[i];
+        return "/";
+}
+
+static int plan_landlock(const struct policy *pol, const struct run_options *o, struct plan *p,
+                         psrun_error *err)
+{
+        p->landlock.ruleset_fd = -1;
+        if (pol->landlock == POLICY_LAYER_OFF)
+                return 0;
+        size_t n = 0;
+        const char *writable[16 + 64];
+        for (const char *const *w = rootfs_writable_paths; *w; w++)
+                writable[n++] = *w;
+        for (size_t i = 0; i < pol->n_mounts && n + 1 < ARRAY_SIZE(writable); i++)
+                if (!pol->mounts[i].readonly)
+                        writable[n++] = pol->mounts[i].target;
+        writable[n] = NULL;
+
+        psrun_error lerr = {0};
+        int r = landlock_plan_default(&p->landlock, writable, &lerr);
+        if (r == -EOPNOTSUPP && pol->landlock == POLICY_LAYER_AUTO) {
+                char msg[PSRUN_ERROR_MSG_MAX + 32];
+                snprintf(msg, sizeof(msg), "%s; skipped", lerr.msg);
+                note(o, msg);
+                p->landlock.ruleset_fd = -1;
+                return 0;
+        }
+        if (r < 0) {
+                *err = lerr;
+                return psrun_error_prefix(err, "landlock (required by the policy)");
+        }
+        return 0;
+}
+
+int plan_from_policy(const struct policy *pol, char *const argv[], const struct run_options *o,
+                     struct plan *p, psrun_error *err)
+{
+        memset(p, 0, sizeof(*p));
+        p->landlock.ruleset_fd = -1;
+
+        if (pol->network != POLICY_NETWORK_NONE)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "network: `%s` is not supported yet (only `none`)",
+                                       policy_network_to_string(pol->network));
+        if (pol->backend != POLICY_BACKEND_NATIVE)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "backend: `%s` is not supported yet (only `native`)",
+                                       policy_backend_to_string(pol->backend));
+        if (pol->apparmor == POLICY_LAYER_REQUIRED)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "apparmor: required by the policy, but psrun's AppArmor "
+                                       "layer is not available on this host");
+        if (!argv || !argv[0] || !argv[0][0])
+                return psrun_error_set(err, EINVAL, "run: no command given");
+
+        p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
+                         CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP;
+        snprintf(p->uid_map, sizeof(p->uid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
+        snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
+        p->uid = pol->uid;
+        p->gid = pol->gid;
+        p->loopback_up = true;
+        p->use_init = true;
+        p->no_new_privs = true;
+        p->base_dir = pick_base_dir();
+        caps_plan_none(&p->caps);
+
+        if (!(p->hostname = strdup(pol->hostname ? pol->hostname : POLICY_DEFAULT_HOSTNAME)) ||
+            !(p->workdir = strdup(pol->workdir ? pol->workdir : POLICY_DEFAULT_WORKDIR)) ||
+            !(p->argv = strv_copy(argv)) || build_env(pol, p) < 0) {
+                plan_free(p);
+                return psrun_error_errno(err, ENOMEM, "plan");
+        }
+
+        uint64_t tmp_size = pol->memory_limit / 4;
+        if (tmp_size > pol->disk_limit)
+                tmp_size = pol->disk_limit;
+        struct rootfs_options ro = {
+                .readonly = pol->readonly_rootfs,
+                .workspace_size = pol->disk_limit,
+                .tmp_size = tmp_size,
+                .uid = pol->uid,
+                .gid = pol->gid,
+                .hostname = p->hostname,
+                .workdir = p->workdir,
+                .mounts = pol->mounts,
+                .n_mounts = pol->n_mounts,
+        };
+        int r = rootfs_plan_standalone(&ro, &p->rootfs, err);
+        if (r >= 0)
+                r = plan_landlock(pol, o, p, err);
+        if (r >= 0) {
+                r = seccomp_compile(seccomp_default_profile(), &p->seccomp, err);
+                if (r < 0)
+                        psrun_error_prefix(err, "seccomp");
+        }
+        if (r < 0)
+                plan_free(p);
+        return r;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum run_reason {
+        RUN_REASON_EXITED,
+        RUN_REASON_SIGNALED,
+        RUN_REASON_TIMEOUT,
+        RUN_REASON_OOM,
+        RUN_REASON_PIDS,
+        RUN_REASON_SETUP_ERROR,
+        _RUN_REASON_MAX,
+};
+
+struct run_result {
+        int exit_code;  /* the command's; 128+signal when signalled; 125-127 on setup errors */
+        int signal;     /* 0: not signalled */
+        enum run_reason reason;
+        uint64_t wall_ms;
+        uint64_t cpu_ms;
+        uint64_t peak_memory_bytes;
+        char error[512]; /* setup_error: the one-line message */
+};
+
+const char *run_reason_to_string(enum run_reason r);
+int run_reason_from_string(const char *s);
+
+/* One JSON object on one line, newline-terminated. */
+void run_result_write_json(const struct run_result *r, FILE *f);

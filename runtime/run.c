@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/* The parent side of one sandbox: start it, supervise it, account for it,
+ * clean up after it on every path. */
+#include "runtime/run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "runtime/cgroup.h"
+#include "runtime/child.h"
+
+/* The kernel's struct clone_args (CLONE_ARGS_SIZE_VER2); defined here to
+ * avoid <linux/sched.h> colliding with <sched.h>. */
+struct psrun_clone_args {
+        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
+                set_tid, set_tid_size, cgroup;
+};
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+                                        SIGWINCH};
+
+static uint64_t now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static int write_proc_file(pid_t pid, const char *name, const char *text)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, text, strlen(text));
+        if (n < 0)
+                return -errno;
+        return (size_t) n == strlen(text) ? 0 : -EIO;
+}
+
+/* Turn the child's {step, errno, index} into "rootfs: mount proc on /proc: EPERM". */
+static void describe_child_error(const struct plan *p, const struct child_msg *m, char *buf,
+                                 size_t len)
+{
+        char what[512] = "";
+        switch (m->step) {
+        case CHILD_STEP_MOUNT:
+                if (m->index < p->rootfs.n_steps)
+                        mount_step_describe(&p->rootfs.steps[m->index], what, sizeof(what));
+                break;
+        case CHILD_STEP_EXEC:
+                snprintf(what, sizeof(what), "%s", p->argv[0]);
+                break;
+        case CHILD_STEP_CHDIR:
+                snprintf(what, sizeof(what), "%s", p->workdir ? p->workdir : "/");
+                break;
+        case CHILD_STEP_LANDLOCK:
+                if (m->index < p->landlock.n_rules)
+                        snprintf(what, sizeof(what), "rule for %s", p->landlock.rules[m->index].path);
+                else
+                        snprintf(what, sizeof(what), "restrict_self");
+                break;
+        case CHILD_STEP_RLIMIT:
+                if (m->index < p->n_rlimits)
+                        snprintf(what, sizeof(what), "resource %d", p->rlimits[m->index].resource);
+                break;
+        default:
+                break;
+        }
+        snprintf(buf, len, "%s%s%s: %s", child_step_name(m->step), what[0] ? ": " : "", what,
+                 strerror(m->err));
+}
+
+struct supervisor {
+        const struct plan *plan;
+        struct cgroup *cg;
+        pid_t pid;
+        int pidfd;
+        int sync_fd;
+        int signal_fd;
+        uint64_t deadline_ms; /* 0: none */
+        bool timed_out;
+        bool have_exit;
+        int exit_status; /* the command's wait status, from init */
+        bool have_error;
+        struct child_msg error;
+};
+
+static void drain_messages(struct supervisor *s)
+{
+        for (;;) {
+                struct child_msg m;
+                ssize_t n = recv(s->sync_fd, &m, sizeof(m), MSG_DONTWAIT);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n != (ssize_t) sizeof(m))
+                        return;
+                if (m.kind == CHILD_MSG_EXIT) {
+                        s->have_exit = true;
+                        s->exit_status = m.status;
+                } else if (m.kind == CHILD_MSG_ERROR && !s->have_error) {
+                        s->have_error = true;
+                        s->error = m;
+                }
+        }
+}
+
+static void forward_signal(struct supervisor *s)
+{
+        struct signalfd_siginfo si;
+        while (read(s->signal_fd, &si, sizeof(si)) == (ssize_t) sizeof(si))
+                (void) syscall(SYS_pidfd_send_signal, s->pidfd, (int) si.ssi_signo, NULL, 0);
+}
+
+static void kill_sandbox(struct supervisor *s)
+{
+        /* SIGKILL to pid 1 takes the whole pid namespace down; the cgroup
+         * kill also catches anything that is on its way in. */
+        (void) syscall(SYS_pidfd_send_signal, s->pidfd, SIGKILL, NULL, 0);
+        (void) cgroup_kill(s->cg, NULL);
+}
+
+/* Wait for pid 1 of the sandbox to exit; returns its wait status. */
+static int supervise(struct supervisor *s)
+{
+        for (;;) {
+                struct pollfd pfd[3] = {
+                        {s->pidfd, POLLIN, 0},
+                        {s->sync_fd, POLLIN, 0},
+                        {s->signal_fd, POLLIN, 0},
+                };
+                int timeout = -1;
+                if (s->deadline_ms && !s->timed_out) {
+                        uint64_t now = now_ms();
+                        timeout = now >= s->deadline_ms ? 0 : (int) (s->deadline_ms - now);
+                }
+                int n = poll(pfd, s->signal_fd >= 0 ? 3 : 2, timeout);
+                if (n < 0 && errno != EINTR)
+                        kill_sandbox(s);
+                if (n == 0 && timeout >= 0) {
+                        s->timed_out = true;
+                        kill_sandbox(s);
+                        continue;
+                }
+                if (n <= 0)
+                        continue;
+                if (pfd[1].revents)
+                        drain_messages(s);
+                if (s->signal_fd >= 0 && pfd[2].revents)
+                        forward_signal(s);
+                if (pfd[0].revents) {
+                        siginfo_t si = {0};
+                        if (waitid((idtype_t) P_PIDFD, (id_t) s->pidfd, &si, WEXITED) < 0) {
+                                if (errno == EINTR)
+                                        continue;
+                                return W_EXITCODE(CHILD_EXIT_SETUP, 0);
+                        }
+                        drain_messages(s);
+                        if (si.si_code == CLD_EXITED)
+                                return W_EXITCODE(si.si_status, 0);
+                        return si.si_status & 0x7f;
+                }
+        }
+}
+
+static void fill_result(struct supervisor *s, int init_status, const struct cgroup_stats *st,
+                        struct run_result *res)
+{
+        int status = s->have_exit ? s->exit_status : init_status;
+        if (WIFSIGNALED(status)) {
+                res->signal = WTERMSIG(status);
+                res->exit_code = 128 + res->signal;
+                res->reason = RUN_REASON_SIGNALED;
+        } else {
+                res->exit_code = WEXITSTATUS(status);
+                res->reason = RUN_REASON_EXITED;
+        }
+        res->cpu_ms = st->cpu_usec / 1000;
+        res->peak_memory_bytes = st->memory_peak_bytes;
+
+        if (s->have_error) {
+                /* The command never ran. */
+                res->reason = RUN_REASON_SETUP_ERROR;
+                res->signal = 0;
+                describe_child_error(s->plan, &s->error, res->error, sizeof(res->error));
+                if (s->error.step == CHILD_STEP_EXEC)
+                        res->exit_code = s->error.err == ENOENT ? CHILD_EXIT_NOTFOUND
+                                                                : CHILD_EXIT_NOEXEC;
+                else
+                        res->exit_code = CHILD_EXIT_SETUP;
+                return;
+        }
+        if (res->exit_code == 0 && !s->timed_out)
+                return;
+        /* Why it failed, most decisive first: the kernel's OOM kill, psrun's
+         * timeout kill, a refused fork. */
+        if (st->oom_kills > 0)
+                res->reason = RUN_REASON_OOM;
+        else if (s->timed_out)
+                res->reason = RUN_REASON_TIMEOUT;
+        else if (st->pids_max_hits > 0)
+                res->reason = RUN_REASON_PIDS;
+        if (!s->have_exit && res->reason != RUN_REASON_EXITED && res->reason != RUN_REASON_SIGNALED) {
+                /* pid 1 itself was killed: report the kill, as for the command. */
+                res->signal = SIGKILL;
+                res->exit_code = 128 + SIGKILL;
+        }
+}
+
+static int setup_error(struct run_result *res, psrun_error *err, int r)
+{
+        res->reason = RUN_REASON_SETUP_ERROR;
+        res->exit_code = CHILD_EXIT_SETUP;
+        snprintf(res->error, sizeof(res->error), "%s", err->msg);
+        return r;
+}
+
+static int block_signals(sigset_t *old, int *signal_fd)
+{
+        sigset_t set;
+        sigemptyset(&set);
+        for (size_t i = 0; i < ARRAY_SIZE(forwarded_signals); i++)
+                sigaddset(&set, forwarded_signals[i]);
+        if (pthread_sigmask(SIG_BLOCK, &set, old) != 0)
+                return -EINVAL;
+        *signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (*signal_fd < 0) {
+                int r = -errno;
+                pthread_sigmask(SIG_SETMASK, old, NULL);
+                return r;
+        }
+        return 0;
+}
+
+int run_sandbox(const struct policy *pol, char *const argv[], const struct run_options *o,
+                struct run_result *res, psrun_error *err)
+{
+        static const struct run_options defaults = {0};
+        if (!o)
+                o = &defaults;
+        memset(res, 0, sizeof(*res));
+        uint64_t start = now_ms();
+
+        int r = policy_validate(pol, err);
+        if (r < 0)
+                return setup_error(res, err, r);
+
+        struct plan plan;
+        r = plan_from_policy(pol, argv, o, &plan, err);
+        if (r < 0)
+                return setup_error(res, err, r);
+
+        /* Cgroups of psrun runs that were killed are removed first. */
+        (void) cgroup_gc(o->cgroup_parent, NULL);
+
+        struct cgroup_limits limits = {
+                .memory_bytes = pol->memory_limit,
+                /* + 1: psrun's init is pid 1 of the sandbox and not the user's. */
+                .pids_max = pol->pids_limit + 1,
+                .cpus = pol->cpu_limit,
+        };
+        struct cgroup *cg = NULL;
+        r = cgroup_create(o->cgroup_parent, &limits, &cg, err);
+        if (r < 0) {
+                plan_free(&plan);
+                return setup_error(res, err, r);
+        }
+
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+                r = psrun_error_errno(err, errno, "socketpair");
+                cgroup_destroy(cg);
+                plan_free(&plan);
+                return setup_error(res, err, r);
+        }
+
+        sigset_t old_mask;
+        int signal_fd = -1;
+        bool blocked = false;
+        if (o->forward_signals && block_signals(&old_mask, &signal_fd) == 0)
+                blocked = true;
+
+        int pidfd = -1;
+        int cgfd = cgroup_clone_fd(cg);
+        struct psrun_clone_args args = {
+                .flags = plan.clone_flags | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
+                .pidfd = (uint64_t) (uintptr_t) &pidfd,
+                .exit_signal = SIGCHLD,
+                .cgroup = cgfd >= 0 ? (uint64_t) cgfd : 0,
+        };
+        uint64_t t0 = now_ms();
+        pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
+        if (pid == 0) {
+                close(sv[0]);
+                child_main(&plan, sv[1]);
+        }
+        close(sv[1]);
+        if (pid < 0) {
+                r = psrun_error_errno(err, errno, "clone3");
+                goto out;
+        }
+
+        /* The child waits on the socket while we map its ids and put it in
+         * its cgroups: nothing of it runs unconfined. */
+        r = write_proc_file(pid, "uid_map", plan.uid_map);
+        if (r < 0) {
+                psrun_error_errno(err, r, "identity: write uid_map");
+        } else if ((r = write_proc_file(pid, "gid_map", plan.gid_map)) < 0) {
+                psrun_error_errno(err, r, "identity: write gid_map");
+        } else if ((r = cgroup_attach(cg, pid, err)) < 0) {
+                psrun_error_prefix(err, "cgroup");
+        } else if (send(sv[0], "G", 1, MSG_NOSIGNAL) != 1) {
+                r = psrun_error_errno(err, errno, "sync: release the child");
+        }
+        if (r < 0) {
+                (void) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+                (void) waitid((idtype_t) P_PIDFD, (id_t) pidfd, &(siginfo_t){0}, WEXITED);
+                goto out;
+        }
+
+        struct supervisor s = {
+                .plan = &plan,
+                .cg = cg,
+                .pid = pid,
+                .pidfd = pidfd,
+                .sync_fd = sv[0],
+                .signal_fd = signal_fd,
+                .deadline_ms = pol->timeout_ms ? t0 + pol->timeout_ms : 0,
+        };
+        int init_status = supervise(&s);
+        res->wall_ms = now_ms() - t0;
+
+        struct cgroup_stats st = {0};
+        (void) cgroup_read_stats(cg, &st, NULL);
+        fill_result(&s, init_status, &st, res);
+        r = 0;
+
+out:
+        if (pidfd >= 0)
+                close(pidfd);
+        close(sv[0]);
+        if (blocked) {
+                close(signal_fd);
+                pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+        }
+        cgroup_destroy(cg);
+        plan_free(&plan);
+        if (r < 0) {
+                res->wall_ms = now_ms() - start;
+                return setup_error(res, err, r);
+        }
+        return 0;
+}

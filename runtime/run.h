@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * One sandboxed command, start to end: policy -> plan -> clone3 -> supervise
+ * -> result. Library code: it never prints; notes go to the log callback.
+ */
+
+#include <stdbool.h>
+
+#include "common/error.h"
+#include "policy/policy.h"
+#include "runtime/plan.h"
+#include "runtime/result.h"
+
+/* The sandbox's ids 0..65535 map to this host range: root inside is an
+ * unprivileged, unnamed uid outside. */
+#define PSRUN_ID_BASE 0x70000000U
+#define PSRUN_ID_COUNT 65536U
+
+typedef void (*run_log_fn)(void *userdata, const char *msg);
+
+struct run_options {
+        const char *cgroup_parent; /* NULL: below the caller's own cgroup */
+        bool forward_signals;      /* forward INT/TERM/HUP/QUIT/USR1/USR2/WINCH to the sandbox */
+        run_log_fn log;            /* notes such as a skipped optional layer */
+        void *log_userdata;
+};
+
+/* Build the plan for `argv` under `policy`. */
+int plan_from_policy(const struct policy *policy, char *const argv[], const struct run_options *opts,
+                     struct plan *plan, psrun_error *err);
+
+/* Run argv in a new sandbox and wait for it. `result` is always filled; on a
+ * failure of psrun itself it says setup_error and the call returns -errno with
+ * `err` set, else 0. */
+int run_sandbox(const struct policy *policy, char *const argv[], const struct run_options *opts,
+                struct run_result *result, psrun_error *err);

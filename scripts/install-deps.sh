@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Install the Debian packages psrun builds and tests with, only those missing.
+# Idempotent; called by `make check`, `make demo` and `make bench`.
+set -eu
+
+# Build and test dependencies (Debian package names).
+PACKAGES="
+build-essential pkg-config
+libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev libmnl-dev libyaml-dev
+libcriterion-dev
+busybox-static python3 iproute2 procps util-linux
+"
+# Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".
+PACKAGES="$PACKAGES ${PSRUN_EXTRA_PACKAGES:-}"
+
+missing=""
+for p in $PACKAGES; do
+	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	case "$status" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "psrun: missing packages:$missing (run as root, or install them with apt-get)" >&2
+	exit 1
+fi
+
+echo "psrun: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Run every test tier that is built, then print one closing line
+# "N passed, N failed, N skipped". Tiers that need root say so and are
+# reported as skipped when not root; they never pass silently.
+set -u
+
+BUILD=${1:-build}
+export PSRUN_BUILD=$BUILD
+TIERS="unit kernel integration escape"
+ROOT_TIERS="kernel integration escape"
+
+total_pass=0
+total_fail=0
+total_skip=0
+failed_tiers=""
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+for tier in $TIERS; do
+	bin="$BUILD/tests/$tier"
+	if [ ! -x "$bin" ]; then
+		continue
+	fi
+	if [ "$(id -u)" -ne 0 ] && [[ " $ROOT_TIERS " == *" $tier "* ]]; then
+		echo "== $tier: SKIPPED (needs root: namespaces, cgroups, seccomp)"
+		total_skip=$((total_skip + 1))
+		continue
+	fi
+	echo "== $tier"
+	start=$(date +%s)
+	# Criterion runs each test in its own process; -j2 matches these machines.
+	"$bin" --jobs=2 --verbose=1 >"$log" 2>&1
+	status=$?
+	grep -vE '^\[(RUN|PASS) \]|^\[----\] +[^ ]+: [^ ]+$' "$log"
+	synth=$(grep -E 'Synthesis: Tested: [0-9]+' "$log" | tail -1)
+	tested=$(sed -nE 's/.*Tested: ([0-9]+).*/\1/p' <<<"$synth")
+	passing=$(sed -nE 's/.*Passing: ([0-9]+).*/\1/p' <<<"$synth")
+	failing=$(sed -nE 's/.*Failing: ([0-9]+).*/\1/p' <<<"$synth")
+	crashing=$(sed -nE 's/.*Crashing: ([0-9]+).*/\1/p' <<<"$synth")
+	skipped=$(grep -cE '^\[SKIP\]' "$log")
+	if [ -z "$synth" ]; then
+		echo "== $tier: no test summary (exit $status)"
+		failed_tiers="$failed_tiers $tier"
+		total_fail=$((total_fail + 1))
+		continue
+	fi
+	total_pass=$((total_pass + passing))
+	total_fail=$((total_fail + failing + crashing))
+	total_skip=$((total_skip + skipped))
+	echo "== $tier: $tested tested, $passing passed, $((failing + crashing)) failed, $skipped skipped ($(($(date +%s) - start)) s)"
+	if [ "$status" -ne 0 ] || [ "$((failing + crashing))" -ne 0 ]; then
+		failed_tiers="$failed_tiers $tier"
+	fi
+done
+
+if [ -n "$failed_tiers" ]; then
+	echo "failing tiers:$failed_tiers"
+fi
+echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+[ -z "$failed_tiers" ]

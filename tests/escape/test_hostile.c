@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* Hostile programs: each must be contained, reported with the right reason,
+ * and leave nothing behind. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "integration/common.h"
+
+TestSuite(hostile, .init = test_require_root);
+
+Test(hostile, fork_bomb_hits_pids_limit)
+{
+        struct test_run r;
+        const char *const opts[] = {"-o", "pids_limit=32", "-o", "timeout=20", NULL};
+        run_probe(&r, opts, "forkbomb", NULL);
+        cr_expect_str_eq(r.out, "EAGAIN\n", "%s", r.err);
+        cr_expect_eq(r.status, 1);
+        expect_reason(&r, "pids");
+        test_run_free(&r);
+}
+
+Test(hostile, memory_hog_is_oom_killed)
+{
+        struct test_run r;
+        const char *const opts[] = {"-o", "memory_limit=32M", NULL};
+        run_probe(&r, opts, "hog", "256");
+        cr_expect_eq(r.status, 137, "stdout %s stderr %s", r.out, r.err);
+        cr_expect_str_eq(field(&r, "signal"), "9");
+        expect_reason(&r, "oom");
+        cr_expect(atoll(field(&r, "peak_memory_bytes")) >= (24LL << 20), "%s", r.result);
+        test_run_free(&r);
+}
+
+Test(hostile, infinite_loop_times_out)
+{
+        struct test_run r;
+        const char *const opts[] = {"-o", "timeout=1", NULL};
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        run_probe(&r, opts, "spin", NULL);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double secs = (double) (b.tv_sec - a.tv_sec) + (double) (b.tv_nsec - a.tv_nsec) / 1e9;
+        expect_reason(&r, "timeout");
+        cr_expect_eq(r.status, 137);
+        cr_expect(secs < 2.0, "took %.2f s for a 1 s timeout", secs);
+        long wall = atol(field(&r, "wall_ms"));
+        cr_expect(wall >= 1000 && wall < 2000, "wall_ms %ld", wall);
+        cr_expect(atol(field(&r, "cpu_ms")) > 500, "a spinning second should use cpu: %s",
+                  r.result);
+        test_run_free(&r);
+}
+
+Test(hostile, timeout_kills_detached_tree)
+{
+        /* A shell that backgrounds a setsid'd sleeper and then loops: all of
+         * it must go at the timeout. */
+        struct test_run r;
+        const char *const argv[] = {"run", "-o", "timeout=1", "--", "/bin/sh", "-c",
+                                    "setsid sleep 1000 & while :; do :; done", NULL};
+        test_run_psrun(&r, argv);
+        expect_reason(&r, "timeout");
+        test_run_free(&r);
+}
+
+static void expect_denied(const char *syscall_name)
+{
+        struct test_run r;
+        run_probe(&r, NULL, "syscall", syscall_name);
+        cr_expect_str_eq(r.out, "EPERM\n", "%s: %s %s", syscall_name, r.out, r.err);
+        cr_expect_eq(r.status, 1, "%s", syscall_name);
+        test_run_free(&r);
+}
+
+Test(hostile, denied_syscalls_fail_with_eperm)
+{
+        static const char *const denied[] = {
+                "unshare-user", "unshare-net", "mount",       "bpf",          "keyctl",
+                "ptrace",       "perf_event_open", "io_uring_setup", "userfaultfd",
+                "init_module",  "setns",        "chroot",
+        };
+        for (size_t i = 0; i < sizeof(denied) / sizeof(*denied); i++)
+                expect_denied(denied[i]);
+
+        struct test_run r;
+        run_probe(&r, NULL, "syscall", "getpid");
+        cr_expect_str_eq(r.out, "ok\n");
+        test_run_free(&r);
+}
+
+Test(hostile, foreign_abi_denied)
+{
+        /* i386 syscalls from a 64-bit process: denied by seccomp where the
+         * kernel has IA32 emulation; where it has none they fault anyway. */
+        char cmd[4200];
+        snprintf(cmd, sizeof(cmd), "%s syscall int80", test_helper_path("probe"));
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        char host[64] = "";
+        if (!fgets(host, sizeof(host), p))
+                host[0] = '\0';
+        pclose(p);
+
+        struct test_run r;
+        run_probe(&r, NULL, "syscall", "int80");
+        if (strcmp(host, "NOABI\n") == 0) {
+                cr_log_warn("this kernel has no IA32 emulation: int $0x80 faults even outside");
+                cr_expect_str_eq(r.out, "NOABI\n");
+        } else {
+                cr_expect_str_eq(host, "ok\n", "outside the sandbox int80 should work");
+                cr_expect_str_eq(r.out, "EPERM\n", "%s", r.err);
+        }
+        test_run_free(&r);
+}
+
+Test(hostile, killing_psrun_kills_the_sandbox)
+{
+        /* psrun is SIGKILLed mid-run: the sandbox dies with it (parent-death
+         * signal on pid 1), and the next psrun removes its cgroup. */
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        int out[2];
+        cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                dup2(out[1], 1);
+                execl(test_psrun_path(), "psrun", "run", "-o", mount, "--", "/probe", "sleep",
+                      "600", (char *) NULL);
+                _exit(127);
+        }
+        close(out[1]);
+        /* Wait until the sandbox is running: its cgroup exists. */
+        char why[4200];
+        for (int i = 0; i < 500 && test_no_cgroup_leftovers_of(pid, why, sizeof(why)); i++)
+                usleep(10000);
+        cr_assert(!test_no_cgroup_leftovers_of(pid, why, sizeof(why)), "sandbox never started");
+        usleep(100000);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+
+        /* The stdout pipe closes when the last sandbox process is gone. */
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        char buf[64];
+        while (read(out[0], buf, sizeof(buf)) > 0)
+                ;
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        close(out[0]);
+        cr_expect(b.tv_sec - a.tv_sec < 5, "sandbox outlived psrun");
+
+        /* The cgroup of the dead run is left until gc (or the next run). */
+        const char *const gc[] = {"gc", NULL};
+        struct test_run r;
+        test_run_psrun(&r, gc);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect(test_no_cgroup_leftovers_of(pid, why, sizeof(why)), "after gc: %s", why);
+        test_run_free(&r);
+}

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe: a small static program the tests run inside the sandbox to observe
+ * it from within. Each subcommand prints one line and exits 0 when the
+ * operation succeeded, 1 when it failed (printing the errno name).
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int report_errno(int e)
+{
+        printf("%s\n", strerrorname_np(e) ? strerrorname_np(e) : "EUNKNOWN");
+        return 1;
+}
+
+static int do_status(void)
+{
+        FILE *f = fopen("/proc/self/status", "re");
+        if (!f)
+                return report_errno(errno);
+        char line[256];
+        while (fgets(line, sizeof(line), f))
+                if (!strncmp(line, "Cap", 3) || !strncmp(line, "NoNewPrivs", 10) ||
+                    !strncmp(line, "Seccomp:", 8) || !strncmp(line, "Uid", 3) ||
+                    !strncmp(line, "Gid", 3) || !strncmp(line, "Groups", 6))
+                        fputs(line, stdout);
+        fclose(f);
+        return 0;
+}
+
+static int do_write(const char *path)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return report_errno(errno);
+        if (write(fd, "x", 1) != 1)
+                return report_errno(errno);
+        close(fd);
+        printf("ok\n");
+        return 0;
+}
+
+static int do_fill(const char *path)
+{
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return report_errno(errno);
+        static char buf[1 << 16];
+        memset(buf, 'x', sizeof(buf));
+        unsigned long long total = 0;
+        for (;;) {
+                ssize_t n = write(fd, buf, sizeof(buf));
+                if (n < 0) {
+                        int e = errno;
+                        printf("%s %llu\n", strerrorname_np(e), total);
+                        return 1;
+                }
+                total += (unsigned long long) n;
+        }
+}
+
+static int do_exists(const char *path)
+{
+        if (access(path, F_OK) == 0) {
+                printf("present\n");
+                return 0;
+        }
+        return report_errno(errno);
+}
+
+static int do_read(const char *path)
+{
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return report_errno(errno);
+        char buf[4096];
+        unsigned long long total = 0;
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof(buf))) > 0 && total < (1 << 20))
+                total += (unsigned long long) n;
+        if (n < 0)
+                return report_errno(errno);
+        printf("%llu\n", total);
+        return 0;
+}
+
+static int do_ifaces(void)
+{
+        struct if_nameindex *ifs = if_nameindex();
+        if (!ifs)
+                return report_errno(errno);
+        for (struct if_nameindex *i = ifs; i->if_index; i++)
+                printf("%s%s", i == ifs ? "" : " ", i->if_name);
+        printf("\n");
+        return 0;
+}
+
+static int do_fds(void)
+{
+        DIR *d = opendir("/proc/self/fd");
+        if (!d)
+                return report_errno(errno);
+        struct dirent *de;
+        int self = dirfd(d);
+        bool first = true;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && atoi(de->d_name) != self) {
+                        printf("%s%s", first ? "" : " ", de->d_name);
+                        first = false;
+                }
+        printf("\n");
+        closedir(d);
+        return 0;
+}
+
+static void on_segv(int sig __attribute__((unused)))
+{
+        static const char msg[] = "NOABI\n";
+        (void) !write(1, msg, sizeof(msg) - 1);
+        _exit(3);
+}
+
+static long raw_int80_getpid(void)
+{
+        long ret;
+        /* i386 ABI: eax = 20 (getpid) */
+        __asm__ volatile("int $0x80" : "=a"(ret) : "a"(20) : "memory", "r8", "r9", "r10", "r11");
+        return ret;
+}
+
+static int do_syscall(const char *name)
+{
+        long r;
+        if (!strcmp(name, "unshare-user"))
+                r = unshare(CLONE_NEWUSER);
+        else if (!strcmp(name, "unshare-net"))
+                r = unshare(CLONE_NEWNET);
+        else if (!strcmp(name, "mount"))
+                r = mount("none", "/tmp", "tmpfs", 0, NULL);
+        else if (!strcmp(name, "bpf")) {
+                union bpf_attr attr = {0};
+                r = syscall(SYS_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+        } else if (!strcmp(name, "keyctl"))
+                r = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3, 0);
+        else if (!strcmp(name, "ptrace"))
+                r = ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+        else if (!strcmp(name, "perf_event_open"))
+                r = syscall(SYS_perf_event_open, NULL, 0, -1, -1, 0);
+        else if (!strcmp(name, "io_uring_setup"))
+                r = syscall(SYS_io_uring_setup, 1, NULL);
+        else if (!strcmp(name, "userfaultfd"))
+                r = syscall(SYS_userfaultfd, 0);
+        else if (!strcmp(name, "init_module"))
+                r = syscall(SYS_init_module, NULL, 0, "");
+        else if (!strcmp(name, "setns"))
+                r = setns(0, 0);
+        else if (!strcmp(name, "chroot"))
+                r = chroot("/");
+        else if (!strcmp(name, "int80")) {
+                /* Kernels without IA32 emulation fault on int $0x80. */
+                signal(SIGSEGV, on_segv);
+                long v = raw_int80_getpid();
+                if (v < 0)
+                        return report_errno((int) -v);
+                printf("ok\n");
+                return 0;
+        } else if (!strcmp(name, "getpid"))
+                r = getpid() > 0 ? 0 : -1;
+        else {
+                fprintf(stderr, "probe: unknown syscall %s\n", name);
+                return 2;
+        }
+        if (r < 0)
+                return report_errno(errno);
+        printf("ok\n");
+        return 0;
+}
+
+static int do_forkbomb(void)
+{
+        /* Fork until refused; every child sleeps. Exits 1 once fork fails. */
+        for (;;) {
+                pid_t p = fork();
+                if (p < 0) {
+                        printf("%s\n", strerrorname_np(errno));
+                        return 1;
+                }
+                if (p == 0) {
+                        for (;;)
+                                pause();
+                }
+        }
+}
+
+static int do_hog(const char *mb)
+{
+        size_t size = (size_t) atol(mb) << 20;
+        char *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+                return report_errno(errno);
+        for (size_t i = 0; i < size; i += 4096)
+                p[i] = 1;
+        printf("touched %s MiB\n", mb);
+        return 0;
+}
+
+static int do_daemon(void)
+{
+        /* Leave a detached process behind, as a careless or hostile program
+         * would; it must not outlive the sandbox. */
+        pid_t p = fork();
+        if (p == 0) {
+                setsid();
+                if (fork() == 0) {
+                        for (;;)
+                                pause();
+                }
+                _exit(0);
+        }
+        waitpid(p, NULL, 0);
+        printf("ok\n");
+        return 0;
+}
+
+int main(int argc, char **argv)
+{
+        setvbuf(stdout, NULL, _IONBF, 0);
+        if (argc < 2) {
+                fprintf(stderr, "usage: probe CMD [ARG]\n");
+                return 2;
+        }
+        const char *cmd = argv[1], *arg = argc > 2 ? argv[2] : "";
+        if (!strcmp(cmd, "status"))
+                return do_status();
+        if (!strcmp(cmd, "write"))
+                return do_write(arg);
+        if (!strcmp(cmd, "fill"))
+                return do_fill(arg);
+        if (!strcmp(cmd, "exists"))
+                return do_exists(arg);
+        if (!strcmp(cmd, "read"))
+                return do_read(arg);
+        if (!strcmp(cmd, "ifaces"))
+                return do_ifaces();
+        if (!strcmp(cmd, "fds"))
+                return do_fds();
+        if (!strcmp(cmd, "syscall"))
+                return do_syscall(arg);
+        if (!strcmp(cmd, "forkbomb"))
+                return do_forkbomb();
+        if (!strcmp(cmd, "hog"))
+                return do_hog(arg);
+        if (!strcmp(cmd, "daemon"))
+                return do_daemon();
+        if (!strcmp(cmd, "spin"))
+                for (;;)
+                        ;
+        if (!strcmp(cmd, "sleep")) {
+                sleep((unsigned) atoi(arg));
+                return 0;
+        }
+        if (!strcmp(cmd, "env")) {
+                for (char **e = environ; *e; e++)
+                        printf("%s\n", *e);
+                return 0;
+        }
+        if (!strcmp(cmd, "cwd")) {
+                char buf[4096];
+                if (!getcwd(buf, sizeof(buf)))
+                        return report_errno(errno);
+                printf("%s\n", buf);
+                return 0;
+        }
+        if (!strcmp(cmd, "exit"))
+                return atoi(arg);
+        if (!strcmp(cmd, "kill"))
+                return raise(atoi(arg)), 0;
+        fprintf(stderr, "probe: unknown command %s\n", cmd);
+        return 2;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* Bad input and failed setup: one clear line naming the step, exit 125 (or
+ * 126/127 for the command), nothing left behind. */
+#include "integration/common.h"
+
+TestSuite(errors, .init = test_require_root);
+
+static void expect_error(const char *const *argv, int status, const char *needle)
+{
+        struct test_run r;
+        test_run_psrun(&r, argv);
+        cr_expect_eq(r.status, status, "exit %d, stderr: %s", r.status, r.err);
+        cr_expect(strstr(r.err, needle), "stderr lacks `%s`: %s", needle, r.err);
+        /* one line */
+        const char *nl = strchr(r.err, '\n');
+        cr_expect(nl && nl[1] == '\0', "not one line: %s", r.err);
+        test_run_free(&r);
+}
+
+Test(errors, unknown_policy_key)
+{
+        const char *const argv[] = {"run", "-o", "network_mode=none", "--", "true", NULL};
+        expect_error(argv, 125, "did you mean `network`?");
+}
+
+Test(errors, impossible_limit)
+{
+        const char *const argv[] = {"run", "-o", "memory_limit=12Q", "--", "true", NULL};
+        expect_error(argv, 125, "memory_limit");
+}
+
+Test(errors, network_modes_not_yet)
+{
+        const char *const argv[] = {"run", "-o", "network=full", "--", "true", NULL};
+        expect_error(argv, 125, "network: `full` is not supported yet");
+}
+
+Test(errors, command_not_found)
+{
+        const char *const argv[] = {"run", "--", "no-such-command-psrun", NULL};
+        expect_error(argv, 127, "psrun: exec: no-such-command-psrun: No such file or directory");
+}
+
+Test(errors, command_not_executable)
+{
+        const char *const argv[] = {"run", "--", "/etc/passwd", NULL};
+        expect_error(argv, 126, "exec: /etc/passwd: Permission denied");
+}
+
+Test(errors, missing_workdir)
+{
+        const char *const argv[] = {"run", "-o", "workdir=/nonexistent", "--", "true", NULL};
+        expect_error(argv, 125, "psrun: chdir: /nonexistent: No such file or directory");
+}
+
+Test(errors, missing_mount_source)
+{
+        const char *const argv[] = {"run", "-o", "mounts=/nonexistent-psrun:/data", "--", "true",
+                                    NULL};
+        expect_error(argv, 125, "mounts[0].source: /nonexistent-psrun: No such file or directory");
+}
+
+Test(errors, missing_policy_file)
+{
+        const char *const argv[] = {"run", "--policy", "/nonexistent.yaml", "--", "true", NULL};
+        expect_error(argv, 125, "/nonexistent.yaml");
+}
+
+Test(errors, no_command)
+{
+        const char *const argv[] = {"run", NULL};
+        expect_error(argv, 125, "no command given");
+}
+
+Test(errors, setup_error_result_json)
+{
+        struct test_run r;
+        const char *const argv[] = {"run", "--", "no-such-command-psrun", NULL};
+        test_run_psrun(&r, argv);
+        expect_reason(&r, "setup_error");
+        cr_expect(strstr(r.result, "\"error\":\"exec: no-such-command-psrun"), "%s", r.result);
+        test_run_free(&r);
+}
+
+Test(errors, workdir_created_in_workspace)
+{
+        struct test_run r;
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        const char *const argv[] = {"run", "-o", mount, "-o", "workdir=/workspace/a/b", "--",
+                                    "/probe", "write", "x", NULL};
+        test_run_psrun(&r, argv);
+        cr_expect_str_eq(r.out, "ok\n", "%s", r.err);
+        test_run_free(&r);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Shared test helpers. Tests find the build through $PSRUN_BUILD (default
+ * "build"): $PSRUN_BUILD/psrun and $PSRUN_BUILD/tests/helper/<name>.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Skip the current Criterion test, printing why, unless running as root. */
+void test_require_root(void);
+
+/* Path of the psrun binary / a static helper (static storage). */
+const char *test_psrun_path(void);
+const char *test_helper_path(const char *name);
+
+struct test_run {
+        int status;     /* exit code of psrun (or 128+signal) */
+        int pid;        /* psrun's pid */
+        char *out;      /* captured stdout, NUL-terminated */
+        char *err;      /* captured stderr */
+        char *result;   /* --result-fd JSON, NUL-terminated ("" if none) */
+};
+
+/* Run psrun with argv (NULL-terminated, without argv[0]), stdin from
+ * /dev/null, capturing stdout, stderr and the result JSON (psrun is given
+ * --result-fd). Aborts the test on harness failure. Afterwards it checks that
+ * psrun left no cgroup behind (which also means no process: a cgroup with
+ * processes can't be removed). */
+void test_run_psrun(struct test_run *r, const char *const *argv);
+void test_run_free(struct test_run *r);
+
+/* Extract a JSON field's raw text ("42", "\"oom\"", "null") from a flat JSON
+ * object; returns a malloc'd string or NULL. */
+char *test_json_field(const char *json, const char *key);
+
+/* Leftover checks: true when no cgroup named psrun-<owner>-* (owner 0: any
+ * psrun-*) exists below this process's own cgroups (all hierarchies). */
+bool test_no_cgroup_leftovers_of(int owner, char *why, size_t why_len);
+bool test_no_cgroup_leftovers(char *why, size_t why_len);
