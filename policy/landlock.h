@@ -19,12 +19,12 @@
 int landlock_abi(void);
 
 struct landlock_path_rule {
-        const char *path;   /* inside the sandbox */
-        uint64_t access;    /* LANDLOCK_ACCESS_FS_* allowed beneath path */
+        const char *path; /* inside the sandbox */
+        uint64_t access;  /* LANDLOCK_ACCESS_FS_* allowed beneath path */
 };
 
 struct landlock_plan {
-        int ruleset_fd;                  /* -1: Landlock not used */
+        int ruleset_fd; /* -1: Landlock not used */
         int abi;
         struct landlock_path_rule *rules; /* owned */
         size_t n_rules;

@@ -15,13 +15,13 @@
 
 enum seccomp_action_kind {
         SECCOMP_ACT_ALLOW_,
-        SECCOMP_ACT_ERRNO_,   /* fail with `errno_ret` */
+        SECCOMP_ACT_ERRNO_, /* fail with `errno_ret` */
         SECCOMP_ACT_KILL_PROCESS_,
         SECCOMP_ACT_KILL_THREAD_,
         SECCOMP_ACT_TRAP_,
         SECCOMP_ACT_LOG_,
-        SECCOMP_ACT_TRACE_,   /* OCI; errno_ret is the trace value */
-        SECCOMP_ACT_NOTIFY_,  /* OCI; unsupported for now */
+        SECCOMP_ACT_TRACE_,  /* OCI; errno_ret is the trace value */
+        SECCOMP_ACT_NOTIFY_, /* OCI; unsupported for now */
 };
 
 struct seccomp_action {
@@ -29,8 +29,15 @@ struct seccomp_action {
         uint32_t errno_ret;
 };
 
-enum seccomp_cmp_op { SECCOMP_CMP_NE_, SECCOMP_CMP_LT_, SECCOMP_CMP_LE_, SECCOMP_CMP_EQ_,
-                      SECCOMP_CMP_GE_, SECCOMP_CMP_GT_, SECCOMP_CMP_MASKED_EQ_ };
+enum seccomp_cmp_op {
+        SECCOMP_CMP_NE_,
+        SECCOMP_CMP_LT_,
+        SECCOMP_CMP_LE_,
+        SECCOMP_CMP_EQ_,
+        SECCOMP_CMP_GE_,
+        SECCOMP_CMP_GT_,
+        SECCOMP_CMP_MASKED_EQ_
+};
 
 struct seccomp_arg_cmp {
         unsigned index; /* 0..5 */
@@ -62,7 +69,7 @@ struct seccomp_program {
         unsigned flags; /* for seccomp(SECCOMP_SET_MODE_FILTER, flags, ...) */
 };
 
-/* The default sandbox profile: an allowlist, see policy/seccomp.c. */
+/* The default sandbox profile: an allowlist, see policy/seccomp-default.c. */
 const struct seccomp_profile *seccomp_default_profile(void);
 
 /* Compile `profile` to BPF. */
