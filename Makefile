@@ -33,6 +33,7 @@ LIB_SRCS := $(wildcard common/*.c policy/*.c rootfs/*.c netns/*.c runtime/*.c)
 LIB_SRCS := $(filter-out runtime/main.c,$(LIB_SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 ARCHIVE := $(BUILD)/libpsrun-internal.a
+SHARED := $(BUILD)/libpsrun.so
 PSRUN := $(BUILD)/psrun
 
 TEST_TIERS := unit kernel integration escape
@@ -42,7 +43,7 @@ HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/
 .PHONY: all deps check check-unit check-kernel check-root demo bench clean install \
         format format-check gc-test-leftovers
 
-all: $(PSRUN)
+all: $(PSRUN) $(SHARED)
 
 deps:
 	@scripts/install-deps.sh
@@ -54,6 +55,11 @@ $(BUILD)/%.o: %.c
 $(ARCHIVE): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
+
+# The public library: only psrun_* (include/psrun.h) is exported.
+$(SHARED): $(LIB_OBJS) libpsrun.sym
+	$(CC) -shared $(LDFLAGS) -Wl,--version-script=libpsrun.sym -Wl,-soname,libpsrun.so.0 \
+		-o $@ $(LIB_OBJS) $(PKG_LIBS) -lm
 
 $(PSRUN): $(BUILD)/runtime/main.o $(ARCHIVE)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
@@ -69,7 +75,7 @@ $(BUILD)/tests/helper/%: tests/helper/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -static -o $@ $<
 
-tests: $(PSRUN) $(TEST_BINS) $(HELPERS)
+tests: $(PSRUN) $(SHARED) $(TEST_BINS) $(HELPERS)
 
 # `make check` is the README's test command and what CI runs.
 check: deps
@@ -87,7 +93,7 @@ bench: deps
 	@$(MAKE) --no-print-directory $(PSRUN)
 	@bench/startup.sh $(PSRUN)
 
-install: $(PSRUN)
+install: $(PSRUN) $(SHARED)
 	install -D -m 0755 $(PSRUN) $(DESTDIR)$(PREFIX)/bin/psrun
 	install -D -m 0644 docs/man/psrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/psrun.1
 	install -D -m 0644 docs/man/psrun-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/psrun-policy.5

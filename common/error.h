@@ -11,12 +11,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#define PSRUN_ERROR_MSG_MAX 512
+#include <psrun.h> /* struct psrun_error is public */
 
-typedef struct psrun_error {
-        int code;                       /* positive errno, 0 if none */
-        char msg[PSRUN_ERROR_MSG_MAX];  /* complete one-line message */
-} psrun_error;
+#define PSRUN_ERROR_MSG_MAX ((int) sizeof(((psrun_error *) 0)->msg))
 
 /* Sets msg from the format, appends ": strerror(errnum)", returns -errnum.
  * errnum may be given positive or negative. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "netns/netns.h"
 #include "rootfs/rootfs.h"
 #include "runtime/run.h"
 
@@ -124,6 +125,9 @@ static int plan_landlock(const struct policy *pol, const struct run_options *o, 
         const char *writable[16 + 64];
         for (const char *const *w = rootfs_writable_paths; *w; w++)
                 writable[n++] = *w;
+        /* A writable root is writable everywhere ownership allows. */
+        if (!pol->readonly_rootfs)
+                writable[n++] = "/";
         for (size_t i = 0; i < pol->n_mounts && n + 1 < ARRAY_SIZE(writable); i++)
                 if (!pol->mounts[i].readonly)
                         writable[n++] = pol->mounts[i].target;
@@ -151,10 +155,10 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         memset(p, 0, sizeof(*p));
         p->landlock.ruleset_fd = -1;
 
-        if (pol->network != POLICY_NETWORK_NONE)
-                return psrun_error_set(err, EOPNOTSUPP,
-                                       "network: `%s` is not supported yet (only `none`)",
-                                       policy_network_to_string(pol->network));
+        struct netns_plan net;
+        int r = netns_plan(pol->network, &net, err);
+        if (r < 0)
+                return r;
         if (pol->backend != POLICY_BACKEND_NATIVE)
                 return psrun_error_set(err, EOPNOTSUPP,
                                        "backend: `%s` is not supported yet (only `native`)",
@@ -172,7 +176,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
         p->uid = pol->uid;
         p->gid = pol->gid;
-        p->loopback_up = true;
+        p->loopback_up = net.loopback_up;
         p->use_init = true;
         p->no_new_privs = true;
         p->base_dir = pick_base_dir();
@@ -199,7 +203,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 .mounts = pol->mounts,
                 .n_mounts = pol->n_mounts,
         };
-        int r = rootfs_plan_standalone(&ro, &p->rootfs, err);
+        r = rootfs_plan_standalone(&ro, &p->rootfs, err);
         if (r >= 0)
                 r = plan_landlock(pol, o, p, err);
         if (r >= 0) {

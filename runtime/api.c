@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/* The public C API (include/psrun.h): a thin, stable layer over the runtime. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "policy/policy.h"
+#include "runtime/run.h"
+
+#ifndef PSRUN_VERSION
+#define PSRUN_VERSION "0.1.0"
+#endif
+
+struct psrun_policy {
+        struct policy p;
+};
+
+PSRUN_PUBLIC psrun_policy *psrun_policy_new(void)
+{
+        psrun_policy *pol = calloc(1, sizeof(*pol));
+        if (!pol || policy_init(&pol->p) < 0) {
+                free(pol);
+                return NULL;
+        }
+        return pol;
+}
+
+PSRUN_PUBLIC void psrun_policy_free(psrun_policy *pol)
+{
+        if (!pol)
+                return;
+        policy_free(&pol->p);
+        free(pol);
+}
+
+PSRUN_PUBLIC int psrun_policy_load_file(psrun_policy *pol, const char *path, psrun_error *err)
+{
+        if (!pol || !path)
+                return psrun_error_set(err, EINVAL, "policy: no policy or path given");
+        return policy_load_file(&pol->p, path, err);
+}
+
+PSRUN_PUBLIC int psrun_policy_load_string(psrun_policy *pol, const char *text, psrun_error *err)
+{
+        if (!pol || !text)
+                return psrun_error_set(err, EINVAL, "policy: no policy or text given");
+        return policy_load_buffer(&pol->p, "policy", text, strlen(text), err);
+}
+
+PSRUN_PUBLIC int psrun_policy_set(psrun_policy *pol, const char *key, const char *value,
+                                  psrun_error *err)
+{
+        if (!pol || !key || !value)
+                return psrun_error_set(err, EINVAL, "policy: no policy, key or value given");
+        _cleanup_free_ char *kv = NULL;
+        if (asprintf(&kv, "%s=%s", key, value) < 0)
+                return psrun_error_errno(err, ENOMEM, "policy");
+        return policy_set_option(&pol->p, kv, err);
+}
+
+static void to_public(const struct run_result *in, psrun_result *out)
+{
+        memset(out, 0, sizeof(*out));
+        out->exit_code = in->exit_code;
+        out->signal = in->signal;
+        out->reason = run_reason_to_string(in->reason);
+        out->wall_ms = in->wall_ms;
+        out->cpu_ms = in->cpu_ms;
+        out->peak_memory_bytes = in->peak_memory_bytes;
+        memcpy(out->error, in->error, sizeof(out->error));
+}
+
+PSRUN_PUBLIC int psrun_run(const psrun_policy *pol, char *const argv[],
+                           const psrun_run_options *options, psrun_result *result,
+                           psrun_error *err)
+{
+        struct run_result res;
+        struct run_options o = {0};
+        if (options) {
+                o.cgroup_parent = options->cgroup_parent;
+                o.forward_signals = options->forward_signals != 0;
+                o.log = options->log;
+                o.log_userdata = options->log_userdata;
+        }
+        int r;
+        if (!pol || !argv || !result) {
+                memset(&res, 0, sizeof(res));
+                r = psrun_error_set(err, EINVAL, "run: no policy, command or result given");
+                res.reason = RUN_REASON_SETUP_ERROR;
+                res.exit_code = 125;
+                snprintf(res.error, sizeof(res.error), "%s", err ? err->msg : "invalid argument");
+        } else {
+                r = run_sandbox(&pol->p, argv, &o, &res, err);
+        }
+        if (result)
+                to_public(&res, result);
+        return r;
+}
+
+PSRUN_PUBLIC int psrun_result_write_json(const psrun_result *result, int fd)
+{
+        if (!result)
+                return -EINVAL;
+        struct run_result r = {
+                .exit_code = result->exit_code,
+                .signal = result->signal,
+                .wall_ms = result->wall_ms,
+                .cpu_ms = result->cpu_ms,
+                .peak_memory_bytes = result->peak_memory_bytes,
+        };
+        int reason = run_reason_from_string(result->reason);
+        r.reason = reason < 0 ? RUN_REASON_SETUP_ERROR : (enum run_reason) reason;
+        memcpy(r.error, result->error, sizeof(r.error));
+        int copy = dup(fd);
+        if (copy < 0)
+                return -errno;
+        FILE *f = fdopen(copy, "w");
+        if (!f) {
+                close(copy);
+                return -errno;
+        }
+        run_result_write_json(&r, f);
+        return fclose(f) == 0 ? 0 : -errno;
+}
+
+PSRUN_PUBLIC const char *psrun_version(void)
+{
+        return PSRUN_VERSION;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* The public API's pure parts, and what the shared library exports. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <psrun.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/testlib.h"
+
+Test(api, policy_set_and_errors)
+{
+        psrun_policy *p = psrun_policy_new();
+        cr_assert_not_null(p);
+        psrun_error err = {0};
+        cr_expect_eq(psrun_policy_set(p, "memory_limit", "1G", &err), 0, "%s", err.msg);
+        cr_expect_eq(psrun_policy_set(p, "allow_domains", "[a.example, b.example]", &err), 0,
+                     "%s", err.msg);
+        cr_expect_eq(psrun_policy_set(p, "memory_limit", "lots", &err), -EINVAL);
+        cr_expect(strstr(err.msg, "memory_limit"), "%s", err.msg);
+        cr_expect_eq(psrun_policy_set(p, "networks", "none", &err), -EINVAL);
+        cr_expect(strstr(err.msg, "did you mean `network`"), "%s", err.msg);
+        cr_expect_eq(psrun_policy_load_string(p, "timeout: 10\npids_limit: 5\n", &err), 0, "%s",
+                     err.msg);
+        cr_expect_lt(psrun_policy_load_string(p, "timeout: [\n", &err), 0);
+        cr_expect_lt(psrun_policy_set(NULL, "a", "b", &err), 0);
+        psrun_policy_free(p);
+        psrun_policy_free(NULL);
+}
+
+Test(api, result_json)
+{
+        psrun_result r = {.exit_code = 137, .signal = 9, .reason = "oom", .wall_ms = 5,
+                          .cpu_ms = 4, .peak_memory_bytes = 33554432};
+        int fds[2];
+        cr_assert_eq(pipe(fds), 0);
+        cr_assert_eq(psrun_result_write_json(&r, fds[1]), 0);
+        close(fds[1]);
+        char buf[512] = "";
+        cr_assert_gt(read(fds[0], buf, sizeof(buf) - 1), 0);
+        close(fds[0]);
+        cr_expect_str_eq(buf, "{\"exit_code\":137,\"signal\":9,\"reason\":\"oom\",\"wall_ms\":5,"
+                              "\"cpu_ms\":4,\"peak_memory_bytes\":33554432}\n");
+}
+
+Test(api, shared_library_exports_only_psrun_symbols)
+{
+        char cmd[4200];
+        const char *b = getenv("PSRUN_BUILD");
+        snprintf(cmd, sizeof(cmd), "nm -D --defined-only %s/libpsrun.so", b && *b ? b : "build");
+        FILE *f = popen(cmd, "r");
+        cr_assert_not_null(f);
+        char line[512];
+        int n = 0;
+        while (fgets(line, sizeof(line), f)) {
+                char addr[64], type[8], name[256];
+                if (sscanf(line, "%63s %7s %255s", addr, type, name) != 3)
+                        continue;
+                if (strcmp(type, "A") == 0)
+                        continue; /* the version node */
+                cr_expect(strncmp(name, "psrun_", 6) == 0, "exported: %s", name);
+                n++;
+        }
+        cr_expect_eq(pclose(f), 0, "nm failed");
+        cr_expect_geq(n, 8);
+}
