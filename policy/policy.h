@@ -164,6 +164,9 @@ void format_uint64(uint64_t v, char *buf, size_t size);
 /* Absolute, no "..", no control characters, <= POLICY_PATH_MAX; "//" and "."
  * collapse. *ret is the normalized copy. */
 int policy_normalize_path(const char *path, char **ret, psrun_error *err);
+/* A mount source: absolute (normalized as above) or relative, kept as given
+ * and resolved against psrun's working directory when the sandbox starts. */
+int policy_normalize_source(const char *path, char **ret, psrun_error *err);
 /* A normalized mount target that psrun does not own: not "/", not /proc,
  * /dev or /.oldroot or below them. */
 int policy_check_mount_target(const char *target, psrun_error *err);

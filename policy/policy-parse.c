@@ -1,0 +1,1018 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The policy parser: a YAML (or JSON) document or one `-o key=value` in, a
+ * validated struct policy out. Every key dispatches through policy_keys[]
+ * below. A source is applied to a copy of the policy, and the copy replaces
+ * the caller's struct only when the whole source was good: a bad line never
+ * leaves a half-applied policy behind.
+ *
+ * The walk never recurses beyond the shape of the vocabulary (top level ->
+ * list -> mount item -> scalar), so anchors, aliases and even cyclic
+ * documents cannot make it loop or blow up.
+ */
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "common/cleanup.h"
+
+#define MSG_MAX PSRUN_ERROR_MSG_MAX
+/* Room for a value shown in a message (policy_escape cuts it shorter). */
+#define SHOWN_MAX     128
+#define PATH_TEXT_MAX 96
+
+static bool streq(const char *a, const char *b)
+{
+        return strcmp(a, b) == 0;
+}
+
+/* ---- where an error is, and what the offending value is ---- */
+
+struct parse_ctx {
+        const char *name;    /* document name for "name:line:col", NULL for -o */
+        const char *opt_key; /* -o: the key as typed (escaped), for messages */
+        yaml_document_t *doc;
+        psrun_error *err;
+};
+
+/* "policy.yaml:3:5: mounts[0].target" or "-o mounts[0].target". */
+static void format_where(const struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                         char *buf, size_t size)
+{
+        if (!ctx->name)
+                snprintf(buf, size, "-o %s", path ? path : ctx->opt_key);
+        else
+                snprintf(buf, size, "%s:%zu:%zu%s%s", ctx->name, node->start_mark.line + 1,
+                         node->start_mark.column + 1, path ? ": " : "", path ? path : "");
+}
+
+static int ctx_fail(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, int errnum,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int ctx_fail(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, int errnum,
+                    const char *fmt, ...)
+{
+        char where[MSG_MAX / 2], what[MSG_MAX];
+        va_list ap;
+
+        format_where(ctx, node, path, where, sizeof(where));
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        return psrun_error_set(ctx->err, errnum, "%.*s: %.*s", MSG_MAX / 2, where, MSG_MAX / 2,
+                               what);
+}
+
+/* Adds the location to a message a pure check already put in ctx->err. */
+static int ctx_prefix(struct parse_ctx *ctx, const yaml_node_t *node, const char *path)
+{
+        char where[MSG_MAX / 2];
+
+        format_where(ctx, node, path, where, sizeof(where));
+        return psrun_error_prefix(ctx->err, "%s", where);
+}
+
+static int unknown_key(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                       const char *key, const char *suggestion)
+{
+        char shown[SHOWN_MAX];
+
+        policy_escape(key, shown, sizeof(shown));
+        if (suggestion)
+                return ctx_fail(ctx, node, path, EINVAL, "unknown key `%s`, did you mean `%s`?",
+                                shown, suggestion);
+        return ctx_fail(ctx, node, path, EINVAL, "unknown key `%s`", shown);
+}
+
+/* ---- YAML nodes ---- */
+
+enum scalar_kind {
+        SCALAR_NULL,
+        SCALAR_BOOL,
+        SCALAR_NUMBER,
+        SCALAR_STRING,
+};
+
+/* YAML's plain-scalar booleans, restricted to true/false/yes/no. */
+static const struct {
+        const char *name;
+        bool value;
+} bool_names[] = {
+        {"true", true},   {"True", true}, {"TRUE", true},   {"yes", true},
+        {"Yes", true},    {"YES", true},  {"false", false}, {"False", false},
+        {"FALSE", false}, {"no", false},  {"No", false},    {"NO", false},
+};
+
+static const char *const null_names[] = {"", "~", "null", "Null", "NULL"};
+
+static const char *scalar_text_raw(const yaml_node_t *node)
+{
+        return (const char *) node->data.scalar.value;
+}
+
+static bool is_number_text(const char *s)
+{
+        size_t digits;
+
+        s += *s == '-' || *s == '+';
+        digits = strspn(s, "0123456789");
+        s += digits;
+        if (*s == '.') {
+                size_t frac = strspn(s + 1, "0123456789");
+                digits += frac;
+                s += 1 + frac;
+        }
+        if (digits > 0 && (*s == 'e' || *s == 'E')) {
+                s++;
+                s += *s == '-' || *s == '+';
+                if (strspn(s, "0123456789") == 0)
+                        return false;
+                s += strspn(s, "0123456789");
+        }
+        return digits > 0 && *s == '\0';
+}
+
+/* Quoted scalars are always strings; plain ones resolve as YAML would. */
+static enum scalar_kind scalar_kind(const yaml_node_t *node)
+{
+        const char *s = scalar_text_raw(node);
+
+        if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE &&
+            node->data.scalar.style != YAML_ANY_SCALAR_STYLE)
+                return SCALAR_STRING;
+        for (size_t i = 0; i < ARRAY_SIZE(null_names); i++)
+                if (streq(s, null_names[i]))
+                        return SCALAR_NULL;
+        for (size_t i = 0; i < ARRAY_SIZE(bool_names); i++)
+                if (streq(s, bool_names[i].name))
+                        return SCALAR_BOOL;
+        return is_number_text(s) ? SCALAR_NUMBER : SCALAR_STRING;
+}
+
+static bool node_is_null(const yaml_node_t *node)
+{
+        return node->type == YAML_SCALAR_NODE && scalar_kind(node) == SCALAR_NULL;
+}
+
+static const char *node_kind_name(const yaml_node_t *node)
+{
+        static const char *const scalar_names[] = {
+                [SCALAR_NULL] = "null",
+                [SCALAR_BOOL] = "a boolean",
+                [SCALAR_NUMBER] = "a number",
+                [SCALAR_STRING] = "a string",
+        };
+
+        if (node->type == YAML_MAPPING_NODE)
+                return "a mapping";
+        if (node->type == YAML_SEQUENCE_NODE)
+                return "a list";
+        return scalar_names[scalar_kind(node)];
+}
+
+/* The text of a non-null scalar, else "expected <expect>, got <kind>". */
+static int node_text(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                     const char *expect, const char **ret)
+{
+        if (node->type != YAML_SCALAR_NODE || scalar_kind(node) == SCALAR_NULL)
+                return ctx_fail(ctx, node, path, EINVAL, "expected %s, got %s", expect,
+                                node_kind_name(node));
+        if (strlen(scalar_text_raw(node)) != node->data.scalar.length)
+                return ctx_fail(ctx, node, path, EINVAL, "must not contain NUL characters");
+        *ret = scalar_text_raw(node);
+        return 0;
+}
+
+static int node_bool(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, bool *ret)
+{
+        static const char expect[] = "a boolean (true or false)";
+
+        if (node->type != YAML_SCALAR_NODE || scalar_kind(node) != SCALAR_BOOL)
+                return ctx_fail(ctx, node, path, EINVAL, "expected %s, got %s", expect,
+                                node_kind_name(node));
+        for (size_t i = 0; i < ARRAY_SIZE(bool_names); i++)
+                if (streq(scalar_text_raw(node), bool_names[i].name))
+                        *ret = bool_names[i].value;
+        return 0;
+}
+
+static int node_path_with(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                          char **ret, int (*normalize)(const char *, char **, psrun_error *))
+{
+        const char *s;
+        char *normalized;
+        int r = node_text(ctx, node, path, "a path", &s);
+
+        if (r < 0)
+                return r;
+        r = normalize(s, &normalized, ctx->err);
+        if (r < 0)
+                return ctx_prefix(ctx, node, path);
+        free(*ret);
+        *ret = normalized;
+        return 0;
+}
+
+static int node_path(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, char **ret)
+{
+        return node_path_with(ctx, node, path, ret, policy_normalize_path);
+}
+
+/* List keys take a list, or one scalar as a one-item list. */
+static int list_length(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                       const char *expect, size_t *ret)
+{
+        size_t n;
+
+        if (node->type == YAML_SEQUENCE_NODE)
+                n = (size_t) (node->data.sequence.items.top - node->data.sequence.items.start);
+        else if (node->type == YAML_SCALAR_NODE && !node_is_null(node))
+                n = 1;
+        else
+                return ctx_fail(ctx, node, path, EINVAL, "expected %s, got %s", expect,
+                                node_kind_name(node));
+        if (n > POLICY_MAX_LIST)
+                return ctx_fail(ctx, node, path, EINVAL, "too many entries (at most %d)",
+                                POLICY_MAX_LIST);
+        *ret = n;
+        return 0;
+}
+
+/* Item i of a list node (the node itself when a scalar stands for a list);
+ * fills the item's path: "mounts[2]" or "mounts". */
+static yaml_node_t *list_item(struct parse_ctx *ctx, yaml_node_t *node, const char *key, size_t i,
+                              char *path, size_t size)
+{
+        if (node->type != YAML_SEQUENCE_NODE) {
+                snprintf(path, size, "%s", key);
+                return node;
+        }
+        snprintf(path, size, "%s[%zu]", key, i);
+        return yaml_document_get_node(ctx->doc, node->data.sequence.items.start[i]);
+}
+
+static size_t mapping_length(const yaml_node_t *node)
+{
+        return (size_t) (node->data.mapping.pairs.top - node->data.mapping.pairs.start);
+}
+
+/* The key text of pair i of a mapping; keys must be non-null scalars. */
+static int mapping_key(struct parse_ctx *ctx, const yaml_node_t *node, size_t i, const char *path,
+                       yaml_node_t **ret_node, const char **ret)
+{
+        *ret_node = yaml_document_get_node(ctx->doc, node->data.mapping.pairs.start[i].key);
+        return node_text(ctx, *ret_node, path, "a string as key", ret);
+}
+
+static yaml_node_t *mapping_value(struct parse_ctx *ctx, const yaml_node_t *node, size_t i)
+{
+        return yaml_document_get_node(ctx->doc, node->data.mapping.pairs.start[i].value);
+}
+
+/* ---- the key table ---- */
+
+struct policy_key;
+typedef int (*key_parse_fn)(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                            struct policy *p);
+
+struct policy_key {
+        const char *name;
+        key_parse_fn parse;
+        size_t offset;
+        const char *expect; /* "a size": for "expected a size, got a list" */
+        /* numbers (uint64_t fields): syntax, inclusive bounds, how to show them */
+        int (*parse_number)(const char *s, uint64_t *ret);
+        const char *hint; /* " (use e.g. 512M, 2G)" */
+        uint64_t min, max;
+        void (*format)(uint64_t v, char *buf, size_t size);
+        /* enums: the name of value i, NULL past the last */
+        const char *(*enum_name)(int v);
+        /* strings: check and copy */
+        int (*normalize)(const char *in, char **ret, psrun_error *err);
+};
+
+#define FIELD(p, key, type) ((type *) (void *) ((char *) (p) + (key)->offset))
+
+static void join_names(const struct policy_key *key, char *buf, size_t size)
+{
+        const char *name;
+        size_t o = 0;
+
+        buf[0] = '\0';
+        for (int i = 0; (name = key->enum_name(i)) && o < size; i++)
+                o += (size_t) snprintf(buf + o, size - o, "%s%s", i ? ", " : "", name);
+}
+
+static int enum_value(const struct policy_key *key, const char *s)
+{
+        const char *name;
+
+        for (int i = 0; (name = key->enum_name(i)); i++)
+                if (streq(name, s))
+                        return i;
+        return -EINVAL;
+}
+
+static int parse_enum(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                      struct policy *p)
+{
+        char names[128], shown[SHOWN_MAX], expect[160];
+        const char *s;
+        int r, v;
+
+        join_names(key, names, sizeof(names));
+        snprintf(expect, sizeof(expect), "one of %s", names);
+        r = node_text(ctx, node, key->name, expect, &s);
+        if (r < 0)
+                return r;
+        v = enum_value(key, s);
+        if (v < 0)
+                return ctx_fail(ctx, node, key->name, EINVAL, "`%s` is not one of %s",
+                                policy_escape(s, shown, sizeof(shown)), names);
+        *FIELD(p, key, int) = v;
+        return 0;
+}
+
+/* Sizes, counts, durations: "-5" is a number, just below the minimum. */
+static int parse_number_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                            struct policy *p)
+{
+        char shown[SHOWN_MAX], bound[32];
+        const char *s;
+        uint64_t v = 0;
+        int r = node_text(ctx, node, key->name, key->expect, &s);
+
+        if (r < 0)
+                return r;
+        policy_escape(s, shown, sizeof(shown));
+        r = key->parse_number(s[0] == '-' ? s + 1 : s, &v);
+        if (r == -EINVAL)
+                return ctx_fail(ctx, node, key->name, EINVAL, "\"%s\" is not %s%s", shown,
+                                key->expect, key->hint);
+        if (r == 0 && (s[0] == '-' || v < key->min)) {
+                if (key->min <= 1)
+                        return ctx_fail(ctx, node, key->name, ERANGE, "must be greater than 0");
+                key->format(key->min, bound, sizeof(bound));
+                return ctx_fail(ctx, node, key->name, ERANGE, "\"%s\" is too small (at least %s)",
+                                shown, bound);
+        }
+        if (r < 0 || v > key->max) {
+                key->format(key->max, bound, sizeof(bound));
+                return ctx_fail(ctx, node, key->name, ERANGE, "\"%s\" is too large (at most %s)",
+                                shown, bound);
+        }
+        *FIELD(p, key, uint64_t) = v;
+        return 0;
+}
+
+static int parse_cpu_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                         struct policy *p)
+{
+        char shown[SHOWN_MAX];
+        const char *s;
+        double v = 0;
+        int r = node_text(ctx, node, key->name, key->expect, &s);
+
+        if (r < 0)
+                return r;
+        r = parse_cpus(s[0] == '-' ? s + 1 : s, &v);
+        if (r == -EINVAL)
+                return ctx_fail(ctx, node, key->name, EINVAL,
+                                "\"%s\" is not a number of CPUs (use e.g. 2, 0.5)",
+                                policy_escape(s, shown, sizeof(shown)));
+        if (r == 0 && (s[0] == '-' || v <= 0))
+                return ctx_fail(ctx, node, key->name, ERANGE, "must be greater than 0");
+        if (r < 0 || v > POLICY_CPU_LIMIT_MAX)
+                return ctx_fail(ctx, node, key->name, ERANGE, "\"%s\" is too large (at most %d)",
+                                policy_escape(s, shown, sizeof(shown)), POLICY_CPU_LIMIT_MAX);
+        *FIELD(p, key, double) = v;
+        return 0;
+}
+
+static int parse_bool_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                          struct policy *p)
+{
+        return node_bool(ctx, node, key->name, FIELD(p, key, bool));
+}
+
+static int parse_string_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                            struct policy *p)
+{
+        char **field = FIELD(p, key, char *);
+        char *value;
+        const char *s;
+        int r = node_text(ctx, node, key->name, key->expect, &s);
+
+        if (r < 0)
+                return r;
+        r = key->normalize(s, &value, ctx->err);
+        if (r < 0)
+                return ctx_prefix(ctx, node, key->name);
+        free(*field);
+        *field = value;
+        return 0;
+}
+
+static int parse_user_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                          struct policy *p)
+{
+        const char *s;
+        int r = node_text(ctx, node, key->name, key->expect, &s);
+
+        if (r < 0)
+                return r;
+        if (policy_parse_user(s, &p->uid, &p->gid, ctx->err) < 0)
+                return ctx_prefix(ctx, node, key->name);
+        return 0;
+}
+
+/* allow_domains from a later source adds to the list (without duplicates). */
+static int parse_domains_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                             struct policy *p)
+{
+        char path[PATH_TEXT_MAX];
+        size_t n;
+        int r = list_length(ctx, node, key->name, key->expect, &n);
+
+        if (r < 0)
+                return r;
+        char **grown = realloc(p->allow_domains, (p->n_allow_domains + n + 1) * sizeof(char *));
+        if (!grown)
+                return psrun_error_errno(ctx->err, ENOMEM, "%s", key->name);
+        p->allow_domains = grown;
+        p->allow_domains[p->n_allow_domains] = NULL;
+        for (size_t i = 0; i < n; i++) {
+                yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
+                const char *s;
+                char *domain;
+                bool duplicate = false;
+
+                r = node_text(ctx, item, path, "a domain name", &s);
+                if (r < 0)
+                        return r;
+                if (policy_normalize_domain(s, &domain, ctx->err) < 0)
+                        return ctx_prefix(ctx, item, path);
+                for (size_t j = 0; j < p->n_allow_domains && !duplicate; j++)
+                        duplicate = streq(p->allow_domains[j], domain);
+                if (duplicate) {
+                        free(domain);
+                } else {
+                        p->allow_domains[p->n_allow_domains++] = domain;
+                        p->allow_domains[p->n_allow_domains] = NULL;
+                }
+        }
+        return 0;
+}
+
+/* Sets name to value (NULL: inherit), replacing an earlier entry of the same
+ * name in place, so the list keeps first-seen order and unique names. */
+static int env_set(struct policy *p, const char *name, size_t name_len, const char *value)
+{
+        _cleanup_free_ char *v = NULL;
+
+        if (value && !(v = strdup(value)))
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_env; i++)
+                if (strlen(p->env[i].name) == name_len &&
+                    strncmp(p->env[i].name, name, name_len) == 0) {
+                        free(p->env[i].value);
+                        p->env[i].value = TAKE_PTR(v);
+                        return 0;
+                }
+        if (p->n_env >= POLICY_MAX_LIST)
+                return -E2BIG;
+        _cleanup_free_ char *n = strndup(name, name_len);
+        if (!n)
+                return -ENOMEM;
+        struct policy_env *env = reallocarray(p->env, p->n_env + 1, sizeof(*env));
+        if (!env)
+                return -ENOMEM;
+        p->env = env;
+        p->env[p->n_env++] = (struct policy_env){.name = TAKE_PTR(n), .value = TAKE_PTR(v)};
+        return 0;
+}
+
+static int env_set_checked(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                           struct policy *p, const char *name, size_t name_len, const char *value)
+{
+        _cleanup_free_ char *n = strndup(name, name_len);
+        int r;
+
+        if (!n)
+                return psrun_error_errno(ctx->err, ENOMEM, "env");
+        if (policy_check_env_name(n, ctx->err) < 0)
+                return ctx_prefix(ctx, node, path);
+        r = env_set(p, name, name_len, value);
+        if (r == -E2BIG)
+                return ctx_fail(ctx, node, path, E2BIG, "too many variables (at most %d)",
+                                POLICY_MAX_LIST);
+        if (r < 0)
+                return psrun_error_errno(ctx->err, r, "env");
+        return 0;
+}
+
+static int parse_env_mapping(struct parse_ctx *ctx, yaml_node_t *node, struct policy *p)
+{
+        char path[PATH_TEXT_MAX], shown[SHOWN_MAX];
+        size_t n = mapping_length(node);
+        int r;
+
+        if (n > POLICY_MAX_LIST)
+                return ctx_fail(ctx, node, "env", EINVAL, "too many entries (at most %d)",
+                                POLICY_MAX_LIST);
+        for (size_t i = 0; i < n; i++) {
+                yaml_node_t *key_node, *value = mapping_value(ctx, node, i);
+                const char *name, *text = NULL;
+
+                r = mapping_key(ctx, node, i, "env", &key_node, &name);
+                if (r < 0)
+                        return r;
+                /* YAML does not allow a key twice in one mapping; say so. */
+                for (size_t j = 0; j < i; j++) {
+                        yaml_node_t *other;
+                        const char *other_name;
+                        if (mapping_key(ctx, node, j, "env", &other, &other_name) >= 0 &&
+                            streq(name, other_name))
+                                return ctx_fail(ctx, key_node, "env", EINVAL,
+                                                "duplicate variable `%s`",
+                                                policy_escape(name, shown, sizeof(shown)));
+                }
+                snprintf(path, sizeof(path), "env.%s", policy_escape(name, shown, sizeof(shown)));
+                /* Numbers and booleans are taken as written; null inherits. */
+                if (!node_is_null(value)) {
+                        r = node_text(ctx, value, path, "a string or null", &text);
+                        if (r < 0)
+                                return r;
+                }
+                r = env_set_checked(ctx, key_node, path, p, name, strlen(name), text);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* env: [NAME=value, NAME] or one such string. Appends to (or overrides)
+ * what earlier sources set. */
+static int parse_env_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                         struct policy *p)
+{
+        char path[PATH_TEXT_MAX];
+        size_t n;
+        int r;
+
+        if (node->type == YAML_MAPPING_NODE)
+                return parse_env_mapping(ctx, node, p);
+        r = list_length(ctx, node, key->name, key->expect, &n);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++) {
+                yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
+                const char *s, *eq;
+
+                r = node_text(ctx, item, path, "NAME=value or NAME", &s);
+                if (r < 0)
+                        return r;
+                eq = strchr(s, '=');
+                r = env_set_checked(ctx, item, path, p, s, eq ? (size_t) (eq - s) : strlen(s),
+                                    eq ? eq + 1 : NULL);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- mounts ---- */
+
+typedef int (*mount_field_fn)(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                              void *field);
+
+static int mount_path_field(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                            void *field)
+{
+        return node_path(ctx, node, path, field);
+}
+
+static int mount_source_field(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                              void *field)
+{
+        return node_path_with(ctx, node, path, field, policy_normalize_source);
+}
+
+static int mount_bool_field(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                            void *field)
+{
+        return node_bool(ctx, node, path, field);
+}
+
+static const struct mount_key {
+        const char *name;
+        mount_field_fn parse;
+        size_t offset;
+        bool required;
+} mount_keys[] = {
+        {"source", mount_source_field, offsetof(struct policy_mount, source), true},
+        {"target", mount_path_field, offsetof(struct policy_mount, target), true},
+        {"readonly", mount_bool_field, offsetof(struct policy_mount, readonly), false},
+};
+
+static const char *const mount_modes[] = {"ro", "rw"};
+
+/* {source: /a, target: /b, readonly: false}; *target_node is where target was. */
+static int parse_mount_mapping(struct parse_ctx *ctx, yaml_node_t *node, const char *path,
+                               struct policy_mount *m, const yaml_node_t **target_node)
+{
+        const char *names[ARRAY_SIZE(mount_keys)];
+        bool seen[ARRAY_SIZE(mount_keys)] = {false};
+        char field_path[PATH_TEXT_MAX];
+        int r;
+
+        for (size_t k = 0; k < ARRAY_SIZE(mount_keys); k++)
+                names[k] = mount_keys[k].name;
+        for (size_t i = 0; i < mapping_length(node); i++) {
+                yaml_node_t *key_node;
+                const char *name;
+                size_t k;
+
+                r = mapping_key(ctx, node, i, path, &key_node, &name);
+                if (r < 0)
+                        return r;
+                for (k = 0; k < ARRAY_SIZE(mount_keys) && !streq(name, mount_keys[k].name); k++)
+                        ;
+                if (k == ARRAY_SIZE(mount_keys))
+                        return unknown_key(ctx, key_node, path, name,
+                                           policy_suggest_from(name, names, ARRAY_SIZE(names)));
+                if (seen[k])
+                        return ctx_fail(ctx, key_node, path, EINVAL, "duplicate key `%s`", name);
+                seen[k] = true;
+                snprintf(field_path, sizeof(field_path), "%s.%s", path, name);
+                yaml_node_t *value = mapping_value(ctx, node, i);
+                r = mount_keys[k].parse(ctx, value, field_path, (char *) m + mount_keys[k].offset);
+                if (r < 0)
+                        return r;
+                if (mount_keys[k].offset == offsetof(struct policy_mount, target))
+                        *target_node = value;
+        }
+        for (size_t k = 0; k < ARRAY_SIZE(mount_keys); k++)
+                if (mount_keys[k].required && !seen[k])
+                        return ctx_fail(ctx, node, path, EINVAL, "missing `%s`",
+                                        mount_keys[k].name);
+        return 0;
+}
+
+/* "SOURCE:TARGET[:ro|rw]". */
+static int parse_mount_string(struct parse_ctx *ctx, yaml_node_t *node, const char *path,
+                              struct policy_mount *m)
+{
+        char shown[SHOWN_MAX], field_path[PATH_TEXT_MAX];
+        const char *s, *c1, *c2;
+        int r = node_text(ctx, node, path, "SOURCE:TARGET[:ro|rw] or a mapping", &s);
+
+        if (r < 0)
+                return r;
+        c1 = strchr(s, ':');
+        if (!c1)
+                return ctx_fail(ctx, node, path, EINVAL, "\"%s\" is not SOURCE:TARGET[:ro|rw]",
+                                policy_escape(s, shown, sizeof(shown)));
+        c2 = strchr(c1 + 1, ':');
+        if (c2) {
+                size_t mode = 0;
+                while (mode < ARRAY_SIZE(mount_modes) && !streq(mount_modes[mode], c2 + 1))
+                        mode++;
+                if (mode == ARRAY_SIZE(mount_modes))
+                        return ctx_fail(ctx, node, path, EINVAL, "mode `%s` is not one of ro, rw",
+                                        policy_escape(c2 + 1, shown, sizeof(shown)));
+                m->readonly = mode == 0;
+        }
+
+        _cleanup_free_ char *source = strndup(s, (size_t) (c1 - s));
+        _cleanup_free_ char *target = c2 ? strndup(c1 + 1, (size_t) (c2 - c1 - 1)) : strdup(c1 + 1);
+        if (!source || !target)
+                return psrun_error_errno(ctx->err, ENOMEM, "mounts");
+        snprintf(field_path, sizeof(field_path), "%s.source", path);
+        if (policy_normalize_source(source, &m->source, ctx->err) < 0)
+                return ctx_prefix(ctx, node, field_path);
+        snprintf(field_path, sizeof(field_path), "%s.target", path);
+        if (policy_normalize_path(target, &m->target, ctx->err) < 0)
+                return ctx_prefix(ctx, node, field_path);
+        return 0;
+}
+
+/* mounts from a later source add to the list, as repeated -v do for docker. */
+static int parse_mounts_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                            struct policy *p)
+{
+        char path[PATH_TEXT_MAX], target_path[PATH_TEXT_MAX + 8], shown[SHOWN_MAX];
+        size_t n;
+        int r = list_length(ctx, node, key->name, key->expect, &n);
+
+        if (r < 0)
+                return r;
+        struct policy_mount *grown = realloc(p->mounts, (p->n_mounts + n + 1) * sizeof(*grown));
+        if (!grown)
+                return psrun_error_errno(ctx->err, ENOMEM, "%s", key->name);
+        p->mounts = grown;
+        memset(p->mounts + p->n_mounts, 0, (n + 1) * sizeof(*grown));
+        size_t first = p->n_mounts;
+        for (size_t i = 0; i < n; i++) {
+                yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
+                const yaml_node_t *target_node = item;
+                /* Owned by p from here on, so a failure below frees it. */
+                struct policy_mount *m = &p->mounts[p->n_mounts++];
+
+                m->readonly = true;
+                if (item->type == YAML_MAPPING_NODE)
+                        r = parse_mount_mapping(ctx, item, path, m, &target_node);
+                else
+                        r = parse_mount_string(ctx, item, path, m);
+                if (r < 0)
+                        return r;
+                snprintf(target_path, sizeof(target_path), "%s.target", path);
+                if (policy_check_mount_target(m->target, ctx->err) < 0)
+                        return ctx_prefix(ctx, target_node, target_path);
+                for (size_t j = 0; j < first + i; j++) {
+                        if (!streq(p->mounts[j].target, m->target))
+                                continue;
+                        policy_escape(m->target, shown, sizeof(shown));
+                        if (j < first)
+                                return ctx_fail(ctx, target_node, target_path, EINVAL,
+                                                "\"%s\" is already the target of an earlier "
+                                                "mount",
+                                                shown);
+                        return ctx_fail(ctx, target_node, target_path, EINVAL,
+                                        "\"%s\" is already the target of %s[%zu]", shown,
+                                        key->name, j - first);
+                }
+        }
+        return 0;
+}
+
+static int normalize_hostname(const char *in, char **ret, psrun_error *err)
+{
+        int r = policy_check_hostname(in, err);
+
+        if (r < 0)
+                return r;
+        *ret = strdup(in);
+        return *ret ? 0 : psrun_error_errno(err, ENOMEM, "hostname");
+}
+
+static int normalize_profile(const char *in, char **ret, psrun_error *err)
+{
+        int r = policy_check_apparmor_profile(in, err);
+
+        if (r < 0)
+                return r;
+        *ret = strdup(in);
+        return *ret ? 0 : psrun_error_errno(err, ENOMEM, "apparmor_profile");
+}
+
+static const char *network_name(int v)
+{
+        return policy_network_to_string((enum policy_network) v);
+}
+
+static const char *backend_name(int v)
+{
+        return policy_backend_to_string((enum policy_backend) v);
+}
+
+static const char *layer_name(int v)
+{
+        return policy_layer_to_string((enum policy_layer) v);
+}
+
+#define OFFSET(field)   .offset = offsetof(struct policy, field)
+#define SIZE_HINT       " (use e.g. 512M, 2G)"
+#define SIZE_KEY        .expect = "a size", .parse_number = parse_size, .hint = SIZE_HINT
+#define ENUM_KEY(name_) .parse = parse_enum, .enum_name = (name_)
+
+/* The vocabulary, in the order of docs/policy.md. */
+static const struct policy_key policy_keys[] = {
+        {"network", OFFSET(network), ENUM_KEY(network_name)},
+        {"allow_domains", parse_domains_key, OFFSET(allow_domains),
+         .expect = "a list of domain names"},
+        {"memory_limit", parse_number_key, OFFSET(memory_limit), SIZE_KEY,
+         .min = POLICY_MEMORY_LIMIT_MIN, .max = POLICY_MEMORY_LIMIT_MAX, .format = format_size},
+        {"cpu_limit", parse_cpu_key, OFFSET(cpu_limit), .expect = "a number"},
+        {"pids_limit", parse_number_key, OFFSET(pids_limit), .expect = "an integer",
+         .parse_number = parse_uint64, .hint = "", .min = POLICY_PIDS_LIMIT_MIN,
+         .max = POLICY_PIDS_LIMIT_MAX, .format = format_uint64},
+        {"disk_limit", parse_number_key, OFFSET(disk_limit), SIZE_KEY, .min = POLICY_DISK_LIMIT_MIN,
+         .max = POLICY_DISK_LIMIT_MAX, .format = format_size},
+        {"timeout", parse_number_key, OFFSET(timeout_ms), .expect = "a duration",
+         .parse_number = parse_duration_ms, .hint = " (use e.g. 300, 300s, 5m, 1h, 500ms)",
+         .min = POLICY_TIMEOUT_MS_MIN, .max = POLICY_TIMEOUT_MS_MAX, .format = format_duration_ms},
+        {"env", parse_env_key, OFFSET(env), .expect = "a mapping or a list"},
+        {"workdir", parse_string_key, OFFSET(workdir), .expect = "a path",
+         .normalize = policy_normalize_path},
+        {"readonly_rootfs", parse_bool_key, OFFSET(readonly_rootfs)},
+        {"user", parse_user_key, OFFSET(uid), .expect = "UID[:GID]"},
+        {"backend", OFFSET(backend), ENUM_KEY(backend_name)},
+        {"mounts", parse_mounts_key, OFFSET(mounts), .expect = "a list of mounts"},
+        {"hostname", parse_string_key, OFFSET(hostname), .expect = "a hostname",
+         .normalize = normalize_hostname},
+        {"landlock", OFFSET(landlock), ENUM_KEY(layer_name)},
+        {"apparmor", OFFSET(apparmor), ENUM_KEY(layer_name)},
+        {"apparmor_profile", parse_string_key, OFFSET(apparmor_profile), .expect = "a profile name",
+         .normalize = normalize_profile},
+};
+
+static const struct policy_key *find_key(const char *name)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++)
+                if (streq(policy_keys[i].name, name))
+                        return &policy_keys[i];
+        return NULL;
+}
+
+const char *policy_suggest_key(const char *key)
+{
+        const char *names[ARRAY_SIZE(policy_keys)];
+
+        for (size_t i = 0; i < ARRAY_SIZE(policy_keys); i++)
+                names[i] = policy_keys[i].name;
+        return policy_suggest_from(key, names, ARRAY_SIZE(names));
+}
+
+/* ---- documents ---- */
+
+static int apply_document(struct parse_ctx *ctx, struct policy *p)
+{
+        bool seen[ARRAY_SIZE(policy_keys)] = {false};
+        yaml_node_t *root = yaml_document_get_root_node(ctx->doc);
+        int r;
+
+        /* An empty document (or only comments, or "---") changes nothing. */
+        if (!root || node_is_null(root))
+                return 0;
+        if (root->type != YAML_MAPPING_NODE)
+                return ctx_fail(ctx, root, NULL, EINVAL,
+                                "the top level must be a mapping of keys, got %s",
+                                node_kind_name(root));
+        for (size_t i = 0; i < mapping_length(root); i++) {
+                yaml_node_t *key_node;
+                const char *name;
+                const struct policy_key *key;
+
+                r = mapping_key(ctx, root, i, NULL, &key_node, &name);
+                if (r < 0)
+                        return r;
+                key = find_key(name);
+                if (!key)
+                        return unknown_key(ctx, key_node, NULL, name, policy_suggest_key(name));
+                if (seen[key - policy_keys])
+                        return ctx_fail(ctx, key_node, NULL, EINVAL, "duplicate key `%s`",
+                                        key->name);
+                seen[key - policy_keys] = true;
+                r = key->parse(ctx, key, mapping_value(ctx, root, i), p);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int syntax_error(struct parse_ctx *ctx, const yaml_parser_t *parser, const char *buf,
+                        size_t len)
+{
+        yaml_mark_t mark = parser->problem_mark;
+        yaml_node_t at = {0};
+
+        if (parser->error == YAML_MEMORY_ERROR)
+                return psrun_error_errno(ctx->err, ENOMEM, "%s", ctx->name ? ctx->name : "-o");
+        /* Reader errors (bad UTF-8, control characters) only know the offset. */
+        if (parser->error == YAML_READER_ERROR) {
+                mark = (yaml_mark_t){0};
+                mark.index = parser->problem_offset;
+                for (size_t i = 0; i < parser->problem_offset && i < len; i++) {
+                        mark.column++;
+                        if (buf[i] == '\n') {
+                                mark.line++;
+                                mark.column = 0;
+                        }
+                }
+        }
+        at.start_mark = mark;
+        /* A -o value is one line: say where in it, by character. */
+        if (!ctx->name && mark.index >= len)
+                return ctx_fail(ctx, &at, NULL, EINVAL,
+                                "YAML syntax error: %s (at the end of the value)",
+                                parser->problem ? parser->problem : "unknown");
+        if (!ctx->name)
+                return ctx_fail(ctx, &at, NULL, EINVAL, "YAML syntax error: %s (at character %zu)",
+                                parser->problem ? parser->problem : "unknown", mark.index + 1);
+        return ctx_fail(ctx, &at, NULL, EINVAL, "YAML syntax error: %s",
+                        parser->problem ? parser->problem : "unknown");
+}
+
+/* Loads exactly one document from buf into ctx->doc. */
+static int load_yaml(struct parse_ctx *ctx, const char *buf, size_t len)
+{
+        _cleanup_(yaml_parser_delete) yaml_parser_t parser = {0};
+        _cleanup_(yaml_document_delete) yaml_document_t extra = {0};
+        yaml_node_t *extra_root;
+
+        if (!yaml_parser_initialize(&parser))
+                return psrun_error_errno(ctx->err, ENOMEM, "%s", ctx->name ? ctx->name : "-o");
+        yaml_parser_set_input_string(&parser, (const unsigned char *) buf, len);
+        if (!yaml_parser_load(&parser, ctx->doc))
+                return syntax_error(ctx, &parser, buf, len);
+        if (!yaml_parser_load(&parser, &extra))
+                return syntax_error(ctx, &parser, buf, len);
+        extra_root = yaml_document_get_root_node(&extra);
+        if (extra_root)
+                return ctx_fail(ctx, extra_root, NULL, EINVAL, "only one YAML document is allowed");
+        return 0;
+}
+
+/* Parses the source in ctx into a copy of *p; *p changes only on success. */
+static int apply_to_copy(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *value,
+                         struct policy *p)
+{
+        _cleanup_(policy_free) struct policy copy = {0};
+        int r = policy_copy(&copy, p);
+
+        if (r < 0)
+                return psrun_error_errno(ctx->err, r, "policy");
+        r = key ? key->parse(ctx, key, value, &copy) : apply_document(ctx, &copy);
+        if (r < 0)
+                return r;
+        policy_free(p);
+        *p = copy;
+        copy = (struct policy){0};
+        return 0;
+}
+
+int policy_load_buffer(struct policy *p, const char *name, const char *buf, size_t len,
+                       psrun_error *err)
+{
+        _cleanup_(yaml_document_delete) yaml_document_t doc = {0};
+        psrun_error ignored;
+        struct parse_ctx ctx = {.name = name ? name : "policy", .doc = &doc};
+        int r;
+
+        /* The pure checks report through err; give them one to fill. */
+        ctx.err = err ? err : &ignored;
+        err = ctx.err;
+
+        if (len > POLICY_MAX_DOCUMENT_SIZE)
+                return psrun_error_set(err, EFBIG, "%s: larger than 1 MiB", ctx.name);
+        r = load_yaml(&ctx, buf ? buf : "", buf ? len : 0);
+        if (r < 0)
+                return r;
+        return apply_to_copy(&ctx, NULL, NULL, p);
+}
+
+/* Values that open like YAML flow ([..], {..}, quotes) are parsed as YAML;
+ * anything else is one plain scalar taken literally, so `*.example.com`,
+ * `a#b` and `A: b` need no quoting on a command line. */
+static int option_document(struct parse_ctx *ctx, const char *value)
+{
+        size_t len;
+
+        value += strspn(value, " \t");
+        len = strlen(value);
+        while (len > 0 && (value[len - 1] == ' ' || value[len - 1] == '\t'))
+                len--;
+        if (len > 0 && strchr("[{\"'", value[0]))
+                return load_yaml(ctx, value, len);
+        if (len > POLICY_MAX_DOCUMENT_SIZE)
+                return ctx_fail(ctx, NULL, NULL, EFBIG, "value is larger than 1 MiB");
+        if (!yaml_document_initialize(ctx->doc, NULL, NULL, NULL, 1, 1))
+                return psrun_error_errno(ctx->err, ENOMEM, "-o %s", ctx->opt_key);
+        if (!yaml_document_add_scalar(ctx->doc, NULL, (const yaml_char_t *) value, (int) len,
+                                      YAML_PLAIN_SCALAR_STYLE))
+                return ctx_fail(ctx, NULL, NULL, EINVAL, "value is not valid UTF-8");
+        return 0;
+}
+
+int policy_set_option(struct policy *p, const char *key_eq_value, psrun_error *err)
+{
+        _cleanup_(yaml_document_delete) yaml_document_t doc = {0};
+        char shown[SHOWN_MAX];
+        const char *eq = strchr(key_eq_value, '=');
+        psrun_error ignored;
+        struct parse_ctx ctx = {.doc = &doc, .err = err ? err : &ignored};
+        int r;
+
+        err = ctx.err;
+
+        if (!eq || eq == key_eq_value)
+                return psrun_error_set(err, EINVAL, "-o %s: expected key=value",
+                                       policy_escape(key_eq_value, shown, sizeof(shown)));
+        _cleanup_free_ char *name = strndup(key_eq_value, (size_t) (eq - key_eq_value));
+        if (!name)
+                return psrun_error_errno(err, ENOMEM, "-o");
+        ctx.opt_key = policy_escape(name, shown, sizeof(shown));
+        const struct policy_key *key = find_key(name);
+        if (!key)
+                return unknown_key(&ctx, NULL, NULL, name, policy_suggest_key(name));
+        r = option_document(&ctx, eq + 1);
+        if (r < 0)
+                return r;
+        return apply_to_copy(&ctx, key, yaml_document_get_root_node(&doc), p);
+}
