@@ -45,24 +45,24 @@ static inline void strv_freep(char ***v)
         strv_free(*v);
 }
 
-#define _cleanup_(f) __attribute__((cleanup(f)))
-#define _cleanup_free_ _cleanup_(freep)
-#define _cleanup_close_ _cleanup_(closep)
-#define _cleanup_fclose_ _cleanup_(fclosep)
+#define _cleanup_(f)        __attribute__((cleanup(f)))
+#define _cleanup_free_      _cleanup_(freep)
+#define _cleanup_close_     _cleanup_(closep)
+#define _cleanup_fclose_    _cleanup_(fclosep)
 #define _cleanup_strv_free_ _cleanup_(strv_freep)
 
 /* Take ownership out of a cleanup-managed variable. */
-#define TAKE_PTR(p)                               \
-        ({                                        \
-                __typeof__(p) _tmp_ = (p);        \
-                (p) = NULL;                       \
-                _tmp_;                            \
+#define TAKE_PTR(p)                                                                                \
+        ({                                                                                         \
+                __typeof__(p) _tmp_ = (p);                                                         \
+                (p) = NULL;                                                                        \
+                _tmp_;                                                                             \
         })
-#define TAKE_FD(fd)                               \
-        ({                                        \
-                int _tmp_ = (fd);                 \
-                (fd) = -1;                        \
-                _tmp_;                            \
+#define TAKE_FD(fd)                                                                                \
+        ({                                                                                         \
+                int _tmp_ = (fd);                                                                  \
+                (fd) = -1;                                                                         \
+                _tmp_;                                                                             \
         })
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

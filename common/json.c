@@ -8,7 +8,10 @@ static int utf8_len(const unsigned char *p)
 {
         if (p[0] < 0x80)
                 return 1;
-        int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+        int n = p[0] >= 0xf0 && p[0] <= 0xf4  ? 4
+                : p[0] >= 0xe0                ? 3
+                : p[0] >= 0xc2 && p[0] < 0xe0 ? 2
+                                              : 0;
         for (int i = 1; i < n; i++)
                 if ((p[i] & 0xc0) != 0x80)
                         return 0;

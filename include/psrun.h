@@ -38,8 +38,7 @@ PSRUN_PUBLIC void psrun_policy_free(psrun_policy *policy);
 /* Apply a YAML or JSON document (file or text) over the policy; on error the
  * policy is unchanged. */
 PSRUN_PUBLIC int psrun_policy_load_file(psrun_policy *policy, const char *path, psrun_error *err);
-PSRUN_PUBLIC int psrun_policy_load_string(psrun_policy *policy, const char *text,
-                                          psrun_error *err);
+PSRUN_PUBLIC int psrun_policy_load_string(psrun_policy *policy, const char *text, psrun_error *err);
 
 /* Set one key; value is parsed as a YAML flow node ("512M", "[a.com, b.org]",
  * "{A: b}"). Same vocabulary as the YAML policy and `psrun run -o`. */
@@ -53,7 +52,7 @@ typedef struct psrun_result {
         uint64_t wall_ms;
         uint64_t cpu_ms;
         uint64_t peak_memory_bytes;
-        char error[512];    /* setup_error: what failed */
+        char error[512]; /* setup_error: what failed */
 } psrun_result;
 
 typedef struct psrun_run_options {

@@ -744,8 +744,8 @@ static int parse_mounts_key(struct parse_ctx *ctx, const struct policy_key *key,
                                                 "mount",
                                                 shown);
                         return ctx_fail(ctx, target_node, target_path, EINVAL,
-                                        "\"%s\" is already the target of %s[%zu]", shown,
-                                        key->name, j - first);
+                                        "\"%s\" is already the target of %s[%zu]", shown, key->name,
+                                        j - first);
                 }
         }
         return 0;

@@ -16,16 +16,26 @@
  * programs need: the dynamic linker cache, alternatives symlinks, CA
  * certificates, timezone, protocol and service names. */
 static const char *const host_etc_entries[] = {
-        "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-        "/etc/ssl/certs",   "/etc/localtime",  "/etc/os-release",   "/etc/protocols",
-        "/etc/services",    "/etc/mime.types", NULL,
+        "/etc/ld.so.cache",
+        "/etc/ld.so.conf",
+        "/etc/ld.so.conf.d",
+        "/etc/alternatives",
+        "/etc/ssl/certs",
+        "/etc/localtime",
+        "/etc/os-release",
+        "/etc/protocols",
+        "/etc/services",
+        "/etc/mime.types",
+        NULL,
 };
 
 static int add_file(struct rootfs_plan *plan, const char *path, const char *text)
 {
-        struct mount_step s = {
-                .op = MOUNT_OP_WRITE, .target = path, .data = text, .data_len = strlen(text),
-                .mode = 0644};
+        struct mount_step s = {.op = MOUNT_OP_WRITE,
+                               .target = path,
+                               .data = text,
+                               .data_len = strlen(text),
+                               .mode = 0644};
         return rootfs_plan_add(plan, &s);
 }
 

@@ -29,13 +29,13 @@ static const char *keep_string(struct rootfs_plan *plan, const char *s, size_t l
         return copy;
 }
 
-#define KEEP(field, len)                                                     \
-        do {                                                                 \
-                if (step->field) {                                           \
-                        copy.field = keep_string(plan, step->field, (len));  \
-                        if (!copy.field)                                     \
-                                return -ENOMEM;                              \
-                }                                                            \
+#define KEEP(field, len)                                                                           \
+        do {                                                                                       \
+                if (step->field) {                                                                 \
+                        copy.field = keep_string(plan, step->field, (len));                        \
+                        if (!copy.field)                                                           \
+                                return -ENOMEM;                                                    \
+                }                                                                                  \
         } while (0)
 
 int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step)

@@ -20,15 +20,15 @@
 #define ROOTFS_OLDROOT "/.oldroot"
 
 enum mount_op {
-        MOUNT_OP_MKDIR,    /* mkdir target (EEXIST is fine) */
-        MOUNT_OP_MKFILE,   /* create an empty file as a bind target */
-        MOUNT_OP_SYMLINK,  /* symlink target -> source */
-        MOUNT_OP_WRITE,    /* create target with data[0..data_len) */
-        MOUNT_OP_BIND,     /* recursive bind source -> target, then attr_set */
-        MOUNT_OP_MOUNT,    /* mount fstype (source) on target with flags/data, then attr_set */
-        MOUNT_OP_MASK,     /* hide target: /dev/null over a file, empty ro tmpfs over a dir */
-        MOUNT_OP_SETATTR,  /* mount_setattr(target, attr_set) on an existing mount */
-        MOUNT_OP_DETACH,   /* umount2(MNT_DETACH) target, then rmdir it */
+        MOUNT_OP_MKDIR,   /* mkdir target (EEXIST is fine) */
+        MOUNT_OP_MKFILE,  /* create an empty file as a bind target */
+        MOUNT_OP_SYMLINK, /* symlink target -> source */
+        MOUNT_OP_WRITE,   /* create target with data[0..data_len) */
+        MOUNT_OP_BIND,    /* recursive bind source -> target, then attr_set */
+        MOUNT_OP_MOUNT,   /* mount fstype (source) on target with flags/data, then attr_set */
+        MOUNT_OP_MASK,    /* hide target: /dev/null over a file, empty ro tmpfs over a dir */
+        MOUNT_OP_SETATTR, /* mount_setattr(target, attr_set) on an existing mount */
+        MOUNT_OP_DETACH,  /* umount2(MNT_DETACH) target, then rmdir it */
         _MOUNT_OP_MAX,
 };
 
@@ -39,16 +39,16 @@ struct mount_step {
         const char *fstype;
         const char *data;
         size_t data_len;
-        unsigned long flags;  /* mount(2) flags for MOUNT_OP_MOUNT */
-        uint64_t attr_set;    /* MOUNT_ATTR_* added after BIND/MOUNT, or by SETATTR */
-        bool recursive;       /* attr_set applies to submounts too */
-        bool from_host;       /* BIND: source is a host path, opened before the
-                               * child leaves the host's root and ids */
+        unsigned long flags; /* mount(2) flags for MOUNT_OP_MOUNT */
+        uint64_t attr_set;   /* MOUNT_ATTR_* added after BIND/MOUNT, or by SETATTR */
+        bool recursive;      /* attr_set applies to submounts too */
+        bool from_host;      /* BIND: source is a host path, opened before the
+                              * child leaves the host's root and ids */
         mode_t mode;
-        bool chown;           /* MKDIR/MKFILE/WRITE: give it to uid:gid (sandbox ids) */
+        bool chown; /* MKDIR/MKFILE/WRITE: give it to uid:gid (sandbox ids) */
         uid_t uid;
         gid_t gid;
-        bool optional;        /* a missing target (or source) is not an error */
+        bool optional; /* a missing target (or source) is not an error */
 };
 
 struct rootfs_plan {

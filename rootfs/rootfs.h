@@ -26,7 +26,7 @@ struct rootfs_options {
         uid_t uid;               /* owner of /workspace, inside the sandbox */
         gid_t gid;
         const char *hostname;
-        const char *workdir;     /* created (owned by uid:gid) when under /workspace or /tmp */
+        const char *workdir; /* created (owned by uid:gid) when under /workspace or /tmp */
         const struct policy_mount *mounts;
         size_t n_mounts;
 };

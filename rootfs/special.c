@@ -12,9 +12,18 @@
 /* What Docker masks and makes read-only by default; a sandbox should not see
  * less protection than a default container. */
 const char *const rootfs_default_masked_paths[] = {
-        "/proc/acpi",        "/proc/asound",       "/proc/interrupts", "/proc/kcore",
-        "/proc/keys",        "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
-        "/proc/sched_debug", "/proc/scsi",         "/sys/firmware",    "/sys/devices/virtual/powercap",
+        "/proc/acpi",
+        "/proc/asound",
+        "/proc/interrupts",
+        "/proc/kcore",
+        "/proc/keys",
+        "/proc/latency_stats",
+        "/proc/timer_list",
+        "/proc/timer_stats",
+        "/proc/sched_debug",
+        "/proc/scsi",
+        "/sys/firmware",
+        "/sys/devices/virtual/powercap",
         NULL,
 };
 
@@ -65,8 +74,8 @@ int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size)
         static const struct {
                 const char *link, *target;
         } links[] = {
-                {"/dev/ptmx", "pts/ptmx"},        {"/dev/fd", "/proc/self/fd"},
-                {"/dev/stdin", "/proc/self/fd/0"}, {"/dev/stdout", "/proc/self/fd/1"},
+                {"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
+                {"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
                 {"/dev/stderr", "/proc/self/fd/2"},
         };
         char opts[64];

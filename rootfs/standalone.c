@@ -14,15 +14,14 @@
 
 /* The host directories a program needs to run. /etc is synthesized; /home,
  * /root, /run, /var, /srv, /opt, /mnt, /media and the rest never enter. */
-static const char *const system_dirs[] = {"/usr", "/bin", "/sbin", "/lib",
+static const char *const system_dirs[] = {"/usr",   "/bin",   "/sbin",   "/lib",
                                           "/lib32", "/lib64", "/libx32", NULL};
 
 /* Scratch for overlay upper layers when the root is writable; detached once
  * the overlays hold it. */
 #define SCRATCH "/.scratch"
 
-static int add_system_dir(struct rootfs_plan *plan, const struct rootfs_options *o,
-                          const char *dir)
+static int add_system_dir(struct rootfs_plan *plan, const struct rootfs_options *o, const char *dir)
 {
         struct stat st;
         if (lstat(dir, &st) < 0)
@@ -179,8 +178,8 @@ int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *p
 
         /* A workdir inside the writable space is created for the user, as a
          * shell's `mkdir -p && cd` would; elsewhere it must exist. */
-        if (o->workdir && (strncmp(o->workdir, "/workspace/", 11) == 0 ||
-                           strncmp(o->workdir, "/tmp/", 5) == 0)) {
+        if (o->workdir &&
+            (strncmp(o->workdir, "/workspace/", 11) == 0 || strncmp(o->workdir, "/tmp/", 5) == 0)) {
                 _cleanup_free_ char *dir = strdup(o->workdir);
                 if (!dir)
                         return psrun_error_errno(err, ENOMEM, "rootfs: plan");
@@ -190,8 +189,12 @@ int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *p
                                 continue;
                         char saved = *p;
                         *p = '\0';
-                        struct mount_step m = {.op = MOUNT_OP_MKDIR, .target = dir, .mode = 0755,
-                                               .chown = true, .uid = o->uid, .gid = o->gid};
+                        struct mount_step m = {.op = MOUNT_OP_MKDIR,
+                                               .target = dir,
+                                               .mode = 0755,
+                                               .chown = true,
+                                               .uid = o->uid,
+                                               .gid = o->gid};
                         r = rootfs_plan_add(plan, &m);
                         if (r < 0)
                                 return psrun_error_errno(err, r, "rootfs: plan");

@@ -74,8 +74,7 @@ static void to_public(const struct run_result *in, psrun_result *out)
 }
 
 PSRUN_PUBLIC int psrun_run(const psrun_policy *pol, char *const argv[],
-                           const psrun_run_options *options, psrun_result *result,
-                           psrun_error *err)
+                           const psrun_run_options *options, psrun_result *result, psrun_error *err)
 {
         struct run_result res;
         struct run_options o = {0};

@@ -27,8 +27,8 @@ struct cgroup_limits {
 struct cgroup_stats {
         uint64_t cpu_usec;
         uint64_t memory_peak_bytes;
-        uint64_t oom_kills;    /* OOM kills inside the cgroup */
-        uint64_t pids_max_hits;/* fork/clone refused by pids.max */
+        uint64_t oom_kills;     /* OOM kills inside the cgroup */
+        uint64_t pids_max_hits; /* fork/clone refused by pids.max */
 };
 
 struct cgroup;

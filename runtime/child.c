@@ -205,8 +205,8 @@ static int bind_from_fd(const struct mount_step *s, int src_fd)
 {
         /* A detached recursive copy of the source, made read-only (etc.)
          * before it is attached: never visible with weaker flags. */
-        _cleanup_close_ int tree = open_tree(src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-                                                                 AT_RECURSIVE | AT_EMPTY_PATH);
+        _cleanup_close_ int tree = open_tree(
+                src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
         if (tree < 0)
                 return -errno;
         if (s->attr_set) {

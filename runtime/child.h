@@ -18,7 +18,7 @@ enum child_step {
         CHILD_STEP_ROOT_PRIVATE,
         CHILD_STEP_ROOT_TMPFS,
         CHILD_STEP_PIVOT,
-        CHILD_STEP_MOUNT, /* index: the mount step */
+        CHILD_STEP_MOUNT,  /* index: the mount step */
         CHILD_STEP_RLIMIT, /* index: the rlimit */
         CHILD_STEP_ROOT_ID,
         CHILD_STEP_INIT,
@@ -52,8 +52,8 @@ struct child_msg {
 };
 
 /* Exit codes of a child that failed before the command ran. */
-#define CHILD_EXIT_SETUP 125
-#define CHILD_EXIT_NOEXEC 126
+#define CHILD_EXIT_SETUP    125
+#define CHILD_EXIT_NOEXEC   126
 #define CHILD_EXIT_NOTFOUND 127
 
 /* "rootfs", "seccomp", ... for messages. */

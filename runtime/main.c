@@ -35,7 +35,7 @@ static int fail(const psrun_error *err)
 
 struct option_def {
         const char *name;
-        int short_name; /* 0: none */
+        int short_name;  /* 0: none */
         const char *arg; /* NULL: a flag */
         const char *help;
 };
@@ -65,8 +65,8 @@ static void print_options(FILE *f, const struct option_def *opts)
 /* getopt_long tables from an option_def list; returns the option index
  * (position in opts) for each parsed option through getopt's return value
  * offset by 256. */
-static void build_getopt(const struct option_def *opts, struct option *longopts,
-                         char *shortopts, size_t n_max)
+static void build_getopt(const struct option_def *opts, struct option *longopts, char *shortopts,
+                         size_t n_max)
 {
         size_t n = 0, s = 0;
         shortopts[s++] = '+'; /* stop at the first non-option: the command */
@@ -100,7 +100,8 @@ static const struct command *find_command(const char *name);
 enum { RUN_POLICY, RUN_OPTION, RUN_JSON, RUN_RESULT_FD, RUN_CGROUP_PARENT, RUN_HELP };
 static const struct option_def run_options[] = {
         [RUN_POLICY] = {"policy", 'p', "FILE", "load the policy from a YAML or JSON file"},
-        [RUN_OPTION] = {"option", 'o', "KEY=VALUE", "set one policy key (repeatable; after --policy)"},
+        [RUN_OPTION] = {"option", 'o', "KEY=VALUE",
+                        "set one policy key (repeatable; after --policy)"},
         [RUN_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
         [RUN_RESULT_FD] = {"result-fd", 0, "N", "write the result JSON to file descriptor N"},
         [RUN_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH",
@@ -201,7 +202,8 @@ static int cmd_run(int argc, char **argv)
 
 enum { GC_CGROUP_PARENT, GC_HELP };
 static const struct option_def gc_options[] = {
-        [GC_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH", "look below PATH instead of psrun's own cgroup"},
+        [GC_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH",
+                              "look below PATH instead of psrun's own cgroup"},
         [GC_HELP] = {"help", 'h', NULL, "show this help"},
         {0},
 };

@@ -170,8 +170,8 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         if (!argv || !argv[0] || !argv[0][0])
                 return psrun_error_set(err, EINVAL, "run: no command given");
 
-        p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
-                         CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWCGROUP;
+        p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS |
+                         CLONE_NEWIPC | CLONE_NEWCGROUP;
         snprintf(p->uid_map, sizeof(p->uid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
         snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
         p->uid = pol->uid;

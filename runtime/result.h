@@ -15,8 +15,8 @@ enum run_reason {
 };
 
 struct run_result {
-        int exit_code;  /* the command's; 128+signal when signalled; 125-127 on setup errors */
-        int signal;     /* 0: not signalled */
+        int exit_code; /* the command's; 128+signal when signalled; 125-127 on setup errors */
+        int signal;    /* 0: not signalled */
         enum run_reason reason;
         uint64_t wall_ms;
         uint64_t cpu_ms;

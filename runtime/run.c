@@ -25,8 +25,8 @@
 /* The kernel's struct clone_args (CLONE_ARGS_SIZE_VER2); defined here to
  * avoid <linux/sched.h> colliding with <sched.h>. */
 struct psrun_clone_args {
-        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls,
-                set_tid, set_tid_size, cgroup;
+        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+                set_tid_size, cgroup;
 };
 
 #ifndef CLONE_PIDFD
@@ -36,8 +36,8 @@ struct psrun_clone_args {
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
 
-static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-                                        SIGWINCH};
+static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+                                        SIGUSR1, SIGUSR2, SIGWINCH};
 
 static uint64_t now_ms(void)
 {
@@ -77,7 +77,8 @@ static void describe_child_error(const struct plan *p, const struct child_msg *m
                 break;
         case CHILD_STEP_LANDLOCK:
                 if (m->index < p->landlock.n_rules)
-                        snprintf(what, sizeof(what), "rule for %s", p->landlock.rules[m->index].path);
+                        snprintf(what, sizeof(what), "rule for %s",
+                                 p->landlock.rules[m->index].path);
                 else
                         snprintf(what, sizeof(what), "restrict_self");
                 break;
@@ -205,8 +206,8 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
                 res->signal = 0;
                 describe_child_error(s->plan, &s->error, res->error, sizeof(res->error));
                 if (s->error.step == CHILD_STEP_EXEC)
-                        res->exit_code = s->error.err == ENOENT ? CHILD_EXIT_NOTFOUND
-                                                                : CHILD_EXIT_NOEXEC;
+                        res->exit_code =
+                                s->error.err == ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC;
                 else
                         res->exit_code = CHILD_EXIT_SETUP;
                 return;
@@ -221,7 +222,8 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
                 res->reason = RUN_REASON_TIMEOUT;
         else if (st->pids_max_hits > 0)
                 res->reason = RUN_REASON_PIDS;
-        if (!s->have_exit && res->reason != RUN_REASON_EXITED && res->reason != RUN_REASON_SIGNALED) {
+        if (!s->have_exit && res->reason != RUN_REASON_EXITED &&
+            res->reason != RUN_REASON_SIGNALED) {
                 /* pid 1 itself was killed: report the kill, as for the command. */
                 res->signal = SIGKILL;
                 res->exit_code = 128 + SIGKILL;

@@ -15,7 +15,7 @@
 
 /* The sandbox's ids 0..65535 map to this host range: root inside is an
  * unprivileged, unnamed uid outside. */
-#define PSRUN_ID_BASE 0x70000000U
+#define PSRUN_ID_BASE  0x70000000U
 #define PSRUN_ID_COUNT 65536U
 
 typedef void (*run_log_fn)(void *userdata, const char *msg);
@@ -28,8 +28,8 @@ struct run_options {
 };
 
 /* Build the plan for `argv` under `policy`. */
-int plan_from_policy(const struct policy *policy, char *const argv[], const struct run_options *opts,
-                     struct plan *plan, psrun_error *err);
+int plan_from_policy(const struct policy *policy, char *const argv[],
+                     const struct run_options *opts, struct plan *plan, psrun_error *err);
 
 /* Run argv in a new sandbox and wait for it. `result` is always filled; on a
  * failure of psrun itself it says setup_error and the call returns -errno with

@@ -63,8 +63,14 @@ Test(hostile, timeout_kills_detached_tree)
         /* A shell that backgrounds a setsid'd sleeper and then loops: all of
          * it must go at the timeout. */
         struct test_run r;
-        const char *const argv[] = {"run", "-o", "timeout=1", "--", "/bin/sh", "-c",
-                                    "setsid sleep 1000 & while :; do :; done", NULL};
+        const char *const argv[] = {"run",
+                                    "-o",
+                                    "timeout=1",
+                                    "--",
+                                    "/bin/sh",
+                                    "-c",
+                                    "setsid sleep 1000 & while :; do :; done",
+                                    NULL};
         test_run_psrun(&r, argv);
         expect_reason(&r, "timeout");
         test_run_free(&r);
@@ -82,9 +88,9 @@ static void expect_denied(const char *syscall_name)
 Test(hostile, denied_syscalls_fail_with_eperm)
 {
         static const char *const denied[] = {
-                "unshare-user", "unshare-net", "mount",       "bpf",          "keyctl",
-                "ptrace",       "perf_event_open", "io_uring_setup", "userfaultfd",
-                "init_module",  "setns",        "chroot",
+                "unshare-user", "unshare-net", "mount",           "bpf",
+                "keyctl",       "ptrace",      "perf_event_open", "io_uring_setup",
+                "userfaultfd",  "init_module", "setns",           "chroot",
         };
         for (size_t i = 0; i < sizeof(denied) / sizeof(*denied); i++)
                 expect_denied(denied[i]);

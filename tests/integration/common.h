@@ -41,6 +41,6 @@ static inline const char *field(const struct test_run *r, const char *key)
         return buf;
 }
 
-#define expect_reason(r, reason)                                                              \
-        cr_expect_str_eq(field((r), "reason"), "\"" reason "\"", "result: %s\nstderr: %s",     \
+#define expect_reason(r, reason)                                                                   \
+        cr_expect_str_eq(field((r), "reason"), "\"" reason "\"", "result: %s\nstderr: %s",         \
                          (r)->result, (r)->err)

@@ -81,8 +81,8 @@ Test(defaults, full_tmp_says_enospc_not_oom)
 
 Test(defaults, host_secrets_absent)
 {
-        static const char *const paths[] = {"/etc/shadow", "/root", "/home", "/var", "/run",
-                                            "/etc/ssh", "/.oldroot", "/.dockerenv"};
+        static const char *const paths[] = {"/etc/shadow", "/root",    "/home",     "/var",
+                                            "/run",        "/etc/ssh", "/.oldroot", "/.dockerenv"};
         for (size_t i = 0; i < sizeof(paths) / sizeof(*paths); i++) {
                 struct test_run r;
                 run_probe(&r, NULL, "exists", paths[i]);

@@ -55,8 +55,8 @@ Test(errors, missing_workdir)
 
 Test(errors, missing_mount_source)
 {
-        const char *const argv[] = {"run", "-o", "mounts=/nonexistent-psrun:/data", "--", "true",
-                                    NULL};
+        const char *const argv[] = {"run", "-o",   "mounts=/nonexistent-psrun:/data",
+                                    "--",  "true", NULL};
         expect_error(argv, 125, "mounts[0].source: /nonexistent-psrun: No such file or directory");
 }
 
@@ -87,8 +87,8 @@ Test(errors, workdir_created_in_workspace)
         struct test_run r;
         char mount[4200];
         snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
-        const char *const argv[] = {"run", "-o", mount, "-o", "workdir=/workspace/a/b", "--",
-                                    "/probe", "write", "x", NULL};
+        const char *const argv[] = {"run", "-o",     mount,   "-o", "workdir=/workspace/a/b",
+                                    "--",  "/probe", "write", "x",  NULL};
         test_run_psrun(&r, argv);
         cr_expect_str_eq(r.out, "ok\n", "%s", r.err);
         test_run_free(&r);

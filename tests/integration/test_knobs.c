@@ -124,8 +124,9 @@ Test(knobs, policy_file_and_option_order)
 Test(knobs, hostname)
 {
         struct test_run r;
-        const char *const argv[] = {"run", "-o", "hostname=agent-7", "--", "/bin/cat",
-                                    "/proc/sys/kernel/hostname", NULL};
+        const char *const argv[] = {"run", "-o",       "hostname=agent-7",
+                                    "--",  "/bin/cat", "/proc/sys/kernel/hostname",
+                                    NULL};
         test_run_psrun(&r, argv);
         cr_expect_str_eq(r.out, "agent-7\n", "%s", r.err);
         test_run_free(&r);
@@ -136,9 +137,13 @@ Test(knobs, python_runs)
         if (access("/usr/bin/python3", X_OK) != 0)
                 cr_skip_test("no /usr/bin/python3 on this host");
         struct test_run r;
-        const char *const argv[] = {"run", "--", "python3", "-c",
-                                    "import os, json; print(json.dumps([os.getuid(), os.getcwd()]))",
-                                    NULL};
+        const char *const argv[] = {
+                "run",
+                "--",
+                "python3",
+                "-c",
+                "import os, json; print(json.dumps([os.getuid(), os.getcwd()]))",
+                NULL};
         test_run_psrun(&r, argv);
         cr_expect_str_eq(r.out, "[1000, \"/workspace\"]\n", "%s", r.err);
         test_run_free(&r);

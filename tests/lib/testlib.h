@@ -17,11 +17,11 @@ const char *test_psrun_path(void);
 const char *test_helper_path(const char *name);
 
 struct test_run {
-        int status;     /* exit code of psrun (or 128+signal) */
-        int pid;        /* psrun's pid */
-        char *out;      /* captured stdout, NUL-terminated */
-        char *err;      /* captured stderr */
-        char *result;   /* --result-fd JSON, NUL-terminated ("" if none) */
+        int status;   /* exit code of psrun (or 128+signal) */
+        int pid;      /* psrun's pid */
+        char *out;    /* captured stdout, NUL-terminated */
+        char *err;    /* captured stderr */
+        char *result; /* --result-fd JSON, NUL-terminated ("" if none) */
 };
 
 /* Run psrun with argv (NULL-terminated, without argv[0]), stdin from

@@ -16,8 +16,8 @@ Test(api, policy_set_and_errors)
         cr_assert_not_null(p);
         psrun_error err = {0};
         cr_expect_eq(psrun_policy_set(p, "memory_limit", "1G", &err), 0, "%s", err.msg);
-        cr_expect_eq(psrun_policy_set(p, "allow_domains", "[a.example, b.example]", &err), 0,
-                     "%s", err.msg);
+        cr_expect_eq(psrun_policy_set(p, "allow_domains", "[a.example, b.example]", &err), 0, "%s",
+                     err.msg);
         cr_expect_eq(psrun_policy_set(p, "memory_limit", "lots", &err), -EINVAL);
         cr_expect(strstr(err.msg, "memory_limit"), "%s", err.msg);
         cr_expect_eq(psrun_policy_set(p, "networks", "none", &err), -EINVAL);
@@ -32,8 +32,12 @@ Test(api, policy_set_and_errors)
 
 Test(api, result_json)
 {
-        psrun_result r = {.exit_code = 137, .signal = 9, .reason = "oom", .wall_ms = 5,
-                          .cpu_ms = 4, .peak_memory_bytes = 33554432};
+        psrun_result r = {.exit_code = 137,
+                          .signal = 9,
+                          .reason = "oom",
+                          .wall_ms = 5,
+                          .cpu_ms = 4,
+                          .peak_memory_bytes = 33554432};
         int fds[2];
         cr_assert_eq(pipe(fds), 0);
         cr_assert_eq(psrun_result_write_json(&r, fds[1]), 0);

@@ -814,9 +814,9 @@ Test(policy, allow_domains)
         cr_assert_str_eq(p.allow_domains[0], "example.com");
         cr_assert_null(p.allow_domains[1]);
         /* a second source adds to the list; duplicates collapse */
-        cr_assert_eq(load(&p, "allow_domains: [a.org, '*.B.org', a.org, A.ORG., example.com]",
-                          &err),
-                     0, "%s", err.msg);
+        cr_assert_eq(
+                load(&p, "allow_domains: [a.org, '*.B.org', a.org, A.ORG., example.com]", &err), 0,
+                "%s", err.msg);
         cr_assert_eq(p.n_allow_domains, 3);
         cr_assert_str_eq(p.allow_domains[0], "example.com");
         cr_assert_str_eq(p.allow_domains[1], "a.org");
