@@ -42,6 +42,12 @@ const char *cgroup_driver_name(void);
 int cgroup_create(const char *parent, const struct cgroup_limits *limits, struct cgroup **ret,
                   psrun_error *err);
 
+/* Create a cgroup below `parent` (a session's per-exec cgroup), in every
+ * hierarchy `parent` has a directory in; `parent`'s limits still apply
+ * to it. A limit whose controller `parent` does not have is an error. */
+int cgroup_create_child(const struct cgroup *parent, const struct cgroup_limits *limits,
+                        struct cgroup **ret, psrun_error *err);
+
 /* fd of the cgroup2 directory for clone3(CLONE_INTO_CGROUP), or -1 when the
  * host has no usable cgroup2 mount. Owned by the cgroup. */
 int cgroup_clone_fd(const struct cgroup *cg);

@@ -331,7 +331,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         } else if ((r = write_proc_file(pid, "gid_map", plan.gid_map)) < 0) {
                 psrun_error_errno(err, r, "identity: write gid_map");
         } else if ((r = cgroup_attach(cg, pid, err)) < 0) {
-                psrun_error_prefix(err, "cgroup");
+                /* the message names the cgroup step already */
         } else if (send(sv[0], "G", 1, MSG_NOSIGNAL) != 1) {
                 r = psrun_error_errno(err, errno, "sync: release the child");
         }

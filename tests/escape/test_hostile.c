@@ -53,7 +53,8 @@ Test(hostile, infinite_loop_times_out)
         cr_expect(secs < 2.0, "took %.2f s for a 1 s timeout", secs);
         long wall = atol(field(&r, "wall_ms"));
         cr_expect(wall >= 1000 && wall < 2000, "wall_ms %ld", wall);
-        cr_expect(atol(field(&r, "cpu_ms")) > 500, "a spinning second should use cpu: %s",
+        /* Accounted, not exact: the machine may be busy with other tests. */
+        cr_expect(atol(field(&r, "cpu_ms")) > 100, "a spinning second should use cpu: %s",
                   r.result);
         test_run_free(&r);
 }

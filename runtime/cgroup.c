@@ -1,0 +1,1054 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The driver-independent half of the cgroup layer: which driver this host
+ * gets, where each hierarchy is mounted and where the caller sits in it,
+ * naming, creating and removing directories, attaching, killing by signal,
+ * and garbage-collecting what dead runs left behind.
+ */
+#include "runtime/cgroup-internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+
+#define CG_FS_ROOT "/sys/fs/cgroup"
+
+/* Deep enough for any sandbox's own sub-cgroups (sessions nest one level);
+ * the bound only keeps recursion finite on a hostile tree. */
+#define CG_MAX_DEPTH 32
+
+#define CG_MAX_CPUS 1000000
+
+static const char *const slot_names[CG_SLOT_MAX] = {
+        [CG_SLOT_MEMORY] = "memory",   [CG_SLOT_PIDS] = "pids",       [CG_SLOT_CPU] = "cpu",
+        [CG_SLOT_CPUACCT] = "cpuacct", [CG_SLOT_FREEZER] = "freezer", [CG_SLOT_UNIFIED] = "unified",
+};
+
+static atomic_bool ignore_unified;
+static const struct cgroup_ops *_Atomic forced_driver;
+static atomic_uint name_counter;
+
+const char *cg_slot_name(enum cg_slot slot)
+{
+        return slot < CG_SLOT_MAX ? slot_names[slot] : NULL;
+}
+
+void cgroup_test_set_ignore_unified(bool ignore)
+{
+        atomic_store(&ignore_unified, ignore);
+}
+
+bool cg_ignore_unified(void)
+{
+        return atomic_load(&ignore_unified);
+}
+
+void cgroup_test_set_driver(const char *name)
+{
+        const struct cgroup_ops *ops = NULL;
+        if (name && strcmp(name, cgroup_v2_ops.name) == 0)
+                ops = &cgroup_v2_ops;
+        else if (name && strcmp(name, cgroup_v1_ops.name) == 0)
+                ops = &cgroup_v1_ops;
+        atomic_store(&forced_driver, ops);
+}
+
+uint64_t cg_now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned ms)
+{
+        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+static inline void closedirp(DIR **d)
+{
+        if (*d)
+                closedir(*d);
+}
+
+void cg_dir_clear(struct cg_dir *d)
+{
+        free(d->path);
+        free(d->rel);
+        *d = (struct cg_dir){0};
+}
+
+static void cg_dirs_clear(struct cg_dir (*dirs)[CG_SLOT_MAX])
+{
+        for (int s = 0; s < CG_SLOT_MAX; s++)
+                cg_dir_clear(&(*dirs)[s]);
+}
+
+/* "a" + "/" + "b", with "/" + "b" not doubling the slash. */
+static char *path_join(const char *a, const char *b)
+{
+        char *ret;
+        size_t la = strlen(a);
+        bool slash = la > 0 && a[la - 1] == '/';
+        if (asprintf(&ret, "%s%s%s", a, slash ? "" : "/", b) < 0)
+                return NULL;
+        return ret;
+}
+
+static int file_path(char *buf, size_t size, const char *dir, const char *file)
+{
+        int n = snprintf(buf, size, "%s/%s", dir, file);
+        return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
+}
+
+bool cg_file_exists(const char *dir, const char *file)
+{
+        char p[PATH_MAX];
+        return file_path(p, sizeof(p), dir, file) == 0 && access(p, F_OK) == 0;
+}
+
+static bool is_dir(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int cg_write(const char *dir, const char *file, const char *fmt, ...)
+{
+        char p[PATH_MAX], value[128];
+        int r = file_path(p, sizeof(p), dir, file);
+        if (r < 0)
+                return r;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(value, sizeof(value), fmt, ap);
+        va_end(ap);
+        if (n < 0 || (size_t) n >= sizeof(value))
+                return -EINVAL;
+        _cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        /* Control files take one write; a short one means the kernel refused
+         * part of the value. */
+        ssize_t w = write(fd, value, (size_t) n);
+        if (w < 0)
+                return -errno;
+        return w == n ? 0 : -EIO;
+}
+
+ssize_t cg_read(const char *dir, const char *file, char *buf, size_t size)
+{
+        char p[PATH_MAX];
+        int r = file_path(p, sizeof(p), dir, file);
+        if (r < 0)
+                return r;
+        if (size == 0)
+                return -EINVAL;
+        _cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        size_t len = 0;
+        while (len < size - 1) {
+                ssize_t got = read(fd, buf + len, size - 1 - len);
+                if (got < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (got == 0)
+                        break;
+                len += (size_t) got;
+        }
+        buf[len] = '\0';
+        return (ssize_t) len;
+}
+
+static int parse_u64(const char *s, uint64_t *ret)
+{
+        while (*s == ' ' || *s == '\t')
+                s++;
+        if (strncmp(s, "max", 3) == 0 && (s[3] == '\0' || s[3] == '\n' || s[3] == ' ')) {
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        if (*s < '0' || *s > '9')
+                return -EPROTO;
+        errno = 0;
+        char *end;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (errno)
+                return -errno;
+        if (*end != '\0' && *end != '\n' && *end != ' ')
+                return -EPROTO;
+        *ret = v;
+        return 0;
+}
+
+int cg_read_u64(const char *dir, const char *file, uint64_t *ret)
+{
+        char buf[128];
+        ssize_t n = cg_read(dir, file, buf, sizeof(buf));
+        if (n < 0)
+                return (int) n;
+        return parse_u64(buf, ret);
+}
+
+int cg_read_key_u64(const char *dir, const char *file, const char *key, uint64_t *ret)
+{
+        char buf[8192];
+        ssize_t n = cg_read(dir, file, buf, sizeof(buf));
+        if (n < 0)
+                return (int) n;
+        size_t klen = strlen(key);
+        for (char *line = buf; line && *line;) {
+                char *next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                if (strncmp(line, key, klen) == 0 && line[klen] == ' ')
+                        return parse_u64(line + klen + 1, ret);
+                line = next;
+        }
+        return -ENOENT;
+}
+
+/* Does the comma-separated list contain `word`? */
+static bool list_has(const char *list, const char *word)
+{
+        size_t wlen = strlen(word);
+        for (const char *p = list; p && *p;) {
+                const char *end = strchr(p, ',');
+                size_t len = end ? (size_t) (end - p) : strlen(p);
+                if (len == wlen && strncmp(p, word, wlen) == 0)
+                        return true;
+                p = end ? end + 1 : NULL;
+        }
+        return false;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo. */
+static void unescape_octal(char *s)
+{
+        char *out = s;
+        for (char *in = s; *in;) {
+                if (in[0] == '\\' && in[1] >= '0' && in[1] <= '3' && in[2] >= '0' && in[2] <= '7' &&
+                    in[3] >= '0' && in[3] <= '7') {
+                        *out++ = (char) ((in[1] - '0') * 64 + (in[2] - '0') * 8 + (in[3] - '0'));
+                        in += 4;
+                } else {
+                        *out++ = *in++;
+                }
+        }
+        *out = '\0';
+}
+
+/*
+ * Where is the hierarchy holding `controller` (NULL: cgroup2) mounted, and
+ * which of its directories is the mount's root? A hierarchy may be mounted
+ * several times (bind mounts into containers); the one under /sys/fs/cgroup
+ * with the whole hierarchy visible wins.
+ */
+static int find_mount(const char *mountinfo, const char *controller, char **ret_mountpoint,
+                      char **ret_root)
+{
+        _cleanup_free_ char *copy = strdup(mountinfo);
+        if (!copy)
+                return -ENOMEM;
+        _cleanup_free_ char *best_mp = NULL, *best_root = NULL;
+        int best_score = -1;
+        char *lines = NULL;
+        for (char *line = strtok_r(copy, "\n", &lines); line; line = strtok_r(NULL, "\n", &lines)) {
+                char *sep = strstr(line, " - ");
+                if (!sep)
+                        continue;
+                *sep = '\0';
+                char *tail = sep + 3;
+                char *save = NULL;
+                char *fstype = strtok_r(tail, " ", &save);
+                char *source = strtok_r(NULL, " ", &save);
+                char *super = strtok_r(NULL, " ", &save);
+                if (!fstype || !source || !super)
+                        continue;
+                if (controller) {
+                        if (strcmp(fstype, "cgroup") != 0 || !list_has(super, controller))
+                                continue;
+                } else if (strcmp(fstype, "cgroup2") != 0) {
+                        continue;
+                }
+                /* id parent major:minor root mountpoint ... */
+                char *root = NULL, *mp = NULL;
+                save = NULL;
+                char *field = strtok_r(line, " ", &save);
+                for (int i = 0; field && i < 5; i++, field = strtok_r(NULL, " ", &save)) {
+                        if (i == 3)
+                                root = field;
+                        else if (i == 4)
+                                mp = field;
+                }
+                if (!root || !mp)
+                        continue;
+                unescape_octal(root);
+                unescape_octal(mp);
+                int score = 0;
+                if (strcmp(mp, CG_FS_ROOT) == 0 || strncmp(mp, CG_FS_ROOT "/", 15) == 0)
+                        score += 2;
+                if (strcmp(root, "/") == 0)
+                        score += 1;
+                if (score > best_score) {
+                        char *m = strdup(mp), *r = strdup(root);
+                        if (!m || !r) {
+                                free(m);
+                                free(r);
+                                return -ENOMEM;
+                        }
+                        free(best_mp);
+                        free(best_root);
+                        best_mp = m;
+                        best_root = r;
+                        best_score = score;
+                }
+        }
+        if (!best_mp)
+                return -ENOENT;
+        *ret_mountpoint = TAKE_PTR(best_mp);
+        *ret_root = TAKE_PTR(best_root);
+        return 0;
+}
+
+/* In the text of a /proc/<pid>/cgroup file, the path for the hierarchy that
+ * holds `controller` (NULL: the cgroup2 "0::" line). */
+static int proc_cgroup_lookup(const char *content, const char *controller, char **ret)
+{
+        _cleanup_free_ char *copy = strdup(content);
+        if (!copy)
+                return -ENOMEM;
+        char *save = NULL;
+        for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *c1 = strchr(line, ':');
+                char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+                if (!c2)
+                        continue;
+                *c1 = '\0';
+                *c2 = '\0';
+                const char *ctrls = c1 + 1;
+                bool match = controller ? list_has(ctrls, controller)
+                                        : strcmp(line, "0") == 0 && *ctrls == '\0';
+                if (!match)
+                        continue;
+                char *path = strdup(c2 + 1);
+                if (!path)
+                        return -ENOMEM;
+                *ret = path;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+/* procfs files report no size, so read until EOF. */
+static int read_whole_file(const char *p, char **ret)
+{
+        _cleanup_fclose_ FILE *f = fopen(p, "re");
+        if (!f)
+                return -errno;
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        _cleanup_fclose_ FILE *mem = open_memstream(&buf, &len);
+        if (!mem)
+                return -ENOMEM;
+        char chunk[1024];
+        size_t got;
+        while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+                fwrite(chunk, 1, got, mem);
+        if (ferror(f))
+                return -EIO;
+        if (fclose(TAKE_PTR(mem)) != 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+/* `rel` below the mount root `root`: the rest of rel ("" for the root itself),
+ * or NULL when rel is outside what the mount shows. */
+static const char *strip_root(const char *rel, const char *root)
+{
+        if (strcmp(root, "/") == 0)
+                return strcmp(rel, "/") == 0 ? "" : rel;
+        size_t len = strlen(root);
+        if (strncmp(rel, root, len) != 0 || (rel[len] != '\0' && rel[len] != '/'))
+                return NULL;
+        return rel + len;
+}
+
+static void cg_host_clear(struct cg_host *host)
+{
+        free(host->mountinfo);
+        free(host->self_cgroup);
+        *host = (struct cg_host){0};
+}
+
+static int cg_host_load(struct cg_host *host, psrun_error *err)
+{
+        int r = read_whole_file("/proc/self/mountinfo", &host->mountinfo);
+        if (r < 0)
+                return psrun_error_errno(err, r, "cgroup: reading /proc/self/mountinfo");
+        r = read_whole_file("/proc/self/cgroup", &host->self_cgroup);
+        if (r < 0)
+                return psrun_error_errno(err, r, "cgroup: reading /proc/self/cgroup");
+        return 0;
+}
+
+int cg_resolve_parent(const struct cg_host *host, const char *controller, const char *parent,
+                      struct cg_dir *out, psrun_error *err)
+{
+        const char *label = controller ? controller : "cgroup2";
+        _cleanup_free_ char *mp = NULL, *root = NULL, *own = NULL;
+        int r = find_mount(host->mountinfo, controller, &mp, &root);
+        if (r == -ENOENT)
+                return -ENODEV;
+        if (r < 0)
+                return psrun_error_errno(err, r, "cgroup: parsing /proc/self/mountinfo");
+
+        const char *rel = parent;
+        if (!rel) {
+                r = proc_cgroup_lookup(host->self_cgroup, controller, &own);
+                if (r < 0)
+                        return psrun_error_errno(err, r,
+                                                 "cgroup: finding this process's cgroup in the %s "
+                                                 "hierarchy (/proc/self/cgroup)",
+                                                 label);
+                rel = own;
+        }
+        const char *sub = strip_root(rel, root);
+        if (!sub)
+                return psrun_error_set(err, ENOENT,
+                                       "cgroup: %s is outside the part of the %s hierarchy "
+                                       "mounted at %s (%s)",
+                                       rel, label, mp, root);
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s%s", mp, sub) < 0)
+                return psrun_error_errno(err, ENOMEM, "cgroup");
+        if (!is_dir(path))
+                return psrun_error_set(err, ENOENT,
+                                       "cgroup: parent cgroup %s does not exist in the %s "
+                                       "hierarchy (%s)",
+                                       rel, label, path);
+        char *rel_copy = strdup(rel);
+        if (!rel_copy)
+                return psrun_error_errno(err, ENOMEM, "cgroup");
+        out->path = TAKE_PTR(path);
+        out->rel = rel_copy;
+        out->alias = false;
+        return 0;
+}
+
+/* Slots sharing one directory (co-mounted cpu,cpuacct): the first one seen
+ * owns it, the cgroup2 slot first of all. */
+static void mark_aliases(struct cg_dir dirs[CG_SLOT_MAX])
+{
+        static const enum cg_slot order[] = {CG_SLOT_UNIFIED, CG_SLOT_MEMORY,  CG_SLOT_PIDS,
+                                             CG_SLOT_CPU,     CG_SLOT_CPUACCT, CG_SLOT_FREEZER};
+        for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+                struct cg_dir *d = &dirs[order[i]];
+                if (!d->path)
+                        continue;
+                for (size_t j = 0; j < i; j++) {
+                        struct cg_dir *owner = &dirs[order[j]];
+                        if (owner->path && !owner->alias && strcmp(owner->path, d->path) == 0) {
+                                d->alias = true;
+                                break;
+                        }
+                }
+        }
+}
+
+/*
+ * Send `sig` to every process in dir and its descendant cgroups. Returns how
+ * many were signalled. The caller's own pid is never signalled: a caller that
+ * sits in the cgroup by mistake must not kill itself.
+ */
+static int signal_tree(const char *dir, int sig, int depth)
+{
+        char p[PATH_MAX];
+        int r = file_path(p, sizeof(p), dir, "cgroup.procs");
+        if (r < 0)
+                return r;
+        int count = 0;
+        {
+                _cleanup_fclose_ FILE *f = fopen(p, "re");
+                if (!f)
+                        return -errno;
+                long pid;
+                pid_t self = getpid();
+                while (fscanf(f, "%ld", &pid) == 1) {
+                        /* pid 0 or -1 would signal our process group or everything. */
+                        if (pid <= 0 || pid > INT_MAX || pid == self)
+                                continue;
+                        if (kill((pid_t) pid, sig) == 0)
+                                count++;
+                }
+        }
+        if (depth >= CG_MAX_DEPTH)
+                return count;
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? count : -errno;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+                    strcmp(de->d_name, "..") == 0)
+                        continue;
+                _cleanup_free_ char *sub = path_join(dir, de->d_name);
+                if (!sub)
+                        return -ENOMEM;
+                r = signal_tree(sub, sig, depth + 1);
+                if (r > 0)
+                        count += r;
+                else if (r < 0 && r != -ENOENT)
+                        return r;
+        }
+        return count;
+}
+
+int cg_signal_tree(const char *dir, int sig)
+{
+        return signal_tree(dir, sig, 0);
+}
+
+int cg_sigkill_until_empty(struct cgroup *cg, uint64_t deadline_ms, psrun_error *err)
+{
+        unsigned pause = 1;
+        for (;;) {
+                int total = 0;
+                for (int s = 0; s < CG_SLOT_MAX; s++) {
+                        const struct cg_dir *d = &cg->dir[s];
+                        if (!d->path || d->alias)
+                                continue;
+                        int r = cg_signal_tree(d->path, SIGKILL);
+                        if (r == -ENOENT)
+                                continue;
+                        if (r < 0)
+                                return psrun_error_errno(err, r, "cgroup: killing processes in %s",
+                                                         d->path);
+                        total += r;
+                }
+                if (total == 0)
+                        return 0;
+                if (cg_now_ms() >= deadline_ms)
+                        return psrun_error_set(err, ETIMEDOUT,
+                                               "cgroup: %s still has %d process(es) after "
+                                               "SIGKILL",
+                                               cg->name, total);
+                /* Killed processes take a moment to exit; back off gently. */
+                sleep_ms(pause);
+                if (pause < 50)
+                        pause *= 2;
+        }
+}
+
+int cg_wait_unpopulated(const char *dir, uint64_t deadline_ms, psrun_error *err)
+{
+        char p[PATH_MAX];
+        int r = file_path(p, sizeof(p), dir, "cgroup.events");
+        if (r < 0)
+                return psrun_error_errno(err, r, "cgroup: %s", dir);
+        _cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "cgroup: opening %s", p);
+        for (;;) {
+                char buf[512];
+                ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+                if (n < 0)
+                        return psrun_error_errno(err, errno, "cgroup: reading %s", p);
+                buf[n] = '\0';
+                const char *pop = strstr(buf, "populated ");
+                if (pop && pop[10] == '0')
+                        return 0;
+                uint64_t now = cg_now_ms();
+                if (now >= deadline_ms)
+                        return psrun_error_set(err, ETIMEDOUT,
+                                               "cgroup: %s still populated after kill", dir);
+                /* cgroup.events raises POLLPRI on change; the short cap covers a
+                 * change that landed between the read and the poll. */
+                uint64_t wait = deadline_ms - now;
+                struct pollfd pfd = {.fd = fd, .events = POLLPRI};
+                if (poll(&pfd, 1, wait > 20 ? 20 : (int) wait) < 0 && errno != EINTR)
+                        return psrun_error_errno(err, errno, "cgroup: poll %s", p);
+        }
+}
+
+/* rmdir dir after its descendant cgroups; a cgroup whose last process just
+ * died can report EBUSY for a moment, so that is retried briefly. */
+static int remove_tree(const char *dir, int depth)
+{
+        if (depth < CG_MAX_DEPTH) {
+                _cleanup_(closedirp) DIR *d = opendir(dir);
+                if (!d && errno == ENOENT)
+                        return 0;
+                struct dirent *de;
+                while (d && (de = readdir(d))) {
+                        if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
+                            strcmp(de->d_name, "..") == 0)
+                                continue;
+                        _cleanup_free_ char *sub = path_join(dir, de->d_name);
+                        if (!sub)
+                                return -ENOMEM;
+                        int r = remove_tree(sub, depth + 1);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        uint64_t deadline = cg_now_ms() + 500;
+        unsigned pause = 1;
+        while (rmdir(dir) < 0) {
+                if (errno == ENOENT)
+                        return 0;
+                if (errno != EBUSY || cg_now_ms() >= deadline)
+                        return -errno;
+                sleep_ms(pause);
+                if (pause < 32)
+                        pause *= 2;
+        }
+        return 0;
+}
+
+/* Remove every directory the cgroup owns, last slot first. Returns the first
+ * failure; keeps going so as much as possible is gone. */
+static int remove_dirs(struct cgroup *cg, psrun_error *err)
+{
+        int ret = 0;
+        for (int s = CG_SLOT_MAX - 1; s >= 0; s--) {
+                struct cg_dir *d = &cg->dir[s];
+                if (d->path && !d->alias) {
+                        int r = remove_tree(d->path, 0);
+                        if (r < 0 && ret == 0)
+                                ret = psrun_error_errno(err, r, "cgroup: removing %s", d->path);
+                }
+                cg_dir_clear(d);
+        }
+        return ret;
+}
+
+static const struct cgroup_ops *driver(void)
+{
+        /* A cgroup2 filesystem right at /sys/fs/cgroup is the unified layout;
+         * anything else (tmpfs of v1 mounts, possibly with cgroup2 at
+         * unified/) gets the v1 driver. */
+        const struct cgroup_ops *forced = atomic_load(&forced_driver);
+        if (forced)
+                return forced;
+        struct statfs sfs;
+        if (statfs(CG_FS_ROOT, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC)
+                return &cgroup_v2_ops;
+        return &cgroup_v1_ops;
+}
+
+const char *cgroup_driver_name(void)
+{
+        return driver()->name;
+}
+
+/* A parent must be canonical: it is compared with what /proc/<pid>/cgroup
+ * prints, and must not climb out of the hierarchy. */
+static int validate_parent(const char *parent, psrun_error *err)
+{
+        if (!parent)
+                return 0;
+        size_t len = strlen(parent);
+        bool ok = parent[0] == '/' && len < PATH_MAX / 2 && !strchr(parent, '\n') &&
+                  (len == 1 || parent[len - 1] != '/');
+        for (const char *p = parent; ok && *p;) {
+                const char *comp = p + 1;
+                const char *end = strchr(comp, '/');
+                size_t clen = end ? (size_t) (end - comp) : strlen(comp);
+                if ((clen == 0 && len > 1) || (clen == 1 && comp[0] == '.') ||
+                    (clen == 2 && comp[0] == '.' && comp[1] == '.'))
+                        ok = false;
+                p = end ? end : comp + clen;
+        }
+        if (!ok)
+                return psrun_error_set(err, EINVAL,
+                                       "cgroup: invalid cgroup parent \"%s\": expected an "
+                                       "absolute path such as /psrun, without \".\", \"..\" or "
+                                       "empty components",
+                                       parent);
+        return 0;
+}
+
+static int validate_limits(const struct cgroup_limits *limits, psrun_error *err)
+{
+        /* The bound keeps the quota arithmetic far from overflow; the kernel
+         * refuses quotas past ~2^44 us anyway. */
+        if (!isfinite(limits->cpus) || limits->cpus < 0 || limits->cpus > CG_MAX_CPUS)
+                return psrun_error_set(err, EINVAL,
+                                       "cgroup: invalid cpu limit %g: expected 0 (no limit) up "
+                                       "to %d",
+                                       limits->cpus, CG_MAX_CPUS);
+        return 0;
+}
+
+static void cgroup_free(struct cgroup *cg)
+{
+        if (!cg)
+                return;
+        if (cg->unified_fd >= 0)
+                close(cg->unified_fd);
+        for (int s = 0; s < CG_SLOT_MAX; s++)
+                cg_dir_clear(&cg->dir[s]);
+        free(cg);
+}
+
+void cgroup_destroy(struct cgroup *cg)
+{
+        if (!cg)
+                return;
+        /* Processes still inside would keep rmdir failing; nothing useful can
+         * be done with a kill error here, removal below reports the outcome. */
+        cg->ops->kill(cg, NULL);
+        remove_dirs(cg, NULL);
+        cgroup_free(cg);
+}
+
+static inline void cgroup_destroyp(struct cgroup **cg)
+{
+        cgroup_destroy(*cg);
+}
+
+static inline void cgroup_freep(struct cgroup **cg)
+{
+        cgroup_free(*cg);
+}
+
+/* mkdir <parent>/<name> in every slot; -EEXIST (a stale directory of a
+ * previous process with our pid) lets the caller pick another name. */
+static int make_dirs(struct cgroup *cg, const struct cg_dir parents[CG_SLOT_MAX], psrun_error *err)
+{
+        for (int s = 0; s < CG_SLOT_MAX; s++) {
+                const struct cg_dir *p = &parents[s];
+                if (!p->path)
+                        continue;
+                struct cg_dir *d = &cg->dir[s];
+                d->path = path_join(p->path, cg->name);
+                d->rel = path_join(p->rel, cg->name);
+                d->alias = p->alias;
+                if (!d->path || !d->rel) {
+                        cg_dir_clear(d);
+                        return psrun_error_errno(err, ENOMEM, "cgroup");
+                }
+                if (d->alias)
+                        continue;
+                if (mkdir(d->path, 0755) < 0) {
+                        int e = errno;
+                        psrun_error_errno(err, e, "cgroup: creating %s", d->path);
+                        cg_dir_clear(d);
+                        return -e;
+                }
+        }
+        return 0;
+}
+
+/* Below `parents` (one directory per slot), make the cgroup and apply the
+ * limits. On failure everything made here is removed again. */
+static int create_below(const struct cgroup_ops *ops, struct cg_dir parents[CG_SLOT_MAX],
+                        const struct cgroup_limits *limits, struct cgroup **ret, psrun_error *err)
+{
+        mark_aliases(parents);
+        if (ops->prepare_parents) {
+                int r = ops->prepare_parents(parents, limits, err);
+                if (r < 0)
+                        return r;
+        }
+
+        _cleanup_(cgroup_destroyp) struct cgroup *cg = calloc(1, sizeof(*cg));
+        if (!cg)
+                return psrun_error_errno(err, ENOMEM, "cgroup");
+        cg->ops = ops;
+        cg->unified_fd = -1;
+        int r;
+        for (int attempt = 0;; attempt++) {
+                snprintf(cg->name, sizeof(cg->name), "psrun-%d-%u", (int) getpid(),
+                         atomic_fetch_add(&name_counter, 1));
+                r = make_dirs(cg, parents, err);
+                if (r != -EEXIST || attempt >= 16)
+                        break;
+                r = remove_dirs(cg, err);
+                if (r < 0)
+                        return r;
+                psrun_error_clear(err);
+        }
+        if (r < 0)
+                return r;
+
+        r = ops->apply_limits(cg, limits, err);
+        if (r < 0)
+                return r;
+        const char *unified = cg->dir[CG_SLOT_UNIFIED].path;
+        if (unified) {
+                cg->unified_fd = open(unified, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (cg->unified_fd < 0)
+                        return psrun_error_errno(err, errno, "cgroup: opening %s", unified);
+        }
+        *ret = TAKE_PTR(cg);
+        return 0;
+}
+
+int cgroup_create(const char *parent, const struct cgroup_limits *limits, struct cgroup **ret,
+                  psrun_error *err)
+{
+        static const struct cgroup_limits no_limits;
+        if (!ret)
+                return psrun_error_set(err, EINVAL, "cgroup: no result pointer");
+        *ret = NULL;
+        if (!limits)
+                limits = &no_limits;
+        int r = validate_parent(parent, err);
+        if (r < 0)
+                return r;
+        r = validate_limits(limits, err);
+        if (r < 0)
+                return r;
+
+        const struct cgroup_ops *ops = driver();
+        _cleanup_(cg_host_clear) struct cg_host host = {0};
+        r = cg_host_load(&host, err);
+        if (r < 0)
+                return r;
+        _cleanup_(cg_dirs_clear) struct cg_dir parents[CG_SLOT_MAX] = {0};
+        r = ops->find_parents(&host, parent, limits, parents, err);
+        if (r < 0)
+                return r;
+        return create_below(ops, parents, limits, ret, err);
+}
+
+int cgroup_create_child(const struct cgroup *parent, const struct cgroup_limits *limits,
+                        struct cgroup **ret, psrun_error *err)
+{
+        static const struct cgroup_limits no_limits;
+        if (!ret || !parent)
+                return psrun_error_set(err, EINVAL, "cgroup: create child: invalid arguments");
+        *ret = NULL;
+        if (!limits)
+                limits = &no_limits;
+        int r = validate_limits(limits, err);
+        if (r < 0)
+                return r;
+        _cleanup_(cg_dirs_clear) struct cg_dir parents[CG_SLOT_MAX] = {0};
+        for (int s = 0; s < CG_SLOT_MAX; s++) {
+                const struct cg_dir *d = &parent->dir[s];
+                if (!d->path)
+                        continue;
+                parents[s].path = strdup(d->path);
+                parents[s].rel = strdup(d->rel);
+                if (!parents[s].path || !parents[s].rel)
+                        return psrun_error_errno(err, ENOMEM, "cgroup");
+        }
+        return create_below(parent->ops, parents, limits, ret, err);
+}
+
+int cgroup_clone_fd(const struct cgroup *cg)
+{
+        return cg ? cg->unified_fd : -1;
+}
+
+int cgroup_attach(struct cgroup *cg, pid_t pid, psrun_error *err)
+{
+        if (!cg || pid <= 0)
+                return psrun_error_set(err, EINVAL, "cgroup: attach: invalid arguments");
+        _cleanup_free_ char *content = NULL;
+        char proc_path[64];
+        snprintf(proc_path, sizeof(proc_path), "/proc/%d/cgroup", (int) pid);
+        int r = read_whole_file(proc_path, &content);
+        if (r < 0)
+                return psrun_error_errno(err, r == -ENOENT ? ESRCH : r,
+                                         "cgroup: attach: reading /proc/%d/cgroup", (int) pid);
+        for (int s = 0; s < CG_SLOT_MAX; s++) {
+                const struct cg_dir *d = &cg->dir[s];
+                if (!d->path || d->alias)
+                        continue;
+                /* Writing cgroup.procs takes a global lock even when the
+                 * process is already there (as after CLONE_INTO_CGROUP), so
+                 * skip the hierarchies where it already is. */
+                _cleanup_free_ char *current = NULL;
+                const char *ctrl = s == CG_SLOT_UNIFIED ? NULL : cg_slot_name(s);
+                if (proc_cgroup_lookup(content, ctrl, &current) == 0 &&
+                    strcmp(current, d->rel) == 0)
+                        continue;
+                r = cg_write(d->path, "cgroup.procs", "%d", (int) pid);
+                if (r < 0)
+                        return psrun_error_errno(err, r, "cgroup: moving process %d into %s",
+                                                 (int) pid, d->path);
+        }
+        return 0;
+}
+
+int cgroup_kill(struct cgroup *cg, psrun_error *err)
+{
+        if (!cg)
+                return psrun_error_set(err, EINVAL, "cgroup: kill: no cgroup");
+        return cg->ops->kill(cg, err);
+}
+
+int cgroup_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err)
+{
+        if (!cg || !stats)
+                return psrun_error_set(err, EINVAL, "cgroup: read stats: invalid arguments");
+        *stats = (struct cgroup_stats){0};
+        return cg->ops->read_stats(cg, stats, err);
+}
+
+const char *cgroup_path(const struct cgroup *cg, const char *controller)
+{
+        if (!cg || !controller)
+                return NULL;
+        for (int s = 0; s < CG_SLOT_MAX; s++) {
+                if (strcmp(controller, slot_names[s]) != 0)
+                        continue;
+                /* On a cgroup2 host every controller lives in the one directory. */
+                if (!cg->dir[s].path && cg->ops == &cgroup_v2_ops)
+                        return cg->dir[CG_SLOT_UNIFIED].path;
+                return cg->dir[s].path;
+        }
+        return NULL;
+}
+
+/* "psrun-<pid>-<n>" with decimal numbers and nothing else; the pid. */
+static bool parse_cgroup_name(const char *name, pid_t *ret_pid)
+{
+        if (strncmp(name, "psrun-", 6) != 0)
+                return false;
+        const char *p = name + 6;
+        const char *digits = p;
+        long long pid = 0;
+        while (*p >= '0' && *p <= '9' && p - digits < 10)
+                pid = pid * 10 + (*p++ - '0');
+        if (p == digits || *p != '-' || pid <= 0 || pid > INT_MAX)
+                return false;
+        const char *n = ++p;
+        while (*p >= '0' && *p <= '9' && p - n < 10)
+                p++;
+        if (p == n || *p != '\0')
+                return false;
+        *ret_pid = (pid_t) pid;
+        return true;
+}
+
+static int strv_add_unique(char ***v, size_t *n, const char *s)
+{
+        for (size_t i = 0; i < *n; i++)
+                if (strcmp((*v)[i], s) == 0)
+                        return 0;
+        char **nv = realloc(*v, (*n + 2) * sizeof(char *));
+        if (!nv)
+                return -ENOMEM;
+        *v = nv;
+        nv[*n] = strdup(s);
+        if (!nv[*n])
+                return -ENOMEM;
+        nv[++*n] = NULL;
+        return 0;
+}
+
+/* Names of psrun cgroups directly below dir whose creating process is gone.
+ * kill(pid, 0) failing with EPERM still means the process exists. */
+static int collect_dead(const char *dir, char ***names, size_t *n)
+{
+        _cleanup_(closedirp) DIR *d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                pid_t pid;
+                if (de->d_type != DT_DIR || !parse_cgroup_name(de->d_name, &pid))
+                        continue;
+                if (kill(pid, 0) == 0 || errno != ESRCH)
+                        continue;
+                int r = strv_add_unique(names, n, de->d_name);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int cgroup_gc(const char *parent, psrun_error *err)
+{
+        int r = validate_parent(parent, err);
+        if (r < 0)
+                return r;
+        const struct cgroup_ops *ops = driver();
+        _cleanup_(cg_host_clear) struct cg_host host = {0};
+        r = cg_host_load(&host, err);
+        if (r < 0)
+                return r;
+        _cleanup_(cg_dirs_clear) struct cg_dir bases[CG_SLOT_MAX] = {0};
+        r = ops->find_parents(&host, parent, NULL, bases, err);
+        if (r < 0)
+                return r;
+        mark_aliases(bases);
+
+        _cleanup_strv_free_ char **names = NULL;
+        size_t n = 0;
+        for (int s = 0; s < CG_SLOT_MAX; s++) {
+                if (!bases[s].path || bases[s].alias)
+                        continue;
+                r = collect_dead(bases[s].path, &names, &n);
+                if (r < 0)
+                        return psrun_error_errno(err, r, "cgroup: gc: scanning %s", bases[s].path);
+        }
+
+        int removed = 0, failed = 0;
+        for (size_t i = 0; i < n; i++) {
+                /* A stand-in for the dead run's handle, with the slots where a
+                 * directory of that name exists, then the normal teardown. */
+                _cleanup_(cgroup_freep) struct cgroup *cg = calloc(1, sizeof(*cg));
+                if (!cg)
+                        return psrun_error_errno(err, ENOMEM, "cgroup: gc");
+                cg->ops = ops;
+                cg->unified_fd = -1;
+                snprintf(cg->name, sizeof(cg->name), "%s", names[i]);
+                for (int s = 0; s < CG_SLOT_MAX; s++) {
+                        if (!bases[s].path)
+                                continue;
+                        struct cg_dir *d = &cg->dir[s];
+                        d->path = path_join(bases[s].path, names[i]);
+                        d->rel = path_join(bases[s].rel, names[i]);
+                        d->alias = bases[s].alias;
+                        if (!d->path || !d->rel)
+                                return psrun_error_errno(err, ENOMEM, "cgroup: gc");
+                        if (!is_dir(d->path))
+                                cg_dir_clear(d);
+                }
+                psrun_error e = {0};
+                r = ops->kill(cg, &e);
+                int rr = remove_dirs(cg, r < 0 ? NULL : &e);
+                if (r < 0 || rr < 0) {
+                        /* Go on with the others; report the first failure. */
+                        if (!failed) {
+                                failed = r < 0 ? r : rr;
+                                if (err)
+                                        *err = e;
+                        }
+                        continue;
+                }
+                removed++;
+        }
+        if (failed)
+                return failed;
+        return removed;
+}
