@@ -118,8 +118,10 @@ Test(hostile, foreign_abi_denied)
         struct test_run r;
         run_probe(&r, NULL, "syscall", "int80");
         if (strcmp(host, "NOABI\n") == 0) {
-                cr_log_warn("this kernel has no IA32 emulation: int $0x80 faults even outside");
                 cr_expect_str_eq(r.out, "NOABI\n");
+                test_run_free(&r);
+                cr_skip_test("int $0x80 faults outside the sandbox too (no usable IA32 "
+                             "emulation); seccomp/* checks the i386 rules in the BPF itself");
         } else {
                 cr_expect_str_eq(host, "ok\n", "outside the sandbox int80 should work");
                 cr_expect_str_eq(r.out, "EPERM\n", "%s", r.err);
