@@ -50,6 +50,7 @@ static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_CAPS] = "capabilities",
         [CHILD_STEP_CHDIR] = "chdir",
         [CHILD_STEP_NO_NEW_PRIVS] = "no_new_privs",
+        [CHILD_STEP_APPARMOR] = "apparmor",
         [CHILD_STEP_LANDLOCK] = "landlock",
         [CHILD_STEP_CLOSE_FDS] = "close inherited fds",
         [CHILD_STEP_SECCOMP] = "seccomp",
@@ -421,6 +422,15 @@ static int step_no_new_privs(struct child_ctx *c)
         return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : 0;
 }
 
+static int step_apparmor(struct child_ctx *c)
+{
+        /* Takes effect at execve(). Before Landlock, whose rules would
+         * refuse the write to /proc/self/attr. */
+        if (!c->plan->apparmor.active)
+                return 0;
+        return apparmor_plan_apply(&c->plan->apparmor);
+}
+
 static int step_landlock(struct child_ctx *c)
 {
         if (c->plan->landlock.ruleset_fd < 0)
@@ -510,6 +520,7 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_CAPS, step_caps},
         {CHILD_STEP_CHDIR, step_chdir},
         {CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs},
+        {CHILD_STEP_APPARMOR, step_apparmor},
         {CHILD_STEP_LANDLOCK, step_landlock},
         {CHILD_STEP_CLOSE_FDS, step_close_fds},
         {CHILD_STEP_SECCOMP, step_seccomp},

@@ -31,6 +31,7 @@ enum child_step {
         CHILD_STEP_CAPS,
         CHILD_STEP_CHDIR,
         CHILD_STEP_NO_NEW_PRIVS,
+        CHILD_STEP_APPARMOR,
         CHILD_STEP_LANDLOCK, /* index: the rule, or UINT32_MAX for restrict_self */
         CHILD_STEP_CLOSE_FDS,
         CHILD_STEP_SECCOMP,

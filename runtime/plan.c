@@ -149,6 +149,22 @@ static int plan_landlock(const struct policy *pol, const struct run_options *o, 
         return 0;
 }
 
+static int plan_apparmor(const struct policy *pol, const struct run_options *o, struct plan *p,
+                         psrun_error *err)
+{
+        psrun_error aerr = {0};
+        int r = apparmor_plan_init(&p->apparmor, (int) pol->apparmor, pol->apparmor_profile, &aerr);
+        if (r == -EOPNOTSUPP && pol->apparmor == POLICY_LAYER_AUTO) {
+                /* A host without AppArmor: Landlock and seccomp still hold. */
+                note(o, aerr.msg);
+                p->apparmor.active = false;
+                return 0;
+        }
+        if (r < 0)
+                *err = aerr;
+        return r;
+}
+
 int plan_from_policy(const struct policy *pol, char *const argv[], const struct run_options *o,
                      struct plan *p, psrun_error *err)
 {
@@ -163,10 +179,6 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 return psrun_error_set(err, EOPNOTSUPP,
                                        "backend: `%s` is not supported yet (only `native`)",
                                        policy_backend_to_string(pol->backend));
-        if (pol->apparmor == POLICY_LAYER_REQUIRED)
-                return psrun_error_set(err, EOPNOTSUPP,
-                                       "apparmor: required by the policy, but psrun's AppArmor "
-                                       "layer is not available on this host");
         if (!argv || !argv[0] || !argv[0][0])
                 return psrun_error_set(err, EINVAL, "run: no command given");
 
@@ -204,6 +216,8 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 .n_mounts = pol->n_mounts,
         };
         r = rootfs_plan_standalone(&ro, &p->rootfs, err);
+        if (r >= 0)
+                r = plan_apparmor(pol, o, p, err);
         if (r >= 0)
                 r = plan_landlock(pol, o, p, err);
         if (r >= 0) {

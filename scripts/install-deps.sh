@@ -10,6 +10,7 @@ build-essential pkg-config
 libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev libmnl-dev libyaml-dev
 libcriterion-dev
 busybox-static python3 iproute2 procps util-linux
+qemu-system-x86
 "
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".
 PACKAGES="$PACKAGES ${PSRUN_EXTRA_PACKAGES:-}"

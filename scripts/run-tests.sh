@@ -5,7 +5,9 @@
 # reported as skipped when not root; they never pass silently.
 set -u
 
+# Usage: run-tests.sh BUILD [--vm]   (--vm: also the kernel matrix VM stage)
 BUILD=${1:-build}
+WITH_VM=${2:-}
 export PSRUN_BUILD=$BUILD
 TIERS="unit kernel integration escape"
 ROOT_TIERS="kernel integration escape"
@@ -46,13 +48,32 @@ for tier in $TIERS; do
 		continue
 	fi
 	total_pass=$((total_pass + passing))
-	total_fail=$((total_fail + failing + crashing))
+	# Criterion's Failing already counts the crashed tests.
+	total_fail=$((total_fail + failing))
 	total_skip=$((total_skip + skipped))
-	echo "== $tier: $tested tested, $passing passed, $((failing + crashing)) failed, $skipped skipped ($(($(date +%s) - start)) s)"
-	if [ "$status" -ne 0 ] || [ "$((failing + crashing))" -ne 0 ]; then
+	echo "== $tier: $tested tested, $passing passed, $failing failed ($crashing crashed), $skipped skipped ($(($(date +%s) - start)) s)"
+	if [ "$status" -ne 0 ] || [ "$failing" -ne 0 ]; then
 		failed_tiers="$failed_tiers $tier"
 	fi
 done
+
+if [ "$WITH_VM" = "--vm" ]; then
+	echo "== vm: the kernel matrix (scripts/vm-check.sh, docs/testing.md)"
+	scripts/vm-check.sh "$BUILD" | tee "$log"
+	vm_status=${PIPESTATUS[0]}
+	vm_line=$(grep -E '^vm: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+	if [ -n "$vm_line" ]; then
+		read -r vp vf vs <<<"$(sed -E 's/vm: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$vm_line")"
+		total_pass=$((total_pass + vp))
+		total_fail=$((total_fail + vf))
+		total_skip=$((total_skip + vs))
+	elif grep -q '^SKIP:' "$log"; then
+		total_skip=$((total_skip + 1))
+	fi
+	if [ "$vm_status" -ne 0 ]; then
+		failed_tiers="$failed_tiers vm"
+	fi
+fi
 
 if [ -n "$failed_tiers" ]; then
 	echo "failing tiers:$failed_tiers"

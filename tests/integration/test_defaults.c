@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "integration/common.h"
+#include "policy/apparmor.h"
 
 TestSuite(defaults, .init = test_require_root);
 
@@ -92,13 +93,16 @@ Test(defaults, host_secrets_absent)
 }
 
 /* A masked /proc file reads as empty; where the host kernel has no such file
- * (e.g. built without CONFIG_PROC_KCORE) it is absent inside too. */
+ * (e.g. built without CONFIG_PROC_KCORE) it is absent inside too. Where the
+ * host has AppArmor, psrun-default may refuse the open before the mask is
+ * even reached. */
 static void expect_masked(const char *path)
 {
         struct test_run r;
         run_probe(&r, NULL, "read", path);
         const char *want = access(path, F_OK) == 0 ? "0\n" : "ENOENT\n";
-        cr_expect_str_eq(r.out, want, "%s: %s", path, r.out);
+        if (!(apparmor_enabled() && strcmp(r.out, "EACCES\n") == 0))
+                cr_expect_str_eq(r.out, want, "%s: %s", path, r.out);
         test_run_free(&r);
 }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "integration/common.h"
+#include "policy/apparmor.h"
 
 TestSuite(knobs, .init = test_require_root);
 
@@ -146,5 +147,28 @@ Test(knobs, python_runs)
                 NULL};
         test_run_psrun(&r, argv);
         cr_expect_str_eq(r.out, "[1000, \"/workspace\"]\n", "%s", r.err);
+        test_run_free(&r);
+}
+
+Test(knobs, apparmor_layer)
+{
+        struct test_run r;
+        const char *const argv[] = {"run", "-o", "apparmor=required", "--", "/bin/cat",
+                                    "/proc/self/attr/current", NULL};
+        test_run_psrun(&r, argv);
+        if (apparmor_enabled()) {
+                cr_expect_eq(r.status, 0, "%s", r.err);
+                cr_expect(strstr(r.out, "psrun-default"), "not confined: %s", r.out);
+        } else {
+                /* Fails closed when the policy requires it and the host lacks it. */
+                cr_expect_eq(r.status, 125);
+                cr_expect(strstr(r.err, "apparmor: required by the policy"), "%s", r.err);
+        }
+        test_run_free(&r);
+
+        const char *const off[] = {"run", "-o", "apparmor=off", "--", "/bin/true", NULL};
+        test_run_psrun(&r, off);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect(!strstr(r.err, "apparmor"), "apparmor=off still talks about it: %s", r.err);
         test_run_free(&r);
 }
