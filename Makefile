@@ -31,7 +31,9 @@ TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
 LIB_SRCS := $(wildcard common/*.c policy/*.c rootfs/*.c netns/*.c runtime/*.c)
 LIB_SRCS := $(filter-out runtime/main.c,$(LIB_SRCS))
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# The default seccomp profile, compiled at build time (tools/gen-seccomp-bpf.c).
+GEN_SECCOMP := $(BUILD)/gen/seccomp-default-bpf.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SECCOMP:.c=.o)
 ARCHIVE := $(BUILD)/libpsrun-internal.a
 SHARED := $(BUILD)/libpsrun.so
 PSRUN := $(BUILD)/psrun
@@ -51,6 +53,15 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/tools/gen-seccomp-bpf: tools/gen-seccomp-bpf.c policy/seccomp.c policy/seccomp-default.c \
+		common/error.c policy/seccomp.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter %.c,$^) $(LDFLAGS) $(PKG_LIBS)
+
+$(GEN_SECCOMP): $(BUILD)/tools/gen-seccomp-bpf
+	@mkdir -p $(dir $@)
+	$< > $@.tmp && mv $@.tmp $@
+
 $(ARCHIVE): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -60,8 +71,17 @@ $(SHARED): $(LIB_OBJS) libpsrun.sym
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=libpsrun.sym -Wl,-soname,libpsrun.so.0 \
 		-o $@ $(LIB_OBJS) $(PKG_LIBS) -lm
 
+# psrun itself is linked statically: no dynamic loading of five libraries
+# at every start (~2 ms, ~60 page faults), and nothing of the host's library
+# search path is consulted. STATIC=0 links it dynamically.
+STATIC ?= 1
+PSRUN_LIBS = $(shell pkg-config --libs $(if $(filter 1,$(STATIC)),--static) libseccomp libcap yaml-0.1) -lm
+ifeq ($(STATIC)$(SANITIZE),1)
+PSRUN_LDFLAGS := -static-pie
+endif
+
 $(PSRUN): $(BUILD)/runtime/main.o $(ARCHIVE)
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(CC) $(LDFLAGS) $(PSRUN_LDFLAGS) -o $@ $^ $(PSRUN_LIBS)
 
 # One Criterion binary per tier, from every tests/<tier>/*.c.
 $(BUILD)/tests/%: tests/%/*.c tests/lib/*.c tests/lib/*.h $(ARCHIVE)

@@ -73,6 +73,13 @@ struct seccomp_program {
 const struct seccomp_profile *seccomp_default_profile(void);
 
 /* Compile `profile` to BPF. */
+/* The default profile compiled at build time (tools/gen-seccomp-bpf.c):
+ * a copy of it, without libseccomp's cost. Returns 0 or -ENOMEM. */
+int seccomp_default_program(struct seccomp_program *out);
+extern const struct sock_filter seccomp_default_bpf[];
+extern const size_t seccomp_default_bpf_len;
+extern const unsigned seccomp_default_bpf_flags;
+
 int seccomp_compile(const struct seccomp_profile *profile, struct seccomp_program *out,
                     psrun_error *err);
 void seccomp_program_free(struct seccomp_program *prog);

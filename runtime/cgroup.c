@@ -719,10 +719,20 @@ void cgroup_destroy(struct cgroup *cg)
 {
         if (!cg)
                 return;
-        /* Processes still inside would keep rmdir failing; nothing useful can
-         * be done with a kill error here, removal below reports the outcome. */
-        cg->ops->kill(cg, NULL);
-        remove_dirs(cg, NULL);
+        /* Usually the cgroup is empty already (the sandbox's pid 1 took its
+         * namespace down with it): then a plain rmdir per hierarchy is all. */
+        bool removed = true;
+        for (int s = CG_SLOT_MAX - 1; s >= 0; s--) {
+                const struct cg_dir *d = &cg->dir[s];
+                if (d->path && !d->alias && rmdir(d->path) < 0 && errno != ENOENT)
+                        removed = false;
+        }
+        if (!removed) {
+                /* Processes still inside would keep rmdir failing; nothing
+                 * useful can be done with a kill error here. */
+                cg->ops->kill(cg, NULL);
+                remove_dirs(cg, NULL);
+        }
         cgroup_free(cg);
 }
 

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <net/if.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
@@ -554,18 +555,25 @@ static void drop_all_caps(void)
         (void) syscall(SYS_capset, &hdr, data);
 }
 
+/* The command's process starts on this stack, sharing init's memory until
+ * it execs (CLONE_VM | CLONE_VFORK): no copy of init's pages, no page
+ * faults. init is suspended meanwhile, so nothing else uses it. */
+static char command_stack[64 * 1024] __attribute__((aligned(64)));
+
+static int command_main(void *arg)
+{
+        become_command(arg);
+}
+
 /* pid 1 of the sandbox: reaps orphans, forwards signals, reports how the
  * command ended. When it exits the kernel kills everything left in the pid
  * namespace, so no background process outlives the command. */
 static _Noreturn void run_init(struct child_ctx *c, const sigset_t *waitset)
 {
-        /* Own session: the host terminal's job-control signals reach psrun,
-         * which forwards them; the sandbox gets no controlling terminal. */
-        pid_t main_pid = fork();
+        pid_t main_pid = clone(command_main, command_stack + sizeof(command_stack),
+                               CLONE_VM | CLONE_VFORK | SIGCHLD, c);
         if (main_pid < 0)
                 fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
-        if (main_pid == 0)
-                become_command(c);
 
         /* Nothing of the command may reach or inspect pid 1: no capabilities,
          * not dumpable (so not ptrace-able, /proc/1/mem closed), no fds. */
@@ -600,6 +608,18 @@ static _Noreturn void run_init(struct child_ctx *c, const sigset_t *waitset)
         }
 }
 
+/* Block until the parent sends `expect`; EOF means it died or gave up. */
+static void wait_parent(struct child_ctx *c, char expect)
+{
+        char got = 0;
+        ssize_t n;
+        do
+                n = read(c->sync_fd, &got, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1 || got != expect)
+                _exit(CHILD_EXIT_SETUP);
+}
+
 _Noreturn void child_main(const struct plan *plan, int sync_fd)
 {
         /* On the stack: the child must not allocate. */
@@ -610,18 +630,16 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd)
          * whole pid namespace. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 fail(&c, CHILD_STEP_SYNC, -errno, CHILD_EXIT_SETUP);
-        /* Wait for the parent to write the id maps and place us in cgroups.
-         * EOF means it died before the death signal was armed. */
-        char go = 0;
-        ssize_t n;
-        do
-                n = read(sync_fd, &go, 1);
-        while (n < 0 && errno == EINTR);
-        if (n != 1 || go != 'G')
-                _exit(CHILD_EXIT_SETUP);
+        /* Wait for the parent to write the id maps. EOF means it died
+         * before the death signal was armed. */
+        wait_parent(&c, CHILD_SYNC_MAPPED);
 
         umask(0);
         run_steps(&c, setup_steps, ARRAY_SIZE(setup_steps));
+
+        /* Meanwhile the parent put us in our cgroups: only once we are there
+         * may the command start, so everything it does is limited. */
+        wait_parent(&c, CHILD_SYNC_CONFINED);
 
         if (!plan->use_init)
                 become_command(&c);

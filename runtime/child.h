@@ -52,6 +52,11 @@ struct child_msg {
         int32_t status;
 };
 
+/* The parent's two release bytes: ids mapped (the child may build its root),
+ * then cgroups joined (the command may start). */
+#define CHILD_SYNC_MAPPED 'M'
+#define CHILD_SYNC_CONFINED 'C'
+
 /* Exit codes of a child that failed before the command ran. */
 #define CHILD_EXIT_SETUP    125
 #define CHILD_EXIT_NOEXEC   126
@@ -60,6 +65,7 @@ struct child_msg {
 /* "rootfs", "seccomp", ... for messages. */
 const char *child_step_name(enum child_step step);
 
-/* Never returns. sync_fd: SOCK_SEQPACKET, the parent writes one byte to
- * release the child once the id maps and cgroups are in place. */
+/* Never returns. sync_fd: SOCK_SEQPACKET; the parent writes
+ * CHILD_SYNC_MAPPED once the id maps are written, then CHILD_SYNC_CONFINED
+ * once the child is in its cgroups. */
 _Noreturn void child_main(const struct plan *plan, int sync_fd);

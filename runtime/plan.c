@@ -221,9 +221,9 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         if (r >= 0)
                 r = plan_landlock(pol, o, p, err);
         if (r >= 0) {
-                r = seccomp_compile(seccomp_default_profile(), &p->seccomp, err);
+                r = seccomp_default_program(&p->seccomp);
                 if (r < 0)
-                        psrun_error_prefix(err, "seccomp");
+                        psrun_error_errno(err, r, "seccomp");
         }
         if (r < 0)
                 plan_free(p);

@@ -106,6 +106,7 @@ struct supervisor {
         int exit_status; /* the command's wait status, from init */
         bool have_error;
         struct child_msg error;
+        bool sync_eof; /* every end of the sync socket in the sandbox is closed */
 };
 
 static void drain_messages(struct supervisor *s)
@@ -115,6 +116,8 @@ static void drain_messages(struct supervisor *s)
                 ssize_t n = recv(s->sync_fd, &m, sizeof(m), MSG_DONTWAIT);
                 if (n < 0 && errno == EINTR)
                         continue;
+                if (n == 0)
+                        s->sync_eof = true;
                 if (n != (ssize_t) sizeof(m))
                         return;
                 if (m.kind == CHILD_MSG_EXIT) {
@@ -146,9 +149,10 @@ static void kill_sandbox(struct supervisor *s)
 static int supervise(struct supervisor *s)
 {
         for (;;) {
+                /* After EOF the socket would poll readable forever: drop it. */
                 struct pollfd pfd[3] = {
                         {s->pidfd, POLLIN, 0},
-                        {s->sync_fd, POLLIN, 0},
+                        {s->sync_eof ? -1 : s->sync_fd, POLLIN, 0},
                         {s->signal_fd, POLLIN, 0},
                 };
                 int timeout = -1;
@@ -230,6 +234,15 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
         }
 }
 
+static int release_child(int fd, char what, psrun_error *err)
+{
+        /* A child that failed a setup step has closed its end: not our error
+         * to report, the supervisor reads the child's record. */
+        if (send(fd, &what, 1, MSG_NOSIGNAL) == 1 || errno == EPIPE)
+                return 0;
+        return psrun_error_errno(err, errno, "sync: release the child");
+}
+
 static int setup_error(struct run_result *res, psrun_error *err, int r)
 {
         res->reason = RUN_REASON_SETUP_ERROR;
@@ -272,9 +285,6 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         r = plan_from_policy(pol, argv, o, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
-
-        /* Cgroups of psrun runs that were killed are removed first. */
-        (void) cgroup_gc(o->cgroup_parent, NULL);
 
         struct cgroup_limits limits = {
                 .memory_bytes = pol->memory_limit,
@@ -323,24 +333,20 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 goto out;
         }
 
-        /* The child waits on the socket while we map its ids and put it in
-         * its cgroups: nothing of it runs unconfined. */
+        /* The child waits until its ids are mapped; it then builds its root
+         * while we put it in its cgroups, and starts the command only once
+         * it is in them: nothing of the command runs unconfined. */
         r = write_proc_file(pid, "uid_map", plan.uid_map);
-        if (r < 0) {
+        if (r < 0)
                 psrun_error_errno(err, r, "identity: write uid_map");
-        } else if ((r = write_proc_file(pid, "gid_map", plan.gid_map)) < 0) {
+        else if ((r = write_proc_file(pid, "gid_map", plan.gid_map)) < 0)
                 psrun_error_errno(err, r, "identity: write gid_map");
-        } else if ((r = cgroup_attach(cg, pid, err)) < 0) {
-                /* the message names the cgroup step already */
-        } else if (send(sv[0], "G", 1, MSG_NOSIGNAL) != 1) {
-                r = psrun_error_errno(err, errno, "sync: release the child");
-        }
-        if (r < 0) {
-                (void) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-                (void) waitid((idtype_t) P_PIDFD, (id_t) pidfd, &(siginfo_t){0}, WEXITED);
-                goto out;
-        }
-
+        else if ((r = release_child(sv[0], CHILD_SYNC_MAPPED, err)) < 0)
+                ;
+        else if ((r = cgroup_attach(cg, pid, err)) < 0)
+                ; /* the message names the cgroup step already */
+        else
+                r = release_child(sv[0], CHILD_SYNC_CONFINED, err);
         struct supervisor s = {
                 .plan = &plan,
                 .cg = cg,
@@ -350,7 +356,24 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 .signal_fd = signal_fd,
                 .deadline_ms = pol->timeout_ms ? t0 + pol->timeout_ms : 0,
         };
-        int init_status = supervise(&s);
+        /* Cgroups of psrun runs that were killed are removed while the
+         * sandbox starts up (it runs on the other core meanwhile). */
+        if (r >= 0)
+                (void) cgroup_gc(o->cgroup_parent, NULL);
+
+        int init_status;
+        if (r < 0) {
+                /* If the child failed a setup step meanwhile, its own record
+                 * explains more than what that did to our step. */
+                kill_sandbox(&s);
+                init_status = supervise(&s);
+                if (!s.have_error)
+                        goto out;
+                psrun_error_clear(err);
+                r = 0;
+        } else {
+                init_status = supervise(&s);
+        }
         res->wall_ms = now_ms() - t0;
 
         struct cgroup_stats st = {0};
