@@ -173,3 +173,53 @@ Test(hostile, killing_psrun_kills_the_sandbox)
         cr_expect(test_no_cgroup_leftovers_of(pid, why, sizeof(why)), "after gc: %s", why);
         test_run_free(&r);
 }
+
+static void expect_probe(const char *const *opts, const char *cmd, const char *arg,
+                         const char *want)
+{
+        struct test_run r;
+        run_probe(&r, opts, cmd, arg);
+        cr_expect_str_eq(r.out, want, "%s %s: %s", cmd, arg ? arg : "", r.err);
+        test_run_free(&r);
+}
+
+Test(hostile, pid1_is_out_of_reach)
+{
+        /* The sandbox's init holds the namespaces: the command may not signal,
+         * trace or read it, whether it runs as 1000 or as root inside. */
+        static const char *const as_user[] = {NULL};
+        static const char *const as_root[] = {"-o", "user=root", NULL};
+        const char *const *who[] = {as_user, as_root};
+        for (size_t i = 0; i < 2; i++) {
+                expect_probe(who[i], "openrw", "/proc/1/mem", "EACCES\n");
+                expect_probe(who[i], "openrw", "/proc/1/environ", "EACCES\n");
+                expect_probe(who[i], "exists", "/proc/1/root/", "EACCES\n");
+                expect_probe(who[i], "exists", "/proc/1/cwd/", "EACCES\n");
+        }
+        expect_probe(as_user, "signal", "1", "EPERM\n");
+
+        /* Even where the command may send to pid 1, pid 1 of a pid namespace
+         * ignores SIGKILL from inside: the sandbox lives on to report. */
+        struct test_run r;
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        const char *const argv[] = {
+                "run", "-o",     mount,    "-o", "user=root", "-o", "landlock=off",
+                "--",  "/probe", "signal", "1",  "9",         NULL};
+        test_run_psrun(&r, argv);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        expect_reason(&r, "exited");
+        test_run_free(&r);
+}
+
+Test(hostile, no_device_nodes_or_raw_sockets)
+{
+        expect_probe(NULL, "mknod", "/tmp/mem", "EPERM\n");
+        expect_probe(NULL, "socket", "packet", "EPERM\n");
+        expect_probe(NULL, "socket", "vsock", "EPERM\n");
+        expect_probe(NULL, "socket", "inet", "ok\n");
+        /* The device nodes that are there are the harmless ones. */
+        expect_probe(NULL, "exists", "/dev/mem", "ENOENT\n");
+        expect_probe(NULL, "exists", "/dev/kmsg", "ENOENT\n");
+        expect_probe(NULL, "exists", "/sys/kernel", "ENOENT\n");
+}

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <linux/vm_sockets.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,7 +20,10 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -194,6 +198,46 @@ static int do_syscall(const char *name)
         return 0;
 }
 
+static int do_signal(const char *pid, const char *sig)
+{
+        if (kill(atoi(pid), atoi(sig)) < 0)
+                return report_errno(errno);
+        printf("ok\n");
+        return 0;
+}
+
+static int do_open_rw(const char *path)
+{
+        int fd = open(path, O_RDWR | O_CLOEXEC);
+        if (fd < 0)
+                return report_errno(errno);
+        close(fd);
+        printf("ok\n");
+        return 0;
+}
+
+static int do_socket(const char *family)
+{
+        int fam = !strcmp(family, "packet")  ? AF_PACKET
+                  : !strcmp(family, "vsock") ? AF_VSOCK
+                  : !strcmp(family, "inet")  ? AF_INET
+                                             : AF_UNIX;
+        int fd = socket(fam, !strcmp(family, "packet") ? SOCK_RAW : SOCK_STREAM, 0);
+        if (fd < 0)
+                return report_errno(errno);
+        close(fd);
+        printf("ok\n");
+        return 0;
+}
+
+static int do_mknod(const char *path)
+{
+        if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) < 0)
+                return report_errno(errno);
+        printf("ok\n");
+        return 0;
+}
+
 static int do_forkbomb(void)
 {
         /* Fork until refused; every child sleeps. Exits 1 once fork fails. */
@@ -270,6 +314,14 @@ int main(int argc, char **argv)
                 return do_hog(arg);
         if (!strcmp(cmd, "daemon"))
                 return do_daemon();
+        if (!strcmp(cmd, "signal"))
+                return do_signal(arg, argc > 3 ? argv[3] : "0");
+        if (!strcmp(cmd, "openrw"))
+                return do_open_rw(arg);
+        if (!strcmp(cmd, "socket"))
+                return do_socket(arg);
+        if (!strcmp(cmd, "mknod"))
+                return do_mknod(arg);
         if (!strcmp(cmd, "spin"))
                 for (;;)
                         ;

@@ -34,8 +34,11 @@ static char *json_of(const struct run_result *r)
 
 Test(result, json_exited)
 {
-        struct run_result r = {.exit_code = 3, .reason = RUN_REASON_EXITED, .wall_ms = 12,
-                               .cpu_ms = 7, .peak_memory_bytes = 1048576};
+        struct run_result r = {.exit_code = 3,
+                               .reason = RUN_REASON_EXITED,
+                               .wall_ms = 12,
+                               .cpu_ms = 7,
+                               .peak_memory_bytes = 1048576};
         char *s = json_of(&r);
         cr_expect_str_eq(s, "{\"exit_code\":3,\"signal\":null,\"reason\":\"exited\",\"wall_ms\":12,"
                             "\"cpu_ms\":7,\"peak_memory_bytes\":1048576}\n");
