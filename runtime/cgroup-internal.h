@@ -36,6 +36,9 @@ struct cg_dir {
                      * never created, attached or removed on its own */
 };
 
+/* Make d its parent cgroup (path and rel); false at the hierarchy's root. */
+bool cg_dir_ascend(struct cg_dir *d);
+
 struct cgroup {
         const struct cgroup_ops *ops;
         char name[64];

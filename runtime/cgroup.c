@@ -844,7 +844,33 @@ int cgroup_create(const char *parent, const struct cgroup_limits *limits, struct
         r = ops->find_parents(&host, parent, limits, parents, err);
         if (r < 0)
                 return r;
-        return create_below(ops, parents, limits, ret, err);
+        r = create_below(ops, parents, limits, ret, err);
+        /* cgroup v2 gives controllers only to children of cgroups without
+         * processes of their own, and psrun usually shares its cgroup with a
+         * shell (a systemd session scope, a service): then nest below the
+         * closest ancestor that can take them, which still holds the limits
+         * of everything above it. An explicit parent is never second-guessed. */
+        while (r == -EBUSY && !parent && ops == &cgroup_v2_ops &&
+               cg_dir_ascend(&parents[CG_SLOT_UNIFIED])) {
+                psrun_error_clear(err);
+                r = create_below(ops, parents, limits, ret, err);
+        }
+        return r;
+}
+
+bool cg_dir_ascend(struct cg_dir *d)
+{
+        if (!d->path || !d->rel || strcmp(d->rel, "/") == 0)
+                return false;
+        char *ps = strrchr(d->path, '/'), *rs = strrchr(d->rel, '/');
+        if (!ps || !rs)
+                return false;
+        *ps = '\0';
+        if (rs == d->rel)
+                rs[1] = '\0';
+        else
+                *rs = '\0';
+        return true;
 }
 
 int cgroup_create_child(const struct cgroup *parent, const struct cgroup_limits *limits,
@@ -996,6 +1022,9 @@ static int collect_dead(const char *dir, char ***names, size_t *n)
         return 0;
 }
 
+static int gc_below(const struct cgroup_ops *ops, struct cg_dir bases[CG_SLOT_MAX],
+                    psrun_error *err);
+
 int cgroup_gc(const char *parent, psrun_error *err)
 {
         int r = validate_parent(parent, err);
@@ -1012,6 +1041,24 @@ int cgroup_gc(const char *parent, psrun_error *err)
                 return r;
         mark_aliases(bases);
 
+        int total = 0;
+        for (;;) {
+                r = gc_below(ops, bases, err);
+                if (r < 0)
+                        return r;
+                total += r;
+                /* On v2, runs from a cgroup with processes nest below an
+                 * ancestor (see cgroup_create): look there too. */
+                if (parent || ops != &cgroup_v2_ops || !cg_dir_ascend(&bases[CG_SLOT_UNIFIED]))
+                        return total;
+        }
+}
+
+/* Remove the cgroups of dead runs directly below `bases`. Returns how many. */
+static int gc_below(const struct cgroup_ops *ops, struct cg_dir bases[CG_SLOT_MAX],
+                    psrun_error *err)
+{
+        int r;
         _cleanup_strv_free_ char **names = NULL;
         size_t n = 0;
         for (int s = 0; s < CG_SLOT_MAX; s++) {

@@ -1139,3 +1139,93 @@ Test(cgroup, child_needs_the_parents_controllers)
                 cr_assert(de->d_type != DT_DIR || de->d_name[0] == '.', "left %s", de->d_name);
         closedir(d);
 }
+
+/* Write our own pid into dir/cgroup.procs. */
+static int join(const char *dir)
+{
+        char path[PATH_MAX], pid[32];
+        snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+        snprintf(pid, sizeof(pid), "%d", (int) getpid());
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, pid, strlen(pid));
+        int e = errno;
+        close(fd);
+        return n < 0 ? -e : 0;
+}
+
+Test(cgroup, v2_busy_own_cgroup_nests_below_an_ancestor)
+{
+        if (strcmp(cgroup_driver_name(), "v2") != 0)
+                cr_skip_test("v2 only: the no-internal-processes rule is cgroup2's");
+
+        /* A cgroup with a process of its own, like a login shell's scope. */
+        char own[PATH_MAX], busy[PATH_MAX];
+        FILE *f = fopen("/proc/self/cgroup", "re");
+        cr_assert_not_null(f);
+        char line[PATH_MAX] = "";
+        cr_assert_not_null(fgets(line, sizeof(line), f));
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        cr_assert(strncmp(line, "0::", 3) == 0, "%s", line);
+        snprintf(own, sizeof(own), "/sys/fs/cgroup%s", strcmp(line + 3, "/") ? line + 3 : "");
+        snprintf(busy, sizeof(busy), "%s/psrun-test-busy-%d", own, (int) getpid());
+        cr_assert_eq(mkdir(busy, 0755), 0, "%s: %s", busy, strerror(errno));
+
+        pid_t sleeper = fork();
+        if (sleeper == 0) {
+                if (join(busy) < 0)
+                        _exit(1);
+                pause();
+                _exit(0);
+        }
+        for (int i = 0; i < 200; i++) {
+                char procs[64] = "";
+                char path[PATH_MAX];
+                snprintf(path, sizeof(path), "%s/cgroup.procs", busy);
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                ssize_t n = fd >= 0 ? read(fd, procs, sizeof(procs) - 1) : -1;
+                if (fd >= 0)
+                        close(fd);
+                if (n > 0)
+                        break;
+                usleep(10000);
+        }
+
+        pid_t tester = fork();
+        if (tester == 0) {
+                if (join(busy) < 0)
+                        _exit(2);
+                struct cgroup_limits limits = {.memory_bytes = 64 << 20, .pids_max = 16};
+                struct cgroup *cg = NULL;
+                psrun_error err = {0};
+                if (cgroup_create(NULL, &limits, &cg, &err) < 0) {
+                        fprintf(stderr, "create: %s\n", err.msg);
+                        _exit(3);
+                }
+                /* Not below the busy cgroup, but below its parent. */
+                const char *path = cgroup_path(cg, "unified");
+                int ok = path && strncmp(path, busy, strlen(busy)) != 0 &&
+                         strncmp(path, own, strlen(own)) == 0;
+                char max[64] = "";
+                char file[PATH_MAX];
+                snprintf(file, sizeof(file), "%s/memory.max", path ? path : "");
+                int fd = open(file, O_RDONLY | O_CLOEXEC);
+                if (fd >= 0) {
+                        if (read(fd, max, sizeof(max) - 1) < 0)
+                                max[0] = '\0';
+                        close(fd);
+                }
+                ok = ok && strcmp(max, "67108864\n") == 0;
+                cgroup_destroy(cg);
+                _exit(ok ? 0 : 4);
+        }
+        int st = 0;
+        waitpid(tester, &st, 0);
+        kill(sleeper, SIGKILL);
+        waitpid(sleeper, NULL, 0);
+        for (int i = 0; i < 100 && rmdir(busy) < 0 && errno == EBUSY; i++)
+                usleep(10000);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "tester status %d", st);
+}
