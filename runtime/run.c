@@ -280,6 +280,13 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         int r = policy_validate(pol, err);
         if (r < 0)
                 return setup_error(res, err, r);
+        /* Mapping a range of ids and creating cgroups are root's. */
+        if (geteuid() != 0)
+                return setup_error(res, err,
+                                   psrun_error_set(err, EPERM,
+                                                   "run: psrun needs root: it maps a range of "
+                                                   "user ids and creates cgroups (rootless mode "
+                                                   "is not supported yet)"));
 
         struct plan plan;
         r = plan_from_policy(pol, argv, o, &plan, err);

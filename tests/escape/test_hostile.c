@@ -223,3 +223,30 @@ Test(hostile, no_device_nodes_or_raw_sockets)
         expect_probe(NULL, "exists", "/dev/kmsg", "ENOENT\n");
         expect_probe(NULL, "exists", "/sys/kernel", "ENOENT\n");
 }
+
+static int count_lines(const char *path)
+{
+        FILE *f = fopen(path, "re");
+        cr_assert_not_null(f);
+        int n = 0, c;
+        while ((c = fgetc(f)) != EOF)
+                n += c == '\n';
+        fclose(f);
+        return n;
+}
+
+Test(hostile, host_mount_table_untouched)
+{
+        /* Everything psrun mounts lives in the sandbox's own mount namespace,
+         * made private before the first mount: nothing may appear on the
+         * host, not even while the sandbox runs. */
+        int before = count_lines("/proc/self/mountinfo");
+        struct test_run r;
+        const char *const argv[] = {"run", "-o", "readonly_rootfs=false", "--", "/bin/sh", "-c",
+                                    "cat /proc/self/mountinfo | wc -l", NULL};
+        test_run_psrun(&r, argv);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_gt(atoi(r.out), 10, "the sandbox should have its own mounts: %s", r.out);
+        test_run_free(&r);
+        cr_expect_eq(count_lines("/proc/self/mountinfo"), before, "host mount table changed");
+}

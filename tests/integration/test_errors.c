@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Bad input and failed setup: one clear line naming the step, exit 125 (or
  * 126/127 for the command), nothing left behind. */
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "integration/common.h"
 
 TestSuite(errors, .init = test_require_root);
@@ -95,4 +99,29 @@ Test(errors, workdir_created_in_workspace)
         test_run_psrun(&r, argv);
         cr_expect_str_eq(r.out, "ok\n", "%s", r.err);
         test_run_free(&r);
+}
+
+Test(errors, not_root)
+{
+        /* A clear refusal, not a failing step further down. */
+        int err[2];
+        cr_assert_eq(pipe(err), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                dup2(err[1], 2);
+                if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+                    setresuid(65534, 65534, 65534) < 0)
+                        _exit(99);
+                execl(test_psrun_path(), "psrun", "run", "--", "true", (char *) NULL);
+                _exit(98);
+        }
+        close(err[1]);
+        char buf[1024] = "";
+        ssize_t n = read(err[0], buf, sizeof(buf) - 1);
+        close(err[0]);
+        int st;
+        waitpid(pid, &st, 0);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 125, "status %d", st);
+        cr_expect(n > 0 && strstr(buf, "psrun needs root"), "%s", buf);
 }
