@@ -32,7 +32,7 @@ for tier in $TIERS; do
 	echo "== $tier"
 	start=$(date +%s)
 	# Criterion runs each test in its own process; -j2 matches these machines.
-	"$bin" --jobs=2 --verbose=1 >"$log" 2>&1
+	"$bin" --jobs=2 --verbose=1 </dev/null >"$log" 2>&1
 	status=$?
 	grep -vE '^\[(RUN|PASS) \]|^\[----\] +[^ ]+: [^ ]+$' "$log"
 	synth=$(grep -E 'Synthesis: Tested: [0-9]+' "$log" | tail -1)
