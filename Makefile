@@ -121,6 +121,9 @@ bench: deps
 
 install: $(PSRUN) $(SHARED)
 	install -D -m 0755 $(PSRUN) $(DESTDIR)$(PREFIX)/bin/psrun
+	install -D -m 0755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/libpsrun.so.0
+	ln -sf libpsrun.so.0 $(DESTDIR)$(PREFIX)/lib/libpsrun.so
+	install -D -m 0644 include/psrun.h $(DESTDIR)$(PREFIX)/include/psrun.h
 	install -D -m 0644 docs/man/psrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/psrun.1
 	install -D -m 0644 docs/man/psrun-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/psrun-policy.5
 

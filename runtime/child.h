@@ -54,7 +54,7 @@ struct child_msg {
 
 /* The parent's two release bytes: ids mapped (the child may build its root),
  * then cgroups joined (the command may start). */
-#define CHILD_SYNC_MAPPED 'M'
+#define CHILD_SYNC_MAPPED   'M'
 #define CHILD_SYNC_CONFINED 'C'
 
 /* Exit codes of a child that failed before the command ran. */

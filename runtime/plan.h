@@ -54,7 +54,7 @@ struct plan {
 
         /* security layers, in the order the child applies them */
         struct caps_plan caps;
-        struct apparmor_plan apparmor;  /* active false: none */
+        struct apparmor_plan apparmor; /* active false: none */
         struct landlock_plan landlock; /* ruleset_fd -1: none */
         bool no_new_privs;
         struct seccomp_program seccomp; /* len 0: none */

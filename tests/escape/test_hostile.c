@@ -242,8 +242,14 @@ Test(hostile, host_mount_table_untouched)
          * host, not even while the sandbox runs. */
         int before = count_lines("/proc/self/mountinfo");
         struct test_run r;
-        const char *const argv[] = {"run", "-o", "readonly_rootfs=false", "--", "/bin/sh", "-c",
-                                    "cat /proc/self/mountinfo | wc -l", NULL};
+        const char *const argv[] = {"run",
+                                    "-o",
+                                    "readonly_rootfs=false",
+                                    "--",
+                                    "/bin/sh",
+                                    "-c",
+                                    "cat /proc/self/mountinfo | wc -l",
+                                    NULL};
         test_run_psrun(&r, argv);
         cr_expect_eq(r.status, 0, "%s", r.err);
         cr_expect_gt(atoi(r.out), 10, "the sandbox should have its own mounts: %s", r.out);

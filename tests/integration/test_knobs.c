@@ -153,8 +153,9 @@ Test(knobs, python_runs)
 Test(knobs, apparmor_layer)
 {
         struct test_run r;
-        const char *const argv[] = {"run", "-o", "apparmor=required", "--", "/bin/cat",
-                                    "/proc/self/attr/current", NULL};
+        const char *const argv[] = {"run", "-o",       "apparmor=required",
+                                    "--",  "/bin/cat", "/proc/self/attr/current",
+                                    NULL};
         test_run_psrun(&r, argv);
         if (apparmor_enabled()) {
                 cr_expect_eq(r.status, 0, "%s", r.err);
