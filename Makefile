@@ -101,7 +101,7 @@ tests: $(PSRUN) $(SHARED) $(TEST_BINS) $(HELPERS)
 # AppArmor VM.
 # (With SANITIZE=1 the VM stage is left out: it boots the normal build.)
 check: deps
-	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory format-check tests
 	@scripts/run-tests.sh $(BUILD) $(if $(filter 1,$(SANITIZE)),,--vm)
 
 check-vm: deps
@@ -131,7 +131,7 @@ FORMAT_SRCS = $(shell git ls-files '*.c' '*.h')
 format:
 	clang-format -i $(FORMAT_SRCS)
 format-check:
-	clang-format --dry-run --Werror $(FORMAT_SRCS)
+	@clang-format --dry-run --Werror $(FORMAT_SRCS) && echo "format-check: ok"
 
 clean:
 	rm -rf build build-sanitize
