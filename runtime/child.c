@@ -545,13 +545,17 @@ static _Noreturn void become_command(struct child_ctx *c)
         fail(c, CHILD_STEP_EXEC, r, r == -ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC);
 }
 
-static void drop_all_caps(void)
+static void drop_caps_but_kill(void)
 {
+        /* pid 1 keeps CAP_KILL alone: it forwards signals to the command,
+         * which runs under another uid. Nothing else, not even in its
+         * bounding set. */
         for (int cap = 0; cap <= 63; cap++)
                 if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
                         break;
         struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-        struct __user_cap_data_struct data[2] = {{0}};
+        struct __user_cap_data_struct data[2] = {
+                {.effective = 1U << CAP_KILL, .permitted = 1U << CAP_KILL}};
         (void) syscall(SYS_capset, &hdr, data);
 }
 
@@ -575,9 +579,10 @@ static _Noreturn void run_init(struct child_ctx *c, const sigset_t *waitset)
         if (main_pid < 0)
                 fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
 
-        /* Nothing of the command may reach or inspect pid 1: no capabilities,
-         * not dumpable (so not ptrace-able, /proc/1/mem closed), no fds. */
-        drop_all_caps();
+        /* Nothing of the command may reach or inspect pid 1: no capabilities
+         * but CAP_KILL, not dumpable (so not ptrace-able, /proc/1/mem
+         * closed), no fds. */
+        drop_caps_but_kill();
         (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
         (void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
         int fd = c->sync_fd;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Policy knobs, observed from inside the sandbox. */
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -172,4 +174,36 @@ Test(knobs, apparmor_layer)
         cr_expect_eq(r.status, 0, "%s", r.err);
         cr_expect(!strstr(r.err, "apparmor"), "apparmor=off still talks about it: %s", r.err);
         test_run_free(&r);
+}
+
+Test(knobs, signals_are_forwarded)
+{
+        /* SIGTERM to psrun reaches the command (as `docker stop` would); the
+         * result says it was signalled. */
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        int res[2];
+        cr_assert_eq(pipe(res), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                dup2(res[1], 3);
+                execl(test_psrun_path(), "psrun", "run", "--result-fd", "3", "-o", mount, "--",
+                      "/probe", "sleep", "60", (char *) NULL);
+                _exit(127);
+        }
+        close(res[1]);
+        char why[4200];
+        for (int i = 0; i < 500 && test_no_cgroup_leftovers_of(pid, why, sizeof(why)); i++)
+                usleep(10000);
+        usleep(200000); /* the command is running by now */
+        kill(pid, SIGTERM);
+        char buf[512] = "";
+        ssize_t n = read(res[0], buf, sizeof(buf) - 1);
+        close(res[0]);
+        int st;
+        waitpid(pid, &st, 0);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d", st);
+        cr_expect(n > 0 && strstr(buf, "\"signal\":15,\"reason\":\"signaled\""), "%s", buf);
+        cr_expect(test_no_cgroup_leftovers_of(pid, why, sizeof(why)), "%s", why);
 }
