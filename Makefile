@@ -87,7 +87,7 @@ $(PSRUN): $(BUILD)/runtime/main.o $(ARCHIVE)
 $(BUILD)/tests/%: tests/%/*.c tests/lib/*.c tests/lib/*.h $(ARCHIVE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -Itests -o $@ $(filter %.c,$^) $(ARCHIVE) \
-		$(LDFLAGS) $(PKG_LIBS) $(TEST_LIBS) -lm
+		$(LDFLAGS) $(PKG_LIBS) $(TEST_LIBS) -lm -lpthread
 
 # Helpers run inside the sandbox: static, so they need nothing from the root.
 $(BUILD)/tests/helper/%: tests/helper/%.c

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <net/if.h>
@@ -69,6 +68,23 @@ struct child_ctx {
         uint32_t index; /* set by a failing step that has parts */
         int *host_fds;  /* per mount step: O_PATH fd of a host bind source, or -1 */
 };
+
+/*
+ * glibc's set*id() wrappers make every thread of the process change ids with
+ * it, by signalling them and waiting. The child of a multi-threaded psrun
+ * embedder still has those threads in glibc's list, but not in reality: the
+ * wrapper would wait forever. The raw syscalls change this process only,
+ * which is what the child wants.
+ */
+static long sys_setresuid(uid_t u)
+{
+        return syscall(SYS_setresuid, u, u, u);
+}
+
+static long sys_setresgid(gid_t g)
+{
+        return syscall(SYS_setresgid, g, g, g);
+}
 
 static void send_msg(int fd, const struct child_msg *m)
 {
@@ -322,7 +338,7 @@ static int step_root_id(struct child_ctx *c)
          * needed to reach the bind sources. From here on it is the user
          * namespace's root: an unprivileged id on the host. (Files can only
          * be created in the sandbox's own tmpfs by an id mapped in it.) */
-        if (setresgid(0, 0, 0) < 0 || setresuid(0, 0, 0) < 0)
+        if (sys_setresgid(0) < 0 || sys_setresuid(0) < 0)
                 return -errno;
         /* A credential change clears the parent-death signal: set it again. */
         if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
@@ -368,7 +384,7 @@ static int step_bounding(struct child_ctx *c)
 
 static int step_groups(struct child_ctx *c)
 {
-        if (setgroups(c->plan->n_groups, c->plan->groups) < 0)
+        if (syscall(SYS_setgroups, c->plan->n_groups, c->plan->groups) < 0)
                 return -errno;
         return 0;
 }
@@ -376,13 +392,13 @@ static int step_groups(struct child_ctx *c)
 static int step_setgid(struct child_ctx *c)
 {
         gid_t g = c->plan->gid;
-        return setresgid(g, g, g) < 0 ? -errno : 0;
+        return sys_setresgid(g) < 0 ? -errno : 0;
 }
 
 static int step_setuid(struct child_ctx *c)
 {
         uid_t u = c->plan->uid;
-        return setresuid(u, u, u) < 0 ? -errno : 0;
+        return sys_setresuid(u) < 0 ? -errno : 0;
 }
 
 static int step_caps(struct child_ctx *c)

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* psrun_run() through the public API, as an embedding agent would call it. */
 #include <psrun.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 
 #include "integration/common.h"
 
@@ -36,4 +39,49 @@ Test(api_run, run_and_result)
         cr_expect_str_eq(res.reason, "setup_error");
         cr_expect(strstr(err.msg, "not supported yet"), "%s", err.msg);
         psrun_policy_free(p);
+}
+
+static atomic_bool stop_churn;
+
+static void *churn(void *arg)
+{
+        /* Keep malloc's locks busy, as an agent process's other threads would. */
+        while (!atomic_load(&stop_churn)) {
+                void *p[64];
+                for (int i = 0; i < 64; i++)
+                        p[i] = malloc((size_t) (16 + i * 97));
+                for (int i = 0; i < 64; i++)
+                        free(p[i]);
+        }
+        return NULL;
+}
+
+Test(api_run, embedded_in_a_multithreaded_process, .timeout = 120)
+{
+        /* Between clone3() and execve() the child must not allocate or take a
+         * lock: a lock held by another thread at the moment of the clone would
+         * never be released in the child's copy. Run sandboxes while other
+         * threads hammer the allocator; a child that allocated would hang. */
+        pthread_t threads[4];
+        atomic_store(&stop_churn, false);
+        for (int i = 0; i < 4; i++)
+                cr_assert_eq(pthread_create(&threads[i], NULL, churn, NULL), 0);
+
+        psrun_policy *p = psrun_policy_new();
+        cr_assert_not_null(p);
+        psrun_error err = {0};
+        cr_assert_eq(psrun_policy_set(p, "timeout", "20", &err), 0, "%s", err.msg);
+        cr_assert_eq(psrun_policy_set(p, "apparmor", "off", &err), 0, "%s", err.msg);
+        char *argv[] = {"/bin/true", NULL};
+        for (int i = 0; i < 25; i++) {
+                psrun_result res;
+                cr_assert_eq(psrun_run(p, argv, NULL, &res, &err), 0, "%s", err.msg);
+                cr_assert_eq(res.exit_code, 0, "run %d: %s %s", i, res.reason, res.error);
+                cr_assert_str_eq(res.reason, "exited");
+        }
+        psrun_policy_free(p);
+
+        atomic_store(&stop_churn, true);
+        for (int i = 0; i < 4; i++)
+                pthread_join(threads[i], NULL);
 }
