@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "policy/policy.h"
 
 static void dir_closep(DIR **d)
@@ -102,18 +103,10 @@ static ssize_t read_small_file(const char *path, char *buf, size_t size)
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        size_t len = 0;
-        while (len + 1 < size) {
-                ssize_t n = read(fd, buf + len, size - 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        buf[len] = '\0';
+        ssize_t n = read_into(fd, buf, size);
+        if (n < 0)
+                return n;
+        size_t len = (size_t) n;
         if (len > 0 && buf[len - 1] == '\n')
                 buf[--len] = '\0';
         return (ssize_t) len;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 
 /* Enum fields are read through int pointers by the tables below and in
  * policy-parse.c. */
@@ -507,22 +508,11 @@ int policy_load_file(struct policy *p, const char *path, psrun_error *err)
 
         if (fd < 0)
                 return psrun_error_errno(err, errno, "policy: open %s", path);
-        buf = malloc(POLICY_MAX_DOCUMENT_SIZE + 1);
-        if (!buf)
-                return psrun_error_errno(err, ENOMEM, "policy: read %s", path);
-        /* Read one byte past the limit to tell "exactly 1 MiB" from "more". */
-        while (len <= POLICY_MAX_DOCUMENT_SIZE) {
-                ssize_t n = read(fd, buf + len, POLICY_MAX_DOCUMENT_SIZE + 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return psrun_error_errno(err, errno, "policy: read %s", path);
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        if (len > POLICY_MAX_DOCUMENT_SIZE)
+        int r = read_all(fd, POLICY_MAX_DOCUMENT_SIZE, &buf, &len);
+        if (r == -EFBIG)
                 return psrun_error_set(err, EFBIG, "policy: %s: larger than 1 MiB", path);
+        if (r < 0)
+                return psrun_error_errno(err, r, "policy: read %s", path);
         return policy_load_buffer(p, path, buf, len, err);
 }
 

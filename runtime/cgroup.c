@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 
 #define CG_FS_ROOT "/sys/fs/cgroup"
 
@@ -166,20 +167,7 @@ ssize_t cg_read(const char *dir, const char *file, char *buf, size_t size)
         _cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        size_t len = 0;
-        while (len < size - 1) {
-                ssize_t got = read(fd, buf + len, size - 1 - len);
-                if (got < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (got == 0)
-                        break;
-                len += (size_t) got;
-        }
-        buf[len] = '\0';
-        return (ssize_t) len;
+        return read_into(fd, buf, size);
 }
 
 static int parse_u64(const char *s, uint64_t *ret)
@@ -363,26 +351,15 @@ static int proc_cgroup_lookup(const char *content, const char *controller, char 
 }
 
 /* procfs files report no size, so read until EOF. */
+/* /proc/self/mountinfo and the like: small, but of no fixed size. */
+#define PROC_FILE_MAX (16 << 20)
+
 static int read_whole_file(const char *p, char **ret)
 {
-        _cleanup_fclose_ FILE *f = fopen(p, "re");
-        if (!f)
+        _cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
                 return -errno;
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        _cleanup_fclose_ FILE *mem = open_memstream(&buf, &len);
-        if (!mem)
-                return -ENOMEM;
-        char chunk[1024];
-        size_t got;
-        while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
-                fwrite(chunk, 1, got, mem);
-        if (ferror(f))
-                return -EIO;
-        if (fclose(TAKE_PTR(mem)) != 0)
-                return -ENOMEM;
-        *ret = TAKE_PTR(buf);
-        return 0;
+        return read_all(fd, PROC_FILE_MAX, ret, NULL);
 }
 
 /* `rel` below the mount root `root`: the rest of rel ("" for the root itself),

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "policy/policy.h"
 #include "runtime/oci-config-internal.h"
 
@@ -541,40 +542,6 @@ int oci_config_parse(const char *buf, size_t len, struct oci_config *out, psrun_
         return parse_named("config.json", buf, len, out, err);
 }
 
-/* Reads at most OCI_CONFIG_MAX_SIZE + 1 bytes: enough to tell "too large". */
-static int read_bounded(int fd, char **ret, size_t *ret_len)
-{
-        size_t cap = 64 << 10, len = 0;
-        _cleanup_free_ char *buf = malloc(cap);
-
-        if (!buf)
-                return -ENOMEM;
-        for (;;) {
-                ssize_t n;
-
-                if (len == cap) {
-                        if (cap > OCI_CONFIG_MAX_SIZE)
-                                break;
-                        cap = cap * 2 > OCI_CONFIG_MAX_SIZE + 1 ? OCI_CONFIG_MAX_SIZE + 1 : cap * 2;
-                        char *grown = realloc(buf, cap);
-                        if (!grown)
-                                return -ENOMEM;
-                        buf = grown;
-                }
-                n = read(fd, buf + len, cap - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
-        *ret = TAKE_PTR(buf);
-        *ret_len = len;
-        return 0;
-}
-
 int oci_config_load_file(const char *path, struct oci_config *out, psrun_error *err)
 {
         _cleanup_close_ int fd = -1;
@@ -586,7 +553,10 @@ int oci_config_load_file(const char *path, struct oci_config *out, psrun_error *
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return psrun_error_errno(err, errno, "%.*s", OCI_NAME_SHOWN, path);
-        r = read_bounded(fd, &buf, &len);
+        r = read_all(fd, OCI_CONFIG_MAX_SIZE, &buf, &len);
+        if (r == -EFBIG)
+                return psrun_error_set(err, EFBIG, "%.*s: larger than %u MiB", OCI_NAME_SHOWN, path,
+                                       OCI_CONFIG_MAX_SIZE >> 20);
         if (r < 0)
                 return psrun_error_errno(err, r, "%.*s: read", OCI_NAME_SHOWN, path);
         return parse_named(path, buf, len, out, err);

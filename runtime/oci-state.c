@@ -21,6 +21,7 @@
 #include <yaml.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "policy/policy.h"
 
 #define STATE_FILE     "state.json"
@@ -1361,20 +1362,12 @@ int oci_state_read(struct oci_container *c, struct oci_state *s, psrun_error *er
         if (!S_ISREG(st.st_mode))
                 return psrun_error_set(err, EBADMSG, "container \"%s\": %s is not a regular file",
                                        c->id, STATE_FILE);
-        buf = malloc(STATE_MAX_SIZE + 1);
-        if (!buf)
-                return psrun_error_errno(err, ENOMEM, "container \"%s\"", c->id);
-        while (len <= STATE_MAX_SIZE) {
-                ssize_t n = read(fd, buf + len, STATE_MAX_SIZE + 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return psrun_error_errno(err, errno, "container \"%s\": read %s", c->id,
-                                                 STATE_FILE);
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-        }
+        r = read_all(fd, STATE_MAX_SIZE, &buf, &len);
+        if (r == -EFBIG)
+                return psrun_error_set(err, EFBIG, "container \"%s\": %s: larger than %d MiB",
+                                       c->id, STATE_FILE, STATE_MAX_SIZE >> 20);
+        if (r < 0)
+                return psrun_error_errno(err, r, "container \"%s\": read %s", c->id, STATE_FILE);
         r = oci_state_parse(s, STATE_FILE, buf, len, err);
         if (r < 0)
                 return psrun_error_prefix(err, "container \"%s\"", c->id);

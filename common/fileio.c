@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+#include "common/fileio.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+
+ssize_t read_into(int fd, char *buf, size_t size)
+{
+        if (size == 0)
+                return -EINVAL;
+        size_t len = 0;
+        while (len < size - 1) {
+                ssize_t n = read(fd, buf + len, size - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        buf[len] = '\0';
+        return (ssize_t) len;
+}
+
+int read_all(int fd, size_t max, char **ret, size_t *ret_len)
+{
+        size_t cap = max < 4096 ? max + 2 : 4096, len = 0;
+        _cleanup_free_ char *buf = malloc(cap);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                if (len + 1 == cap) {
+                        if (len > max)
+                                return -EFBIG;
+                        /* Room for max + 1 bytes and the NUL, no more. */
+                        size_t grown_cap = cap * 2 > max + 2 ? max + 2 : cap * 2;
+                        char *grown = realloc(buf, grown_cap);
+                        if (!grown)
+                                return -ENOMEM;
+                        buf = grown;
+                        cap = grown_cap;
+                }
+                ssize_t n = read(fd, buf + len, cap - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        if (len > max)
+                return -EFBIG;
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Read fd until EOF or until buf holds size-1 bytes, retrying on EINTR;
+ * NUL-terminate. Returns the length or -errno. */
+ssize_t read_into(int fd, char *buf, size_t size);
+
+/* Read all of fd into a new NUL-terminated buffer. More than max bytes is
+ * -EFBIG (checked by reading one byte past it). Returns 0 or -errno. */
+int read_all(int fd, size_t max, char **ret, size_t *ret_len);
