@@ -42,7 +42,7 @@ TEST_TIERS := unit kernel integration escape
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
-.PHONY: all deps tests check check-unit check-vm demo bench clean install format format-check
+.PHONY: all deps tests check check-unit check-vm demo bench clean install format format-check fuzz fuzz-build
 
 all: $(PSRUN) $(SHARED)
 
@@ -102,7 +102,7 @@ tests: $(PSRUN) $(SHARED) $(TEST_BINS) $(HELPERS)
 # (With SANITIZE=1 the VM stage is left out: it boots the normal build.)
 check: deps
 	@$(MAKE) --no-print-directory format-check tests
-	@scripts/run-tests.sh $(BUILD) $(if $(filter 1,$(SANITIZE)),,--vm)
+	@scripts/run-tests.sh $(BUILD) $(if $(filter 1,$(SANITIZE)),,--vm --fuzz)
 
 check-vm: deps
 	@$(MAKE) --no-print-directory tests
@@ -119,6 +119,28 @@ bench: deps
 	@$(MAKE) --no-print-directory $(PSRUN)
 	@bench/startup.sh $(PSRUN)
 
+# Fuzzing (libFuzzer, clang): the parsers of untrusted text. `make fuzz`
+# builds them and runs each for FUZZ_SECONDS from the seed corpus; a crash,
+# leak, sanitizer report or multi-line error message fails it.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_BUILD := build-fuzz
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_LIB_SRCS := $(wildcard common/*.c) policy/policy.c policy/policy-parse.c policy/units.c \
+                 policy/suggest.c policy/seccomp.c policy/seccomp-default.c \
+                 $(wildcard runtime/oci-config*.c) runtime/oci-state.c
+FUZZ_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iinclude -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=undefined
+
+$(FUZZ_BUILD)/%: tests/fuzz/%.c $(FUZZ_LIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(PKG_CFLAGS) -o $@ $^ $(PKG_LIBS) -lm
+
+fuzz-build: $(FUZZ_TARGETS)
+
+fuzz: deps $(FUZZ_TARGETS)
+	@scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 install: $(PSRUN) $(SHARED)
 	install -D -m 0755 $(PSRUN) $(DESTDIR)$(PREFIX)/bin/psrun
 	install -D -m 0755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/libpsrun.so.0
@@ -134,6 +156,6 @@ format-check:
 	@clang-format --dry-run --Werror $(FORMAT_SRCS) && echo "format-check: ok"
 
 clean:
-	rm -rf build build-sanitize
+	rm -rf build build-sanitize build-fuzz
 
 -include $(LIB_OBJS:.o=.d) $(BUILD)/runtime/main.d

@@ -6,7 +6,7 @@ set -eu
 
 # Build and test dependencies (Debian package names).
 PACKAGES="
-build-essential pkg-config clang-format
+build-essential pkg-config clang-format clang libclang-rt-14-dev
 libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev libmnl-dev libyaml-dev
 libcriterion-dev
 busybox-static python3 iproute2 procps util-linux

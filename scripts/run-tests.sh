@@ -5,9 +5,20 @@
 # reported as skipped when not root; they never pass silently.
 set -u
 
-# Usage: run-tests.sh BUILD [--vm]   (--vm: also the kernel matrix VM stage)
+# Usage: run-tests.sh BUILD [--vm] [--fuzz]
+#   --vm    also the kernel matrix VM stage (scripts/vm-check.sh)
+#   --fuzz  also the libFuzzer targets, FUZZ_SECONDS (default 15) each
 BUILD=${1:-build}
-WITH_VM=${2:-}
+shift
+WITH_VM=
+WITH_FUZZ=
+for arg in "$@"; do
+	case "$arg" in
+	--vm) WITH_VM=--vm ;;
+	--fuzz) WITH_FUZZ=1 ;;
+	*) echo "run-tests.sh: unknown option $arg" >&2; exit 2 ;;
+	esac
+done
 export PSRUN_BUILD=$BUILD
 TIERS="unit kernel integration escape"
 ROOT_TIERS="kernel integration escape"
@@ -72,6 +83,16 @@ if [ "$WITH_VM" = "--vm" ]; then
 	fi
 	if [ "$vm_status" -ne 0 ]; then
 		failed_tiers="$failed_tiers vm"
+	fi
+fi
+
+if [ -n "$WITH_FUZZ" ]; then
+	echo "== fuzz: the parsers of untrusted text (tests/fuzz, libFuzzer + ASan + UBSan)"
+	if make --no-print-directory -s fuzz-build && scripts/run-fuzz.sh build-fuzz "${FUZZ_SECONDS:-15}"; then
+		total_pass=$((total_pass + $(ls tests/fuzz/fuzz_*.c | wc -l)))
+	else
+		total_fail=$((total_fail + 1))
+		failed_tiers="$failed_tiers fuzz"
 	fi
 fi
 

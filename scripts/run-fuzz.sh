@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Run every libFuzzer target in BUILD for SECONDS each, from its seed corpus
+# in tests/fuzz/corpus/<target>/. Inputs the fuzzer finds stay in a temp dir;
+# a crash, leak or sanitizer report fails the run and prints the input.
+set -u
+BUILD=${1:-build-fuzz}
+SECONDS_EACH=${2:-20}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+for target in "$BUILD"/fuzz_*; do
+	[ -x "$target" ] || continue
+	name=$(basename "$target")
+	mkdir -p "$tmp/$name"
+	echo "== fuzz: $name for ${SECONDS_EACH}s"
+	if ! "$target" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix="$tmp/$name-" -print_final_stats=1 \
+		"$tmp/$name" "tests/fuzz/corpus/$name" >"$tmp/$name.log" 2>&1; then
+		echo "== fuzz: $name FAILED"
+		grep -E "ERROR|SUMMARY|==[0-9]+==|Test unit written" "$tmp/$name.log" | head -20
+		for a in "$tmp/$name"-*; do
+			[ -f "$a" ] || continue
+			echo "-- input $(basename "$a") (base64):"
+			base64 "$a" | head -20
+		done
+		status=1
+	else
+		grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$tmp/$name.log" |
+			sed "s/^/   /"
+	fi
+done
+exit "$status"
