@@ -978,7 +978,8 @@ Test(cgroup, gc_removes_only_dead_runs)
                 if (!hierarchy_mount(hierarchies[i].controller, mp, sizeof(mp)))
                         continue;
                 snprintf(p, sizeof(p), "%s%s/%s", mp, parent, dead_nested);
-                cr_assert_eq(cg_write(p, "cgroup.procs", "%d", sleeper), 0, "attach to %s", p);
+                int wr = cg_write(p, "cgroup.procs", "%d", sleeper);
+                cr_assert_eq(wr, 0, "attach %d to %s: %s", (int) sleeper, p, strerror(-wr));
         }
 
         psrun_error err = {0};
