@@ -584,17 +584,23 @@ static int check_enums(const struct policy *p, psrun_error *err)
 }
 
 /* Paths must be in the form the parser would have stored. */
-static int check_path(const char *name, const char *path, psrun_error *err)
+static int check_path_with(const char *name, const char *path,
+                           int (*normalize)(const char *, char **, psrun_error *), psrun_error *err)
 {
         _cleanup_free_ char *normalized = NULL;
 
         if (!path)
                 return psrun_error_set(err, EINVAL, "%s: must be set", name);
-        if (policy_normalize_path(path, &normalized, err) < 0)
+        if (normalize(path, &normalized, err) < 0)
                 return psrun_error_prefix(err, "%s", name);
         if (!streq(path, normalized))
                 return psrun_error_set(err, EINVAL, "%s: must be written as %s", name, normalized);
         return 0;
+}
+
+static int check_path(const char *name, const char *path, psrun_error *err)
+{
+        return check_path_with(name, path, policy_normalize_path, err);
 }
 
 static int check_strings(const struct policy *p, psrun_error *err)
@@ -655,7 +661,8 @@ static int check_mounts(const struct policy *p, psrun_error *err)
                 const struct policy_mount *m = &p->mounts[i];
 
                 snprintf(path, sizeof(path), "mounts[%zu].source", i);
-                r = check_path(path, m->source, err);
+                /* May be relative: resolved against psrun's cwd at start. */
+                r = check_path_with(path, m->source, policy_normalize_source, err);
                 if (r < 0)
                         return r;
                 snprintf(path, sizeof(path), "mounts[%zu].target", i);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/error.h"
 
@@ -98,6 +99,11 @@ int policy_load_file(struct policy *p, const char *path, psrun_error *err);
  * 'env={A: b}'` and `-o allow_domains=[a.com,b.org]` work). On error *p is
  * left unchanged. */
 int policy_set_option(struct policy *p, const char *key_eq_value, psrun_error *err);
+
+/* The policy as one JSON object in this same vocabulary (sizes as "512M",
+ * the timeout as "300000ms", env as a mapping): loading it back over the
+ * defaults gives the same policy. Returns 0 or -EIO. */
+int policy_write_json(const struct policy *p, FILE *f);
 
 /* Cross-field checks run after all sources are applied. */
 int policy_validate(const struct policy *p, psrun_error *err);

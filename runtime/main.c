@@ -198,6 +198,59 @@ static int cmd_run(int argc, char **argv)
         return res.exit_code;
 }
 
+/* ---- psrun policy ---- */
+
+enum { POLICY_FILE, POLICY_OPTION, POLICY_HELP };
+static const struct option_def policy_options[] = {
+        [POLICY_FILE] = {"policy", 'p', "FILE", "load the policy from a YAML or JSON file"},
+        [POLICY_OPTION] = {"option", 'o', "KEY=VALUE", "set one policy key (repeatable)"},
+        [POLICY_HELP] = {"help", 'h', NULL, "show this help"},
+        {0},
+};
+
+static int cmd_policy(int argc, char **argv)
+{
+        struct option longopts[8];
+        char shortopts[16];
+        build_getopt(policy_options, longopts, shortopts, 7);
+        struct policy pol;
+        psrun_error err = {0};
+        if (policy_init(&pol) < 0) {
+                fprintf(stderr, "psrun: out of memory\n");
+                return EXIT_PSRUN;
+        }
+        int r = 0, c;
+        opterr = 0;
+        while (r >= 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+                switch (option_index(policy_options, c)) {
+                case POLICY_FILE:
+                        r = policy_load_file(&pol, optarg, &err);
+                        break;
+                case POLICY_OPTION:
+                        r = policy_set_option(&pol, optarg, &err);
+                        break;
+                case POLICY_HELP:
+                        find_command("help")->run(2, (char *[]){"help", "policy", NULL});
+                        policy_free(&pol);
+                        return 0;
+                default:
+                        r = psrun_error_set(&err, EINVAL, "policy: unknown option `%s`",
+                                            argv[optind - 1]);
+                        break;
+                }
+        }
+        if (r >= 0 && optind < argc)
+                r = psrun_error_set(&err, EINVAL, "policy: unexpected argument `%s`", argv[optind]);
+        if (r >= 0)
+                r = policy_validate(&pol, &err);
+        if (r >= 0)
+                r = policy_write_json(&pol, stdout) < 0 || fflush(stdout) != 0
+                            ? psrun_error_errno(&err, EIO, "policy: write")
+                            : 0;
+        policy_free(&pol);
+        return r < 0 ? fail(&err) : 0;
+}
+
 /* ---- psrun gc ---- */
 
 enum { GC_CGROUP_PARENT, GC_HELP };
@@ -248,6 +301,8 @@ static int cmd_help(int argc, char **argv);
 static const struct command commands[] = {
         {"run", cmd_run, "[OPTIONS] [--] CMD [ARGS...]",
          "run a command in a new sandbox and wait for it", run_options},
+        {"policy", cmd_policy, "[--policy FILE] [-o KEY=VALUE]...",
+         "print the effective policy (defaults, then the file, then -o) as JSON", policy_options},
         {"gc", cmd_gc, "[OPTIONS]", "remove cgroups left behind by psrun runs that were killed",
          gc_options},
         {"version", cmd_version, "", "print the version", NULL},

@@ -207,3 +207,33 @@ Test(knobs, signals_are_forwarded)
         cr_expect(n > 0 && strstr(buf, "\"signal\":15,\"reason\":\"signaled\""), "%s", buf);
         cr_expect(test_no_cgroup_leftovers_of(pid, why, sizeof(why)), "%s", why);
 }
+
+Test(knobs, relative_mount_source)
+{
+        /* Resolved against psrun's working directory: reach a temp dir as
+         * ../../tmp/... from wherever the tests run. */
+        char dir[] = "/tmp/psrun-rel-XXXXXX";
+        cr_assert_not_null(mkdtemp(dir));
+        chmod(dir, 0755); /* the sandbox's uid is "other" to it */
+        char file[64];
+        snprintf(file, sizeof(file), "%s/marker", dir);
+        FILE *f = fopen(file, "w");
+        cr_assert_not_null(f);
+        fclose(f);
+
+        char cwd[4096], rel[8192] = "", opt[8300];
+        cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+        for (const char *c = cwd; *c; c++)
+                if (*c == '/' && c[1])
+                        strcat(rel, "../");
+        strcat(rel, dir + 1);
+        snprintf(opt, sizeof(opt), "mounts=%s:/workspace/src", rel);
+
+        struct test_run r;
+        const char *const opts[] = {"-o", opt, NULL};
+        run_probe(&r, opts, "exists", "/workspace/src/marker");
+        cr_expect_str_eq(r.out, "present\n", "%s: %s %s", opt, r.out, r.err);
+        test_run_free(&r);
+        unlink(file);
+        rmdir(dir);
+}

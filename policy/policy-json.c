@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* The effective policy as JSON, in the same vocabulary the parser reads:
+ * what `psrun policy` prints, and what other front ends (MCP, Python) can
+ * hand back unchanged. Reading the output back gives the same policy. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "common/json.h"
+#include "policy/policy.h"
+
+static void key(FILE *f, bool *first, const char *name)
+{
+        fputs(*first ? "{\n  " : ",\n  ", f);
+        *first = false;
+        json_write_string(f, name);
+        fputs(": ", f);
+}
+
+static void size_value(FILE *f, uint64_t bytes)
+{
+        char buf[32];
+        format_size(bytes, buf, sizeof(buf));
+        json_write_string(f, buf);
+}
+
+int policy_write_json(const struct policy *p, FILE *f)
+{
+        bool first = true;
+
+        key(f, &first, "network");
+        json_write_string(f, policy_network_to_string(p->network));
+        key(f, &first, "allow_domains");
+        fputc('[', f);
+        for (size_t i = 0; i < p->n_allow_domains; i++) {
+                if (i)
+                        fputs(", ", f);
+                json_write_string(f, p->allow_domains[i]);
+        }
+        fputc(']', f);
+        key(f, &first, "memory_limit");
+        size_value(f, p->memory_limit);
+        key(f, &first, "cpu_limit");
+        fprintf(f, "%.6g", p->cpu_limit);
+        key(f, &first, "pids_limit");
+        fprintf(f, "%" PRIu64, p->pids_limit);
+        key(f, &first, "disk_limit");
+        size_value(f, p->disk_limit);
+        key(f, &first, "timeout");
+        char ms[32];
+        snprintf(ms, sizeof(ms), "%" PRIu64 "ms", p->timeout_ms);
+        json_write_string(f, ms);
+        key(f, &first, "env");
+        fputc('{', f);
+        for (size_t i = 0; i < p->n_env; i++) {
+                fputs(i ? ", " : "", f);
+                json_write_string(f, p->env[i].name);
+                fputs(": ", f);
+                if (p->env[i].value)
+                        json_write_string(f, p->env[i].value);
+                else
+                        fputs("null", f);
+        }
+        fputc('}', f);
+        key(f, &first, "workdir");
+        json_write_string(f, p->workdir ? p->workdir : POLICY_DEFAULT_WORKDIR);
+        key(f, &first, "readonly_rootfs");
+        fputs(p->readonly_rootfs ? "true" : "false", f);
+        key(f, &first, "user");
+        char user[32];
+        snprintf(user, sizeof(user), "%u:%u", (unsigned) p->uid, (unsigned) p->gid);
+        json_write_string(f, user);
+        key(f, &first, "backend");
+        json_write_string(f, policy_backend_to_string(p->backend));
+        key(f, &first, "mounts");
+        fputc('[', f);
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                fputs(i ? ", {\"source\": " : "{\"source\": ", f);
+                json_write_string(f, p->mounts[i].source);
+                fputs(", \"target\": ", f);
+                json_write_string(f, p->mounts[i].target);
+                fprintf(f, ", \"readonly\": %s}", p->mounts[i].readonly ? "true" : "false");
+        }
+        fputc(']', f);
+        key(f, &first, "hostname");
+        json_write_string(f, p->hostname ? p->hostname : POLICY_DEFAULT_HOSTNAME);
+        key(f, &first, "landlock");
+        json_write_string(f, policy_layer_to_string(p->landlock));
+        key(f, &first, "apparmor");
+        json_write_string(f, policy_layer_to_string(p->apparmor));
+        if (p->apparmor_profile) {
+                key(f, &first, "apparmor_profile");
+                json_write_string(f, p->apparmor_profile);
+        }
+        fputs("\n}\n", f);
+        return ferror(f) ? -EIO : 0;
+}
