@@ -137,7 +137,7 @@ int oci_state_refresh(struct oci_state *s);
  * owner, annotations), annotations omitted when there are none (runc's
  * omitempty) and kept in their order, followed by a newline. The output is
  * always valid UTF-8 JSON: control characters (C1 included, so none reaches a
- * terminal raw), U+2028/U+2029 and noncharacters are \uXXXX-escaped, and
+ * terminal raw), U+2028/U+2029 and noncharacters are written as \u escapes, and
  * bytes that are not UTF-8 come out as \u00XX (lossy, as json_write_string). */
 int oci_state_print_json(const struct oci_state *s, FILE *f);
 

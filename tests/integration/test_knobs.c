@@ -21,7 +21,8 @@ Test(knobs, user_root_is_root_only_inside)
         test_run_free(&r);
 
         /* Root inside cannot write what host root owns, even where mounted rw. */
-        char dir[] = "/tmp/psrun-test-XXXXXX";
+        char dir[64];
+        test_tmp_template(dir, sizeof(dir), "psrun-test");
         cr_assert_not_null(mkdtemp(dir));
         chmod(dir, 0755);
         char mount[256], target[300];
@@ -46,7 +47,8 @@ Test(knobs, user_numeric)
 
 Test(knobs, read_write_and_read_only_mounts)
 {
-        char dir[] = "/tmp/psrun-test-XXXXXX";
+        char dir[64];
+        test_tmp_template(dir, sizeof(dir), "psrun-test");
         cr_assert_not_null(mkdtemp(dir));
         chmod(dir, 0777); /* the sandbox's uid is an unprivileged host uid */
         char rw[300], ro[300], file[300];
@@ -99,7 +101,8 @@ Test(knobs, cpu_limit_throttles)
 
 Test(knobs, policy_file_and_option_order)
 {
-        char path[] = "/tmp/psrun-policy-XXXXXX";
+        char path[64];
+        test_tmp_template(path, sizeof(path), "psrun-policy");
         int fd = mkstemp(path);
         cr_assert_geq(fd, 0);
         const char *yaml = "# a policy\n"
@@ -212,7 +215,8 @@ Test(knobs, relative_mount_source)
 {
         /* Resolved against psrun's working directory: reach a temp dir as
          * ../../tmp/... from wherever the tests run. */
-        char dir[] = "/tmp/psrun-rel-XXXXXX";
+        char dir[64];
+        test_tmp_template(dir, sizeof(dir), "psrun-rel");
         cr_assert_not_null(mkdtemp(dir));
         chmod(dir, 0755); /* the sandbox's uid is "other" to it */
         char file[64];

@@ -64,7 +64,7 @@ static void write_file(const char *rel, const char *data)
 static void setup(void)
 {
         char p[128];
-        snprintf(tmpdir, sizeof(tmpdir), "/tmp/psrun-landlock-XXXXXX");
+        test_tmp_template(tmpdir, sizeof(tmpdir), "psrun-landlock");
         cr_assert_not_null(mkdtemp(tmpdir), "mkdtemp: %s", strerror(errno));
         static const char *const dirs[] = {"w", "r"};
         for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {

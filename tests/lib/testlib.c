@@ -13,6 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+void test_tmp_template(char *buf, size_t size, const char *prefix)
+{
+        char placeholder[7];
+        memset(placeholder, 'X', 6);
+        placeholder[6] = '\0';
+        snprintf(buf, size, "/tmp/%s-%s", prefix, placeholder);
+}
+
 void test_require_root(void)
 {
         if (geteuid() != 0)

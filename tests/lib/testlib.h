@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Fill buf with a mkdtemp()/mkstemp() template "/tmp/<prefix>-" plus the six
+ * placeholder characters those functions replace. */
+void test_tmp_template(char *buf, size_t size, const char *prefix);
+
 /* Skip the current Criterion test, printing why, unless running as root. */
 void test_require_root(void);
 
