@@ -36,6 +36,28 @@ struct cg_dir {
                      * never created, attached or removed on its own */
 };
 
+struct cgroup_ops;
+
+/* Whether the host has any swap (SwapTotal in /proc/meminfo is not 0). */
+bool cg_host_has_swap(void);
+/* The error for a host with swap whose kernel can't keep a cgroup out of it
+ * (swap accounting off): the policy's "no swap" would not hold. */
+int cg_no_swap_limit(psrun_error *err, const char *dir);
+
+/* validate parent, pick the driver, read the host's tables once and find
+ * the directory in each hierarchy below which cgroups are made (aliases
+ * marked). */
+int cg_find_bases(const char *parent, const struct cgroup_limits *limits,
+                  const struct cgroup_ops **ret_ops, struct cg_dir bases[CG_SLOT_MAX],
+                  psrun_error *err);
+void cg_dirs_clear(struct cg_dir (*dirs)[CG_SLOT_MAX]);
+char *cg_path_join(const char *a, const char *b);
+bool cg_is_dir(const char *path);
+/* rm -r of every directory of cg (no kill); the slots are cleared. */
+int cg_remove_dirs(struct cgroup *cg, psrun_error *err);
+/* Free the handle only: what it names on disk stays. */
+void cg_free(struct cgroup *cg);
+
 /* Make d its parent cgroup (path and rel); false at the hierarchy's root. */
 bool cg_dir_ascend(struct cg_dir *d);
 

@@ -138,6 +138,10 @@ static int v1_apply_limits(struct cgroup *cg, const struct cgroup_limits *limits
                                                          "memory.memsw.limit_in_bytes to "
                                                          "%" PRIu64 " in %s",
                                                          limits->memory_bytes, memory);
+                } else if (cg_host_has_swap()) {
+                        /* The policy says no swap; swappiness alone can't
+                         * promise that. Fail closed. */
+                        return cg_no_swap_limit(err, memory);
                 }
         }
         if (memory) {

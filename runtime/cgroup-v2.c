@@ -126,6 +126,8 @@ static int v2_apply_limits(struct cgroup *cg, const struct cgroup_limits *limits
                 if (r < 0)
                         return psrun_error_errno(err, r, "cgroup: setting memory.swap.max in %s",
                                                  dir);
+        } else if (limits->memory_bytes > 0 && cg_host_has_swap()) {
+                return cg_no_swap_limit(err, dir);
         }
         if (limits->pids_max > 0) {
                 r = cg_write(dir, "pids.max", "%" PRIu64, limits->pids_max);

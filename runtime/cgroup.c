@@ -98,14 +98,14 @@ void cg_dir_clear(struct cg_dir *d)
         *d = (struct cg_dir){0};
 }
 
-static void cg_dirs_clear(struct cg_dir (*dirs)[CG_SLOT_MAX])
+void cg_dirs_clear(struct cg_dir (*dirs)[CG_SLOT_MAX])
 {
         for (int s = 0; s < CG_SLOT_MAX; s++)
                 cg_dir_clear(&(*dirs)[s]);
 }
 
 /* "a" + "/" + "b", with "/" + "b" not doubling the slash. */
-static char *path_join(const char *a, const char *b)
+char *cg_path_join(const char *a, const char *b)
 {
         char *ret;
         size_t la = strlen(a);
@@ -121,13 +121,35 @@ static int file_path(char *buf, size_t size, const char *dir, const char *file)
         return n < 0 || (size_t) n >= size ? -ENAMETOOLONG : 0;
 }
 
+bool cg_host_has_swap(void)
+{
+        char buf[4096];
+        _cleanup_close_ int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || read_into(fd, buf, sizeof(buf)) < 0)
+                return true; /* can't tell: assume the worst */
+        const char *line = strstr(buf, "SwapTotal:");
+        if (!line)
+                return false;
+        unsigned long long kb = 0;
+        return sscanf(line, "SwapTotal: %llu", &kb) == 1 && kb > 0;
+}
+
+int cg_no_swap_limit(psrun_error *err, const char *dir)
+{
+        return psrun_error_set(err, EOPNOTSUPP,
+                               "cgroup: this host has swap, but its kernel cannot keep the "
+                               "sandbox out of it (swap accounting is off: no swap limit file "
+                               "in %s); boot with swapaccount=1 or turn swap off",
+                               dir);
+}
+
 bool cg_file_exists(const char *dir, const char *file)
 {
         char p[PATH_MAX];
         return file_path(p, sizeof(p), dir, file) == 0 && access(p, F_OK) == 0;
 }
 
-static bool is_dir(const char *path)
+bool cg_is_dir(const char *path)
 {
         struct stat st;
         return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
@@ -422,7 +444,7 @@ int cg_resolve_parent(const struct cg_host *host, const char *controller, const 
         _cleanup_free_ char *path = NULL;
         if (asprintf(&path, "%s%s", mp, sub) < 0)
                 return psrun_error_errno(err, ENOMEM, "cgroup");
-        if (!is_dir(path))
+        if (!cg_is_dir(path))
                 return psrun_error_set(err, ENOENT,
                                        "cgroup: parent cgroup %s does not exist in the %s "
                                        "hierarchy (%s)",
@@ -492,7 +514,7 @@ static int signal_tree(const char *dir, int sig, int depth)
                 if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
                     strcmp(de->d_name, "..") == 0)
                         continue;
-                _cleanup_free_ char *sub = path_join(dir, de->d_name);
+                _cleanup_free_ char *sub = cg_path_join(dir, de->d_name);
                 if (!sub)
                         return -ENOMEM;
                 r = signal_tree(sub, sig, depth + 1);
@@ -584,7 +606,7 @@ static int remove_tree(const char *dir, int depth)
                         if (de->d_type != DT_DIR || strcmp(de->d_name, ".") == 0 ||
                             strcmp(de->d_name, "..") == 0)
                                 continue;
-                        _cleanup_free_ char *sub = path_join(dir, de->d_name);
+                        _cleanup_free_ char *sub = cg_path_join(dir, de->d_name);
                         if (!sub)
                                 return -ENOMEM;
                         int r = remove_tree(sub, depth + 1);
@@ -608,7 +630,7 @@ static int remove_tree(const char *dir, int depth)
 
 /* Remove every directory the cgroup owns, last slot first. Returns the first
  * failure; keeps going so as much as possible is gone. */
-static int remove_dirs(struct cgroup *cg, psrun_error *err)
+int cg_remove_dirs(struct cgroup *cg, psrun_error *err)
 {
         int ret = 0;
         for (int s = CG_SLOT_MAX - 1; s >= 0; s--) {
@@ -681,7 +703,7 @@ static int validate_limits(const struct cgroup_limits *limits, psrun_error *err)
         return 0;
 }
 
-static void cgroup_free(struct cgroup *cg)
+void cg_free(struct cgroup *cg)
 {
         if (!cg)
                 return;
@@ -708,19 +730,14 @@ void cgroup_destroy(struct cgroup *cg)
                 /* Processes still inside would keep rmdir failing; nothing
                  * useful can be done with a kill error here. */
                 cg->ops->kill(cg, NULL);
-                remove_dirs(cg, NULL);
+                cg_remove_dirs(cg, NULL);
         }
-        cgroup_free(cg);
+        cg_free(cg);
 }
 
 static inline void cgroup_destroyp(struct cgroup **cg)
 {
         cgroup_destroy(*cg);
-}
-
-static inline void cgroup_freep(struct cgroup **cg)
-{
-        cgroup_free(*cg);
 }
 
 /* mkdir <parent>/<name> in every slot; -EEXIST (a stale directory of a
@@ -732,8 +749,8 @@ static int make_dirs(struct cgroup *cg, const struct cg_dir parents[CG_SLOT_MAX]
                 if (!p->path)
                         continue;
                 struct cg_dir *d = &cg->dir[s];
-                d->path = path_join(p->path, cg->name);
-                d->rel = path_join(p->rel, cg->name);
+                d->path = cg_path_join(p->path, cg->name);
+                d->rel = cg_path_join(p->rel, cg->name);
                 d->alias = p->alias;
                 if (!d->path || !d->rel) {
                         cg_dir_clear(d);
@@ -775,7 +792,7 @@ static int create_below(const struct cgroup_ops *ops, struct cg_dir parents[CG_S
                 r = make_dirs(cg, parents, err);
                 if (r != -EEXIST || attempt >= 16)
                         break;
-                r = remove_dirs(cg, err);
+                r = cg_remove_dirs(cg, err);
                 if (r < 0)
                         return r;
                 psrun_error_clear(err);
@@ -796,6 +813,26 @@ static int create_below(const struct cgroup_ops *ops, struct cg_dir parents[CG_S
         return 0;
 }
 
+int cg_find_bases(const char *parent, const struct cgroup_limits *limits,
+                  const struct cgroup_ops **ret_ops, struct cg_dir bases[CG_SLOT_MAX],
+                  psrun_error *err)
+{
+        int r = validate_parent(parent, err);
+        if (r < 0)
+                return r;
+        const struct cgroup_ops *ops = driver();
+        _cleanup_(cg_host_clear) struct cg_host host = {0};
+        r = cg_host_load(&host, err);
+        if (r < 0)
+                return r;
+        r = ops->find_parents(&host, parent, limits, bases, err);
+        if (r < 0)
+                return r;
+        mark_aliases(bases);
+        *ret_ops = ops;
+        return 0;
+}
+
 int cgroup_create(const char *parent, const struct cgroup_limits *limits, struct cgroup **ret,
                   psrun_error *err)
 {
@@ -805,20 +842,12 @@ int cgroup_create(const char *parent, const struct cgroup_limits *limits, struct
         *ret = NULL;
         if (!limits)
                 limits = &no_limits;
-        int r = validate_parent(parent, err);
+        int r = validate_limits(limits, err);
         if (r < 0)
                 return r;
-        r = validate_limits(limits, err);
-        if (r < 0)
-                return r;
-
-        const struct cgroup_ops *ops = driver();
-        _cleanup_(cg_host_clear) struct cg_host host = {0};
-        r = cg_host_load(&host, err);
-        if (r < 0)
-                return r;
+        const struct cgroup_ops *ops;
         _cleanup_(cg_dirs_clear) struct cg_dir parents[CG_SLOT_MAX] = {0};
-        r = ops->find_parents(&host, parent, limits, parents, err);
+        r = cg_find_bases(parent, limits, &ops, parents, err);
         if (r < 0)
                 return r;
         r = create_below(ops, parents, limits, ret, err);
@@ -939,150 +968,4 @@ const char *cgroup_path(const struct cgroup *cg, const char *controller)
                 return cg->dir[s].path;
         }
         return NULL;
-}
-
-/* "psrun-<pid>-<n>" with decimal numbers and nothing else; the pid. */
-static bool parse_cgroup_name(const char *name, pid_t *ret_pid)
-{
-        if (strncmp(name, "psrun-", 6) != 0)
-                return false;
-        const char *p = name + 6;
-        const char *digits = p;
-        long long pid = 0;
-        while (*p >= '0' && *p <= '9' && p - digits < 10)
-                pid = pid * 10 + (*p++ - '0');
-        if (p == digits || *p != '-' || pid <= 0 || pid > INT_MAX)
-                return false;
-        const char *n = ++p;
-        while (*p >= '0' && *p <= '9' && p - n < 10)
-                p++;
-        if (p == n || *p != '\0')
-                return false;
-        *ret_pid = (pid_t) pid;
-        return true;
-}
-
-static int strv_add_unique(char ***v, size_t *n, const char *s)
-{
-        for (size_t i = 0; i < *n; i++)
-                if (strcmp((*v)[i], s) == 0)
-                        return 0;
-        char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-        if (!nv)
-                return -ENOMEM;
-        *v = nv;
-        nv[*n] = strdup(s);
-        if (!nv[*n])
-                return -ENOMEM;
-        nv[++*n] = NULL;
-        return 0;
-}
-
-/* Names of psrun cgroups directly below dir whose creating process is gone.
- * kill(pid, 0) failing with EPERM still means the process exists. */
-static int collect_dead(const char *dir, char ***names, size_t *n)
-{
-        _cleanup_(closedirp) DIR *d = opendir(dir);
-        if (!d)
-                return errno == ENOENT ? 0 : -errno;
-        struct dirent *de;
-        while ((de = readdir(d))) {
-                pid_t pid;
-                if (de->d_type != DT_DIR || !parse_cgroup_name(de->d_name, &pid))
-                        continue;
-                if (kill(pid, 0) == 0 || errno != ESRCH)
-                        continue;
-                int r = strv_add_unique(names, n, de->d_name);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-static int gc_below(const struct cgroup_ops *ops, struct cg_dir bases[CG_SLOT_MAX],
-                    psrun_error *err);
-
-int cgroup_gc(const char *parent, psrun_error *err)
-{
-        int r = validate_parent(parent, err);
-        if (r < 0)
-                return r;
-        const struct cgroup_ops *ops = driver();
-        _cleanup_(cg_host_clear) struct cg_host host = {0};
-        r = cg_host_load(&host, err);
-        if (r < 0)
-                return r;
-        _cleanup_(cg_dirs_clear) struct cg_dir bases[CG_SLOT_MAX] = {0};
-        r = ops->find_parents(&host, parent, NULL, bases, err);
-        if (r < 0)
-                return r;
-        mark_aliases(bases);
-
-        int total = 0;
-        for (;;) {
-                r = gc_below(ops, bases, err);
-                if (r < 0)
-                        return r;
-                total += r;
-                /* On v2, runs from a cgroup with processes nest below an
-                 * ancestor (see cgroup_create): look there too. */
-                if (parent || ops != &cgroup_v2_ops || !cg_dir_ascend(&bases[CG_SLOT_UNIFIED]))
-                        return total;
-        }
-}
-
-/* Remove the cgroups of dead runs directly below `bases`. Returns how many. */
-static int gc_below(const struct cgroup_ops *ops, struct cg_dir bases[CG_SLOT_MAX],
-                    psrun_error *err)
-{
-        int r;
-        _cleanup_strv_free_ char **names = NULL;
-        size_t n = 0;
-        for (int s = 0; s < CG_SLOT_MAX; s++) {
-                if (!bases[s].path || bases[s].alias)
-                        continue;
-                r = collect_dead(bases[s].path, &names, &n);
-                if (r < 0)
-                        return psrun_error_errno(err, r, "cgroup: gc: scanning %s", bases[s].path);
-        }
-
-        int removed = 0, failed = 0;
-        for (size_t i = 0; i < n; i++) {
-                /* A stand-in for the dead run's handle, with the slots where a
-                 * directory of that name exists, then the normal teardown. */
-                _cleanup_(cgroup_freep) struct cgroup *cg = calloc(1, sizeof(*cg));
-                if (!cg)
-                        return psrun_error_errno(err, ENOMEM, "cgroup: gc");
-                cg->ops = ops;
-                cg->unified_fd = -1;
-                snprintf(cg->name, sizeof(cg->name), "%s", names[i]);
-                for (int s = 0; s < CG_SLOT_MAX; s++) {
-                        if (!bases[s].path)
-                                continue;
-                        struct cg_dir *d = &cg->dir[s];
-                        d->path = path_join(bases[s].path, names[i]);
-                        d->rel = path_join(bases[s].rel, names[i]);
-                        d->alias = bases[s].alias;
-                        if (!d->path || !d->rel)
-                                return psrun_error_errno(err, ENOMEM, "cgroup: gc");
-                        if (!is_dir(d->path))
-                                cg_dir_clear(d);
-                }
-                psrun_error e = {0};
-                r = ops->kill(cg, &e);
-                int rr = remove_dirs(cg, r < 0 ? NULL : &e);
-                if (r < 0 || rr < 0) {
-                        /* Go on with the others; report the first failure. */
-                        if (!failed) {
-                                failed = r < 0 ? r : rr;
-                                if (err)
-                                        *err = e;
-                        }
-                        continue;
-                }
-                removed++;
-        }
-        if (failed)
-                return failed;
-        return removed;
 }

@@ -68,6 +68,10 @@ void cgroup_destroy(struct cgroup *cg);
  * `parent` (NULL: the caller's own cgroup). Returns how many were removed. */
 int cgroup_gc(const char *parent, psrun_error *err);
 
+/* The same, below the directories `cg` itself was made in, without reading
+ * the host's tables again: what psrun run does while its sandbox starts. */
+int cgroup_gc_siblings(const struct cgroup *cg, psrun_error *err);
+
 /* Path (for messages and tests) of the cgroup in the named controller
  * hierarchy ("memory", "pids", "unified"), or NULL. */
 const char *cgroup_path(const struct cgroup *cg, const char *controller);

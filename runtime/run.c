@@ -366,7 +366,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         /* Cgroups of psrun runs that were killed are removed while the
          * sandbox starts up (it runs on the other core meanwhile). */
         if (r >= 0)
-                (void) cgroup_gc(o->cgroup_parent, NULL);
+                (void) cgroup_gc_siblings(cg, NULL);
 
         int init_status;
         if (r < 0) {
