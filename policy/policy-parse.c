@@ -10,7 +10,7 @@
  * list -> mount item -> scalar), so anchors, aliases and even cyclic
  * documents cannot make it loop or blow up.
  */
-#include "policy/policy.h"
+#include "policy/policy-parse.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -22,23 +22,8 @@
 #include "common/cleanup.h"
 
 #define MSG_MAX PSRUN_ERROR_MSG_MAX
-/* Room for a value shown in a message (policy_escape cuts it shorter). */
-#define SHOWN_MAX     128
-#define PATH_TEXT_MAX 96
-
-static bool streq(const char *a, const char *b)
-{
-        return strcmp(a, b) == 0;
-}
 
 /* ---- where an error is, and what the offending value is ---- */
-
-struct parse_ctx {
-        const char *name;    /* document name for "name:line:col", NULL for -o */
-        const char *opt_key; /* -o: the key as typed (escaped), for messages */
-        yaml_document_t *doc;
-        psrun_error *err;
-};
 
 /* "policy.yaml:3:5: mounts[0].target" or "-o mounts[0].target". */
 static void format_where(const struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
@@ -51,11 +36,8 @@ static void format_where(const struct parse_ctx *ctx, const yaml_node_t *node, c
                          node->start_mark.column + 1, path ? ": " : "", path ? path : "");
 }
 
-static int ctx_fail(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, int errnum,
-                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static int ctx_fail(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, int errnum,
-                    const char *fmt, ...)
+int ctx_fail(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, int errnum,
+             const char *fmt, ...)
 {
         char where[MSG_MAX / 2], what[MSG_MAX];
         va_list ap;
@@ -69,7 +51,7 @@ static int ctx_fail(struct parse_ctx *ctx, const yaml_node_t *node, const char *
 }
 
 /* Adds the location to a message a pure check already put in ctx->err. */
-static int ctx_prefix(struct parse_ctx *ctx, const yaml_node_t *node, const char *path)
+int ctx_prefix(struct parse_ctx *ctx, const yaml_node_t *node, const char *path)
 {
         char where[MSG_MAX / 2];
 
@@ -77,8 +59,8 @@ static int ctx_prefix(struct parse_ctx *ctx, const yaml_node_t *node, const char
         return psrun_error_prefix(ctx->err, "%s", where);
 }
 
-static int unknown_key(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
-                       const char *key, const char *suggestion)
+int unknown_key(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, const char *key,
+                const char *suggestion)
 {
         char shown[SHOWN_MAX];
 
@@ -176,8 +158,8 @@ static const char *node_kind_name(const yaml_node_t *node)
 }
 
 /* The text of a non-null scalar, else "expected <expect>, got <kind>". */
-static int node_text(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
-                     const char *expect, const char **ret)
+int node_text(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, const char *expect,
+              const char **ret)
 {
         if (node->type != YAML_SCALAR_NODE || scalar_kind(node) == SCALAR_NULL)
                 return ctx_fail(ctx, node, path, EINVAL, "expected %s, got %s", expect,
@@ -188,7 +170,7 @@ static int node_text(struct parse_ctx *ctx, const yaml_node_t *node, const char 
         return 0;
 }
 
-static int node_bool(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, bool *ret)
+int node_bool(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, bool *ret)
 {
         static const char expect[] = "a boolean (true or false)";
 
@@ -201,8 +183,8 @@ static int node_bool(struct parse_ctx *ctx, const yaml_node_t *node, const char 
         return 0;
 }
 
-static int node_path_with(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
-                          char **ret, int (*normalize)(const char *, char **, psrun_error *))
+int node_path_with(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, char **ret,
+                   int (*normalize)(const char *, char **, psrun_error *))
 {
         const char *s;
         char *normalized;
@@ -218,14 +200,14 @@ static int node_path_with(struct parse_ctx *ctx, const yaml_node_t *node, const 
         return 0;
 }
 
-static int node_path(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, char **ret)
+int node_path(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, char **ret)
 {
         return node_path_with(ctx, node, path, ret, policy_normalize_path);
 }
 
 /* List keys take a list, or one scalar as a one-item list. */
-static int list_length(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
-                       const char *expect, size_t *ret)
+int list_length(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
+                const char *expect, size_t *ret)
 {
         size_t n;
 
@@ -245,8 +227,8 @@ static int list_length(struct parse_ctx *ctx, const yaml_node_t *node, const cha
 
 /* Item i of a list node (the node itself when a scalar stands for a list);
  * fills the item's path: "mounts[2]" or "mounts". */
-static yaml_node_t *list_item(struct parse_ctx *ctx, yaml_node_t *node, const char *key, size_t i,
-                              char *path, size_t size)
+yaml_node_t *list_item(struct parse_ctx *ctx, yaml_node_t *node, const char *key, size_t i,
+                       char *path, size_t size)
 {
         if (node->type != YAML_SEQUENCE_NODE) {
                 snprintf(path, size, "%s", key);
@@ -256,45 +238,15 @@ static yaml_node_t *list_item(struct parse_ctx *ctx, yaml_node_t *node, const ch
         return yaml_document_get_node(ctx->doc, node->data.sequence.items.start[i]);
 }
 
-static size_t mapping_length(const yaml_node_t *node)
-{
-        return (size_t) (node->data.mapping.pairs.top - node->data.mapping.pairs.start);
-}
-
 /* The key text of pair i of a mapping; keys must be non-null scalars. */
-static int mapping_key(struct parse_ctx *ctx, const yaml_node_t *node, size_t i, const char *path,
-                       yaml_node_t **ret_node, const char **ret)
+int mapping_key(struct parse_ctx *ctx, const yaml_node_t *node, size_t i, const char *path,
+                yaml_node_t **ret_node, const char **ret)
 {
         *ret_node = yaml_document_get_node(ctx->doc, node->data.mapping.pairs.start[i].key);
         return node_text(ctx, *ret_node, path, "a string as key", ret);
 }
 
-static yaml_node_t *mapping_value(struct parse_ctx *ctx, const yaml_node_t *node, size_t i)
-{
-        return yaml_document_get_node(ctx->doc, node->data.mapping.pairs.start[i].value);
-}
-
 /* ---- the key table ---- */
-
-struct policy_key;
-typedef int (*key_parse_fn)(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
-                            struct policy *p);
-
-struct policy_key {
-        const char *name;
-        key_parse_fn parse;
-        size_t offset;
-        const char *expect; /* "a size": for "expected a size, got a list" */
-        /* numbers (uint64_t fields): syntax, inclusive bounds, how to show them */
-        int (*parse_number)(const char *s, uint64_t *ret);
-        const char *hint; /* " (use e.g. 512M, 2G)" */
-        uint64_t min, max;
-        void (*format)(uint64_t v, char *buf, size_t size);
-        /* enums: the name of value i, NULL past the last */
-        const char *(*enum_name)(int v);
-        /* strings: check and copy */
-        int (*normalize)(const char *in, char **ret, psrun_error *err);
-};
 
 #define FIELD(p, key, type) ((type *) (void *) ((char *) (p) + (key)->offset))
 
@@ -582,171 +534,6 @@ static int parse_env_key(struct parse_ctx *ctx, const struct policy_key *key, ya
                                     eq ? eq + 1 : NULL);
                 if (r < 0)
                         return r;
-        }
-        return 0;
-}
-
-/* ---- mounts ---- */
-
-typedef int (*mount_field_fn)(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
-                              void *field);
-
-static int mount_path_field(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
-                            void *field)
-{
-        return node_path(ctx, node, path, field);
-}
-
-static int mount_source_field(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
-                              void *field)
-{
-        return node_path_with(ctx, node, path, field, policy_normalize_source);
-}
-
-static int mount_bool_field(struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
-                            void *field)
-{
-        return node_bool(ctx, node, path, field);
-}
-
-static const struct mount_key {
-        const char *name;
-        mount_field_fn parse;
-        size_t offset;
-        bool required;
-} mount_keys[] = {
-        {"source", mount_source_field, offsetof(struct policy_mount, source), true},
-        {"target", mount_path_field, offsetof(struct policy_mount, target), true},
-        {"readonly", mount_bool_field, offsetof(struct policy_mount, readonly), false},
-};
-
-static const char *const mount_modes[] = {"ro", "rw"};
-
-/* {source: /a, target: /b, readonly: false}; *target_node is where target was. */
-static int parse_mount_mapping(struct parse_ctx *ctx, yaml_node_t *node, const char *path,
-                               struct policy_mount *m, const yaml_node_t **target_node)
-{
-        const char *names[ARRAY_SIZE(mount_keys)];
-        bool seen[ARRAY_SIZE(mount_keys)] = {false};
-        char field_path[PATH_TEXT_MAX];
-        int r;
-
-        for (size_t k = 0; k < ARRAY_SIZE(mount_keys); k++)
-                names[k] = mount_keys[k].name;
-        for (size_t i = 0; i < mapping_length(node); i++) {
-                yaml_node_t *key_node;
-                const char *name;
-                size_t k;
-
-                r = mapping_key(ctx, node, i, path, &key_node, &name);
-                if (r < 0)
-                        return r;
-                for (k = 0; k < ARRAY_SIZE(mount_keys) && !streq(name, mount_keys[k].name); k++)
-                        ;
-                if (k == ARRAY_SIZE(mount_keys))
-                        return unknown_key(ctx, key_node, path, name,
-                                           policy_suggest_from(name, names, ARRAY_SIZE(names)));
-                if (seen[k])
-                        return ctx_fail(ctx, key_node, path, EINVAL, "duplicate key `%s`", name);
-                seen[k] = true;
-                snprintf(field_path, sizeof(field_path), "%s.%s", path, name);
-                yaml_node_t *value = mapping_value(ctx, node, i);
-                r = mount_keys[k].parse(ctx, value, field_path, (char *) m + mount_keys[k].offset);
-                if (r < 0)
-                        return r;
-                if (mount_keys[k].offset == offsetof(struct policy_mount, target))
-                        *target_node = value;
-        }
-        for (size_t k = 0; k < ARRAY_SIZE(mount_keys); k++)
-                if (mount_keys[k].required && !seen[k])
-                        return ctx_fail(ctx, node, path, EINVAL, "missing `%s`",
-                                        mount_keys[k].name);
-        return 0;
-}
-
-/* "SOURCE:TARGET[:ro|rw]". */
-static int parse_mount_string(struct parse_ctx *ctx, yaml_node_t *node, const char *path,
-                              struct policy_mount *m)
-{
-        char shown[SHOWN_MAX], field_path[PATH_TEXT_MAX];
-        const char *s, *c1, *c2;
-        int r = node_text(ctx, node, path, "SOURCE:TARGET[:ro|rw] or a mapping", &s);
-
-        if (r < 0)
-                return r;
-        c1 = strchr(s, ':');
-        if (!c1)
-                return ctx_fail(ctx, node, path, EINVAL, "\"%s\" is not SOURCE:TARGET[:ro|rw]",
-                                policy_escape(s, shown, sizeof(shown)));
-        c2 = strchr(c1 + 1, ':');
-        if (c2) {
-                size_t mode = 0;
-                while (mode < ARRAY_SIZE(mount_modes) && !streq(mount_modes[mode], c2 + 1))
-                        mode++;
-                if (mode == ARRAY_SIZE(mount_modes))
-                        return ctx_fail(ctx, node, path, EINVAL, "mode `%s` is not one of ro, rw",
-                                        policy_escape(c2 + 1, shown, sizeof(shown)));
-                m->readonly = mode == 0;
-        }
-
-        _cleanup_free_ char *source = strndup(s, (size_t) (c1 - s));
-        _cleanup_free_ char *target = c2 ? strndup(c1 + 1, (size_t) (c2 - c1 - 1)) : strdup(c1 + 1);
-        if (!source || !target)
-                return psrun_error_errno(ctx->err, ENOMEM, "mounts");
-        snprintf(field_path, sizeof(field_path), "%s.source", path);
-        if (policy_normalize_source(source, &m->source, ctx->err) < 0)
-                return ctx_prefix(ctx, node, field_path);
-        snprintf(field_path, sizeof(field_path), "%s.target", path);
-        if (policy_normalize_path(target, &m->target, ctx->err) < 0)
-                return ctx_prefix(ctx, node, field_path);
-        return 0;
-}
-
-/* mounts from a later source add to the list, as repeated -v do for docker. */
-static int parse_mounts_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
-                            struct policy *p)
-{
-        char path[PATH_TEXT_MAX], target_path[PATH_TEXT_MAX + 8], shown[SHOWN_MAX];
-        size_t n;
-        int r = list_length(ctx, node, key->name, key->expect, &n);
-
-        if (r < 0)
-                return r;
-        struct policy_mount *grown = realloc(p->mounts, (p->n_mounts + n + 1) * sizeof(*grown));
-        if (!grown)
-                return psrun_error_errno(ctx->err, ENOMEM, "%s", key->name);
-        p->mounts = grown;
-        memset(p->mounts + p->n_mounts, 0, (n + 1) * sizeof(*grown));
-        size_t first = p->n_mounts;
-        for (size_t i = 0; i < n; i++) {
-                yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
-                const yaml_node_t *target_node = item;
-                /* Owned by p from here on, so a failure below frees it. */
-                struct policy_mount *m = &p->mounts[p->n_mounts++];
-
-                m->readonly = true;
-                if (item->type == YAML_MAPPING_NODE)
-                        r = parse_mount_mapping(ctx, item, path, m, &target_node);
-                else
-                        r = parse_mount_string(ctx, item, path, m);
-                if (r < 0)
-                        return r;
-                snprintf(target_path, sizeof(target_path), "%s.target", path);
-                if (policy_check_mount_target(m->target, ctx->err) < 0)
-                        return ctx_prefix(ctx, target_node, target_path);
-                for (size_t j = 0; j < first + i; j++) {
-                        if (!streq(p->mounts[j].target, m->target))
-                                continue;
-                        policy_escape(m->target, shown, sizeof(shown));
-                        if (j < first)
-                                return ctx_fail(ctx, target_node, target_path, EINVAL,
-                                                "\"%s\" is already the target of an earlier "
-                                                "mount",
-                                                shown);
-                        return ctx_fail(ctx, target_node, target_path, EINVAL,
-                                        "\"%s\" is already the target of %s[%zu]", shown, key->name,
-                                        j - first);
-                }
         }
         return 0;
 }
