@@ -1,0 +1,474 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the cgroup tests (test_cgroup.c, test_cgroup_tree.c): where
+ * the hierarchies are, cgroups and children made and cgt_tracked for the suite's
+ * fini, which test_cgroup.c declares along with the tracking state.
+ */
+#pragma once
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "common/cleanup.h"
+#include "lib/testlib.h"
+#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup.h"
+
+#define MiB (1024ULL * 1024ULL)
+
+/* The kernel's struct clone_args up to `cgroup` (CLONE_ARGS_SIZE_VER2); kept
+ * local because <linux/sched.h> collides with <sched.h>. */
+struct test_clone_args {
+        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+                set_tid_size, cgroup;
+};
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+/* Hierarchies a test may look at, by the names cgroup_path() takes. */
+static const struct {
+        const char *name;
+        const char *controller; /* NULL: cgroup2 */
+} hierarchies[] = {
+        {"memory", "memory"},   {"pids", "pids"},       {"cpu", "cpu"},
+        {"cpuacct", "cpuacct"}, {"freezer", "freezer"}, {"unified", NULL},
+};
+
+/* Everything a test made, for the suite's fini (test_cgroup.c, which defines
+ * them). Each Criterion test runs in its own process, so globals are per test. */
+extern struct cgroup *cgt_tracked[8];
+extern pid_t cgt_kids[64];
+extern char *cgt_made_dirs[256]; /* creation order; removed in reverse */
+extern size_t cgt_n_made;
+/* Processes that are not our children (grandchildren, orphans): held by
+ * pidfd so the fini can kill them after a failed test without risking a
+ * reused pid. */
+extern int cgt_stray_pidfds[16];
+extern size_t cgt_n_stray;
+
+static inline struct cgroup *track(struct cgroup *cg)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(cgt_tracked); i++) {
+                if (!cgt_tracked[i]) {
+                        cgt_tracked[i] = cg;
+                        return cg;
+                }
+        }
+        cr_assert_fail("too many cgroups in one test");
+        return cg;
+}
+
+static inline void destroy_tracked(struct cgroup *cg)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(cgt_tracked); i++)
+                if (cgt_tracked[i] == cg)
+                        cgt_tracked[i] = NULL;
+        cgroup_destroy(cg);
+}
+
+static inline void track_kid(pid_t pid)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(cgt_kids); i++) {
+                if (!cgt_kids[i]) {
+                        cgt_kids[i] = pid;
+                        return;
+                }
+        }
+}
+
+static inline void track_stray(pid_t pid)
+{
+        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (fd >= 0 && cgt_n_stray < ARRAY_SIZE(cgt_stray_pidfds))
+                cgt_stray_pidfds[cgt_n_stray++] = fd;
+        else if (fd >= 0)
+                close(fd);
+}
+
+static inline void sleep_ms(long ms)
+{
+        struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+}
+
+/* ---- where things are ---------------------------------------------------- */
+
+/* Mount point of the hierarchy holding `controller` (NULL: cgroup2). */
+static inline bool hierarchy_mount(const char *controller, char *out, size_t size)
+{
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+        cr_assert_not_null(f);
+        char line[4096];
+        bool found = false;
+        while (!found && fgets(line, sizeof(line), f)) {
+                char root[1024], mp[1024], fstype[64], super[1024];
+                char *sep = strstr(line, " - ");
+                if (!sep || sscanf(line, "%*s %*s %*s %1023s %1023s", root, mp) != 2 ||
+                    sscanf(sep + 3, "%63s %*s %1023s", fstype, super) != 2)
+                        continue;
+                if (strncmp(mp, "/sys/fs/cgroup", 14) != 0)
+                        continue;
+                if (controller) {
+                        char list[1100];
+                        char want[80];
+                        snprintf(list, sizeof(list), ",%s,", super);
+                        snprintf(want, sizeof(want), ",%s,", controller);
+                        found = strcmp(fstype, "cgroup") == 0 && strstr(list, want);
+                } else {
+                        found = strcmp(fstype, "cgroup2") == 0;
+                }
+                if (found)
+                        snprintf(out, size, "%s", mp);
+        }
+        fclose(f);
+        return found;
+}
+
+/* pid's cgroup in that hierarchy as /proc/<pid>/cgroup shows it (0: self). */
+static inline bool proc_cgroup(pid_t pid, const char *controller, char *out, size_t size)
+{
+        char p[64], line[4096];
+        if (pid)
+                snprintf(p, sizeof(p), "/proc/%d/cgroup", pid);
+        else
+                snprintf(p, sizeof(p), "/proc/self/cgroup");
+        FILE *f = fopen(p, "re");
+        if (!f)
+                return false;
+        bool found = false;
+        while (!found && fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                char *c1 = strchr(line, ':');
+                char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+                if (!c2)
+                        continue;
+                *c2 = '\0';
+                if (controller) {
+                        char list[1100], want[80];
+                        snprintf(list, sizeof(list), ",%s,", c1 + 1);
+                        snprintf(want, sizeof(want), ",%s,", controller);
+                        found = strstr(list, want) != NULL;
+                } else {
+                        found = strncmp(line, "0:", 2) == 0 && c1 + 1 == c2;
+                }
+                if (found)
+                        snprintf(out, size, "%s", c2 + 1);
+        }
+        fclose(f);
+        return found;
+}
+
+static inline bool is_v2(void)
+{
+        struct statfs sfs;
+        return statfs("/sys/fs/cgroup", &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+static inline bool exists(const char *path)
+{
+        return access(path, F_OK) == 0;
+}
+
+static inline char *read_file(const char *dir, const char *file, char *buf, size_t size)
+{
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/%s", dir, file);
+        int fd = open(p, O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(fd, 0, "open %s: %s", p, strerror(errno));
+        ssize_t n = read(fd, buf, size - 1);
+        close(fd);
+        cr_assert_geq(n, 0, "read %s: %s", p, strerror(errno));
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        return buf;
+}
+
+static inline bool procs_empty(const char *dir)
+{
+        char buf[4096];
+        return read_file(dir, "cgroup.procs", buf, sizeof(buf))[0] == '\0';
+}
+
+/* Cgroups made by this test process (psrun-<our pid>-*): those of other
+ * psrun runs on the machine are not ours to judge. Give a kill a moment. */
+static inline void assert_no_leftovers(void)
+{
+        char why[512] = "";
+        for (int i = 0; i < 100; i++) {
+                if (test_no_cgroup_leftovers_of((int) getpid(), why, sizeof(why)))
+                        return;
+                sleep_ms(100);
+        }
+        cr_assert_fail("%s", why);
+}
+
+/* Does any directory of ours (psrun-<our pid>-*) exist below our own
+ * cgroups? Unlike test_no_cgroup_leftovers, blind to concurrent tests. */
+static inline bool any_of_ours(void)
+{
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "psrun-%d-", getpid());
+        for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
+                char mp[1024], own[1024], dir[PATH_MAX];
+                if (!hierarchy_mount(hierarchies[i].controller, mp, sizeof(mp)) ||
+                    !proc_cgroup(0, hierarchies[i].controller, own, sizeof(own)))
+                        continue;
+                snprintf(dir, sizeof(dir), "%s%s", mp, strcmp(own, "/") == 0 ? "" : own);
+                DIR *d = opendir(dir);
+                if (!d)
+                        continue;
+                struct dirent *de;
+                bool found = false;
+                while (!found && (de = readdir(d)))
+                        found = strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+                closedir(d);
+                if (found)
+                        return true;
+        }
+        return false;
+}
+
+static inline struct cgroup *create(const char *parent, uint64_t mem, uint64_t pids, double cpus)
+{
+        struct cgroup_limits limits = {.memory_bytes = mem, .pids_max = pids, .cpus = cpus};
+        struct cgroup *cg = NULL;
+        psrun_error err = {0};
+        int r = cgroup_create(parent, &limits, &cg, &err);
+        cr_assert_eq(r, 0, "cgroup_create: %d %s", r, err.msg);
+        cr_assert_not_null(cg);
+        return track(cg);
+}
+
+/* ---- children ------------------------------------------------------------ */
+
+/*
+ * Children run between a raw clone3 and _exit, so they keep to raw system
+ * calls (no malloc, no stdio): a fork handler or lock of the test process
+ * must not matter.
+ */
+static inline pid_t raw_fork(void)
+{
+        return (pid_t) syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+}
+
+static inline void touch(size_t bytes)
+{
+        char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+                _exit(90);
+        for (size_t off = 0; off < bytes; off += 4096)
+                p[off] = 1;
+}
+
+static inline void report(int fd, long value)
+{
+        if (write(fd, &value, sizeof(value)) != sizeof(value))
+                _exit(91);
+}
+
+/* pid is in cg in every hierarchy cg has a directory in. */
+static inline void assert_member(struct cgroup *cg, pid_t pid)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
+                const char *p = cgroup_path(cg, hierarchies[i].name);
+                const char *unified = cgroup_path(cg, "unified");
+                char where[1024];
+                /* With the v2 driver every name maps to the one cgroup2 dir. */
+                if (hierarchies[i].controller && p && unified && strcmp(p, unified) == 0)
+                        continue;
+                if (!p || !proc_cgroup(pid, hierarchies[i].controller, where, sizeof(where)))
+                        continue;
+                size_t lp = strlen(p), lw = strlen(where);
+                cr_assert(lp >= lw && strcmp(p + lp - lw, where) == 0 && strcmp(where, "/") != 0,
+                          "%s: pid %d is in %s, want %s", hierarchies[i].name, pid, where, p);
+        }
+}
+
+typedef void (*child_fn)(int report_fd, long arg);
+
+struct kid {
+        pid_t pid;
+        int report_fd;
+        bool cloned_into; /* placed by CLONE_INTO_CGROUP */
+};
+
+/* Start fn in a child placed in cg: clone3(CLONE_INTO_CGROUP) when the cgroup
+ * has a cgroup2 directory (or `attach_only` says not to), then
+ * cgroup_attach; the child waits until it is in every hierarchy. */
+static inline struct kid spawn(struct cgroup *cg, bool attach_only, child_fn fn, long arg)
+{
+        int go[2], rep[2];
+        cr_assert_eq(pipe2(go, O_CLOEXEC), 0);
+        cr_assert_eq(pipe2(rep, O_CLOEXEC), 0);
+        struct kid k = {.pid = -1, .report_fd = rep[0]};
+        int cgfd = cgroup_clone_fd(cg);
+        if (cgfd >= 0 && !attach_only) {
+                struct test_clone_args args = {
+                        .flags = CLONE_INTO_CGROUP,
+                        .exit_signal = SIGCHLD,
+                        .cgroup = (uint64_t) cgfd,
+                };
+                k.pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
+                cr_assert_geq(k.pid, 0, "clone3(CLONE_INTO_CGROUP): %s", strerror(errno));
+                k.cloned_into = true;
+        } else {
+                k.pid = raw_fork();
+                cr_assert_geq(k.pid, 0);
+        }
+        if (k.pid == 0) {
+                char c;
+                close(go[1]);
+                close(rep[0]);
+                if (read(go[0], &c, 1) != 1)
+                        _exit(92);
+                fn(rep[1], arg);
+                _exit(0);
+        }
+        track_kid(k.pid);
+        close(go[0]);
+        close(rep[1]);
+        psrun_error err = {0};
+        cr_assert_eq(cgroup_attach(cg, k.pid, &err), 0, "cgroup_attach: %s", err.msg);
+        assert_member(cg, k.pid);
+        cr_assert_eq(write(go[1], "x", 1), 1);
+        close(go[1]);
+        return k;
+}
+
+static inline long read_report(const struct kid *k)
+{
+        long v;
+        ssize_t n = read(k->report_fd, &v, sizeof(v));
+        cr_assert_eq(n, (ssize_t) sizeof(v), "child report: %zd", n);
+        return v;
+}
+
+static inline int reap(pid_t pid)
+{
+        int st;
+        cr_assert_eq(waitpid(pid, &st, 0), pid);
+        for (size_t i = 0; i < ARRAY_SIZE(cgt_kids); i++)
+                if (cgt_kids[i] == pid)
+                        cgt_kids[i] = 0;
+        return st;
+}
+
+/* Gone, or a zombie nobody reaped yet. */
+static inline bool dead(pid_t pid)
+{
+        char p[64], buf[512];
+        snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+        FILE *f = fopen(p, "re");
+        if (!f)
+                return true;
+        bool zombie = false;
+        if (fgets(buf, sizeof(buf), f)) {
+                char *rp = strrchr(buf, ')');
+                zombie = rp && (rp[2] == 'Z' || rp[2] == 'X');
+        }
+        fclose(f);
+        return zombie;
+}
+
+static inline void child_wait_forever(int fd, long arg)
+{
+        report(fd, arg);
+        for (;;)
+                pause();
+}
+
+static inline void child_burn(int fd, long msec)
+{
+        struct timespec ts;
+        do
+                clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        while (ts.tv_sec * 1000 + ts.tv_nsec / 1000000 < msec);
+        _exit(0);
+}
+
+/* Two sleepers, and a grandchild that setsid()s and double-forks so its
+ * sleeping great-grandchild is orphaned in another session. Each reports
+ * pid * 10 + role, in whatever order they get there. */
+enum { ROLE_SLEEPER = 1, ROLE_SESSION = 2, ROLE_ORPHAN = 3 };
+
+static inline void child_tree(int fd, long arg)
+{
+        for (int i = 0; i < 2; i++)
+                if (raw_fork() == 0)
+                        child_wait_forever(fd, (long) getpid() * 10 + ROLE_SLEEPER);
+        if (raw_fork() == 0) {
+                setsid();
+                report(fd, (long) getpid() * 10 + ROLE_SESSION);
+                if (raw_fork() == 0) {
+                        if (raw_fork() == 0)
+                                child_wait_forever(fd, (long) getpid() * 10 + ROLE_ORPHAN);
+                        _exit(0);
+                }
+                for (;;)
+                        pause();
+        }
+        for (;;)
+                pause();
+}
+
+static inline struct cgroup_stats stats_of(struct cgroup *cg)
+{
+        struct cgroup_stats st;
+        psrun_error err = {0};
+        cr_assert_eq(cgroup_read_stats(cg, &st, &err), 0, "cgroup_read_stats: %s", err.msg);
+        return st;
+}
+
+static inline void kill_tree_and_check(struct cgroup *cg)
+{
+        struct kid k = spawn(cg, false, child_tree, 0);
+        pid_t pids[4], orphan = 0;
+        for (int i = 0; i < 4; i++) {
+                long v = read_report(&k);
+                pids[i] = (pid_t) (v / 10);
+                cr_assert_gt(pids[i], 0);
+                track_stray(pids[i]);
+                if (v % 10 == ROLE_ORPHAN)
+                        orphan = pids[i];
+        }
+        /* The orphan really left: another session, and no longer anywhere
+         * below the child it started from. */
+        cr_assert_gt(orphan, 0);
+        cr_assert_neq(getsid(orphan), getsid(0));
+
+        psrun_error err = {0};
+        cr_assert_eq(cgroup_kill(cg, &err), 0, "cgroup_kill: %s", err.msg);
+        /* Check before waitpid, which would block on a survivor. */
+        cr_assert(dead(k.pid), "child %d survived cgroup_kill", k.pid);
+        int st = reap(k.pid);
+        cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "status %#x", st);
+        for (int i = 0; i < 4; i++) {
+                for (int t = 0; t < 100 && !dead(pids[i]); t++)
+                        sleep_ms(10);
+                cr_assert(dead(pids[i]), "pid %d survived cgroup_kill", pids[i]);
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
+                const char *p = cgroup_path(cg, hierarchies[i].name);
+                if (p)
+                        cr_assert(procs_empty(p), "%s not empty", p);
+        }
+        /* Killing an empty cgroup is fine. */
+        cr_assert_eq(cgroup_kill(cg, &err), 0, "%s", err.msg);
+}
