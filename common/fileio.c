@@ -7,51 +7,53 @@
 
 #include "common/cleanup.h"
 
-ssize_t read_into(int fd, char *buf, size_t size)
+/* Read into buf[*len..limit) until it is full or EOF; 0 or -errno. */
+static int fill(int fd, char *buf, size_t *len, size_t limit)
 {
-        if (size == 0)
-                return -EINVAL;
-        size_t len = 0;
-        while (len < size - 1) {
-                ssize_t n = read(fd, buf + len, size - 1 - len);
+        while (*len < limit) {
+                ssize_t n = read(fd, buf + *len, limit - *len);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
                         return -errno;
                 if (n == 0)
                         break;
-                len += (size_t) n;
+                *len += (size_t) n;
         }
+        return 0;
+}
+
+ssize_t read_into(int fd, char *buf, size_t size)
+{
+        if (size == 0)
+                return -EINVAL;
+        size_t len = 0;
+        int r = fill(fd, buf, &len, size - 1);
+        if (r < 0)
+                return r;
         buf[len] = '\0';
         return (ssize_t) len;
 }
 
 int read_all(int fd, size_t max, char **ret, size_t *ret_len)
 {
+        /* Room for max + 1 bytes (to tell "more than max") and the NUL. */
         size_t cap = max < 4096 ? max + 2 : 4096, len = 0;
         _cleanup_free_ char *buf = malloc(cap);
         if (!buf)
                 return -ENOMEM;
         for (;;) {
-                if (len + 1 == cap) {
-                        if (len > max)
-                                return -EFBIG;
-                        /* Room for max + 1 bytes and the NUL, no more. */
-                        size_t grown_cap = cap * 2 > max + 2 ? max + 2 : cap * 2;
-                        char *grown = realloc(buf, grown_cap);
-                        if (!grown)
-                                return -ENOMEM;
-                        buf = grown;
-                        cap = grown_cap;
-                }
-                ssize_t n = read(fd, buf + len, cap - 1 - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                if (n == 0)
-                        break;
-                len += (size_t) n;
+                int r = fill(fd, buf, &len, cap - 1);
+                if (r < 0)
+                        return r;
+                if (len < cap - 1 || cap == max + 2)
+                        break; /* EOF, or read past max */
+                size_t grown_cap = cap * 2 > max + 2 ? max + 2 : cap * 2;
+                char *grown = realloc(buf, grown_cap);
+                if (!grown)
+                        return -ENOMEM;
+                buf = grown;
+                cap = grown_cap;
         }
         if (len > max)
                 return -EFBIG;
