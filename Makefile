@@ -126,10 +126,8 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_BUILD := build-fuzz
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_LIB_SRCS := $(wildcard common/*.c) policy/policy.c policy/policy-parse.c policy/policy-json.c \
-                 policy/units.c \
-                 policy/suggest.c policy/seccomp.c policy/seccomp-default.c \
-                 $(wildcard runtime/oci-config*.c) runtime/oci-state.c
+FUZZ_LIB_SRCS := $(wildcard common/*.c policy/policy*.c runtime/oci-config*.c runtime/oci-state*.c) \
+                 policy/units.c policy/suggest.c policy/seccomp.c policy/seccomp-default.c
 FUZZ_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iinclude -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=undefined
 
