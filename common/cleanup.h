@@ -25,6 +25,13 @@ static inline void closep(int *fd)
         }
 }
 
+/* close(fd) if it is one, keeping errno; returns -1 for `fd = safe_close(fd)`. */
+static inline int safe_close(int fd)
+{
+        closep(&fd);
+        return -1;
+}
+
 static inline void fclosep(FILE **f)
 {
         if (*f)

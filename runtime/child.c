@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -32,13 +33,20 @@
 
 static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_SYNC] = "sync",
+        [CHILD_STEP_JOIN] = "namespaces: join",
         [CHILD_STEP_HOSTNAME] = "hostname",
+        [CHILD_STEP_DOMAINNAME] = "domainname",
         [CHILD_STEP_LOOPBACK] = "network: bring up lo",
         [CHILD_STEP_ROOT_PRIVATE] = "rootfs: make mounts private",
         [CHILD_STEP_ROOT_TMPFS] = "rootfs: mount the new root",
+        [CHILD_STEP_ROOT_BUNDLE] = "rootfs: bind the bundle's root",
         [CHILD_STEP_PIVOT] = "rootfs: pivot_root",
+        [CHILD_STEP_ROOT_PROPAGATION] = "rootfs: rootfsPropagation",
         [CHILD_STEP_MOUNT] = "rootfs",
+        [CHILD_STEP_CONSOLE] = "console",
         [CHILD_STEP_RLIMIT] = "rlimit",
+        [CHILD_STEP_TIMENS] = "time namespace",
+        [CHILD_STEP_PERSONALITY] = "personality",
         [CHILD_STEP_ROOT_ID] = "identity: become root of the user namespace",
         [CHILD_STEP_INIT] = "init",
         [CHILD_STEP_FORK] = "init: fork",
@@ -52,7 +60,9 @@ static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_NO_NEW_PRIVS] = "no_new_privs",
         [CHILD_STEP_APPARMOR] = "apparmor",
         [CHILD_STEP_LANDLOCK] = "landlock",
+        [CHILD_STEP_LOOKUP] = "exec",
         [CHILD_STEP_CLOSE_FDS] = "close inherited fds",
+        [CHILD_STEP_WAIT_START] = "wait for start",
         [CHILD_STEP_SECCOMP] = "seccomp",
         [CHILD_STEP_EXEC] = "exec",
 };
@@ -65,8 +75,11 @@ const char *child_step_name(enum child_step step)
 struct child_ctx {
         const struct plan *plan;
         int sync_fd;
-        uint32_t index; /* set by a failing step that has parts */
-        int *host_fds;  /* per mount step: O_PATH fd of a host bind source, or -1 */
+        uint32_t index;    /* set by a failing step that has parts */
+        int *host_fds;     /* per mount step: O_PATH fd of a host bind source, or -1 */
+        int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root */
+        int console_slave; /* -1: no terminal */
+        char *exec_path;   /* PATH_MAX bytes: argv[0] as found by step_lookup */
 };
 
 /*
@@ -88,9 +101,10 @@ static long sys_setresgid(gid_t g)
 
 static void send_msg(int fd, const struct child_msg *m)
 {
+        /* MSG_NOSIGNAL: after READY nobody may be reading any more. */
         ssize_t n;
         do
-                n = write(fd, m, sizeof(*m));
+                n = send(fd, m, sizeof(*m), MSG_NOSIGNAL);
         while (n < 0 && errno == EINTR);
 }
 
@@ -108,10 +122,35 @@ static _Noreturn void fail(struct child_ctx *c, enum child_step step, int r, int
 
 /* ---- namespaces set up by the init process ---- */
 
+static int step_join(struct child_ctx *c)
+{
+        /* The plan lists the user namespace first: entering it first gives
+         * the rights to enter the ones it owns. */
+        const struct plan *p = c->plan;
+        for (size_t i = 0; i < p->n_joins; i++)
+                if (setns(p->joins[i].fd, p->joins[i].type) < 0) {
+                        c->index = (uint32_t) i;
+                        return -errno;
+                }
+        if (p->join_pidfd >= 0 && p->join_flags && setns(p->join_pidfd, (int) p->join_flags) < 0) {
+                c->index = UINT32_MAX;
+                return -errno;
+        }
+        return 0;
+}
+
 static int step_hostname(struct child_ctx *c)
 {
         const char *h = c->plan->hostname;
         if (h && sethostname(h, strlen(h)) < 0)
+                return -errno;
+        return 0;
+}
+
+static int step_domainname(struct child_ctx *c)
+{
+        const char *d = c->plan->domainname;
+        if (d && setdomainname(d, strlen(d)) < 0)
                 return -errno;
         return 0;
 }
@@ -154,9 +193,19 @@ static int step_open_sources(struct child_ctx *c)
         return 0;
 }
 
+static int step_open_rootfs(struct child_ctx *c)
+{
+        if (c->plan->root != PLAN_ROOT_BUNDLE)
+                return 0;
+        c->rootfs_fd = open(c->plan->rootfs_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        return c->rootfs_fd < 0 ? -errno : 0;
+}
+
 static int step_root_private(struct child_ctx *c)
 {
         /* Nothing mounted from here on may propagate back to the host. */
+        if (c->plan->root == PLAN_ROOT_JOINED)
+                return 0;
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 return -errno;
         return 0;
@@ -164,14 +213,57 @@ static int step_root_private(struct child_ctx *c)
 
 static int step_root_tmpfs(struct child_ctx *c)
 {
+        if (c->plan->root != PLAN_ROOT_TMPFS)
+                return 0;
         if (mount("psrun-root", c->plan->base_dir, "tmpfs", MS_NOSUID | MS_NODEV,
                   "mode=0755,size=16m") < 0)
                 return -errno;
         return 0;
 }
 
+static int step_root_bundle(struct child_ctx *c)
+{
+        /* A private recursive copy of the bundle's root, attached at the base
+         * directory: the bundle's own mount is never changed. */
+        if (c->plan->root != PLAN_ROOT_BUNDLE)
+                return 0;
+        _cleanup_close_ int tree =
+                open_tree(c->rootfs_fd, "",
+                          OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+        if (tree < 0)
+                return -errno;
+        if (move_mount(tree, "", AT_FDCWD, c->plan->base_dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                return -errno;
+        c->rootfs_fd = safe_close(c->rootfs_fd);
+        return 0;
+}
+
+static int pivot_stacked(struct child_ctx *c)
+{
+        /* pivot_root(".", ".") stacks the old root on the new one; detaching
+         * it leaves the new root alone, and writes nothing into the bundle
+         * (no put-old directory). Host bind sources are open fds already, so
+         * nothing later needs the host's root. */
+        if (chdir(c->plan->base_dir) < 0)
+                return -errno;
+        if (c->plan->no_pivot) {
+                if (mount(".", "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0)
+                        return -errno;
+        } else {
+                if (syscall(SYS_pivot_root, ".", ".") < 0)
+                        return -errno;
+                if (umount2(".", MNT_DETACH) < 0)
+                        return -errno;
+        }
+        return chdir("/") < 0 ? -errno : 0;
+}
+
 static int step_pivot(struct child_ctx *c)
 {
+        if (c->plan->root == PLAN_ROOT_JOINED)
+                return 0;
+        if (c->plan->root == PLAN_ROOT_BUNDLE)
+                return pivot_stacked(c);
         /* The new root is the tmpfs; the host's root moves to /.oldroot until
          * the mount steps have taken what they need from it. */
         char old[PATH_MAX];
@@ -301,6 +393,14 @@ static int apply_mount_step(const struct mount_step *s, int host_fd)
         }
 }
 
+static int step_root_propagation(struct child_ctx *c)
+{
+        unsigned long prop = c->plan->rootfs_propagation;
+        if (!prop || c->plan->root == PLAN_ROOT_JOINED)
+                return 0;
+        return mount(NULL, "/", NULL, prop, NULL) < 0 ? -errno : 0;
+}
+
 static int step_mounts(struct child_ctx *c)
 {
         const struct rootfs_plan *rp = &c->plan->rootfs;
@@ -341,7 +441,7 @@ static int step_root_id(struct child_ctx *c)
         if (sys_setresgid(0) < 0 || sys_setresuid(0) < 0)
                 return -errno;
         /* A credential change clears the parent-death signal: set it again. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+        if (c->plan->pdeathsig && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 return -errno;
         return 0;
 }
@@ -361,6 +461,28 @@ static int step_signals(struct child_ctx *c)
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)
                 return -errno;
         return 0;
+}
+
+static int step_timens(struct child_ctx *c)
+{
+        /* The offsets can only be set while the namespace has no process; it
+         * becomes this process's own at execve(). */
+        const char *offsets = c->plan->timens_offsets;
+        if (!offsets[0])
+                return 0;
+        if (unshare(CLONE_NEWTIME) < 0)
+                return -errno;
+        _cleanup_close_ int fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        return write_all(fd, offsets, strlen(offsets));
+}
+
+static int step_personality(struct child_ctx *c)
+{
+        if (c->plan->personality == 0xffffffffUL)
+                return 0;
+        return personality(c->plan->personality) < 0 ? -errno : 0;
 }
 
 static int step_bounding(struct child_ctx *c)
@@ -458,12 +580,80 @@ static int step_landlock(struct child_ctx *c)
         return r;
 }
 
+static bool is_executable_file(const char *path)
+{
+        struct stat st;
+        return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+static int step_lookup(struct child_ctx *c)
+{
+        /* Find argv[0] now, with the command's identity and root, so that a
+         * missing program is an error of `psrun create`, not a silent exit
+         * after `psrun start`. PATH search by hand: execvp() is not
+         * async-signal-safe. */
+        const struct plan *p = c->plan;
+        const char *file = p->argv[0];
+        size_t flen = strlen(file);
+        if (strchr(file, '/')) {
+                if (flen + 1 > PATH_MAX)
+                        return -ENAMETOOLONG;
+                memcpy(c->exec_path, file, flen + 1);
+                if (access(file, F_OK) < 0)
+                        return -errno;
+                return 0;
+        }
+        const char *path = p->path_env && *p->path_env ? p->path_env : "/usr/bin:/bin";
+        int best = -ENOENT;
+        while (*path) {
+                const char *end = strchrnul(path, ':');
+                size_t dlen = (size_t) (end - path);
+                if (dlen + 1 + flen + 1 <= PATH_MAX) {
+                        char *buf = c->exec_path;
+                        memcpy(buf, dlen ? path : ".", dlen ? dlen : 1);
+                        size_t off = dlen ? dlen : 1;
+                        buf[off++] = '/';
+                        memcpy(buf + off, file, flen + 1);
+                        if (is_executable_file(buf))
+                                return 0;
+                        if (errno == EACCES)
+                                best = -EACCES;
+                }
+                path = *end ? end + 1 : end;
+        }
+        c->exec_path[0] = '\0';
+        return best;
+}
+
 static int step_close_fds(struct child_ctx *c)
 {
-        /* No host fd beyond 0-2 reaches the command. CLOEXEC rather than
-         * close, so the sync socket can still report a failing execve. */
-        if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+        /* No host fd beyond 0-2 (and those --preserve-fds names) reaches the
+         * command. CLOEXEC rather than close, so the sync socket can still
+         * report a failing execve. */
+        unsigned first = 3 + c->plan->preserve_fds;
+        if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
                 return -errno;
+        return 0;
+}
+
+static int step_wait_start(struct child_ctx *c)
+{
+        /* OCI create ends here: tell `psrun create` we are ready, let go of
+         * the sync socket (create exits, nobody reads it), and wait for the
+         * byte `psrun start` writes into the FIFO. A read of 0 bytes cannot
+         * happen while we hold the FIFO open for writing too. */
+        int fd = c->plan->exec_fifo_fd;
+        if (fd < 0)
+                return 0;
+        struct child_msg m = {.kind = CHILD_MSG_READY};
+        send_msg(c->sync_fd, &m);
+        char byte;
+        ssize_t n;
+        do
+                n = read(fd, &byte, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1)
+                _exit(CHILD_EXIT_SETUP);
         return 0;
 }
 
@@ -474,37 +664,6 @@ static int step_seccomp(struct child_ctx *c)
         return seccomp_program_load(&c->plan->seccomp);
 }
 
-static int exec_command(const struct plan *p)
-{
-        const char *file = p->argv[0];
-        if (strchr(file, '/')) {
-                execve(file, p->argv, p->envp);
-                return -errno;
-        }
-        /* PATH search by hand: execvp() is not async-signal-safe. */
-        const char *path = p->path_env && *p->path_env ? p->path_env : "/usr/bin:/bin";
-        size_t flen = strlen(file);
-        int best = -ENOENT;
-        while (*path) {
-                const char *end = strchrnul(path, ':');
-                size_t dlen = (size_t) (end - path);
-                char buf[PATH_MAX];
-                if (dlen + 1 + flen + 1 <= sizeof(buf)) {
-                        memcpy(buf, dlen ? path : ".", dlen ? dlen : 1);
-                        size_t off = dlen ? dlen : 1;
-                        buf[off++] = '/';
-                        memcpy(buf + off, file, flen + 1);
-                        execve(buf, p->argv, p->envp);
-                        if (errno != ENOENT && errno != ENOTDIR)
-                                best = -errno;
-                        if (errno != ENOENT && errno != ENOTDIR && errno != EACCES)
-                                return best;
-                }
-                path = *end ? end + 1 : end;
-        }
-        return best;
-}
-
 struct child_step_def {
         enum child_step id;
         int (*run)(struct child_ctx *c);
@@ -513,13 +672,18 @@ struct child_step_def {
 /* Run by pid 1 of the new namespaces, with the user namespace's full
  * capabilities. */
 static const struct child_step_def setup_steps[] = {
-        {CHILD_STEP_HOSTNAME, step_hostname},
-        {CHILD_STEP_LOOPBACK, step_loopback},
+        {CHILD_STEP_ROOT_BUNDLE, step_open_rootfs},
         {CHILD_STEP_MOUNT, step_open_sources},
+        {CHILD_STEP_JOIN, step_join},
+        {CHILD_STEP_HOSTNAME, step_hostname},
+        {CHILD_STEP_DOMAINNAME, step_domainname},
+        {CHILD_STEP_LOOPBACK, step_loopback},
         {CHILD_STEP_ROOT_ID, step_root_id},
         {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_ROOT_TMPFS, step_root_tmpfs},
+        {CHILD_STEP_ROOT_BUNDLE, step_root_bundle},
         {CHILD_STEP_PIVOT, step_pivot},
+        {CHILD_STEP_ROOT_PROPAGATION, step_root_propagation},
         {CHILD_STEP_MOUNT, step_mounts},
 };
 
@@ -530,6 +694,8 @@ static const struct child_step_def setup_steps[] = {
 static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_SIGNALS, step_signals},
         {CHILD_STEP_RLIMIT, step_rlimits},
+        {CHILD_STEP_TIMENS, step_timens},
+        {CHILD_STEP_PERSONALITY, step_personality},
         {CHILD_STEP_BOUNDING, step_bounding},
         {CHILD_STEP_GROUPS, step_groups},
         {CHILD_STEP_SETGID, step_setgid},
@@ -539,9 +705,18 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs},
         {CHILD_STEP_APPARMOR, step_apparmor},
         {CHILD_STEP_LANDLOCK, step_landlock},
+        {CHILD_STEP_EXEC, step_lookup},
         {CHILD_STEP_CLOSE_FDS, step_close_fds},
+        {CHILD_STEP_WAIT_START, step_wait_start},
         {CHILD_STEP_SECCOMP, step_seccomp},
 };
+
+static int exit_code_for(enum child_step step, int r)
+{
+        if (step != CHILD_STEP_EXEC)
+                return CHILD_EXIT_SETUP;
+        return r == -ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC;
+}
 
 static void run_steps(struct child_ctx *c, const struct child_step_def *steps, size_t n)
 {
@@ -549,16 +724,17 @@ static void run_steps(struct child_ctx *c, const struct child_step_def *steps, s
                 c->index = 0;
                 int r = steps[i].run(c);
                 if (r < 0)
-                        fail(c, steps[i].id, r, CHILD_EXIT_SETUP);
+                        fail(c, steps[i].id, r, exit_code_for(steps[i].id, r));
         }
 }
 
 static _Noreturn void become_command(struct child_ctx *c)
 {
-        umask(022);
+        umask(c->plan->umask);
         run_steps(c, exec_steps, ARRAY_SIZE(exec_steps));
-        int r = exec_command(c->plan);
-        fail(c, CHILD_STEP_EXEC, r, r == -ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC);
+        execve(c->exec_path, c->plan->argv, c->plan->envp);
+        int r = -errno;
+        fail(c, CHILD_STEP_EXEC, r, exit_code_for(CHILD_STEP_EXEC, r));
 }
 
 static void drop_caps_but_kill(void)
@@ -656,11 +832,20 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd)
 {
         /* On the stack: the child must not allocate. */
         int host_fds[plan->rootfs.n_steps + 1];
-        struct child_ctx c = {.plan = plan, .sync_fd = sync_fd, .host_fds = host_fds};
+        char exec_path[PATH_MAX];
+        struct child_ctx c = {
+                .plan = plan,
+                .sync_fd = sync_fd,
+                .host_fds = host_fds,
+                .rootfs_fd = -1,
+                .console_slave = -1,
+                .exec_path = exec_path,
+        };
 
         /* If psrun dies, so does the sandbox: pid 1's death takes down the
-         * whole pid namespace. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+         * whole pid namespace. (Not for a detached OCI container, which
+         * outlives `psrun create` by design.) */
+        if (plan->pdeathsig && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 fail(&c, CHILD_STEP_SYNC, -errno, CHILD_EXIT_SETUP);
         /* Wait for the parent to write the id maps. EOF means it died
          * before the death signal was armed. */

@@ -13,13 +13,20 @@
 
 enum child_step {
         CHILD_STEP_SYNC,
+        CHILD_STEP_JOIN, /* index: the namespace in plan->joins, or UINT32_MAX for the pidfd */
         CHILD_STEP_HOSTNAME,
+        CHILD_STEP_DOMAINNAME,
         CHILD_STEP_LOOPBACK,
         CHILD_STEP_ROOT_PRIVATE,
         CHILD_STEP_ROOT_TMPFS,
+        CHILD_STEP_ROOT_BUNDLE,
         CHILD_STEP_PIVOT,
-        CHILD_STEP_MOUNT,  /* index: the mount step */
+        CHILD_STEP_ROOT_PROPAGATION,
+        CHILD_STEP_MOUNT, /* index: the mount step */
+        CHILD_STEP_CONSOLE,
         CHILD_STEP_RLIMIT, /* index: the rlimit */
+        CHILD_STEP_TIMENS,
+        CHILD_STEP_PERSONALITY,
         CHILD_STEP_ROOT_ID,
         CHILD_STEP_INIT,
         CHILD_STEP_FORK,
@@ -33,7 +40,9 @@ enum child_step {
         CHILD_STEP_NO_NEW_PRIVS,
         CHILD_STEP_APPARMOR,
         CHILD_STEP_LANDLOCK, /* index: the rule, or UINT32_MAX for restrict_self */
+        CHILD_STEP_LOOKUP,   /* finding argv[0]: reported as CHILD_STEP_EXEC */
         CHILD_STEP_CLOSE_FDS,
+        CHILD_STEP_WAIT_START,
         CHILD_STEP_SECCOMP,
         CHILD_STEP_EXEC,
         _CHILD_STEP_MAX,
@@ -42,6 +51,7 @@ enum child_step {
 enum child_msg_kind {
         CHILD_MSG_ERROR = 1, /* a setup step failed */
         CHILD_MSG_EXIT = 2,  /* init: the command ended with wait status `status` */
+        CHILD_MSG_READY = 3, /* set up; waiting on the exec FIFO for `psrun start` */
 };
 
 struct child_msg {

@@ -158,3 +158,4 @@ const char *oci_propagation_name_at(int i);
 /* Types of oci-config-linux.c used by oci-config.c. */
 extern const struct oci_type oci_linux_type;
 extern const struct oci_type oci_id_mapping_type;
+extern const struct oci_type oci_resources_type;

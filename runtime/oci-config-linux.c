@@ -423,7 +423,7 @@ static const struct oci_field resources_fields[] = {
         {"unified", OCI_F_MAP, OCI_AT(unified), OCI_COUNT(n_unified)},
 };
 #undef OCI_STRUCT
-static const struct oci_type resources_type = OCI_TYPE(resources_fields, struct oci_resources);
+const struct oci_type oci_resources_type = OCI_TYPE(resources_fields, struct oci_resources);
 
 /* ---- seccomp ---- */
 
@@ -660,7 +660,7 @@ static const struct oci_field linux_fields[] = {
         {"gidMappings", OCI_F_LIST, OCI_AT(gid_mappings), OCI_COUNT(n_gid_mappings),
          OCI_LIST_OF(oci_id_mapping_type, struct oci_id_mapping)},
         {"sysctl", OCI_F_MAP, OCI_AT(sysctl), OCI_COUNT(n_sysctl)},
-        {"resources", OCI_F_OBJECT, OCI_AT(resources), .type = &resources_type},
+        {"resources", OCI_F_OBJECT, OCI_AT(resources), .type = &oci_resources_type},
         {"cgroupsPath", OCI_F_STRING, OCI_AT(cgroups_path)},
         {"devices", OCI_F_LIST, OCI_AT(devices), OCI_COUNT(n_devices),
          OCI_LIST_OF(device_type, struct oci_device)},

@@ -515,41 +515,35 @@ static const struct oci_type config_type = OCI_TYPE(config_fields, struct oci_co
 
 /* ---- entry points ---- */
 
-static int parse_named(const char *name, const char *buf, size_t len, struct oci_config *out,
-                       psrun_error *err)
+/* One document of `type` into obj (zeroed first, freed on failure). */
+static int parse_typed(const char *name, const struct oci_type *type, const char *buf, size_t len,
+                       void *obj, psrun_error *err)
 {
         _cleanup_(yaml_document_delete) yaml_document_t doc = {0};
-        _cleanup_(oci_config_free) struct oci_config config = {0};
         psrun_error ignored;
         struct oci_walk w = {.name = name, .doc = &doc, .err = err ? err : &ignored};
         yaml_node_t *root;
         int r;
 
-        *out = (struct oci_config){0};
+        memset(obj, 0, type->size);
         r = oci_load_root(&w, buf, len, &root);
-        if (r < 0)
-                return r;
-        r = oci_parse_object(&w, &config_type, root, "", &config);
-        if (r < 0)
-                return r;
-        *out = config;
-        config = (struct oci_config){0};
-        return 0;
+        if (r >= 0)
+                r = oci_parse_object(&w, type, root, "", obj);
+        if (r < 0) {
+                oci_free_object(type, obj);
+                memset(obj, 0, type->size);
+        }
+        return r;
 }
 
-int oci_config_parse(const char *buf, size_t len, struct oci_config *out, psrun_error *err)
-{
-        return parse_named("config.json", buf, len, out, err);
-}
-
-int oci_config_load_file(const char *path, struct oci_config *out, psrun_error *err)
+static int load_typed(const char *path, const struct oci_type *type, void *obj, psrun_error *err)
 {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         int r;
 
-        *out = (struct oci_config){0};
+        memset(obj, 0, type->size);
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return psrun_error_errno(err, errno, "%.*s", OCI_NAME_SHOWN, path);
@@ -559,7 +553,50 @@ int oci_config_load_file(const char *path, struct oci_config *out, psrun_error *
                                        OCI_CONFIG_MAX_SIZE >> 20);
         if (r < 0)
                 return psrun_error_errno(err, r, "%.*s: read", OCI_NAME_SHOWN, path);
-        return parse_named(path, buf, len, out, err);
+        return parse_typed(path, type, buf, len, obj, err);
+}
+
+int oci_config_parse(const char *buf, size_t len, struct oci_config *out, psrun_error *err)
+{
+        return parse_typed("config.json", &config_type, buf, len, out, err);
+}
+
+int oci_config_load_file(const char *path, struct oci_config *out, psrun_error *err)
+{
+        return load_typed(path, &config_type, out, err);
+}
+
+int oci_process_parse(const char *name, const char *buf, size_t len, struct oci_process *out,
+                      psrun_error *err)
+{
+        return parse_typed(name, &process_type, buf, len, out, err);
+}
+
+int oci_process_load_file(const char *path, struct oci_process *out, psrun_error *err)
+{
+        return load_typed(path, &process_type, out, err);
+}
+
+void oci_process_free(struct oci_process *process)
+{
+        if (!process)
+                return;
+        oci_free_object(&process_type, process);
+        *process = (struct oci_process){0};
+}
+
+int oci_resources_parse(const char *name, const char *buf, size_t len, struct oci_resources *out,
+                        psrun_error *err)
+{
+        return parse_typed(name, &oci_resources_type, buf, len, out, err);
+}
+
+void oci_resources_free(struct oci_resources *resources)
+{
+        if (!resources)
+                return;
+        oci_free_object(&oci_resources_type, resources);
+        *resources = (struct oci_resources){0};
 }
 
 void oci_config_free(struct oci_config *config)

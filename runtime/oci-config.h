@@ -349,6 +349,18 @@ int oci_config_load_file(const char *path, struct oci_config *out, psrun_error *
 /* Frees what *config owns and zeroes it. NULL-safe, idempotent. */
 void oci_config_free(struct oci_config *config);
 
+/* A lone `process` object (`psrun exec --process FILE`), and a lone
+ * LinuxResources object (`psrun update --resources FILE`), parsed and checked
+ * like the same object inside config.json; paths in messages start at it
+ * ("args: must not be empty"). name is for messages. */
+int oci_process_parse(const char *name, const char *buf, size_t len, struct oci_process *out,
+                      psrun_error *err);
+int oci_process_load_file(const char *path, struct oci_process *out, psrun_error *err);
+void oci_process_free(struct oci_process *process);
+int oci_resources_parse(const char *name, const char *buf, size_t len, struct oci_resources *out,
+                        psrun_error *err);
+void oci_resources_free(struct oci_resources *resources);
+
 /* Names of the tables, for messages, `features` and round-trip tests.
  * to_string returns NULL for an unknown value; from_string -EINVAL. */
 const char *oci_hook_kind_to_string(enum oci_hook_kind kind);

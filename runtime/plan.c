@@ -15,20 +15,37 @@
 
 #define SANDBOX_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
+void plan_init(struct plan *p)
+{
+        memset(p, 0, sizeof(*p));
+        p->join_pidfd = -1;
+        p->console_fd = -1;
+        p->exec_fifo_fd = -1;
+        p->landlock.ruleset_fd = -1;
+        p->personality = 0xffffffffUL;
+        p->umask = 022;
+}
+
 void plan_free(struct plan *p)
 {
         if (!p)
                 return;
+        for (size_t i = 0; i < p->n_joins; i++)
+                safe_close(p->joins[i].fd);
+        safe_close(p->join_pidfd);
+        safe_close(p->console_fd);
+        safe_close(p->exec_fifo_fd);
         free(p->groups);
         free(p->hostname);
+        free(p->domainname);
+        free(p->rootfs_dir);
         free(p->workdir);
         strv_free(p->argv);
         strv_free(p->envp);
         rootfs_plan_free(&p->rootfs);
         landlock_plan_free(&p->landlock);
         seccomp_program_free(&p->seccomp);
-        memset(p, 0, sizeof(*p));
-        p->landlock.ruleset_fd = -1;
+        plan_init(p);
 }
 
 static void note(const struct run_options *o, const char *msg)
@@ -168,8 +185,7 @@ static int plan_apparmor(const struct policy *pol, const struct run_options *o, 
 int plan_from_policy(const struct policy *pol, char *const argv[], const struct run_options *o,
                      struct plan *p, psrun_error *err)
 {
-        memset(p, 0, sizeof(*p));
-        p->landlock.ruleset_fd = -1;
+        plan_init(p);
 
         struct netns_plan net;
         int r = netns_plan(pol->network, &net, err);
@@ -190,6 +206,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         p->gid = pol->gid;
         p->loopback_up = net.loopback_up;
         p->use_init = true;
+        p->pdeathsig = true;
         p->no_new_privs = true;
         p->base_dir = pick_base_dir();
         caps_plan_none(&p->caps);

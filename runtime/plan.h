@@ -25,22 +25,53 @@ struct plan_rlimit {
         struct rlimit limit;
 };
 
+/* Where the root filesystem comes from. */
+enum plan_root {
+        PLAN_ROOT_TMPFS,  /* psrun run: a tmpfs skeleton, host's root at /.oldroot meanwhile */
+        PLAN_ROOT_BUNDLE, /* OCI create: the bundle's rootfs directory */
+        PLAN_ROOT_JOINED, /* OCI exec: the container's, entered with setns() */
+};
+
+/* An existing namespace to enter (OCI linux.namespaces[].path). */
+struct plan_join {
+        int type; /* CLONE_NEW* */
+        int fd;   /* opened by the parent, owned by the plan */
+};
+
+#define PLAN_MAX_JOINS 8
+
 struct plan {
         uint64_t clone_flags; /* CLONE_NEW* */
+        /* Entered first, user namespace first (OCI paths); fds owned here. */
+        struct plan_join joins[PLAN_MAX_JOINS];
+        size_t n_joins;
+        /* OCI exec: setns(join_pidfd, join_flags) into a running container
+         * (its pid namespace was entered by the parent before clone3). */
+        int join_pidfd; /* -1: none */
+        uint64_t join_flags;
+        /* Kill the sandbox when its parent dies: psrun run, not a detached
+         * OCI container, which outlives `psrun create`. */
+        bool pdeathsig;
 
-        /* identity: "inside outside count" lines for the id maps */
-        char uid_map[128];
-        char gid_map[128];
+        /* identity: "inside outside count" lines for the id maps; empty when
+         * no user namespace is made */
+        char uid_map[1024];
+        char gid_map[1024];
         uid_t uid;
         gid_t gid;
         gid_t *groups;
         size_t n_groups;
 
-        char *hostname; /* NULL: leave as is */
+        char *hostname;   /* NULL: leave as is */
+        char *domainname; /* NULL: leave as is */
         bool loopback_up;
 
         /* root filesystem */
-        const char *base_dir; /* existing host dir the new root tmpfs is mounted on */
+        enum plan_root root;
+        const char *base_dir;             /* existing host dir the new root is mounted on */
+        char *rootfs_dir;                 /* PLAN_ROOT_BUNDLE: the host directory */
+        bool no_pivot;                    /* MS_MOVE + chroot instead of pivot_root (ramfs hosts) */
+        unsigned long rootfs_propagation; /* 0: private; else MS_* for / after the pivot */
         struct rootfs_plan rootfs;
         char *workdir;
 
@@ -51,6 +82,13 @@ struct plan {
         bool use_init;        /* a tiny init as pid 1 that reaps and forwards signals */
         struct plan_rlimit rlimits[PLAN_MAX_RLIMITS];
         size_t n_rlimits;
+        mode_t umask;
+        unsigned preserve_fds; /* fds 3..3+n-1 reach the command (OCI --preserve-fds) */
+        int console_fd;        /* -1: none; else the connected --console-socket */
+        unsigned short console_rows, console_cols; /* 0: leave the pty's size */
+        int exec_fifo_fd;          /* -1: none; else wait for `psrun start` on it (O_RDWR) */
+        unsigned long personality; /* 0xffffffff: leave as is */
+        char timens_offsets[128];  /* written to /proc/self/timens_offsets; "": none */
 
         /* security layers, in the order the child applies them */
         struct caps_plan caps;
@@ -60,4 +98,6 @@ struct plan {
         struct seccomp_program seccomp; /* len 0: none */
 };
 
+/* A plan with nothing in it and every fd -1. */
+void plan_init(struct plan *plan);
 void plan_free(struct plan *plan);

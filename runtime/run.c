@@ -21,20 +21,7 @@
 #include "common/cleanup.h"
 #include "runtime/cgroup.h"
 #include "runtime/child.h"
-
-/* The kernel's struct clone_args (CLONE_ARGS_SIZE_VER2); defined here to
- * avoid <linux/sched.h> colliding with <sched.h>. */
-struct psrun_clone_args {
-        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
-                set_tid_size, cgroup;
-};
-
-#ifndef CLONE_PIDFD
-#define CLONE_PIDFD 0x00001000
-#endif
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
+#include "runtime/launch.h"
 
 static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                         SIGUSR1, SIGUSR2, SIGWINCH};
@@ -44,53 +31,6 @@ static uint64_t now_ms(void)
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
-static int write_proc_file(pid_t pid, const char *name, const char *text)
-{
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = write(fd, text, strlen(text));
-        if (n < 0)
-                return -errno;
-        return (size_t) n == strlen(text) ? 0 : -EIO;
-}
-
-/* Turn the child's {step, errno, index} into "rootfs: mount proc on /proc: EPERM". */
-static void describe_child_error(const struct plan *p, const struct child_msg *m, char *buf,
-                                 size_t len)
-{
-        char what[512] = "";
-        switch (m->step) {
-        case CHILD_STEP_MOUNT:
-                if (m->index < p->rootfs.n_steps)
-                        mount_step_describe(&p->rootfs.steps[m->index], what, sizeof(what));
-                break;
-        case CHILD_STEP_EXEC:
-                snprintf(what, sizeof(what), "%s", p->argv[0]);
-                break;
-        case CHILD_STEP_CHDIR:
-                snprintf(what, sizeof(what), "%s", p->workdir ? p->workdir : "/");
-                break;
-        case CHILD_STEP_LANDLOCK:
-                if (m->index < p->landlock.n_rules)
-                        snprintf(what, sizeof(what), "rule for %s",
-                                 p->landlock.rules[m->index].path);
-                else
-                        snprintf(what, sizeof(what), "restrict_self");
-                break;
-        case CHILD_STEP_RLIMIT:
-                if (m->index < p->n_rlimits)
-                        snprintf(what, sizeof(what), "resource %d", p->rlimits[m->index].resource);
-                break;
-        default:
-                break;
-        }
-        snprintf(buf, len, "%s%s%s: %s", child_step_name(m->step), what[0] ? ": " : "", what,
-                 strerror(m->err));
 }
 
 struct supervisor {
@@ -208,7 +148,7 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
                 /* The command never ran. */
                 res->reason = RUN_REASON_SETUP_ERROR;
                 res->signal = 0;
-                describe_child_error(s->plan, &s->error, res->error, sizeof(res->error));
+                launch_describe_error(s->plan, &s->error, res->error, sizeof(res->error));
                 if (s->error.step == CHILD_STEP_EXEC)
                         res->exit_code =
                                 s->error.err == ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC;
@@ -232,15 +172,6 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
                 res->signal = SIGKILL;
                 res->exit_code = 128 + SIGKILL;
         }
-}
-
-static int release_child(int fd, char what, psrun_error *err)
-{
-        /* A child that failed a setup step has closed its end: not our error
-         * to report, the supervisor reads the child's record. */
-        if (send(fd, &what, 1, MSG_NOSIGNAL) == 1 || errno == EPIPE)
-                return 0;
-        return psrun_error_errno(err, errno, "sync: release the child");
 }
 
 static int setup_error(struct run_result *res, psrun_error *err, int r)
@@ -306,60 +237,29 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 return setup_error(res, err, r);
         }
 
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
-                r = psrun_error_errno(err, errno, "socketpair");
-                cgroup_destroy(cg);
-                plan_free(&plan);
-                return setup_error(res, err, r);
-        }
-
         sigset_t old_mask;
         int signal_fd = -1;
         bool blocked = false;
         if (o->forward_signals && block_signals(&old_mask, &signal_fd) == 0)
                 blocked = true;
 
-        int pidfd = -1;
-        int cgfd = cgroup_clone_fd(cg);
-        struct psrun_clone_args args = {
-                .flags = plan.clone_flags | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
-                .pidfd = (uint64_t) (uintptr_t) &pidfd,
-                .exit_signal = SIGCHLD,
-                .cgroup = cgfd >= 0 ? (uint64_t) cgfd : 0,
-        };
+        struct launch l = LAUNCH_INIT;
         uint64_t t0 = now_ms();
-        pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
-        if (pid == 0) {
-                close(sv[0]);
-                child_main(&plan, sv[1]);
-        }
-        close(sv[1]);
-        if (pid < 0) {
-                r = psrun_error_errno(err, errno, "clone3");
-                goto out;
-        }
-
-        /* The child waits until its ids are mapped; it then builds its root
-         * while we put it in its cgroups, and starts the command only once
-         * it is in them: nothing of the command runs unconfined. */
-        r = write_proc_file(pid, "uid_map", plan.uid_map);
+        r = launch_clone(&plan, cg, false, &l, err);
         if (r < 0)
-                psrun_error_errno(err, r, "identity: write uid_map");
-        else if ((r = write_proc_file(pid, "gid_map", plan.gid_map)) < 0)
-                psrun_error_errno(err, r, "identity: write gid_map");
-        else if ((r = release_child(sv[0], CHILD_SYNC_MAPPED, err)) < 0)
-                ;
-        else if ((r = cgroup_attach(cg, pid, err)) < 0)
-                ; /* the message names the cgroup step already */
-        else
-                r = release_child(sv[0], CHILD_SYNC_CONFINED, err);
+                goto out;
+        /* The child builds its root while we put it in its cgroups, and
+         * starts the command only once it is in them: nothing of the command
+         * runs unconfined. */
+        r = launch_confine(&l, &plan, cg, err);
+        if (r >= 0)
+                r = launch_release(&l, err);
         struct supervisor s = {
                 .plan = &plan,
                 .cg = cg,
-                .pid = pid,
-                .pidfd = pidfd,
-                .sync_fd = sv[0],
+                .pid = l.pid,
+                .pidfd = l.pidfd,
+                .sync_fd = l.sync_fd,
                 .signal_fd = signal_fd,
                 .deadline_ms = pol->timeout_ms ? t0 + pol->timeout_ms : 0,
         };
@@ -389,9 +289,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         r = 0;
 
 out:
-        if (pidfd >= 0)
-                close(pidfd);
-        close(sv[0]);
+        launch_close(&l);
         if (blocked) {
                 close(signal_fd);
                 pthread_sigmask(SIG_SETMASK, &old_mask, NULL);

@@ -32,7 +32,7 @@ Test(api_run, run_and_result)
         cr_assert_eq(psrun_run(p, missing, &o, &res, &err), 0, "%s", err.msg);
         cr_expect_eq(res.exit_code, 127);
         cr_expect_str_eq(res.reason, "setup_error");
-        cr_expect(strstr(res.error, "exec: definitely-not-a-command"), "%s", res.error);
+        cr_expect(strstr(res.error, "exec: \"definitely-not-a-command\""), "%s", res.error);
 
         cr_assert_eq(psrun_policy_set(p, "network", "full", &err), 0, "%s", err.msg);
         cr_expect_lt(psrun_run(p, argv, &o, &res, &err), 0);

@@ -45,13 +45,14 @@ Test(errors, network_modes_not_yet)
 Test(errors, command_not_found)
 {
         const char *const argv[] = {"run", "--", "no-such-command-psrun", NULL};
-        expect_error(argv, 127, "psrun: exec: no-such-command-psrun: No such file or directory");
+        expect_error(argv, 127,
+                     "psrun: exec: \"no-such-command-psrun\": executable file not found in $PATH");
 }
 
 Test(errors, command_not_executable)
 {
         const char *const argv[] = {"run", "--", "/etc/passwd", NULL};
-        expect_error(argv, 126, "exec: /etc/passwd: Permission denied");
+        expect_error(argv, 126, "exec: /etc/passwd: permission denied");
 }
 
 Test(errors, missing_workdir)
@@ -85,7 +86,7 @@ Test(errors, setup_error_result_json)
         const char *const argv[] = {"run", "--", "no-such-command-psrun", NULL};
         test_run_psrun(&r, argv);
         expect_reason(&r, "setup_error");
-        cr_expect(strstr(r.result, "\"error\":\"exec: no-such-command-psrun"), "%s", r.result);
+        cr_expect(strstr(r.result, "\"error\":\"exec: \\\"no-such-command-psrun"), "%s", r.result);
         test_run_free(&r);
 }
 

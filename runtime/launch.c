@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* Starting a child from a plan: clone3, id maps, cgroups, release. */
+#include "runtime/launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "runtime/cgroup.h"
+#include "runtime/oci-config.h"
+
+/* The kernel's struct clone_args (CLONE_ARGS_SIZE_VER2); defined here to
+ * avoid <linux/sched.h> colliding with <sched.h>. */
+struct psrun_clone_args {
+        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+                set_tid_size, cgroup;
+};
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ULL
+#endif
+
+int launch_clone(const struct plan *plan, struct cgroup *cg, bool clone_parent, struct launch *l,
+                 psrun_error *err)
+{
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+                return psrun_error_errno(err, errno, "socketpair");
+
+        int pidfd = -1;
+        int cgfd = cg ? cgroup_clone_fd(cg) : -1;
+        struct psrun_clone_args args = {
+                .flags = plan->clone_flags | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0) |
+                         (clone_parent ? CLONE_PARENT : 0),
+                .pidfd = (uint64_t) (uintptr_t) &pidfd,
+                /* With CLONE_PARENT the kernel uses our own exit signal. */
+                .exit_signal = clone_parent ? 0 : SIGCHLD,
+                .cgroup = cgfd >= 0 ? (uint64_t) cgfd : 0,
+        };
+        pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
+        if (pid == 0) {
+                close(sv[0]);
+                child_main(plan, sv[1]);
+        }
+        close(sv[1]);
+        if (pid < 0) {
+                int r = -errno;
+                close(sv[0]);
+                return psrun_error_errno(err, r, "clone3");
+        }
+        *l = (struct launch){.pid = pid, .pidfd = pidfd, .sync_fd = sv[0]};
+        return 0;
+}
+
+static int write_proc_file(pid_t pid, const char *name, const char *text)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, text, strlen(text));
+        if (n < 0)
+                return -errno;
+        return (size_t) n == strlen(text) ? 0 : -EIO;
+}
+
+static int release(struct launch *l, char what, psrun_error *err)
+{
+        /* A child that failed a setup step has closed its end: not our error
+         * to report, the caller reads the child's record. */
+        if (send(l->sync_fd, &what, 1, MSG_NOSIGNAL) == 1 || errno == EPIPE)
+                return 0;
+        return psrun_error_errno(err, errno, "sync: release the child");
+}
+
+int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg, psrun_error *err)
+{
+        /* The child waits until its ids are mapped; it then builds its root
+         * while we put it in its cgroups. */
+        int r;
+        if (plan->uid_map[0] && (r = write_proc_file(l->pid, "uid_map", plan->uid_map)) < 0)
+                return psrun_error_errno(err, r, "identity: write uid_map");
+        if (plan->gid_map[0] && (r = write_proc_file(l->pid, "gid_map", plan->gid_map)) < 0)
+                return psrun_error_errno(err, r, "identity: write gid_map");
+        r = release(l, CHILD_SYNC_MAPPED, err);
+        if (r >= 0 && cg)
+                r = cgroup_attach(cg, l->pid, err);
+        return r;
+}
+
+int launch_release(struct launch *l, psrun_error *err)
+{
+        return release(l, CHILD_SYNC_CONFINED, err);
+}
+
+void launch_close(struct launch *l)
+{
+        l->pidfd = safe_close(l->pidfd);
+        l->sync_fd = safe_close(l->sync_fd);
+}
+
+int launch_read_msg(struct launch *l, struct child_msg *m)
+{
+        for (;;) {
+                ssize_t n = recv(l->sync_fd, m, sizeof(*m), MSG_DONTWAIT);
+                if (n == (ssize_t) sizeof(*m))
+                        return 0;
+                if (n == 0)
+                        return -EPIPE;
+                if (n < 0 && errno != EAGAIN && errno != EINTR)
+                        return -errno;
+                struct pollfd pfd[2] = {{l->sync_fd, POLLIN, 0}, {l->pidfd, POLLIN, 0}};
+                if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+                        return -errno;
+                /* The child's last words come before its exit: read them. */
+                if (!(pfd[0].revents & POLLIN) && (pfd[1].revents & POLLIN)) {
+                        n = recv(l->sync_fd, m, sizeof(*m), MSG_DONTWAIT);
+                        return n == (ssize_t) sizeof(*m) ? 0 : -ESRCH;
+                }
+        }
+}
+
+/* strerror, lower-cased as Go's errors are: Docker turns "no such file or
+ * directory" and "permission denied" in a runtime's message into the exit
+ * codes 127 and 126. */
+static void lower_strerror(int err, char *buf, size_t len)
+{
+        snprintf(buf, len, "%s", strerror(err));
+        if (buf[0] >= 'A' && buf[0] <= 'Z' && buf[1] >= 'a' && buf[1] <= 'z')
+                buf[0] = (char) (buf[0] - 'A' + 'a');
+}
+
+void launch_describe_error(const struct plan *p, const struct child_msg *m, char *buf, size_t len)
+{
+        char what[512] = "";
+        switch (m->step) {
+        case CHILD_STEP_MOUNT:
+                if (m->index < p->rootfs.n_steps)
+                        mount_step_describe(&p->rootfs.steps[m->index], what, sizeof(what));
+                break;
+        case CHILD_STEP_EXEC: {
+                char reason[128];
+                if (m->err == ENOENT && !strchr(p->argv[0], '/')) {
+                        snprintf(buf, len, "exec: \"%s\": executable file not found in $PATH",
+                                 p->argv[0]);
+                        return;
+                }
+                lower_strerror(m->err, reason, sizeof(reason));
+                snprintf(buf, len, "exec: %s: %s", p->argv[0], reason);
+                return;
+        }
+        case CHILD_STEP_CHDIR:
+                snprintf(what, sizeof(what), "%s", p->workdir ? p->workdir : "/");
+                break;
+        case CHILD_STEP_ROOT_BUNDLE:
+                snprintf(what, sizeof(what), "%s", p->rootfs_dir ? p->rootfs_dir : "");
+                break;
+        case CHILD_STEP_JOIN:
+                if (m->index < p->n_joins)
+                        snprintf(what, sizeof(what), "%s",
+                                 oci_namespace_to_string(p->joins[m->index].type));
+                else
+                        snprintf(what, sizeof(what), "the container's namespaces");
+                break;
+        case CHILD_STEP_LANDLOCK:
+                if (m->index < p->landlock.n_rules)
+                        snprintf(what, sizeof(what), "rule for %s",
+                                 p->landlock.rules[m->index].path);
+                else
+                        snprintf(what, sizeof(what), "restrict_self");
+                break;
+        case CHILD_STEP_RLIMIT:
+                if (m->index < p->n_rlimits) {
+                        const char *name = oci_rlimit_to_string(p->rlimits[m->index].resource);
+                        snprintf(what, sizeof(what), "%s", name ? name : "?");
+                }
+                break;
+        default:
+                break;
+        }
+        snprintf(buf, len, "%s%s%s: %s", child_step_name(m->step), what[0] ? ": " : "", what,
+                 strerror(m->err));
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The parent's half of starting a child from a plan, shared by `psrun run`
+ * (runtime/run.c) and the OCI commands (runtime/oci-run.c):
+ *
+ *   launch_clone()     clone3() into the cgroup, with a pidfd and a sync socket
+ *   launch_confine()   id maps, release 'M', join every cgroup hierarchy
+ *   launch_release()   release 'C': the child may start the command
+ *
+ * Between launch_confine and launch_release the caller may do what must
+ * happen before the command runs (OCI hooks, oom_score_adj).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "runtime/child.h"
+#include "runtime/plan.h"
+
+struct cgroup;
+
+struct launch {
+        pid_t pid;
+        int pidfd;   /* -1 when not started */
+        int sync_fd; /* the parent's end of the sync socket */
+};
+
+#define LAUNCH_INIT                                                                                \
+        {                                                                                          \
+                .pid = 0, .pidfd = -1, .sync_fd = -1                                               \
+        }
+
+/* clone_parent: the child becomes a child of our parent (CLONE_PARENT), as
+ * an OCI runtime's container init must: the caller (the containerd shim, a
+ * subreaper) reaps it, and no psrun process stays between them. */
+int launch_clone(const struct plan *plan, struct cgroup *cg, bool clone_parent, struct launch *l,
+                 psrun_error *err);
+int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg, psrun_error *err);
+int launch_release(struct launch *l, psrun_error *err);
+/* Closes the fds; the process is left alone. */
+void launch_close(struct launch *l);
+
+/* Reads one child message, blocking until one comes, the socket closes
+ * (-EPIPE) or the child exits (-ESRCH: its wait status is not reaped). */
+int launch_read_msg(struct launch *l, struct child_msg *m);
+
+/* "rootfs: mount proc on /proc: Operation not permitted" from the child's
+ * {step, errno, index} record. */
+void launch_describe_error(const struct plan *plan, const struct child_msg *m, char *buf,
+                           size_t len);
