@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The --console-socket contract (see oci-console.h): connect in the parent,
+ * make the pty in the child and send its master, receive it on the other
+ * side. oci_console_setup and oci_console_attach run between clone3() and
+ * execve(): syscalls and string functions only.
+ */
+#include "runtime/oci-console.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
+
+/* Every ptmx, whatever devpts instance it belongs to, is this device. */
+#define PTMX_MAJOR 5
+#define PTMX_MINOR 2
+
+/* At most this many fds are taken from one message, to close the extra. */
+#define RECV_MAX_FDS 16
+
+int oci_console_connect(const char *socket_path, int *ret_fd, psrun_error *err)
+{
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        _cleanup_close_ int path_fd = -1;
+        char proc_path[64];
+        const char *target = socket_path;
+
+        if (!socket_path || !socket_path[0])
+                return psrun_error_set(err, EINVAL, "console socket: empty path");
+        _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "console socket %s: socket", socket_path);
+        if (strlen(socket_path) >= sizeof(addr.sun_path)) {
+                /* sun_path holds 108 bytes. The magic link to an O_PATH fd
+                 * of the socket file resolves to the same inode, without
+                 * chdir() (which would race with other threads). */
+                path_fd = open(socket_path, O_PATH | O_CLOEXEC);
+                if (path_fd < 0)
+                        return psrun_error_errno(err, errno, "console socket %s: connect",
+                                                 socket_path);
+                snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
+                target = proc_path;
+        }
+        size_t len = strlen(target);
+        memcpy(addr.sun_path, target, len);
+        while (connect(fd, (struct sockaddr *) &addr,
+                       (socklen_t) (offsetof(struct sockaddr_un, sun_path) + len + 1)) < 0) {
+                if (errno != EINTR)
+                        return psrun_error_errno(err, errno, "console socket %s: connect",
+                                                 socket_path);
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+/* Async-signal-safe. The data must not be empty: on a stream socket, an
+ * fd sent with zero bytes is dropped. */
+static int send_fd(int sock, int fd, const char *data)
+{
+        union {
+                struct cmsghdr align;
+                char buf[CMSG_SPACE(sizeof(int))];
+        } control;
+        size_t len = strlen(data), off = 0;
+        bool fd_sent = false;
+
+        while (off < len) {
+                struct iovec iov = {.iov_base = (char *) data + off, .iov_len = len - off};
+                struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+                if (!fd_sent) {
+                        memset(&control, 0, sizeof(control));
+                        msg.msg_control = control.buf;
+                        msg.msg_controllen = sizeof(control.buf);
+                        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+                        c->cmsg_level = SOL_SOCKET;
+                        c->cmsg_type = SCM_RIGHTS;
+                        c->cmsg_len = CMSG_LEN(sizeof(int));
+                        memcpy(CMSG_DATA(c), &fd, sizeof(int));
+                }
+                /* MSG_NOSIGNAL: a peer that went away is an error, not a
+                 * SIGPIPE killing the container's init. */
+                ssize_t n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                fd_sent = true;
+                off += (size_t) n;
+        }
+        return 0;
+}
+
+int oci_console_setup(int socket_fd, const char *ptmx_path, const struct oci_console_size *size,
+                      int *ret_slave)
+{
+        _cleanup_close_ int sock = socket_fd;
+        int unlock = 0;
+
+        if (!ptmx_path || !ptmx_path[0])
+                return -EINVAL;
+        _cleanup_close_ int master = open(ptmx_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (master < 0)
+                return -errno;
+        if (ioctl(master, TIOCSPTLCK, &unlock) < 0)
+                return -errno;
+        /* The peer of this very master (Linux 4.13+; psrun needs 5.3 for
+         * clone3 anyway): no path lookup in a devpts the container could
+         * have replaced. */
+        _cleanup_close_ int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (slave < 0)
+                return -errno;
+        if (size) {
+                struct winsize ws = {.ws_row = size->height, .ws_col = size->width};
+                if (ioctl(slave, TIOCSWINSZ, &ws) < 0)
+                        return -errno;
+        }
+        int r = send_fd(sock, master, ptmx_path);
+        if (r < 0)
+                return r;
+        *ret_slave = TAKE_FD(slave);
+        return 0;
+}
+
+int oci_console_attach(int slave_fd)
+{
+        /* A fresh clone is never a session leader; init of a new pid
+         * namespace sees getsid(0) == 0 (its session is outside). */
+        if (getsid(0) != getpid() && setsid() < 0)
+                return -errno;
+        if (ioctl(slave_fd, TIOCSCTTY, 0) < 0)
+                return -errno;
+        for (int target = 0; target <= 2; target++) {
+                if (target == slave_fd) {
+                        /* dup2() onto itself would keep O_CLOEXEC. */
+                        if (fcntl(target, F_SETFD, 0) < 0)
+                                return -errno;
+                } else if (dup2(slave_fd, target) < 0) {
+                        return -errno;
+                }
+        }
+        if (slave_fd > 2)
+                close(slave_fd);
+        return 0;
+}
+
+static void close_all(const int *fds, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                close(fds[i]);
+}
+
+static int recv_connected(int sock, int *ret_master, char *name, size_t name_len, psrun_error *err)
+{
+        union {
+                struct cmsghdr align;
+                char buf[CMSG_SPACE(sizeof(int) * RECV_MAX_FDS)];
+        } control;
+        char data[4096];
+        struct iovec iov = {.iov_base = data, .iov_len = sizeof(data)};
+        struct msghdr msg = {
+                .msg_iov = &iov,
+                .msg_iovlen = 1,
+                .msg_control = control.buf,
+                .msg_controllen = sizeof(control.buf),
+        };
+        int fds[RECV_MAX_FDS];
+        size_t n_fds = 0;
+        ssize_t n;
+        struct stat st;
+
+        memset(&control, 0, sizeof(control));
+        while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0)
+                if (errno != EINTR)
+                        return psrun_error_errno(err, errno, "console socket: receive");
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                        continue;
+                size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < k && n_fds < RECV_MAX_FDS; i++)
+                        memcpy(&fds[n_fds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+        }
+        if (msg.msg_flags & MSG_CTRUNC) {
+                close_all(fds, n_fds);
+                return psrun_error_set(err, EPROTO, "console socket: too many fds received");
+        }
+        if (n == 0 && n_fds == 0)
+                return psrun_error_set(err, ECONNRESET,
+                                       "console socket: closed before a terminal was sent");
+        if (n_fds != 1) {
+                close_all(fds, n_fds);
+                return psrun_error_set(err, EPROTO,
+                                       "console socket: expected one terminal fd, got %zu", n_fds);
+        }
+        if (fstat(fds[0], &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != PTMX_MAJOR ||
+            minor(st.st_rdev) != PTMX_MINOR) {
+                close(fds[0]);
+                return psrun_error_set(err, EPROTO,
+                                       "console socket: the fd received is not a pty master");
+        }
+        if (name && name_len) {
+                size_t k = (size_t) n < name_len - 1 ? (size_t) n : name_len - 1;
+                memcpy(name, data, k);
+                name[k] = '\0';
+        }
+        *ret_master = fds[0];
+        return 0;
+}
+
+int oci_console_recv(int fd, int *ret_master, char *name, size_t name_len, psrun_error *err)
+{
+        int listening = 0;
+        socklen_t len = sizeof(listening);
+
+        if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) < 0)
+                return psrun_error_errno(err, errno, "console socket");
+        if (!listening)
+                return recv_connected(fd, ret_master, name, name_len, err);
+
+        _cleanup_close_ int conn = -1;
+        while ((conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC)) < 0)
+                if (errno != EINTR)
+                        return psrun_error_errno(err, errno, "console socket: accept");
+        return recv_connected(conn, ret_master, name, name_len, err);
+}
