@@ -25,6 +25,14 @@ enum cg_slot {
         CG_SLOT_CPU,
         CG_SLOT_CPUACCT,
         CG_SLOT_FREEZER,
+        /* Only OCI containers (cgroup_create_at) use these. */
+        CG_SLOT_CPUSET,
+        CG_SLOT_DEVICES,
+        CG_SLOT_BLKIO,
+        CG_SLOT_HUGETLB,
+        CG_SLOT_NET_CLS,
+        CG_SLOT_NET_PRIO,
+        CG_SLOT_PERF_EVENT,
         CG_SLOT_UNIFIED, /* the cgroup2 hierarchy, whichever driver */
         CG_SLOT_MAX,
 };
@@ -92,16 +100,47 @@ struct cgroup_ops {
                             psrun_error *err);
         int (*kill)(struct cgroup *cg, psrun_error *err);
         int (*read_stats)(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err);
+        /* OCI linux.resources (cgroup-v1-oci.c, cgroup-v2-oci.c). */
+        int (*apply_resources)(struct cgroup *cg, const struct oci_resources *res,
+                               psrun_error *err);
 };
 
+/* cgroup-stats.c */
+int cg_v1_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err);
+int cg_v2_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err);
+/* cgroup-v1-oci.c, cgroup-v2-oci.c */
+int cg_v1_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err);
+int cg_v2_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err);
+
 extern const struct cgroup_ops cgroup_v1_ops;
+/* The driver for this host (or the one a test forced). */
+const struct cgroup_ops *cg_driver(void);
 extern const struct cgroup_ops cgroup_v2_ops;
 
 /* How long cgroup_kill waits for the cgroup to empty. */
 #define CG_KILL_TIMEOUT_MS 2000
 
-/* "memory", "pids", "cpu", "cpuacct", "freezer", "unified". */
+/* "memory", "pids", "cpu", "cpuacct", "freezer", "cpuset", ..., "unified":
+ * the controller's name, as /proc/<pid>/cgroup and mountinfo spell it. */
 const char *cg_slot_name(enum cg_slot slot);
+/* The slot of a controller name; -1 when psrun does not know it. */
+int cg_slot_from_name(const char *name);
+
+int cg_host_load(struct cg_host *host, psrun_error *err);
+void cg_host_clear(struct cg_host *host);
+/* The caller's own cgroup in the hierarchy holding `controller` (NULL:
+ * cgroup2), as /proc/self/cgroup spells it. */
+int cg_own_path(const struct cg_host *host, const char *controller, char **ret);
+/* Where the hierarchy path `rel` (canonical, absolute) is on disk, whether or
+ * not it exists: out->path and out->rel, and in *ret_mount (may be NULL) the
+ * directory where the mount shows the hierarchy's visible root. -ENODEV
+ * without touching err when the hierarchy is not mounted. */
+int cg_locate(const struct cg_host *host, const char *controller, const char *rel,
+              struct cg_dir *out, char **ret_mount, psrun_error *err);
+/* Slots sharing one directory (co-mounted cpu,cpuacct) marked as aliases. */
+void cg_mark_aliases(struct cg_dir dirs[CG_SLOT_MAX]);
+/* A hierarchy path that names no parent: absolute, canonical, no "." or "..". */
+bool cg_path_is_canonical(const char *path);
 
 /* Resolve `parent` (a path in the hierarchy as /proc/self/cgroup spells it;
  * NULL: the caller's own cgroup there) to a directory of the hierarchy that
@@ -118,6 +157,8 @@ bool cg_file_exists(const char *dir, const char *file);
  * so callers can name the value they were setting. */
 int cg_write(const char *dir, const char *file, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/* The same for a value of any length (cpuset lists, unified values). */
+int cg_write_str(const char *dir, const char *file, const char *value);
 /* Read dir/file into buf (NUL-terminated). Returns the length or -errno. */
 ssize_t cg_read(const char *dir, const char *file, char *buf, size_t size);
 /* A file holding one number ("max" reads as UINT64_MAX). */
@@ -135,6 +176,65 @@ int cg_sigkill_until_empty(struct cgroup *cg, uint64_t deadline_ms, psrun_error 
 int cg_signal_tree(const char *dir, int sig);
 /* Wait for "populated 0" in a cgroup2 directory's cgroup.events. */
 int cg_wait_unpopulated(const char *dir, uint64_t deadline_ms, psrun_error *err);
+
+/* Count the processes in dir and its descendant cgroups (0 when empty). */
+int cg_count_tree(const char *dir);
+/* Every pid in cgroup.procs of dir and its descendants, appended to *pids. */
+int cg_collect_pids(const char *dir, pid_t **pids, size_t *n);
+
+/* ---- OCI resources (cgroup-oci.c): one table drives the plain
+ * "value into a file" settings of both drivers. ---- */
+enum cg_res_kind {
+        CG_RES_I64,     /* struct oci_opt_i64, written as is ("-1" too) */
+        CG_RES_I64_MAX, /* struct oci_opt_i64, -1 (or 0 when zero_is_max) as "max" */
+        CG_RES_U64,     /* struct oci_opt_u64 */
+        CG_RES_BOOL,    /* struct oci_opt_bool as 1/0 */
+        CG_RES_STR,     /* char *, NULL: not set */
+        CG_RES_SHARES,  /* struct oci_opt_u64 cpu shares, written as v2 cpu.weight */
+};
+
+struct cg_res_file {
+        const char *field; /* "linux.resources.memory.swappiness" */
+        size_t group;      /* offsetof(struct oci_resources, memory) */
+        size_t member;     /* offsetof(struct oci_memory, swappiness) */
+        enum cg_res_kind kind;
+        bool zero_is_max;  /* CG_RES_I64_MAX: 0 means "no limit" too (pids) */
+        enum cg_slot slot; /* v1: the hierarchy; v2: the controller's slot */
+        const char *file;
+        /* Refused with EINVAL: try again after the rest of the table. Values
+         * that bound each other (cfs quota and period, quota and burst, rt
+         * runtime and period) may be refused in one order and not in the
+         * other, depending on the old values. */
+        bool reorder;
+};
+
+/* The directory that holds a controller's files for `field`, or an error
+ * naming the field (the driver's own check). */
+typedef int (*cg_res_dir_fn)(const struct cgroup *cg, enum cg_slot slot, const char *field,
+                             const char **ret, psrun_error *err);
+
+/* Write every set field of the table, in table order (reorder rows refused
+ * with EINVAL once more at the end). */
+int cg_apply_res_table(struct cgroup *cg, const struct oci_resources *res,
+                       const struct cg_res_file *table, size_t n, cg_res_dir_fn dir_of,
+                       psrun_error *err);
+/* The directory for slot, or an EOPNOTSUPP error naming the field:
+ * "linux.resources.hugepageLimits: this host has no hugetlb controller". */
+int cg_res_dir(const struct cgroup *cg, enum cg_slot slot, const char *field, const char **ret,
+               psrun_error *err);
+/* Write value to dir/file; an error reads "<field>: write <file>: <strerror>". */
+int cg_res_write(const char *field, const char *dir, const char *file, const char *value,
+                 psrun_error *err);
+
+/* ---- devices (cgroup-devices.c) ---- */
+struct oci_device_rule;
+/* v1: "deny all", then each rule in order into devices.allow/devices.deny. */
+int cg_v1_apply_devices(const char *dir, const struct oci_device_rule *rules, size_t n,
+                        psrun_error *err);
+/* v2: a BPF_PROG_TYPE_CGROUP_DEVICE program for the rules, attached to dir
+ * in place of the one attached before (if any). */
+int cg_v2_apply_devices(const char *dir, const struct oci_device_rule *rules, size_t n,
+                        psrun_error *err);
 
 /* Tests: make the v1 driver ignore the cgroup2 mount, as on a pure v1 host,
  * so the freezer + SIGKILL path can be exercised on hybrid hosts. */

@@ -215,6 +215,10 @@ static int v1_kill(struct cgroup *cg, psrun_error *err)
                 if (r < 0)
                         return psrun_error_errno(err, r, "cgroup: writing cgroup.kill in %s",
                                                  unified);
+                /* A task frozen by the v1 freezer (a paused container)
+                 * sleeps through SIGKILL until it is thawed. */
+                if (freezer)
+                        cg_write(freezer, "freezer.state", "THAWED");
                 r = cg_wait_unpopulated(unified, deadline, err);
                 if (r < 0)
                         return r;
@@ -226,54 +230,12 @@ static int v1_kill(struct cgroup *cg, psrun_error *err)
         return cg_sigkill_until_empty(cg, deadline, err);
 }
 
-/* A missing file is a missing controller or an older kernel: report 0. */
-static int read_optional(int r, const char *dir, const char *file, psrun_error *err)
-{
-        if (r >= 0 || r == -ENOENT)
-                return 0;
-        return psrun_error_errno(err, r, "cgroup: reading %s/%s", dir, file);
-}
-
-static int v1_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err)
-{
-        const char *memory = cg->dir[CG_SLOT_MEMORY].path;
-        const char *pids = cg->dir[CG_SLOT_PIDS].path;
-        const char *cpuacct = cg->dir[CG_SLOT_CPUACCT].path;
-        const char *unified = cg->dir[CG_SLOT_UNIFIED].path;
-        int r;
-
-        if (memory) {
-                r = cg_read_u64(memory, "memory.max_usage_in_bytes", &stats->memory_peak_bytes);
-                if ((r = read_optional(r, memory, "memory.max_usage_in_bytes", err)) < 0)
-                        return r;
-                /* oom_kill in memory.oom_control counts kills in this memcg. */
-                r = cg_read_key_u64(memory, "memory.oom_control", "oom_kill", &stats->oom_kills);
-                if ((r = read_optional(r, memory, "memory.oom_control", err)) < 0)
-                        return r;
-        }
-        if (pids) {
-                r = cg_read_key_u64(pids, "pids.events", "max", &stats->pids_max_hits);
-                if ((r = read_optional(r, pids, "pids.events", err)) < 0)
-                        return r;
-        }
-        /* cgroup2's cpu.stat keeps CPU time even where it owns no controller. */
-        r = unified ? cg_read_key_u64(unified, "cpu.stat", "usage_usec", &stats->cpu_usec)
-                    : -ENOENT;
-        if (r == -ENOENT && cpuacct) {
-                uint64_t ns = 0;
-                r = cg_read_u64(cpuacct, "cpuacct.usage", &ns);
-                if (r >= 0)
-                        stats->cpu_usec = ns / 1000;
-                return read_optional(r, cpuacct, "cpuacct.usage", err);
-        }
-        return read_optional(r, unified, "cpu.stat", err);
-}
-
 const struct cgroup_ops cgroup_v1_ops = {
         .name = "v1",
         .find_parents = v1_find_parents,
         .prepare_parents = NULL,
         .apply_limits = v1_apply_limits,
         .kill = v1_kill,
-        .read_stats = v1_read_stats,
+        .read_stats = cg_v1_read_stats,
+        .apply_resources = cg_v1_apply_resources,
 };

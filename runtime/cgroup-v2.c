@@ -175,43 +175,12 @@ static int v2_kill(struct cgroup *cg, psrun_error *err)
         return cg_wait_unpopulated(dir, deadline, err);
 }
 
-/* A missing file is a controller that isn't enabled or an older kernel. */
-static int read_optional(int r, const char *dir, const char *file, psrun_error *err)
-{
-        if (r >= 0 || r == -ENOENT)
-                return 0;
-        return psrun_error_errno(err, r, "cgroup: reading %s/%s", dir, file);
-}
-
-static int v2_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err)
-{
-        const char *dir = cg->dir[CG_SLOT_UNIFIED].path;
-        int r;
-        if (!dir)
-                return 0;
-
-        r = cg_read_key_u64(dir, "cpu.stat", "usage_usec", &stats->cpu_usec);
-        if ((r = read_optional(r, dir, "cpu.stat", err)) < 0)
-                return r;
-        /* memory.peak is 5.19+; before that the current usage is the best
-         * snapshot there is. */
-        r = cg_read_u64(dir, "memory.peak", &stats->memory_peak_bytes);
-        if (r == -ENOENT)
-                r = cg_read_u64(dir, "memory.current", &stats->memory_peak_bytes);
-        if ((r = read_optional(r, dir, "memory.peak", err)) < 0)
-                return r;
-        r = cg_read_key_u64(dir, "memory.events", "oom_kill", &stats->oom_kills);
-        if ((r = read_optional(r, dir, "memory.events", err)) < 0)
-                return r;
-        r = cg_read_key_u64(dir, "pids.events", "max", &stats->pids_max_hits);
-        return read_optional(r, dir, "pids.events", err);
-}
-
 const struct cgroup_ops cgroup_v2_ops = {
         .name = "v2",
         .find_parents = v2_find_parents,
         .prepare_parents = v2_prepare_parents,
         .apply_limits = v2_apply_limits,
         .kill = v2_kill,
-        .read_stats = v2_read_stats,
+        .read_stats = cg_v2_read_stats,
+        .apply_resources = cg_v2_apply_resources,
 };

@@ -38,8 +38,13 @@
 #define CG_MAX_CPUS 1000000
 
 static const char *const slot_names[CG_SLOT_MAX] = {
-        [CG_SLOT_MEMORY] = "memory",   [CG_SLOT_PIDS] = "pids",       [CG_SLOT_CPU] = "cpu",
-        [CG_SLOT_CPUACCT] = "cpuacct", [CG_SLOT_FREEZER] = "freezer", [CG_SLOT_UNIFIED] = "unified",
+        [CG_SLOT_MEMORY] = "memory",     [CG_SLOT_PIDS] = "pids",
+        [CG_SLOT_CPU] = "cpu",           [CG_SLOT_CPUACCT] = "cpuacct",
+        [CG_SLOT_FREEZER] = "freezer",   [CG_SLOT_CPUSET] = "cpuset",
+        [CG_SLOT_DEVICES] = "devices",   [CG_SLOT_BLKIO] = "blkio",
+        [CG_SLOT_HUGETLB] = "hugetlb",   [CG_SLOT_NET_CLS] = "net_cls",
+        [CG_SLOT_NET_PRIO] = "net_prio", [CG_SLOT_PERF_EVENT] = "perf_event",
+        [CG_SLOT_UNIFIED] = "unified",
 };
 
 static atomic_bool ignore_unified;
@@ -49,6 +54,14 @@ static atomic_uint name_counter;
 const char *cg_slot_name(enum cg_slot slot)
 {
         return slot < CG_SLOT_MAX ? slot_names[slot] : NULL;
+}
+
+int cg_slot_from_name(const char *name)
+{
+        for (int s = 0; s < CG_SLOT_MAX; s++)
+                if (strcmp(name, slot_names[s]) == 0)
+                        return s;
+        return -1;
 }
 
 void cgroup_test_set_ignore_unified(bool ignore)
@@ -155,27 +168,34 @@ bool cg_is_dir(const char *path)
         return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int cg_write(const char *dir, const char *file, const char *fmt, ...)
+int cg_write_str(const char *dir, const char *file, const char *value)
 {
-        char p[PATH_MAX], value[128];
+        char p[PATH_MAX];
         int r = file_path(p, sizeof(p), dir, file);
         if (r < 0)
                 return r;
+        _cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        /* Control files take one write; a short one means the kernel refused
+         * part of the value. */
+        size_t n = strlen(value);
+        ssize_t w = write(fd, value, n);
+        if (w < 0)
+                return -errno;
+        return (size_t) w == n ? 0 : -EIO;
+}
+
+int cg_write(const char *dir, const char *file, const char *fmt, ...)
+{
+        char value[128];
         va_list ap;
         va_start(ap, fmt);
         int n = vsnprintf(value, sizeof(value), fmt, ap);
         va_end(ap);
         if (n < 0 || (size_t) n >= sizeof(value))
                 return -EINVAL;
-        _cleanup_close_ int fd = open(p, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        /* Control files take one write; a short one means the kernel refused
-         * part of the value. */
-        ssize_t w = write(fd, value, (size_t) n);
-        if (w < 0)
-                return -errno;
-        return w == n ? 0 : -EIO;
+        return cg_write_str(dir, file, value);
 }
 
 ssize_t cg_read(const char *dir, const char *file, char *buf, size_t size)
@@ -396,14 +416,14 @@ static const char *strip_root(const char *rel, const char *root)
         return rel + len;
 }
 
-static void cg_host_clear(struct cg_host *host)
+void cg_host_clear(struct cg_host *host)
 {
         free(host->mountinfo);
         free(host->self_cgroup);
         *host = (struct cg_host){0};
 }
 
-static int cg_host_load(struct cg_host *host, psrun_error *err)
+int cg_host_load(struct cg_host *host, psrun_error *err)
 {
         int r = read_whole_file("/proc/self/mountinfo", &host->mountinfo);
         if (r < 0)
@@ -414,19 +434,53 @@ static int cg_host_load(struct cg_host *host, psrun_error *err)
         return 0;
 }
 
-int cg_resolve_parent(const struct cg_host *host, const char *controller, const char *parent,
-                      struct cg_dir *out, psrun_error *err)
+int cg_own_path(const struct cg_host *host, const char *controller, char **ret)
+{
+        return proc_cgroup_lookup(host->self_cgroup, controller, ret);
+}
+
+int cg_locate(const struct cg_host *host, const char *controller, const char *rel,
+              struct cg_dir *out, char **ret_mount, psrun_error *err)
 {
         const char *label = controller ? controller : "cgroup2";
-        _cleanup_free_ char *mp = NULL, *root = NULL, *own = NULL;
+        _cleanup_free_ char *mp = NULL, *root = NULL;
         int r = find_mount(host->mountinfo, controller, &mp, &root);
         if (r == -ENOENT)
                 return -ENODEV;
         if (r < 0)
                 return psrun_error_errno(err, r, "cgroup: parsing /proc/self/mountinfo");
+        const char *sub = strip_root(rel, root);
+        if (!sub)
+                return psrun_error_set(err, ENOENT,
+                                       "cgroup: %s is outside the part of the %s hierarchy "
+                                       "mounted at %s (%s)",
+                                       rel, label, mp, root);
+        _cleanup_free_ char *path = NULL, *rel_copy = strdup(rel);
+        if (asprintf(&path, "%s%s", mp, sub) < 0 || !rel_copy)
+                return psrun_error_errno(err, ENOMEM, "cgroup");
+        out->path = TAKE_PTR(path);
+        out->rel = TAKE_PTR(rel_copy);
+        out->alias = false;
+        if (ret_mount)
+                *ret_mount = TAKE_PTR(mp);
+        return 0;
+}
 
+int cg_resolve_parent(const struct cg_host *host, const char *controller, const char *parent,
+                      struct cg_dir *out, psrun_error *err)
+{
+        const char *label = controller ? controller : "cgroup2";
+        _cleanup_free_ char *own = NULL;
         const char *rel = parent;
+        int r;
         if (!rel) {
+                /* Only a mounted hierarchy needs the caller's place in it. */
+                _cleanup_free_ char *mp = NULL, *root = NULL;
+                r = find_mount(host->mountinfo, controller, &mp, &root);
+                if (r == -ENOENT)
+                        return -ENODEV;
+                if (r < 0)
+                        return psrun_error_errno(err, r, "cgroup: parsing /proc/self/mountinfo");
                 r = proc_cgroup_lookup(host->self_cgroup, controller, &own);
                 if (r < 0)
                         return psrun_error_errno(err, r,
@@ -435,41 +489,34 @@ int cg_resolve_parent(const struct cg_host *host, const char *controller, const 
                                                  label);
                 rel = own;
         }
-        const char *sub = strip_root(rel, root);
-        if (!sub)
-                return psrun_error_set(err, ENOENT,
-                                       "cgroup: %s is outside the part of the %s hierarchy "
-                                       "mounted at %s (%s)",
-                                       rel, label, mp, root);
-        _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "%s%s", mp, sub) < 0)
-                return psrun_error_errno(err, ENOMEM, "cgroup");
-        if (!cg_is_dir(path))
-                return psrun_error_set(err, ENOENT,
-                                       "cgroup: parent cgroup %s does not exist in the %s "
-                                       "hierarchy (%s)",
-                                       rel, label, path);
-        char *rel_copy = strdup(rel);
-        if (!rel_copy)
-                return psrun_error_errno(err, ENOMEM, "cgroup");
-        out->path = TAKE_PTR(path);
-        out->rel = rel_copy;
-        out->alias = false;
+        struct cg_dir d = {0};
+        r = cg_locate(host, controller, rel, &d, NULL, err);
+        if (r < 0)
+                return r;
+        if (!cg_is_dir(d.path)) {
+                r = psrun_error_set(err, ENOENT,
+                                    "cgroup: parent cgroup %s does not exist in the %s "
+                                    "hierarchy (%s)",
+                                    rel, label, d.path);
+                cg_dir_clear(&d);
+                return r;
+        }
+        *out = d;
         return 0;
 }
 
 /* Slots sharing one directory (co-mounted cpu,cpuacct): the first one seen
  * owns it, the cgroup2 slot first of all. */
-static void mark_aliases(struct cg_dir dirs[CG_SLOT_MAX])
+void cg_mark_aliases(struct cg_dir dirs[CG_SLOT_MAX])
 {
-        static const enum cg_slot order[] = {CG_SLOT_UNIFIED, CG_SLOT_MEMORY,  CG_SLOT_PIDS,
-                                             CG_SLOT_CPU,     CG_SLOT_CPUACCT, CG_SLOT_FREEZER};
-        for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
-                struct cg_dir *d = &dirs[order[i]];
+        for (int i = 0; i < CG_SLOT_MAX; i++) {
+                /* The cgroup2 slot (last) goes first: it is never an alias. */
+                int s = i == 0 ? CG_SLOT_UNIFIED : i - 1;
+                struct cg_dir *d = &dirs[s];
                 if (!d->path)
                         continue;
-                for (size_t j = 0; j < i; j++) {
-                        struct cg_dir *owner = &dirs[order[j]];
+                for (int j = 0; j < i; j++) {
+                        struct cg_dir *owner = &dirs[j == 0 ? CG_SLOT_UNIFIED : j - 1];
                         if (owner->path && !owner->alias && strcmp(owner->path, d->path) == 0) {
                                 d->alias = true;
                                 break;
@@ -645,7 +692,7 @@ int cg_remove_dirs(struct cgroup *cg, psrun_error *err)
         return ret;
 }
 
-static const struct cgroup_ops *driver(void)
+const struct cgroup_ops *cg_driver(void)
 {
         /* A cgroup2 filesystem right at /sys/fs/cgroup is the unified layout;
          * anything else (tmpfs of v1 mounts, possibly with cgroup2 at
@@ -661,15 +708,13 @@ static const struct cgroup_ops *driver(void)
 
 const char *cgroup_driver_name(void)
 {
-        return driver()->name;
+        return cg_driver()->name;
 }
 
 /* A parent must be canonical: it is compared with what /proc/<pid>/cgroup
  * prints, and must not climb out of the hierarchy. */
-static int validate_parent(const char *parent, psrun_error *err)
+bool cg_path_is_canonical(const char *parent)
 {
-        if (!parent)
-                return 0;
         size_t len = strlen(parent);
         bool ok = parent[0] == '/' && len < PATH_MAX / 2 && !strchr(parent, '\n') &&
                   (len == 1 || parent[len - 1] != '/');
@@ -682,7 +727,12 @@ static int validate_parent(const char *parent, psrun_error *err)
                         ok = false;
                 p = end ? end : comp + clen;
         }
-        if (!ok)
+        return ok;
+}
+
+static int validate_parent(const char *parent, psrun_error *err)
+{
+        if (parent && !cg_path_is_canonical(parent))
                 return psrun_error_set(err, EINVAL,
                                        "cgroup: invalid cgroup parent \"%s\": expected an "
                                        "absolute path such as /psrun, without \".\", \"..\" or "
@@ -773,7 +823,7 @@ static int make_dirs(struct cgroup *cg, const struct cg_dir parents[CG_SLOT_MAX]
 static int create_below(const struct cgroup_ops *ops, struct cg_dir parents[CG_SLOT_MAX],
                         const struct cgroup_limits *limits, struct cgroup **ret, psrun_error *err)
 {
-        mark_aliases(parents);
+        cg_mark_aliases(parents);
         if (ops->prepare_parents) {
                 int r = ops->prepare_parents(parents, limits, err);
                 if (r < 0)
@@ -820,7 +870,7 @@ int cg_find_bases(const char *parent, const struct cgroup_limits *limits,
         int r = validate_parent(parent, err);
         if (r < 0)
                 return r;
-        const struct cgroup_ops *ops = driver();
+        const struct cgroup_ops *ops = cg_driver();
         _cleanup_(cg_host_clear) struct cg_host host = {0};
         r = cg_host_load(&host, err);
         if (r < 0)
@@ -828,7 +878,7 @@ int cg_find_bases(const char *parent, const struct cgroup_limits *limits,
         r = ops->find_parents(&host, parent, limits, bases, err);
         if (r < 0)
                 return r;
-        mark_aliases(bases);
+        cg_mark_aliases(bases);
         *ret_ops = ops;
         return 0;
 }

@@ -24,14 +24,29 @@ struct cgroup_limits {
         double cpus;           /* 0: no limit */
 };
 
+/* A field that can't be read (missing controller, older kernel) is 0. A limit
+ * reads as the kernel spells "none": UINT64_MAX for v2's "max", the v1
+ * kernel's large page-rounded number (9223372036854771712) as it is. */
 struct cgroup_stats {
         uint64_t cpu_usec;
-        uint64_t memory_peak_bytes;
-        uint64_t oom_kills;     /* OOM kills inside the cgroup */
-        uint64_t pids_max_hits; /* fork/clone refused by pids.max */
+        uint64_t memory_peak_bytes; /* the most the cgroup ever used ("max usage") */
+        uint64_t oom_kills;         /* OOM kills inside the cgroup */
+        uint64_t pids_max_hits;     /* fork/clone refused by pids.max */
+
+        /* For `events --stats` (runc's shape). */
+        uint64_t cpu_user_usec, cpu_system_usec;
+        uint64_t cpu_nr_periods, cpu_nr_throttled, cpu_throttled_usec;
+        uint64_t memory_usage_bytes, memory_limit_bytes;
+        uint64_t memory_failcnt; /* v1 memory.failcnt; v2 memory.events "max" */
+        /* memory+swap, the way runc's "swap" reports it on both versions; all
+         * 0 when the host has no swap accounting. */
+        uint64_t memsw_usage_bytes, memsw_limit_bytes, memsw_max_usage_bytes;
+        uint64_t memsw_failcnt;
+        uint64_t pids_current, pids_limit;
 };
 
 struct cgroup;
+struct oci_resources;
 
 /* Which driver this host gets: "v2" or "v1". */
 const char *cgroup_driver_name(void);
@@ -75,3 +90,59 @@ int cgroup_gc_siblings(const struct cgroup *cg, psrun_error *err);
 /* Path (for messages and tests) of the cgroup in the named controller
  * hierarchy ("memory", "pids", "unified"), or NULL. */
 const char *cgroup_path(const struct cgroup *cg, const char *controller);
+
+/*
+ * OCI containers: named cgroups that outlive the psrun process that made
+ * them, reopened by later commands (kill, pause, update, ps, delete) from
+ * the list cgroup_paths() gives. See docs/cgroups.md, "OCI containers".
+ *
+ * cgroup_create_at: `path` is the OCI cgroupsPath. Absolute ("/docker/abc")
+ * is taken from each hierarchy's root; relative ("a/b") is below the
+ * caller's own cgroup in each hierarchy; NULL means "<caller's own
+ * cgroup>/<id>". Missing parents are created. v1 gets a directory in every
+ * mounted hierarchy psrun knows plus the cgroup2 one; v2 one directory, with
+ * controllers enabled in the parents' cgroup.subtree_control. An existing
+ * leaf with processes in it is -EBUSY; an existing empty one is adopted. res
+ * may be NULL. On failure, everything it created is removed (an adopted leaf
+ * stays).
+ */
+int cgroup_create_at(const char *path, const char *id, const struct oci_resources *res,
+                     struct cgroup **ret, psrun_error *err);
+
+/* "controller:path" lines ("memory:/a/b", the cgroup2 one as "0::/a/b"),
+ * NULL-terminated, malloc'd (strv_free). Paths are hierarchy-relative, as in
+ * /proc/<pid>/cgroup. */
+int cgroup_paths(const struct cgroup *cg, char ***ret, psrun_error *err);
+
+/* Reopen from cgroup_paths()'s list. Directories that are gone (and lines
+ * naming hierarchies this host does not have) are skipped; none left:
+ * -ENOENT. */
+int cgroup_open(char *const *paths, struct cgroup **ret, psrun_error *err);
+
+/* Free the handle; directories and processes stay. NULL-safe. */
+void cgroup_close(struct cgroup *cg);
+
+/* Kill everything in it (thawing it if frozen), rmdir the leaf directories
+ * (and cgroups the container made below them; never the parents), free. The
+ * handle is freed even on failure. NULL-safe. */
+int cgroup_remove(struct cgroup *cg, psrun_error *err);
+
+/* Apply or change (`update`) OCI resources: only the fields that are set.
+ * Errors name the OCI field:
+ *   "linux.resources.memory.limit: write memory.limit_in_bytes: Device or resource busy" */
+int cgroup_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err);
+
+/* Freeze or thaw, and wait (up to 5 s, else -ETIMEDOUT, thawed again) until
+ * the kernel reports it done. No freezer: -EOPNOTSUPP. */
+int cgroup_freeze(struct cgroup *cg, bool frozen, psrun_error *err);
+/* 1 frozen, 0 not (also while still freezing), -errno. */
+int cgroup_is_frozen(struct cgroup *cg);
+
+/* Every pid in the cgroup and its sub-cgroups, in every hierarchy: sorted,
+ * without duplicates, malloc'd (*ret NULL when *n is 0). */
+int cgroup_pids(struct cgroup *cg, pid_t **ret, size_t *n, psrun_error *err);
+
+/* OCI cpu.shares (2..262144) as cgroup v2 cpu.weight (1..10000), the way
+ * runc and crun convert it since 2025: 2 -> 1, 1024 (the v1 default) -> 100
+ * (the v2 default), 262144 -> 10000, log-quadratic in between. 0 -> 0 (unset). */
+uint64_t cgroup_cpu_shares_to_weight(uint64_t shares);

@@ -20,6 +20,7 @@ set -o pipefail
 # Test groups, one a line: <name> <binary under BUILD/tests> <Criterion filter>.
 VM_GROUPS=${VM_GROUPS:-"
 cgroup       kernel       cgroup/*
+cgroup_oci   kernel       cgroup_oci/*
 seccomp      kernel       seccomp/*
 landlock     kernel       landlock/*
 apparmor     kernel       apparmor/*

@@ -29,6 +29,7 @@
 #include "lib/testlib.h"
 #include "runtime/cgroup-internal.h"
 #include "runtime/cgroup.h"
+#include "runtime/oci-config.h"
 
 #define MiB (1024ULL * 1024ULL)
 
@@ -106,6 +107,72 @@ static inline void sleep_ms(long ms)
 {
         struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
+}
+
+/* Thaw (a paused OCI test cgroup) and kill what is in dir and below. */
+static inline void cgt_thaw_kill_tree(const char *dir)
+{
+        DIR *d = opendir(dir);
+        if (d) {
+                struct dirent *de;
+                while ((de = readdir(d))) {
+                        if (de->d_type != DT_DIR || de->d_name[0] == '.')
+                                continue;
+                        char sub[PATH_MAX];
+                        snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+                        cgt_thaw_kill_tree(sub);
+                }
+                closedir(d);
+        }
+        cg_write(dir, "freezer.state", "THAWED");
+        cg_write(dir, "cgroup.freeze", "0");
+        for (int i = 0; i < 200 && cg_signal_tree(dir, SIGKILL) > 0; i++)
+                sleep_ms(10);
+}
+
+/* rmdir a cgroup directory after its child cgroups. */
+static inline void cgt_rm_tree(const char *dir)
+{
+        cgt_thaw_kill_tree(dir);
+        DIR *d = opendir(dir);
+        if (d) {
+                struct dirent *de;
+                while ((de = readdir(d))) {
+                        if (de->d_type != DT_DIR || de->d_name[0] == '.')
+                                continue;
+                        char sub[PATH_MAX];
+                        snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+                        cgt_rm_tree(sub);
+                }
+                closedir(d);
+        }
+        for (int i = 0; i < 100 && rmdir(dir) < 0 && errno == EBUSY; i++)
+                sleep_ms(10);
+}
+
+/* The suites' fini: whatever a failed assertion left behind. */
+static inline void cgt_cleanup(void)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(cgt_tracked); i++) {
+                cgroup_destroy(cgt_tracked[i]);
+                cgt_tracked[i] = NULL;
+        }
+        while (cgt_n_stray > 0) {
+                int fd = cgt_stray_pidfds[--cgt_n_stray];
+                syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+                close(fd);
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(cgt_kids); i++) {
+                if (cgt_kids[i] > 0) {
+                        kill(cgt_kids[i], SIGKILL);
+                        waitpid(cgt_kids[i], NULL, 0);
+                }
+        }
+        while (cgt_n_made > 0) {
+                char *d = cgt_made_dirs[--cgt_n_made];
+                cgt_rm_tree(d);
+                free(d);
+        }
 }
 
 /* ---- where things are ---------------------------------------------------- */
@@ -471,4 +538,244 @@ static inline void kill_tree_and_check(struct cgroup *cg)
         }
         /* Killing an empty cgroup is fine. */
         cr_assert_eq(cgroup_kill(cg, &err), 0, "%s", err.msg);
+}
+
+/* ---- parents ------------------------------------------------------------- */
+
+/*
+ * A parent path below this test's cgroup in every hierarchy: the deepest of
+ * the test's own cgroups (they are nested in one another, as on this host
+ * where memory is /a/b and the rest are /), with a fresh directory below it,
+ * created in every mounted hierarchy (`all`: every one an OCI cgroup may
+ * use, not only psrun run's). Returns the parent path.
+ */
+static const struct {
+        const char *name;
+        const char *controller; /* NULL: cgroup2 */
+} oci_hierarchies[] = {
+        {"memory", "memory"},   {"pids", "pids"},         {"cpu", "cpu"},
+        {"cpuacct", "cpuacct"}, {"freezer", "freezer"},   {"cpuset", "cpuset"},
+        {"devices", "devices"}, {"blkio", "blkio"},       {"hugetlb", "hugetlb"},
+        {"net_cls", "net_cls"}, {"net_prio", "net_prio"}, {"perf_event", "perf_event"},
+        {"unified", NULL},
+};
+
+static inline const char *scratch_parent_in(const char *tag, bool all)
+{
+        static char rel[1024];
+        char deepest[1024] = "/";
+        size_t n = all ? ARRAY_SIZE(oci_hierarchies) : ARRAY_SIZE(hierarchies);
+#define H(i) (all ? oci_hierarchies[i].controller : hierarchies[i].controller)
+        for (size_t i = 0; i < n; i++) {
+                char mp[1024], own[1024];
+                if (!hierarchy_mount(H(i), mp, sizeof(mp)))
+                        continue;
+                cr_assert(proc_cgroup(0, H(i), own, sizeof(own)));
+                if (strlen(own) > strlen(deepest))
+                        snprintf(deepest, sizeof(deepest), "%s", own);
+        }
+        for (size_t i = 0; i < n; i++) {
+                char mp[1024], own[1024];
+                if (!hierarchy_mount(H(i), mp, sizeof(mp)))
+                        continue;
+                cr_assert(proc_cgroup(0, H(i), own, sizeof(own)));
+                size_t len = strlen(own);
+                bool prefix =
+                        strcmp(own, "/") == 0 || (strncmp(deepest, own, len) == 0 &&
+                                                  (deepest[len] == '\0' || deepest[len] == '/'));
+                if (!prefix)
+                        cr_skip_test("this process's cgroups are not nested in one another");
+        }
+        snprintf(rel, sizeof(rel), "%s/psrun-test-%d-%s", strcmp(deepest, "/") == 0 ? "" : deepest,
+                 getpid(), tag);
+
+        for (size_t i = 0; i < n; i++) {
+                char mp[1024];
+                if (!hierarchy_mount(H(i), mp, sizeof(mp)))
+                        continue;
+                /* mkdir -p, remembering only what this test made. */
+                char path[PATH_MAX];
+                snprintf(path, sizeof(path), "%s%s", mp, rel);
+                for (char *p = path + strlen(mp) + 1;; p++) {
+                        bool end = *p == '\0';
+                        if (*p != '/' && !end)
+                                continue;
+                        *p = '\0';
+                        if (mkdir(path, 0755) == 0) {
+                                cr_assert_lt(cgt_n_made, ARRAY_SIZE(cgt_made_dirs));
+                                cgt_made_dirs[cgt_n_made++] = strdup(path);
+                                /* cpuset children start empty. */
+                                if (H(i) && strcmp(H(i), "cpuset") == 0) {
+                                        char up[PATH_MAX], v[256];
+                                        snprintf(up, sizeof(up), "%s", path);
+                                        *strrchr(up, '/') = '\0';
+                                        cg_write_str(path, "cpuset.cpus",
+                                                     read_file(up, "cpuset.cpus", v, sizeof(v)));
+                                        cg_write_str(path, "cpuset.mems",
+                                                     read_file(up, "cpuset.mems", v, sizeof(v)));
+                                }
+                        } else {
+                                cr_assert_eq(errno, EEXIST, "mkdir %s: %s", path, strerror(errno));
+                        }
+                        if (end)
+                                break;
+                        *p = '/';
+                }
+        }
+#undef H
+        return rel;
+}
+
+static inline const char *scratch_parent(const char *tag)
+{
+        return scratch_parent_in(tag, false);
+}
+
+/* ---- OCI containers ------------------------------------------------------ */
+
+/* Every OCI test cgroup is named psrun-cgoci-<pid>...: relative paths put
+ * it below this test's own cgroup in each hierarchy. */
+static inline const char *oci_name(const char *tag)
+{
+        static char buf[4][128];
+        static int next;
+        char *b = buf[next++ % 4];
+        snprintf(b, sizeof(buf[0]), "psrun-cgoci-%d%s%s", getpid(), *tag ? "-" : "", tag);
+        return b;
+}
+
+/* Remove psrun-cgoci-<pid>* below our own cgroup in every hierarchy,
+ * whatever is in it (frozen or not). */
+static inline void oci_cleanup(void)
+{
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "psrun-cgoci-%d", getpid());
+        for (size_t i = 0; i < ARRAY_SIZE(oci_hierarchies); i++) {
+                char mp[1024], own[1024], dir[PATH_MAX];
+                if (!hierarchy_mount(oci_hierarchies[i].controller, mp, sizeof(mp)) ||
+                    !proc_cgroup(0, oci_hierarchies[i].controller, own, sizeof(own)))
+                        continue;
+                snprintf(dir, sizeof(dir), "%s%s", mp, strcmp(own, "/") == 0 ? "" : own);
+                DIR *d = opendir(dir);
+                if (!d)
+                        continue;
+                struct dirent *de;
+                while ((de = readdir(d))) {
+                        if (de->d_type != DT_DIR ||
+                            strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+                            (de->d_name[strlen(prefix)] != '\0' &&
+                             de->d_name[strlen(prefix)] != '-'))
+                                continue;
+                        char sub[PATH_MAX];
+                        snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
+                        cgt_rm_tree(sub);
+                }
+                closedir(d);
+        }
+}
+
+/* Is anything of ours (psrun-cgoci-<pid>*) left in any hierarchy? */
+static inline bool oci_leftovers(char *why, size_t size)
+{
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "psrun-cgoci-%d", getpid());
+        for (size_t i = 0; i < ARRAY_SIZE(oci_hierarchies); i++) {
+                char mp[1024], own[1024], dir[PATH_MAX];
+                if (!hierarchy_mount(oci_hierarchies[i].controller, mp, sizeof(mp)) ||
+                    !proc_cgroup(0, oci_hierarchies[i].controller, own, sizeof(own)))
+                        continue;
+                snprintf(dir, sizeof(dir), "%s%s", mp, strcmp(own, "/") == 0 ? "" : own);
+                DIR *d = opendir(dir);
+                if (!d)
+                        continue;
+                struct dirent *de;
+                bool found = false;
+                while (!found && (de = readdir(d)))
+                        found = strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+                closedir(d);
+                if (found) {
+                        snprintf(why, size, "%s/%s* left", dir, prefix);
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* Directory `rel` (relative to our own cgroup) in a hierarchy, or false
+ * when the hierarchy is not mounted. */
+static inline bool own_dir(const char *controller, const char *rel, char *out, size_t size)
+{
+        char mp[1024], own[1024];
+        if (!hierarchy_mount(controller, mp, sizeof(mp)) ||
+            !proc_cgroup(0, controller, own, sizeof(own)))
+                return false;
+        snprintf(out, size, "%s%s/%s", mp, strcmp(own, "/") == 0 ? "" : own, rel);
+        return true;
+}
+
+static inline struct cgroup *oci_create(const char *path, const struct oci_resources *res)
+{
+        struct cgroup *cg = NULL;
+        psrun_error err = {0};
+        int r = cgroup_create_at(path, "unused-id", res, &cg, &err);
+        cr_assert_eq(r, 0, "cgroup_create_at(%s): %d %s", path, r, err.msg);
+        cr_assert_not_null(cg);
+        return track(cg);
+}
+
+static inline void oci_apply(struct cgroup *cg, const struct oci_resources *res)
+{
+        psrun_error err = {0};
+        int r = cgroup_apply_resources(cg, res, &err);
+        cr_assert_eq(r, 0, "cgroup_apply_resources: %d %s", r, err.msg);
+}
+
+/* Drop cg from the fini's list and remove it. */
+static inline void oci_remove(struct cgroup *cg)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(cgt_tracked); i++)
+                if (cgt_tracked[i] == cg)
+                        cgt_tracked[i] = NULL;
+        psrun_error err = {0};
+        cr_assert_eq(cgroup_remove(cg, &err), 0, "cgroup_remove: %s", err.msg);
+}
+
+static inline void oci_close(struct cgroup *cg)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(cgt_tracked); i++)
+                if (cgt_tracked[i] == cg)
+                        cgt_tracked[i] = NULL;
+        cgroup_close(cg);
+}
+
+/* A file of cg in the hierarchy `name` ("pids", "unified"). */
+static inline char *cg_file(struct cgroup *cg, const char *name, const char *file, char *buf,
+                            size_t size)
+{
+        const char *dir = cgroup_path(cg, name);
+        cr_assert_not_null(dir, "no %s directory", name);
+        return read_file(dir, file, buf, size);
+}
+
+/* utime + stime of pid, in clock ticks. */
+static inline unsigned long long cpu_ticks(pid_t pid)
+{
+        char p[64], buf[1024];
+        snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+        FILE *f = fopen(p, "re");
+        cr_assert_not_null(f);
+        cr_assert_not_null(fgets(buf, sizeof(buf), f));
+        fclose(f);
+        unsigned long long ut = 0, st = 0;
+        const char *rp = strrchr(buf, ')');
+        cr_assert(rp && sscanf(rp + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
+                               &st) == 2);
+        return ut + st;
+}
+
+static inline void child_spin(int fd, long arg)
+{
+        report(fd, arg);
+        for (volatile unsigned long i = 0;; i++)
+                ;
 }

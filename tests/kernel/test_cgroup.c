@@ -27,47 +27,9 @@ size_t cgt_n_made;
 int cgt_stray_pidfds[16];
 size_t cgt_n_stray;
 
-/* rmdir a cgroup directory after its child cgroups. */
-static void rm_cgroup_tree(const char *dir)
-{
-        DIR *d = opendir(dir);
-        if (d) {
-                struct dirent *de;
-                while ((de = readdir(d))) {
-                        if (de->d_type != DT_DIR || de->d_name[0] == '.')
-                                continue;
-                        char sub[PATH_MAX];
-                        snprintf(sub, sizeof(sub), "%s/%s", dir, de->d_name);
-                        rm_cgroup_tree(sub);
-                }
-                closedir(d);
-        }
-        for (int i = 0; i < 100 && rmdir(dir) < 0 && errno == EBUSY; i++)
-                sleep_ms(10);
-}
-
 static void suite_fini(void)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(cgt_tracked); i++) {
-                cgroup_destroy(cgt_tracked[i]);
-                cgt_tracked[i] = NULL;
-        }
-        while (cgt_n_stray > 0) {
-                int fd = cgt_stray_pidfds[--cgt_n_stray];
-                syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
-                close(fd);
-        }
-        for (size_t i = 0; i < ARRAY_SIZE(cgt_kids); i++) {
-                if (cgt_kids[i] > 0) {
-                        kill(cgt_kids[i], SIGKILL);
-                        waitpid(cgt_kids[i], NULL, 0);
-                }
-        }
-        while (cgt_n_made > 0) {
-                char *d = cgt_made_dirs[--cgt_n_made];
-                rm_cgroup_tree(d);
-                free(d);
-        }
+        cgt_cleanup();
 }
 
 static void suite_init(void)

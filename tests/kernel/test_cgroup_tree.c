@@ -20,65 +20,6 @@
 
 #include "cgroup_test.h"
 
-/*
- * A parent path below this test's cgroup in every hierarchy: the deepest of
- * the test's own cgroups (they are nested in one another, as on this host
- * where memory is /a/b and the rest are /), with a fresh directory below it,
- * created in every mounted hierarchy. Returns the parent path.
- */
-static const char *scratch_parent(const char *tag)
-{
-        static char rel[1024];
-        char deepest[1024] = "/";
-        for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
-                char mp[1024], own[1024];
-                if (!hierarchy_mount(hierarchies[i].controller, mp, sizeof(mp)))
-                        continue;
-                cr_assert(proc_cgroup(0, hierarchies[i].controller, own, sizeof(own)));
-                if (strlen(own) > strlen(deepest))
-                        snprintf(deepest, sizeof(deepest), "%s", own);
-        }
-        for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
-                char mp[1024], own[1024];
-                if (!hierarchy_mount(hierarchies[i].controller, mp, sizeof(mp)))
-                        continue;
-                cr_assert(proc_cgroup(0, hierarchies[i].controller, own, sizeof(own)));
-                size_t len = strlen(own);
-                bool prefix =
-                        strcmp(own, "/") == 0 || (strncmp(deepest, own, len) == 0 &&
-                                                  (deepest[len] == '\0' || deepest[len] == '/'));
-                if (!prefix)
-                        cr_skip_test("this process's cgroups are not nested in one another");
-        }
-        snprintf(rel, sizeof(rel), "%s/psrun-test-%d-%s", strcmp(deepest, "/") == 0 ? "" : deepest,
-                 getpid(), tag);
-
-        for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
-                char mp[1024];
-                if (!hierarchy_mount(hierarchies[i].controller, mp, sizeof(mp)))
-                        continue;
-                /* mkdir -p, remembering only what this test made. */
-                char path[PATH_MAX];
-                snprintf(path, sizeof(path), "%s%s", mp, rel);
-                for (char *p = path + strlen(mp) + 1;; p++) {
-                        bool end = *p == '\0';
-                        if (*p != '/' && !end)
-                                continue;
-                        *p = '\0';
-                        if (mkdir(path, 0755) == 0) {
-                                cr_assert_lt(cgt_n_made, ARRAY_SIZE(cgt_made_dirs));
-                                cgt_made_dirs[cgt_n_made++] = strdup(path);
-                        } else {
-                                cr_assert_eq(errno, EEXIST, "mkdir %s: %s", path, strerror(errno));
-                        }
-                        if (end)
-                                break;
-                        *p = '/';
-                }
-        }
-        return rel;
-}
-
 Test(cgroup, parent_override)
 {
         const char *parent = scratch_parent("parent");
