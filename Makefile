@@ -30,7 +30,9 @@ TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
 LIB_SRCS := $(wildcard common/*.c policy/*.c rootfs/*.c netns/*.c runtime/*.c)
-LIB_SRCS := $(filter-out runtime/main.c,$(LIB_SRCS))
+# The command line prints; the library never does: it is linked into psrun only.
+CLI_SRCS := runtime/main.c runtime/cli.c runtime/oci-cli.c
+LIB_SRCS := $(filter-out $(CLI_SRCS),$(LIB_SRCS))
 # The default seccomp profile, compiled at build time (tools/gen-seccomp-bpf.c).
 GEN_SECCOMP := $(BUILD)/gen/seccomp-default-bpf.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SECCOMP:.c=.o)
@@ -38,7 +40,7 @@ ARCHIVE := $(BUILD)/libpsrun-internal.a
 SHARED := $(BUILD)/libpsrun.so
 PSRUN := $(BUILD)/psrun
 
-TEST_TIERS := unit kernel integration escape
+TEST_TIERS := unit kernel integration escape oci
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
@@ -80,7 +82,7 @@ ifeq ($(STATIC)$(SANITIZE),1)
 PSRUN_LDFLAGS := -static-pie
 endif
 
-$(PSRUN): $(BUILD)/runtime/main.o $(ARCHIVE)
+$(PSRUN): $(CLI_SRCS:%.c=$(BUILD)/%.o) $(ARCHIVE)
 	$(CC) $(LDFLAGS) $(PSRUN_LDFLAGS) -o $@ $^ $(PSRUN_LIBS)
 
 # One Criterion binary per tier, from every tests/<tier>/*.c.

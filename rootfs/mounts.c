@@ -119,8 +119,13 @@ void mount_step_describe(const struct mount_step *s, char *buf, size_t len)
                 snprintf(buf, len, "mkdir %s", s->target);
                 break;
         case MOUNT_OP_MKFILE:
-        case MOUNT_OP_WRITE:
                 snprintf(buf, len, "create %s", s->target);
+                break;
+        case MOUNT_OP_WRITE:
+                snprintf(buf, len, "%s %s", s->existing ? "write" : "create", s->target);
+                break;
+        case MOUNT_OP_MKNOD:
+                snprintf(buf, len, "mknod %s", s->target);
                 break;
         case MOUNT_OP_SYMLINK:
                 snprintf(buf, len, "symlink %s -> %s", s->target, src);
@@ -129,7 +134,10 @@ void mount_step_describe(const struct mount_step *s, char *buf, size_t len)
                 snprintf(buf, len, "bind %s on %s", src, s->target);
                 break;
         case MOUNT_OP_MOUNT:
-                snprintf(buf, len, "mount %s on %s", s->fstype, s->target);
+                if (s->fstype)
+                        snprintf(buf, len, "mount %s on %s", s->fstype, s->target);
+                else
+                        snprintf(buf, len, "set propagation of %s", s->target);
                 break;
         case MOUNT_OP_MASK:
                 snprintf(buf, len, "mask %s", s->target);

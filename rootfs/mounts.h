@@ -29,6 +29,7 @@ enum mount_op {
         MOUNT_OP_MASK,    /* hide target: /dev/null over a file, empty ro tmpfs over a dir */
         MOUNT_OP_SETATTR, /* mount_setattr(target, attr_set) on an existing mount */
         MOUNT_OP_DETACH,  /* umount2(MNT_DETACH) target, then rmdir it */
+        MOUNT_OP_MKNOD,   /* mknod target (mode has the type) dev, then chown */
         _MOUNT_OP_MAX,
 };
 
@@ -44,6 +45,13 @@ struct mount_step {
         bool recursive;      /* attr_set applies to submounts too */
         bool from_host;      /* BIND: source is a host path, opened before the
                               * child leaves the host's root and ids */
+        bool single;         /* BIND: the source mount alone, not its submounts */
+        bool existing;       /* WRITE: the file must exist (sysctls): no create, no truncate */
+        bool early;          /* MOUNT (OCI, user namespace): done before the pivot, while the
+                              * host's /proc and /sys are still there to make a new instance
+                              * "not too revealing"; the target is resolved in the new root
+                              * with RESOLVE_IN_ROOT */
+        dev_t dev;           /* MKNOD */
         mode_t mode;
         bool chown; /* MKDIR/MKFILE/WRITE: give it to uid:gid (sandbox ids) */
         uid_t uid;

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "runtime/oci-console.h"
 
 static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_SYNC] = "sync",
@@ -174,21 +176,35 @@ static int step_loopback(struct child_ctx *c)
 
 static int step_open_sources(struct child_ctx *c)
 {
-        /* Host paths are looked up now, still with psrun's own ids and the
-         * host's root, so that what the user who runs psrun can reach is what
-         * gets bound. The fds live in this mount namespace: open_tree() may
-         * clone them after the pivot. */
+        /* Host paths are looked up and cloned now (detached copies), still
+         * with psrun's own ids and the host's root, so that what the user who
+         * runs psrun can reach is what gets bound; the copies outlive the
+         * host's root leaving this mount namespace. */
         const struct rootfs_plan *rp = &c->plan->rootfs;
         for (size_t i = 0; i < rp->n_steps; i++) {
                 const struct mount_step *s = &rp->steps[i];
                 c->host_fds[i] = -1;
                 if (s->op != MOUNT_OP_BIND || !s->from_host)
                         continue;
-                c->host_fds[i] = open(s->source, O_PATH | O_CLOEXEC);
-                if (c->host_fds[i] < 0 && !(errno == ENOENT && s->optional)) {
+                int tree = open_tree(AT_FDCWD, s->source,
+                                     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+                                             (s->single ? 0 : AT_RECURSIVE));
+                if (tree < 0) {
+                        if (errno == ENOENT && s->optional)
+                                continue;
                         c->index = (uint32_t) i;
                         return -errno;
                 }
+                /* Private: nothing mounted below it later may propagate to
+                 * the host's peers of the source. */
+                struct mount_attr priv = {.propagation = MS_PRIVATE};
+                if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &priv, sizeof(priv)) <
+                    0) {
+                        c->index = (uint32_t) i;
+                        close(tree);
+                        return -errno;
+                }
+                c->host_fds[i] = tree;
         }
         return 0;
 }
@@ -235,6 +251,67 @@ static int step_root_bundle(struct child_ctx *c)
         if (move_mount(tree, "", AT_FDCWD, c->plan->base_dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
                 return -errno;
         c->rootfs_fd = safe_close(c->rootfs_fd);
+        return 0;
+}
+
+/* "/proc/self/fd/<fd>" without snprintf (not async-signal-safe). */
+static void fd_path(char buf[32], int fd)
+{
+        static const char prefix[] = "/proc/self/fd/";
+        char digits[12];
+        size_t n = 0;
+        do
+                digits[n++] = (char) ('0' + fd % 10);
+        while ((fd /= 10) > 0);
+        memcpy(buf, prefix, sizeof(prefix) - 1);
+        size_t off = sizeof(prefix) - 1;
+        while (n > 0)
+                buf[off++] = digits[--n];
+        buf[off] = '\0';
+}
+
+static int mount_early(const struct mount_step *s, int root_fd)
+{
+        /* The target, resolved inside the new root: a symbolic link in the
+         * image cannot point the mount elsewhere. Mounted through its fd. */
+        struct open_how how = {
+                .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        const char *rel = s->target[0] == '/' ? s->target + 1 : s->target;
+        int fd = (int) syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
+        if (fd < 0 && errno == ENOENT && !strchr(rel, '/')) {
+                if (mkdirat(root_fd, rel, 0555) < 0 && errno != EEXIST)
+                        return -errno;
+                fd = (int) syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
+        }
+        if (fd < 0)
+                return -errno;
+        char path[32];
+        fd_path(path, fd);
+        int r = mount(s->source, path, s->fstype, s->flags, s->data) < 0 ? -errno : 0;
+        close(fd);
+        return r;
+}
+
+static int step_mounts_early(struct child_ctx *c)
+{
+        const struct rootfs_plan *rp = &c->plan->rootfs;
+        if (c->plan->root != PLAN_ROOT_BUNDLE)
+                return 0;
+        _cleanup_close_ int root_fd = -1;
+        for (size_t i = 0; i < rp->n_steps; i++) {
+                if (!rp->steps[i].early)
+                        continue;
+                if (root_fd < 0 &&
+                    (root_fd = open(c->plan->base_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+                        return -errno;
+                int r = mount_early(&rp->steps[i], root_fd);
+                if (r < 0) {
+                        c->index = (uint32_t) i;
+                        return r;
+                }
+        }
         return 0;
 }
 
@@ -311,14 +388,10 @@ static int write_all(int fd, const char *p, size_t len)
         return 0;
 }
 
-static int bind_from_fd(const struct mount_step *s, int src_fd)
+static int bind_from_fd(const struct mount_step *s, int tree)
 {
-        /* A detached recursive copy of the source, made read-only (etc.)
-         * before it is attached: never visible with weaker flags. */
-        _cleanup_close_ int tree = open_tree(
-                src_fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
-        if (tree < 0)
-                return -errno;
+        /* The detached copy of the source is made read-only (etc.) before it
+         * is attached: never visible with weaker flags. */
         if (s->attr_set) {
                 struct mount_attr a = {.attr_set = s->attr_set};
                 unsigned flags = AT_EMPTY_PATH | (s->recursive ? AT_RECURSIVE : 0);
@@ -351,7 +424,8 @@ static int apply_mount_step(const struct mount_step *s, int host_fd)
                         return -errno;
                 return 0;
         case MOUNT_OP_WRITE:
-                fd = open(s->target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                fd = open(s->target,
+                          O_WRONLY | O_CLOEXEC | O_NOFOLLOW | (s->existing ? 0 : O_CREAT | O_TRUNC),
                           s->mode);
                 if (fd < 0)
                         return -errno;
@@ -363,7 +437,7 @@ static int apply_mount_step(const struct mount_step *s, int host_fd)
                         return host_fd < 0 ? -ENOENT : bind_from_fd(s, host_fd);
                 /* MS_REC: a non-recursive bind of a tree with locked submounts
                  * is refused in a user namespace, and would hide them. */
-                if (mount(s->source, s->target, NULL, MS_BIND | MS_REC, NULL) < 0)
+                if (mount(s->source, s->target, NULL, MS_BIND | (s->single ? 0 : MS_REC), NULL) < 0)
                         return -errno;
                 return s->attr_set ? setattr(s->target, s->attr_set, s->recursive) : 0;
         case MOUNT_OP_MOUNT:
@@ -382,6 +456,10 @@ static int apply_mount_step(const struct mount_step *s, int host_fd)
                 return r < 0 ? -errno : 0;
         case MOUNT_OP_SETATTR:
                 return setattr(s->target, s->attr_set, s->recursive);
+        case MOUNT_OP_MKNOD:
+                if (mknod(s->target, s->mode, s->dev) < 0 && errno != EEXIST)
+                        return -errno;
+                return give(s);
         case MOUNT_OP_DETACH:
                 if (umount2(s->target, MNT_DETACH) < 0)
                         return -errno;
@@ -405,6 +483,8 @@ static int step_mounts(struct child_ctx *c)
 {
         const struct rootfs_plan *rp = &c->plan->rootfs;
         for (size_t i = 0; i < rp->n_steps; i++) {
+                if (rp->steps[i].early)
+                        continue;
                 int r = apply_mount_step(&rp->steps[i], c->host_fds[i]);
                 if (c->host_fds[i] >= 0) {
                         close(c->host_fds[i]);
@@ -418,6 +498,29 @@ static int step_mounts(struct child_ctx *c)
                 }
         }
         return 0;
+}
+
+static int step_console(struct child_ctx *c)
+{
+        /* The pty is made in the container's own devpts, so the process
+         * sees its terminal under /dev/pts; the master goes to whoever
+         * listens on --console-socket. */
+        const struct plan *p = c->plan;
+        if (p->console_fd < 0)
+                return 0;
+        struct oci_console_size size = {.height = p->console_rows, .width = p->console_cols};
+        return oci_console_setup(p->console_fd, "/dev/ptmx",
+                                 p->console_rows || p->console_cols ? &size : NULL,
+                                 &c->console_slave);
+}
+
+static int step_console_attach(struct child_ctx *c)
+{
+        if (c->console_slave < 0)
+                return 0;
+        int r = oci_console_attach(c->console_slave);
+        c->console_slave = -1;
+        return r;
 }
 
 static int step_rlimits(struct child_ctx *c)
@@ -647,6 +750,13 @@ static int step_wait_start(struct child_ctx *c)
                 return 0;
         struct child_msg m = {.kind = CHILD_MSG_READY};
         send_msg(c->sync_fd, &m);
+        /* Close, not only mark close-on-exec: `psrun create`'s container
+         * lock is an inherited open file, and a flock lives as long as any
+         * fd of it; so does everything else we must not hold while we wait. */
+        unsigned first = 3 + c->plan->preserve_fds;
+        if ((unsigned) fd > first)
+                (void) syscall(SYS_close_range, first, (unsigned) fd - 1, 0);
+        (void) syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0);
         char byte;
         ssize_t n;
         do
@@ -659,7 +769,17 @@ static int step_wait_start(struct child_ctx *c)
 
 static int step_seccomp(struct child_ctx *c)
 {
-        if (c->plan->seccomp.len == 0)
+        if (c->plan->seccomp.len == 0 || c->plan->seccomp_early)
+                return 0;
+        return seccomp_program_load(&c->plan->seccomp);
+}
+
+static int step_seccomp_early(struct child_ctx *c)
+{
+        /* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN, which
+         * the steps after this one drop: the filter must then allow them
+         * (OCI profiles do, as runc loads them at the same point). */
+        if (c->plan->seccomp.len == 0 || !c->plan->seccomp_early)
                 return 0;
         return seccomp_program_load(&c->plan->seccomp);
 }
@@ -682,9 +802,11 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_ROOT_TMPFS, step_root_tmpfs},
         {CHILD_STEP_ROOT_BUNDLE, step_root_bundle},
+        {CHILD_STEP_MOUNT, step_mounts_early},
         {CHILD_STEP_PIVOT, step_pivot},
         {CHILD_STEP_ROOT_PROPAGATION, step_root_propagation},
         {CHILD_STEP_MOUNT, step_mounts},
+        {CHILD_STEP_CONSOLE, step_console},
 };
 
 /* Run by the process that becomes the command. Order matters: the bounding
@@ -692,10 +814,12 @@ static const struct child_step_def setup_steps[] = {
  * no_new_privs once capabilities are gone; seccomp is last because it would
  * block the syscalls of the steps before it. */
 static const struct child_step_def exec_steps[] = {
+        {CHILD_STEP_CONSOLE, step_console_attach},
         {CHILD_STEP_SIGNALS, step_signals},
         {CHILD_STEP_RLIMIT, step_rlimits},
         {CHILD_STEP_TIMENS, step_timens},
         {CHILD_STEP_PERSONALITY, step_personality},
+        {CHILD_STEP_SECCOMP, step_seccomp_early},
         {CHILD_STEP_BOUNDING, step_bounding},
         {CHILD_STEP_GROUPS, step_groups},
         {CHILD_STEP_SETGID, step_setgid},

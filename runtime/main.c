@@ -12,13 +12,12 @@
 #include "common/cleanup.h"
 #include "policy/policy.h"
 #include "runtime/cgroup.h"
+#include "runtime/cli.h"
 #include "runtime/run.h"
 
 #ifndef PSRUN_VERSION
 #define PSRUN_VERSION "0.1.0"
 #endif
-
-#define EXIT_PSRUN 125 /* psrun's own failures, as docker and runc do */
 
 static void log_note(void *userdata, const char *msg)
 {
@@ -29,68 +28,6 @@ static int fail(const psrun_error *err)
 {
         fprintf(stderr, "psrun: %s\n", err->msg);
         return EXIT_PSRUN;
-}
-
-/* ---- option tables: getopt_long and --help are generated from them ---- */
-
-struct option_def {
-        const char *name;
-        int short_name;  /* 0: none */
-        const char *arg; /* NULL: a flag */
-        const char *help;
-};
-
-struct command {
-        const char *name;
-        int (*run)(int argc, char **argv);
-        const char *usage;
-        const char *summary;
-        const struct option_def *options;
-};
-
-static void print_options(FILE *f, const struct option_def *opts)
-{
-        for (const struct option_def *o = opts; o && o->name; o++) {
-                char left[64];
-                if (o->short_name)
-                        snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
-                                 o->arg ? " " : "", o->arg ? o->arg : "");
-                else
-                        snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
-                                 o->arg ? o->arg : "");
-                fprintf(f, "  %-28s %s\n", left, o->help);
-        }
-}
-
-/* getopt_long tables from an option_def list; returns the option index
- * (position in opts) for each parsed option through getopt's return value
- * offset by 256. */
-static void build_getopt(const struct option_def *opts, struct option *longopts, char *shortopts,
-                         size_t n_max)
-{
-        size_t n = 0, s = 0;
-        shortopts[s++] = '+'; /* stop at the first non-option: the command */
-        for (const struct option_def *o = opts; o->name && n < n_max; o++, n++) {
-                longopts[n] = (struct option){o->name, o->arg ? required_argument : no_argument,
-                                              NULL, 256 + (int) n};
-                if (o->short_name) {
-                        shortopts[s++] = (char) o->short_name;
-                        if (o->arg)
-                                shortopts[s++] = ':';
-                }
-        }
-        longopts[n] = (struct option){0};
-        shortopts[s] = '\0';
-}
-
-static int option_index(const struct option_def *opts, int c)
-{
-        if (c >= 256)
-                return c - 256;
-        for (int i = 0; opts[i].name; i++)
-                if (opts[i].short_name == c)
-                        return i;
-        return -1;
 }
 
 static const struct command *find_command(const char *name);
@@ -123,9 +60,11 @@ static int parse_fd(const char *s, int *fd)
 
 static int cmd_run(int argc, char **argv)
 {
+        if (cli_wants_oci_run(argc, argv))
+                return oci_cmd_run(argc, argv);
         struct option longopts[16];
         char shortopts[32];
-        build_getopt(run_options, longopts, shortopts, 15);
+        cli_build_getopt(run_options, longopts, shortopts, 15);
 
         struct policy pol;
         psrun_error err = {0};
@@ -141,7 +80,7 @@ static int cmd_run(int argc, char **argv)
         /* Policy sources apply in command-line order: a file, then -o on top. */
         opterr = 0;
         while (r >= 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (option_index(run_options, c)) {
+                switch (cli_option_index(run_options, c)) {
                 case RUN_POLICY:
                         r = policy_load_file(&pol, optarg, &err);
                         break;
@@ -212,7 +151,7 @@ static int cmd_policy(int argc, char **argv)
 {
         struct option longopts[8];
         char shortopts[16];
-        build_getopt(policy_options, longopts, shortopts, 7);
+        cli_build_getopt(policy_options, longopts, shortopts, 7);
         struct policy pol;
         psrun_error err = {0};
         if (policy_init(&pol) < 0) {
@@ -222,7 +161,7 @@ static int cmd_policy(int argc, char **argv)
         int r = 0, c;
         opterr = 0;
         while (r >= 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (option_index(policy_options, c)) {
+                switch (cli_option_index(policy_options, c)) {
                 case POLICY_FILE:
                         r = policy_load_file(&pol, optarg, &err);
                         break;
@@ -265,12 +204,12 @@ static int cmd_gc(int argc, char **argv)
 {
         struct option longopts[8];
         char shortopts[16];
-        build_getopt(gc_options, longopts, shortopts, 7);
+        cli_build_getopt(gc_options, longopts, shortopts, 7);
         const char *parent = NULL;
         int c;
         opterr = 0;
         while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (option_index(gc_options, c)) {
+                switch (cli_option_index(gc_options, c)) {
                 case GC_CGROUP_PARENT:
                         parent = optarg;
                         break;
@@ -314,6 +253,9 @@ static const struct command *find_command(const char *name)
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 if (strcmp(commands[i].name, name) == 0)
                         return &commands[i];
+        for (size_t i = 0; i < oci_n_commands; i++)
+                if (strcmp(oci_commands[i].name, name) == 0)
+                        return &oci_commands[i];
         return NULL;
 }
 
@@ -324,7 +266,7 @@ static int cmd_help(int argc, char **argv)
                 printf("Usage: psrun %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
                 if (cmd->options) {
                         printf("\nOptions:\n");
-                        print_options(stdout, cmd->options);
+                        cli_print_options(stdout, cmd->options);
                 }
                 if (cmd->run == cmd_run)
                         printf("\nPolicy keys: see psrun-policy(5). Exit status: the command's "
@@ -337,12 +279,21 @@ static int cmd_help(int argc, char **argv)
                "Landlock.\n\nCommands:\n");
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 printf("  %-10s %s\n", commands[i].name, commands[i].summary);
+        printf("\nOCI runtime commands (runc's interface, for Docker, containerd and "
+               "Kubernetes;\nglobal options --root, --log, --log-format, --debug come first):\n");
+        for (size_t i = 0; i < oci_n_commands; i++)
+                printf("  %-10s %s\n", oci_commands[i].name, oci_commands[i].summary);
         printf("\nRun `psrun help COMMAND` for a command's options.\n");
         return 0;
 }
 
 int main(int argc, char **argv)
 {
+        int skip = cli_parse_globals(argc, argv);
+        if (skip < 0)
+                return EXIT_PSRUN;
+        argc -= skip;
+        argv += skip;
         if (argc < 2) {
                 cmd_help(1, argv);
                 return EXIT_PSRUN;

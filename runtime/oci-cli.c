@@ -1,0 +1,904 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OCI runtime's command line, runc's interface: what Docker, containerd
+ * and Kubernetes call. Errors go to the log (--log, --log-format json: the
+ * last "error" line is what Docker shows as "OCI runtime create failed:
+ * ..."), or to stderr without --log; the exit status is then 1, as runc's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fileio.h"
+#include "common/json.h"
+#include "policy/policy.h"
+#include "runtime/cli.h"
+#include "runtime/oci-container.h"
+#include "runtime/oci-features.h"
+#include "runtime/oci-log.h"
+#include "runtime/oci-signal.h"
+
+#define EXIT_OCI 1
+
+/* ---- option parsing: every command's options from its table ---- */
+
+#define MAX_OPTS 24
+
+struct parsed {
+        const char *value[MAX_OPTS]; /* last value given ("" for a flag) */
+        const char **list[MAX_OPTS]; /* every value, for repeatable options */
+        size_t n_list[MAX_OPTS];
+        char **args; /* the positional arguments */
+        int n_args;
+};
+
+static void parsed_free(struct parsed *p)
+{
+        for (size_t i = 0; i < MAX_OPTS; i++)
+                free(p->list[i]);
+}
+
+static int oci_fail(const psrun_error *err)
+{
+        oci_log(OCI_LOG_ERROR, "%s", err->msg);
+        return EXIT_OCI;
+}
+
+static int usage_error(psrun_error *err, const char *cmd, const char *what)
+{
+        return psrun_error_set(err, EINVAL, "%s: %s (see `psrun help %s`)", cmd, what, cmd);
+}
+
+/* Parses options (anywhere before the positional arguments, as runc's
+ * library does), then checks the positional count. */
+static int parse(int argc, char **argv, const struct option_def *opts, int min_args, int max_args,
+                 struct parsed *p, psrun_error *err)
+{
+        struct option longopts[MAX_OPTS + 1];
+        char shortopts[2 * MAX_OPTS + 2];
+        cli_build_getopt(opts, longopts, shortopts, MAX_OPTS);
+        *p = (struct parsed){0};
+        int c;
+        optind = 1;
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+                int i = cli_option_index(opts, c);
+                if (i < 0 || c == '?' || c == ':') {
+                        char what[256];
+                        snprintf(what, sizeof(what), "unknown option or missing value: `%s`",
+                                 argv[optind - 1]);
+                        return usage_error(err, argv[0], what);
+                }
+                const char *v = optarg ? optarg : "";
+                p->value[i] = v;
+                const char **grown = realloc(p->list[i], (p->n_list[i] + 1) * sizeof(char *));
+                if (!grown)
+                        return psrun_error_errno(err, ENOMEM, "%s", argv[0]);
+                p->list[i] = grown;
+                p->list[i][p->n_list[i]++] = v;
+        }
+        p->args = argv + optind;
+        p->n_args = argc - optind;
+        if (p->n_args < min_args)
+                return usage_error(err, argv[0],
+                                   min_args == 1 ? "needs a container id" : "missing arguments");
+        if (max_args >= 0 && p->n_args > max_args) {
+                char what[256];
+                snprintf(what, sizeof(what), "unexpected argument `%s`", p->args[max_args]);
+                return usage_error(err, argv[0], what);
+        }
+        return 0;
+}
+
+static int parse_uint(const char *what, const char *s, unsigned *ret, psrun_error *err)
+{
+        uint64_t v;
+        if (parse_uint64(s, &v) < 0 || v > UINT_MAX)
+                return psrun_error_set(err, EINVAL, "%s: `%s` is not a number", what, s);
+        *ret = (unsigned) v;
+        return 0;
+}
+
+/* Log and state root, once per command. */
+static int begin(struct oci_root **root, psrun_error *err)
+{
+        int format = OCI_LOG_TEXT;
+        if (cli_globals.log_format &&
+            (format = oci_log_format_from_string(cli_globals.log_format)) < 0) {
+                fprintf(stderr, "psrun: --log-format: `%s` is not text or json\n",
+                        cli_globals.log_format);
+                return -EINVAL;
+        }
+        int r = oci_log_open(cli_globals.log, (enum oci_log_format) format, cli_globals.debug, err);
+        if (r < 0) {
+                fprintf(stderr, "psrun: %s\n", err->msg);
+                return r;
+        }
+        if (cli_globals.cgroup_manager && strcmp(cli_globals.cgroup_manager, "cgroupfs") != 0 &&
+            strcmp(cli_globals.cgroup_manager, "systemd") != 0 &&
+            strcmp(cli_globals.cgroup_manager, "disabled") != 0)
+                return psrun_error_set(
+                        err, EINVAL, "--cgroup-manager: `%s` is not cgroupfs, systemd or disabled",
+                        cli_globals.cgroup_manager);
+        return root ? oci_root_open(cli_globals.root, root, err) : 0;
+}
+
+static bool systemd_cgroup(void)
+{
+        return cli_globals.systemd_cgroup ||
+               (cli_globals.cgroup_manager && strcmp(cli_globals.cgroup_manager, "systemd") == 0);
+}
+
+static bool no_cgroups(void)
+{
+        return cli_globals.cgroup_manager && strcmp(cli_globals.cgroup_manager, "disabled") == 0;
+}
+
+#define HELP_OPT                                                                                   \
+        {                                                                                          \
+                "help", 'h', NULL, "show this help"                                                \
+        }
+
+/* ---- create, start, run ---- */
+
+enum {
+        CR_BUNDLE,
+        CR_PID_FILE,
+        CR_CONSOLE,
+        CR_NO_PIVOT,
+        CR_NO_KEYRING,
+        CR_PRESERVE,
+        CR_HELP,
+        /* run only */
+        CR_DETACH,
+        CR_KEEP,
+        CR_CONFIG
+};
+static const struct option_def create_options[] = {
+        [CR_BUNDLE] = {"bundle", 'b', "DIR", "the bundle (default: the current directory)"},
+        [CR_PID_FILE] = {"pid-file", 0, "FILE", "write the container's init pid here"},
+        [CR_CONSOLE] = {"console-socket", 0, "PATH",
+                        "send the terminal's master fd to this unix socket"},
+        [CR_NO_PIVOT] = {"no-pivot", 0, NULL, "move the root with MS_MOVE (ramfs hosts)"},
+        [CR_NO_KEYRING] = {"no-new-keyring", 0, NULL, "accepted (psrun makes no keyring)"},
+        [CR_PRESERVE] = {"preserve-fds", 0, "N", "pass fds 3..3+N-1 to the process"},
+        [CR_HELP] = HELP_OPT,
+        {0},
+};
+static const struct option_def run_oci_options[] = {
+        [CR_BUNDLE] = {"bundle", 'b', "DIR", "the bundle"},
+        [CR_PID_FILE] = {"pid-file", 0, "FILE", "write the container's init pid here"},
+        [CR_CONSOLE] = {"console-socket", 0, "PATH",
+                        "send the terminal's master fd to this unix socket"},
+        [CR_NO_PIVOT] = {"no-pivot", 0, NULL, "move the root with MS_MOVE (ramfs hosts)"},
+        [CR_NO_KEYRING] = {"no-new-keyring", 0, NULL, "accepted (psrun makes no keyring)"},
+        [CR_PRESERVE] = {"preserve-fds", 0, "N", "pass fds 3..3+N-1 to the process"},
+        [CR_HELP] = HELP_OPT,
+        [CR_DETACH] = {"detach", 'd', NULL, "start it and return; do not wait"},
+        [CR_KEEP] = {"keep", 0, NULL, "do not delete the container when it exits"},
+        [CR_CONFIG] = {"config", 0, "FILE", "config.json to use instead of the bundle's"},
+        {0},
+};
+
+static int fill_create(const struct parsed *p, struct oci_create_options *o, psrun_error *err)
+{
+        *o = (struct oci_create_options){
+                .id = p->args[0],
+                .bundle = p->value[CR_BUNDLE],
+                .pid_file = p->value[CR_PID_FILE],
+                .console_socket = p->value[CR_CONSOLE],
+                .no_pivot = p->value[CR_NO_PIVOT] != NULL,
+                .detached = true,
+                .no_cgroups = no_cgroups(),
+                .systemd_cgroup = systemd_cgroup(),
+        };
+        if (p->value[CR_PRESERVE])
+                return parse_uint("--preserve-fds", p->value[CR_PRESERVE], &o->preserve_fds, err);
+        return 0;
+}
+
+static int cmd_create(int argc, char **argv)
+{
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        struct oci_create_options o;
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, create_options, 1, 1, &p, &err);
+        if (r >= 0)
+                r = fill_create(&p, &o, &err);
+        if (r >= 0)
+                r = oci_create(root, &o, NULL, NULL, &err);
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+static int cmd_start(int argc, char **argv)
+{
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        static const struct option_def opts[] = {HELP_OPT, {0}};
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_start(root, p.args[0], &err);
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+int cli_wants_oci_run(int argc, char **argv)
+{
+        /* The OCI run names its bundle; psrun's own run never has -b. */
+        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+                if (strcmp(argv[i], "-b") == 0 || strcmp(argv[i], "--bundle") == 0 ||
+                    strncmp(argv[i], "--bundle=", 9) == 0)
+                        return 1;
+                if (argv[i][0] != '-')
+                        return 0;
+        }
+        return 0;
+}
+
+int oci_cmd_run(int argc, char **argv)
+{
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        struct oci_create_options o;
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, run_oci_options, 1, 1, &p, &err);
+        if (r >= 0)
+                r = fill_create(&p, &o, &err);
+        if (r < 0)
+                return oci_fail(&err);
+        bool detach = p.value[CR_DETACH] != NULL;
+        o.detached = detach;
+        o.config_path = p.value[CR_CONFIG];
+        pid_t pid = 0;
+        _cleanup_close_ int pidfd = -1;
+        r = oci_create(root, &o, &pid, &pidfd, &err);
+        if (r >= 0)
+                r = oci_start(root, o.id, &err);
+        if (r < 0) {
+                if (pidfd >= 0)
+                        (void) oci_delete(root, o.id, true, NULL);
+                return oci_fail(&err);
+        }
+        if (detach)
+                return 0;
+        /* Foreground: init is our child. Signals reach it as they reach
+         * us only through the terminal; wait and pass its status on. */
+        siginfo_t si = {0};
+        while (waitid((idtype_t) P_PIDFD, (id_t) pidfd, &si, WEXITED) < 0 && errno == EINTR)
+                ;
+        int code = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+        if (!p.value[CR_KEEP] && oci_delete(root, o.id, true, &err) < 0)
+                oci_log(OCI_LOG_WARNING, "%s", err.msg);
+        return code;
+}
+
+/* ---- state, list ---- */
+
+static int cmd_state(int argc, char **argv)
+{
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        static const struct option_def opts[] = {HELP_OPT, {0}};
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_get_state(root, p.args[0], &st, &err);
+        if (r >= 0 && (oci_state_print_json(&st, stdout) < 0 || fflush(stdout) != 0))
+                r = psrun_error_errno(&err, EIO, "state: write");
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+        enum { L_FORMAT, L_QUIET, L_HELP };
+        static const struct option_def opts[] = {
+                [L_FORMAT] = {"format", 'f', "table|json", "output format"},
+                [L_QUIET] = {"quiet", 'q', NULL, "print only the ids"},
+                [L_HELP] = HELP_OPT,
+                {0},
+        };
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_strv_free_ char **ids = NULL;
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 0, 0, &p, &err);
+        const char *format = r >= 0 && p.value[L_FORMAT] ? p.value[L_FORMAT] : "table";
+        if (r >= 0 && strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
+                r = psrun_error_set(&err, EINVAL, "list: --format: `%s` is not table or json",
+                                    format);
+        if (r >= 0)
+                r = oci_container_list(root, &ids, &err);
+        if (r < 0)
+                return oci_fail(&err);
+        bool json = strcmp(format, "json") == 0;
+        if (json)
+                printf("[");
+        else if (!p.value[L_QUIET])
+                printf("%-20s %-8s %-8s %-40s %-32s %s\n", "ID", "PID", "STATUS", "BUNDLE",
+                       "CREATED", "OWNER");
+        size_t shown = 0;
+        for (size_t i = 0; ids[i]; i++) {
+                _cleanup_(oci_state_free) struct oci_state st = {0};
+                if (oci_get_state(root, ids[i], &st, NULL) < 0)
+                        continue; /* deleted meanwhile */
+                const char *status = oci_status_to_string(st.status);
+                if (p.value[L_QUIET] && !json) {
+                        printf("%s\n", st.id);
+                } else if (json) {
+                        printf("%s{\"ociVersion\":", shown ? "," : "");
+                        json_write_string(stdout, st.oci_version);
+                        printf(",\"id\":");
+                        json_write_string(stdout, st.id);
+                        printf(",\"pid\":%d,\"status\":\"%s\",\"bundle\":", st.pid, status);
+                        json_write_string(stdout, st.bundle);
+                        printf(",\"rootfs\":");
+                        json_write_string(stdout, st.rootfs ? st.rootfs : "");
+                        printf(",\"created\":");
+                        json_write_string(stdout, st.created);
+                        printf(",\"owner\":");
+                        json_write_string(stdout, st.owner ? st.owner : "");
+                        printf("}");
+                } else {
+                        printf("%-20s %-8d %-8s %-40s %-32s %s\n", st.id, st.pid, status, st.bundle,
+                               st.created, st.owner ? st.owner : "");
+                }
+                shown++;
+        }
+        if (json)
+                printf("]\n");
+        return fflush(stdout) == 0 ? 0 : EXIT_OCI;
+}
+
+/* ---- kill, delete, pause, resume ---- */
+
+static int cmd_kill(int argc, char **argv)
+{
+        enum { K_ALL, K_HELP };
+        static const struct option_def opts[] = {
+                [K_ALL] = {"all", 'a', NULL, "signal every process of the container"},
+                [K_HELP] = HELP_OPT,
+                {0},
+        };
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        psrun_error err = {0};
+        int sig = SIGTERM;
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 1, 2, &p, &err);
+        if (r >= 0 && p.n_args == 2)
+                r = oci_signal_from_string(p.args[1], &sig, &err);
+        if (r >= 0)
+                r = oci_kill(root, p.args[0], sig, p.value[K_ALL] != NULL, &err);
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+static int cmd_delete(int argc, char **argv)
+{
+        enum { D_FORCE, D_HELP };
+        static const struct option_def opts[] = {
+                [D_FORCE] = {"force", 'f', NULL, "kill a running container first"},
+                [D_HELP] = HELP_OPT,
+                {0},
+        };
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_delete(root, p.args[0], p.value[D_FORCE] != NULL, &err);
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+static int pause_or_resume(int argc, char **argv, bool pause)
+{
+        static const struct option_def opts[] = {HELP_OPT, {0}};
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_pause(root, p.args[0], pause, &err);
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+static int cmd_pause(int argc, char **argv)
+{
+        return pause_or_resume(argc, argv, true);
+}
+
+static int cmd_resume(int argc, char **argv)
+{
+        return pause_or_resume(argc, argv, false);
+}
+
+/* ---- update ---- */
+
+enum {
+        U_RESOURCES,
+        U_MEMORY,
+        U_MEMORY_SWAP,
+        U_MEMORY_RESERVATION,
+        U_CPU_SHARES,
+        U_CPU_QUOTA,
+        U_CPU_PERIOD,
+        U_CPUSET_CPUS,
+        U_CPUSET_MEMS,
+        U_PIDS_LIMIT,
+        U_BLKIO_WEIGHT,
+        U_HELP
+};
+static const struct option_def update_options[] = {
+        [U_RESOURCES] = {"resources", 'r', "FILE",
+                         "LinuxResources JSON to apply (`-`: read it from stdin)"},
+        [U_MEMORY] = {"memory", 'm', "SIZE", "memory limit (bytes, or 64m, 1g...)"},
+        [U_MEMORY_SWAP] = {"memory-swap", 0, "SIZE", "memory + swap limit (-1: unlimited)"},
+        [U_MEMORY_RESERVATION] = {"memory-reservation", 0, "SIZE", "memory soft limit"},
+        [U_CPU_SHARES] = {"cpu-shares", 0, "N", "CPU shares (relative weight)"},
+        [U_CPU_QUOTA] = {"cpu-quota", 0, "USEC", "CPU time per period (-1: no limit)"},
+        [U_CPU_PERIOD] = {"cpu-period", 0, "USEC", "CPU quota period"},
+        [U_CPUSET_CPUS] = {"cpuset-cpus", 0, "LIST", "CPUs allowed (0-3, 0,1)"},
+        [U_CPUSET_MEMS] = {"cpuset-mems", 0, "LIST", "memory nodes allowed"},
+        [U_PIDS_LIMIT] = {"pids-limit", 0, "N", "maximum number of tasks (-1: unlimited)"},
+        [U_BLKIO_WEIGHT] = {"blkio-weight", 0, "N", "block IO weight (10-1000)"},
+        [U_HELP] = HELP_OPT,
+        {0},
+};
+
+/* A signed size: -1 (unlimited) or a size with an optional unit. */
+static int parse_limit(const char *flag, const char *s, struct oci_opt_i64 *out, psrun_error *err)
+{
+        uint64_t v;
+        if (strcmp(s, "-1") == 0) {
+                *out = (struct oci_opt_i64){true, -1};
+                return 0;
+        }
+        if (parse_size(s, &v) < 0 || v > INT64_MAX)
+                return psrun_error_set(err, EINVAL, "update: --%s: `%s` is not a size", flag, s);
+        *out = (struct oci_opt_i64){true, (int64_t) v};
+        return 0;
+}
+
+static int parse_count(const char *flag, const char *s, struct oci_opt_i64 *out, psrun_error *err)
+{
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno || end == s || *end || v < -1)
+                return psrun_error_set(err, EINVAL, "update: --%s: `%s` is not a number", flag, s);
+        *out = (struct oci_opt_i64){true, v};
+        return 0;
+}
+
+static int read_resources(const char *path, struct oci_resources *res, psrun_error *err)
+{
+        _cleanup_close_ int fd = strcmp(path, "-") == 0 ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "update: --resources: %s", path);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = read_all(fd, OCI_CONFIG_MAX_SIZE, &buf, &len);
+        if (r < 0)
+                return psrun_error_errno(err, r, "update: --resources: read %s", path);
+        return oci_resources_parse(strcmp(path, "-") == 0 ? "resources (stdin)" : path, buf, len,
+                                   res, err);
+}
+
+/* The classic flags, on top of --resources. The structs live on the
+ * stack: only what the walker allocated is freed. */
+struct update_flags {
+        struct oci_memory memory;
+        struct oci_cpu cpu;
+        struct oci_pids pids;
+        struct oci_block_io blkio;
+};
+
+static int apply_flags(const struct parsed *p, struct oci_resources *res, struct update_flags *f,
+                       psrun_error *err)
+{
+        const char *const *v = p->value;
+        int r = 0;
+        if (v[U_MEMORY] || v[U_MEMORY_SWAP] || v[U_MEMORY_RESERVATION]) {
+                if (res->memory)
+                        f->memory = *res->memory;
+                if (v[U_MEMORY] && r >= 0)
+                        r = parse_limit("memory", v[U_MEMORY], &f->memory.limit, err);
+                if (v[U_MEMORY_SWAP] && r >= 0)
+                        r = parse_limit("memory-swap", v[U_MEMORY_SWAP], &f->memory.swap, err);
+                if (v[U_MEMORY_RESERVATION] && r >= 0)
+                        r = parse_limit("memory-reservation", v[U_MEMORY_RESERVATION],
+                                        &f->memory.reservation, err);
+        }
+        if (v[U_CPU_SHARES] || v[U_CPU_QUOTA] || v[U_CPU_PERIOD] || v[U_CPUSET_CPUS] ||
+            v[U_CPUSET_MEMS]) {
+                if (res->cpu)
+                        f->cpu = *res->cpu;
+                struct oci_opt_i64 n;
+                if (v[U_CPU_SHARES] && r >= 0 &&
+                    (r = parse_count("cpu-shares", v[U_CPU_SHARES], &n, err)) >= 0)
+                        f->cpu.shares = (struct oci_opt_u64){true, (uint64_t) n.value};
+                if (v[U_CPU_QUOTA] && r >= 0)
+                        r = parse_count("cpu-quota", v[U_CPU_QUOTA], &f->cpu.quota, err);
+                if (v[U_CPU_PERIOD] && r >= 0 &&
+                    (r = parse_count("cpu-period", v[U_CPU_PERIOD], &n, err)) >= 0)
+                        f->cpu.period = (struct oci_opt_u64){true, (uint64_t) n.value};
+                if (v[U_CPUSET_CPUS])
+                        f->cpu.cpus = (char *) v[U_CPUSET_CPUS];
+                if (v[U_CPUSET_MEMS])
+                        f->cpu.mems = (char *) v[U_CPUSET_MEMS];
+        }
+        if (v[U_PIDS_LIMIT] && r >= 0)
+                r = parse_count("pids-limit", v[U_PIDS_LIMIT], &f->pids.limit, err);
+        if (v[U_BLKIO_WEIGHT] && r >= 0) {
+                struct oci_opt_i64 n;
+                if ((r = parse_count("blkio-weight", v[U_BLKIO_WEIGHT], &n, err)) >= 0)
+                        f->blkio.weight = (struct oci_opt_u64){true, (uint64_t) n.value};
+        }
+        return r;
+}
+
+static int cmd_update(int argc, char **argv)
+{
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(oci_resources_free) struct oci_resources res = {0};
+        struct update_flags f = {0};
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, update_options, 1, 1, &p, &err);
+        if (r >= 0 && p.value[U_RESOURCES])
+                r = read_resources(p.value[U_RESOURCES], &res, &err);
+        if (r >= 0)
+                r = apply_flags(&p, &res, &f, &err);
+        if (r < 0)
+                return oci_fail(&err);
+        /* A view of res with the flags' structs where flags were given. */
+        struct oci_resources view = res;
+        const char *const *v = p.value;
+        if (v[U_MEMORY] || v[U_MEMORY_SWAP] || v[U_MEMORY_RESERVATION])
+                view.memory = &f.memory;
+        if (v[U_CPU_SHARES] || v[U_CPU_QUOTA] || v[U_CPU_PERIOD] || v[U_CPUSET_CPUS] ||
+            v[U_CPUSET_MEMS])
+                view.cpu = &f.cpu;
+        if (v[U_PIDS_LIMIT])
+                view.pids = &f.pids;
+        if (v[U_BLKIO_WEIGHT])
+                view.block_io = &f.blkio;
+        r = oci_update(root, p.args[0], &view, &err);
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+/* ---- ps, events ---- */
+
+static bool pid_in(pid_t pid, const pid_t *pids, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (pids[i] == pid)
+                        return true;
+        return false;
+}
+
+/* The table format runs ps(1) with the given options (default -ef) and keeps
+ * its header and the container's lines, as runc does. */
+static int ps_table(const pid_t *pids, size_t n, char **ps_args, int n_ps_args, psrun_error *err)
+{
+        _cleanup_free_ char *cmd = strdup("ps");
+        for (int i = 0; cmd && i < n_ps_args; i++) {
+                char *next = NULL;
+                for (const char *c = ps_args[i]; *c; c++)
+                        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                    "-,=_%:",
+                                    *c))
+                                return psrun_error_set(err, EINVAL, "ps: unsafe ps argument `%s`",
+                                                       ps_args[i]);
+                if (asprintf(&next, "%s %s", cmd, ps_args[i]) < 0)
+                        next = NULL;
+                free(cmd);
+                cmd = next;
+        }
+        if (cmd && n_ps_args == 0) {
+                free(cmd);
+                cmd = strdup("ps -ef");
+        }
+        if (!cmd)
+                return psrun_error_errno(err, ENOMEM, "ps");
+        FILE *f = popen(cmd, "re");
+        if (!f)
+                return psrun_error_errno(err, errno, "ps: run `%s`", cmd);
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+        int pid_col = -1;
+        for (bool header = true; getline(&line, &cap, f) > 0; header = false) {
+                char copy[4096];
+                snprintf(copy, sizeof(copy), "%s", line);
+                int col = 0;
+                bool keep = header;
+                for (char *save = NULL, *tok = strtok_r(copy, " \t\n", &save); tok;
+                     tok = strtok_r(NULL, " \t\n", &save), col++) {
+                        if (header && strcmp(tok, "PID") == 0)
+                                pid_col = col;
+                        if (!header && col == pid_col)
+                                keep = pid_in((pid_t) atoi(tok), pids, n);
+                }
+                if (keep)
+                        fputs(line, stdout);
+        }
+        int status = pclose(f);
+        if (pid_col < 0)
+                return psrun_error_set(err, EINVAL, "ps: `%s` printed no PID column", cmd);
+        return status == 0 ? 0 : psrun_error_set(err, EIO, "ps: `%s` failed", cmd);
+}
+
+static int cmd_ps(int argc, char **argv)
+{
+        enum { P_FORMAT, P_HELP };
+        static const struct option_def opts[] = {
+                [P_FORMAT] = {"format", 'f', "table|json", "output format (default table)"},
+                [P_HELP] = HELP_OPT,
+                {0},
+        };
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0;
+        psrun_error err = {0};
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 1, -1, &p, &err);
+        const char *format = r >= 0 && p.value[P_FORMAT] ? p.value[P_FORMAT] : "table";
+        if (r >= 0 && strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
+                r = psrun_error_set(&err, EINVAL, "ps: --format: `%s` is not table or json",
+                                    format);
+        if (r >= 0)
+                r = oci_pids(root, p.args[0], &pids, &n, &err);
+        if (r >= 0 && strcmp(format, "json") == 0) {
+                printf("[");
+                for (size_t i = 0; i < n; i++)
+                        printf("%s%d", i ? "," : "", (int) pids[i]);
+                printf("]\n");
+        } else if (r >= 0) {
+                r = ps_table(pids, n, p.args + 1, p.n_args - 1, &err);
+        }
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+static void print_stats_event(const char *id, const struct cgroup_stats *s)
+{
+        printf("{\"type\":\"stats\",\"id\":");
+        json_write_string(stdout, id);
+        printf(",\"data\":{\"cpu\":{\"usage\":{\"total\":%" PRIu64 ",\"user\":%" PRIu64
+               ",\"kernel\":%" PRIu64 "},\"throttling\":{\"periods\":%" PRIu64
+               ",\"throttledPeriods\":%" PRIu64 ",\"throttledTime\":%" PRIu64 "}}",
+               s->cpu_usec * 1000, s->cpu_user_usec * 1000, s->cpu_system_usec * 1000,
+               s->cpu_nr_periods, s->cpu_nr_throttled, s->cpu_throttled_usec * 1000);
+        printf(",\"memory\":{\"usage\":{\"limit\":%" PRIu64 ",\"usage\":%" PRIu64
+               ",\"max\":%" PRIu64 ",\"failcnt\":%" PRIu64 "},\"swap\":{\"limit\":%" PRIu64
+               ",\"usage\":%" PRIu64 ",\"max\":%" PRIu64 ",\"failcnt\":%" PRIu64 "}}",
+               s->memory_limit_bytes, s->memory_usage_bytes, s->memory_peak_bytes,
+               s->memory_failcnt, s->memsw_limit_bytes, s->memsw_usage_bytes,
+               s->memsw_max_usage_bytes, s->memsw_failcnt);
+        printf(",\"pids\":{\"current\":%" PRIu64 ",\"limit\":%" PRIu64 "}", s->pids_current,
+               s->pids_limit);
+        printf(",\"oomKills\":%" PRIu64 "}}\n", s->oom_kills);
+        fflush(stdout);
+}
+
+static int cmd_events(int argc, char **argv)
+{
+        enum { E_STATS, E_INTERVAL, E_HELP };
+        static const struct option_def opts[] = {
+                [E_STATS] = {"stats", 0, NULL, "print the container's statistics once and exit"},
+                [E_INTERVAL] = {"interval", 0, "DURATION",
+                                "time between statistics events (default 5s)"},
+                [E_HELP] = HELP_OPT,
+                {0},
+        };
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        psrun_error err = {0};
+        uint64_t interval_ms = 5000;
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 1, 1, &p, &err);
+        if (r >= 0 && p.value[E_INTERVAL] &&
+            (parse_duration_ms(p.value[E_INTERVAL], &interval_ms) < 0 || interval_ms == 0))
+                r = psrun_error_set(&err, EINVAL, "events: --interval: `%s` is not a duration",
+                                    p.value[E_INTERVAL]);
+        if (r < 0)
+                return oci_fail(&err);
+        /* Until the container stops: one stats event per interval. */
+        for (;;) {
+                struct cgroup_stats s = {0};
+                r = oci_stats(root, p.args[0], &s, &err);
+                if (r < 0)
+                        break;
+                print_stats_event(p.args[0], &s);
+                if (p.value[E_STATS])
+                        return 0;
+                struct timespec ts = {(time_t) (interval_ms / 1000),
+                                      (long) (interval_ms % 1000) * 1000000L};
+                nanosleep(&ts, NULL);
+        }
+        return r == -ESRCH && !p.value[E_STATS] ? 0 : oci_fail(&err);
+}
+
+/* ---- exec ---- */
+
+enum {
+        X_PROCESS,
+        X_TTY,
+        X_CWD,
+        X_ENV,
+        X_USER,
+        X_CAP,
+        X_NO_NEW_PRIVS,
+        X_DETACH,
+        X_PID_FILE,
+        X_CONSOLE,
+        X_PRESERVE,
+        X_HELP
+};
+static const struct option_def exec_options[] = {
+        [X_PROCESS] = {"process", 'p', "FILE", "the process as OCI `process` JSON"},
+        [X_TTY] = {"tty", 't', NULL, "give it a terminal (needs --console-socket)"},
+        [X_CWD] = {"cwd", 0, "DIR", "working directory in the container"},
+        [X_ENV] = {"env", 'e', "NAME=VALUE", "set an environment variable (repeatable)"},
+        [X_USER] = {"user", 'u', "UID[:GID]", "run as this user"},
+        [X_CAP] = {"cap", 'c', "CAP_NAME", "add a capability (repeatable)"},
+        [X_NO_NEW_PRIVS] = {"no-new-privs", 0, NULL, "set no_new_privs"},
+        [X_DETACH] = {"detach", 'd', NULL, "start it and return; do not wait"},
+        [X_PID_FILE] = {"pid-file", 0, "FILE", "write the process's pid here"},
+        [X_CONSOLE] = {"console-socket", 0, "PATH",
+                       "send the terminal's master fd to this unix socket"},
+        [X_PRESERVE] = {"preserve-fds", 0, "N", "pass fds 3..3+N-1 to the process"},
+        [X_HELP] = HELP_OPT,
+        {0},
+};
+
+static int cmd_exec(int argc, char **argv)
+{
+        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(oci_process_free) struct oci_process process = {0};
+        psrun_error err = {0};
+        int code = 0;
+        int r = begin(&root, &err);
+        if (r >= 0)
+                r = parse(argc, argv, exec_options, 1, -1, &p, &err);
+        if (r < 0)
+                return oci_fail(&err);
+        const char *const *v = p.value;
+        struct oci_exec_options o = {
+                .id = p.args[0],
+                .args = p.args + 1,
+                .cwd = v[X_CWD],
+                .env = p.list[X_ENV],
+                .n_env = p.n_list[X_ENV],
+                .user = v[X_USER],
+                .caps = p.list[X_CAP],
+                .n_caps = p.n_list[X_CAP],
+                .no_new_privs = v[X_NO_NEW_PRIVS] != NULL,
+                .tty = v[X_TTY] != NULL,
+                .detach = v[X_DETACH] != NULL,
+                .pid_file = v[X_PID_FILE],
+                .console_socket = v[X_CONSOLE],
+        };
+        if (v[X_PRESERVE])
+                r = parse_uint("--preserve-fds", v[X_PRESERVE], &o.preserve_fds, &err);
+        if (r >= 0 && v[X_PROCESS]) {
+                r = oci_process_load_file(v[X_PROCESS], &process, &err);
+                o.process = &process;
+        } else if (r >= 0 && p.n_args < 2) {
+                r = psrun_error_set(&err, EINVAL,
+                                    "exec: give the command after the id, or --process FILE");
+        }
+        if (r >= 0)
+                r = oci_exec(root, &o, &code, &err);
+        return r < 0 ? oci_fail(&err) : code;
+}
+
+/* ---- features, spec ---- */
+
+static int cmd_features(int argc, char **argv)
+{
+        static const struct option_def opts[] = {HELP_OPT, {0}};
+        _cleanup_(parsed_free) struct parsed p;
+        psrun_error err = {0};
+        int r = begin(NULL, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 0, 0, &p, &err);
+        if (r >= 0)
+                r = oci_features_print(stdout, &err);
+        return r < 0 ? oci_fail(&err) : 0;
+}
+
+static int cmd_spec(int argc, char **argv)
+{
+        enum { S_ROOTLESS, S_BUNDLE, S_HELP };
+        static const struct option_def opts[] = {
+                [S_ROOTLESS] = {"rootless", 0, NULL, "a config for an unprivileged user"},
+                [S_BUNDLE] = {"bundle", 'b', "DIR", "write config.json there (default: here)"},
+                [S_HELP] = HELP_OPT,
+                {0},
+        };
+        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_free_ char *path = NULL;
+        psrun_error err = {0};
+        int r = begin(NULL, &err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, 0, 0, &p, &err);
+        if (r < 0)
+                return oci_fail(&err);
+        if (asprintf(&path, "%s/config.json", p.value[S_BUNDLE] ? p.value[S_BUNDLE] : ".") < 0)
+                return oci_fail(&err);
+        /* As runc: never overwrite a config. */
+        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+                psrun_error_errno(&err, errno, "spec: %s", path);
+                return oci_fail(&err);
+        }
+        FILE *f = fdopen(fd, "w");
+        if (!f) {
+                close(fd);
+                return oci_fail(&err);
+        }
+        r = oci_spec_print(f, p.value[S_ROOTLESS] != NULL, &err);
+        if (fclose(f) != 0 && r >= 0)
+                r = psrun_error_errno(&err, EIO, "spec: write %s", path);
+        if (r < 0) {
+                unlink(path);
+                return oci_fail(&err);
+        }
+        return 0;
+}
+
+const struct command oci_commands[] = {
+        {"create", cmd_create, "[OPTIONS] ID", "create a container from an OCI bundle",
+         create_options},
+        {"start", cmd_start, "ID", "start a created container's process", NULL},
+        {"state", cmd_state, "ID", "print a container's state as JSON", NULL},
+        {"kill", cmd_kill, "[--all] ID [SIGNAL]",
+         "send a signal (default SIGTERM) to a container's init", NULL},
+        {"delete", cmd_delete, "[--force] ID", "delete a container and its cgroup", NULL},
+        {"exec", cmd_exec, "[OPTIONS] ID [CMD [ARGS...]]", "run a process in a running container",
+         exec_options},
+        {"ps", cmd_ps, "[--format table|json] ID [PS_OPTIONS...]", "list a container's processes",
+         NULL},
+        {"pause", cmd_pause, "ID", "freeze every process of a container", NULL},
+        {"resume", cmd_resume, "ID", "thaw a paused container", NULL},
+        {"update", cmd_update, "[OPTIONS] ID", "change a running container's resource limits",
+         update_options},
+        {"list", cmd_list, "[--format table|json] [-q]", "list the containers", NULL},
+        {"events", cmd_events, "[--stats] [--interval D] ID",
+         "print a container's statistics as JSON events", NULL},
+        {"features", cmd_features, "", "print what this runtime supports (OCI features JSON)",
+         NULL},
+        {"spec", cmd_spec, "[--rootless] [--bundle DIR]", "write a default config.json", NULL},
+};
+const size_t oci_n_commands = ARRAY_SIZE(oci_commands);

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The OCI runtime's operations on containers (runtime-spec runtime.md):
+ * create, start, kill, delete, state, plus what runc users rely on (exec,
+ * pause, update, ps, events). Each takes the state root and a container id;
+ * state lives in runtime/oci-state.[ch]. Library code: nothing prints;
+ * warnings (a failing poststart hook) go to runtime/oci-log.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "runtime/cgroup.h"
+#include "runtime/oci-config.h"
+#include "runtime/oci-state.h"
+
+struct oci_create_options {
+        const char *id;
+        const char *bundle;      /* NULL: the current directory */
+        const char *config_path; /* NULL: <bundle>/config.json */
+        const char *pid_file;    /* NULL: none */
+        const char *console_socket;
+        bool no_pivot;
+        unsigned preserve_fds;
+        /* The container outlives this process: its init becomes our
+         * parent's child (CLONE_PARENT) and has no parent-death signal. */
+        bool detached;
+        bool no_cgroups;     /* --cgroup-manager disabled */
+        bool systemd_cgroup; /* --systemd-cgroup: refused, psrun drives cgroupfs only */
+};
+
+/* Creates the container and leaves its init waiting for start. With
+ * ret_pidfd, the caller gets init's pidfd (psrun run waits on it). */
+int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t *ret_pid,
+               int *ret_pidfd, psrun_error *err);
+int oci_start(struct oci_root *root, const char *id, psrun_error *err);
+/* all: every process of the container's cgroup, not only init. */
+int oci_kill(struct oci_root *root, const char *id, int sig, bool all, psrun_error *err);
+int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *err);
+/* The state as `psrun state` prints it: liveness checked, paused read from
+ * the freezer. */
+int oci_get_state(struct oci_root *root, const char *id, struct oci_state *st, psrun_error *err);
+int oci_pause(struct oci_root *root, const char *id, bool pause, psrun_error *err);
+int oci_update(struct oci_root *root, const char *id, const struct oci_resources *res,
+               psrun_error *err);
+/* Host pids of the container's processes, sorted. */
+int oci_pids(struct oci_root *root, const char *id, pid_t **ret, size_t *n, psrun_error *err);
+int oci_stats(struct oci_root *root, const char *id, struct cgroup_stats *stats, psrun_error *err);
+
+struct oci_exec_options {
+        const char *id;
+        const struct oci_process *process; /* NULL: the container's own, with the overrides */
+        /* Overrides of the container's process (runc exec's flags). */
+        char **args; /* NULL-terminated, required without process */
+        const char *cwd;
+        const char *const *env; /* NAME=value, replacing the container's NAME */
+        size_t n_env;
+        const char *user;        /* "uid[:gid]" */
+        const char *const *caps; /* added to bounding, effective and permitted */
+        size_t n_caps;
+        bool no_new_privs;
+        bool tty;
+        const char *pid_file;
+        const char *console_socket;
+        bool detach;
+        unsigned preserve_fds;
+};
+
+/* Runs a process in the running container. Detached: returns once it has
+ * started (its parent is our parent). Else waits and sets *exit_code. */
+int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_code,
+             psrun_error *err);
+
+/* Writes the pid file as runc does: the number, no newline, atomically. */
+int oci_write_pid_file(const char *path, pid_t pid, psrun_error *err);

@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * OCI create, start and exec: the operations that start processes.
+ *
+ * create leaves no psrun process behind: init is cloned with CLONE_PARENT,
+ * so it is a child of whoever called `psrun create` (the containerd shim, a
+ * subreaper, reaps it), sets itself up completely (namespaces, root, mounts,
+ * identity, capabilities) and then blocks reading the exec FIFO, which it
+ * holds open for reading and writing. start opens the FIFO for writing
+ * without blocking (ENXIO: init is gone), writes one byte, and init execs.
+ */
+#include "runtime/oci-container.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "runtime/launch.h"
+#include "runtime/oci-console.h"
+#include "runtime/oci-hooks.h"
+#include "runtime/oci-log.h"
+#include "runtime/oci-plan.h"
+#include "runtime/oci-private.h"
+
+int oci_write_pid_file(const char *path, pid_t pid, psrun_error *err)
+{
+        _cleanup_free_ char *tmp = NULL;
+        if (asprintf(&tmp, "%s.psrun-tmp", path) < 0)
+                return psrun_error_errno(err, ENOMEM, "pid file");
+        _cleanup_close_ int fd =
+                open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "pid file: %s", tmp);
+        char buf[32];
+        int len = snprintf(buf, sizeof(buf), "%d", (int) pid);
+        if (write(fd, buf, (size_t) len) != len || rename(tmp, path) < 0) {
+                int r = -errno;
+                unlink(tmp);
+                return psrun_error_errno(err, r ? r : -EIO, "pid file: %s", path);
+        }
+        return 0;
+}
+
+int oci_state_json(const struct oci_state *st, char **ret, size_t *len)
+{
+        FILE *f = open_memstream(ret, len);
+        if (!f)
+                return -ENOMEM;
+        int r = oci_state_print_json(st, f);
+        if (fclose(f) != 0 && r >= 0)
+                r = -ENOMEM;
+        if (r < 0) {
+                free(*ret);
+                *ret = NULL;
+        }
+        return r;
+}
+
+int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
+                  const struct oci_state *st, psrun_error *err)
+{
+        const struct oci_hook_list *list = &config->hooks.lists[kind];
+        if (list->n == 0)
+                return 0;
+        _cleanup_free_ char *json = NULL;
+        size_t len = 0;
+        int r = oci_state_json(st, &json, &len);
+        if (r < 0)
+                return psrun_error_errno(err, r, "hooks: state");
+        return oci_hooks_run(kind, list, json, len, err);
+}
+
+int oci_load_bundle_config(const char *bundle, struct oci_config *config, psrun_error *err)
+{
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/config.json", bundle) < 0)
+                return psrun_error_errno(err, ENOMEM, "config.json");
+        return oci_config_load_file(path, config, err);
+}
+
+/* Undo a create that failed after the container's directory was made
+ * (frees cg). */
+static void create_rollback(struct oci_container *c, struct cgroup *cg, struct launch *l)
+{
+        if (l->pidfd >= 0) {
+                (void) syscall(SYS_pidfd_send_signal, l->pidfd, SIGKILL, NULL, 0);
+                struct pollfd p = {l->pidfd, POLLIN, 0};
+                (void) poll(&p, 1, 2000);
+        }
+        if (cg)
+                (void) cgroup_remove(cg, NULL);
+        if (c)
+                (void) oci_container_delete(c, NULL);
+}
+
+static int wait_ready(struct launch *l, const struct plan *plan, psrun_error *err)
+{
+        struct child_msg m;
+        int r = launch_read_msg(l, &m);
+        if (r == 0 && m.kind == CHILD_MSG_READY)
+                return 0;
+        if (r == 0 && m.kind == CHILD_MSG_ERROR) {
+                char msg[PSRUN_ERROR_MSG_MAX];
+                launch_describe_error(plan, &m, msg, sizeof(msg));
+                return psrun_error_set(err, m.err ? m.err : EIO, "%s", msg);
+        }
+        return psrun_error_set(err, ECHILD, "container init exited during setup");
+}
+
+static int enter_pid_namespace(const struct plan *plan, psrun_error *err)
+{
+        /* A pid namespace is entered for the children to come: ours. */
+        for (size_t i = 0; i < plan->n_joins; i++)
+                if (plan->joins[i].type == CLONE_NEWPID &&
+                    setns(plan->joins[i].fd, CLONE_NEWPID) < 0)
+                        return psrun_error_errno(err, errno, "linux.namespaces: pid");
+        return 0;
+}
+
+static int write_oom_score_adj(pid_t pid, const struct oci_process *proc, psrun_error *err)
+{
+        if (!proc->oom_score_adj.set)
+                return 0;
+        char path[64], value[32];
+        snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int) pid);
+        int len = snprintf(value, sizeof(value), "%lld", (long long) proc->oom_score_adj.value);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, value, (size_t) len) != len) {
+                int r = errno;
+                if (r == EACCES || r == EPERM)
+                        return psrun_error_set(err, r,
+                                               "process.oomScoreAdj: lowering it to %s needs "
+                                               "CAP_SYS_RESOURCE",
+                                               value);
+                return psrun_error_errno(err, r, "process.oomScoreAdj: write %s", path);
+        }
+        return 0;
+}
+
+static int check_cgroup_manager(const struct oci_create_options *o, psrun_error *err)
+{
+        if (o->systemd_cgroup)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "--systemd-cgroup: psrun manages container cgroups through "
+                                       "cgroupfs only; use --cgroup-manager cgroupfs (Docker: "
+                                       "native.cgroupdriver=cgroupfs)");
+        return 0;
+}
+
+int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t *ret_pid,
+               int *ret_pidfd, psrun_error *err)
+{
+        _cleanup_(oci_config_free) struct oci_config config = {0};
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        _cleanup_(plan_free) struct plan plan;
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_free_ char *bundle = NULL;
+        struct cgroup *cg = NULL;
+        struct launch l = LAUNCH_INIT;
+        int r;
+
+        plan_init(&plan);
+        r = oci_id_validate(o->id, err);
+        if (r < 0)
+                return r;
+        r = check_cgroup_manager(o, err);
+        if (r < 0)
+                return r;
+        bundle = realpath(o->bundle ? o->bundle : ".", NULL);
+        if (!bundle)
+                return psrun_error_errno(err, errno, "bundle: %s", o->bundle ? o->bundle : ".");
+        r = o->config_path ? oci_config_load_file(o->config_path, &config, err)
+                           : oci_load_bundle_config(bundle, &config, err);
+        if (r < 0)
+                return r;
+        struct oci_plan_options po = {
+                .bundle = bundle,
+                .detached = o->detached,
+                .no_pivot = o->no_pivot,
+                .preserve_fds = o->preserve_fds,
+        };
+        r = plan_from_oci(&config, &po, &plan, err);
+        if (r < 0)
+                return r;
+        if (config.process->terminal && !o->console_socket)
+                return psrun_error_set(err, EINVAL,
+                                       "process.terminal: a terminal needs --console-socket");
+        if (!config.process->terminal && o->console_socket)
+                return psrun_error_set(err, EINVAL,
+                                       "--console-socket: given, but process.terminal is false");
+
+        r = oci_state_init(&st, o->id, bundle, err);
+        for (size_t i = 0; r >= 0 && i < config.n_annotations; i++)
+                r = oci_state_add_annotation(&st, config.annotations[i].key,
+                                             config.annotations[i].value, err);
+        if (r >= 0 && !(st.rootfs = strdup(plan.rootfs_dir)))
+                r = psrun_error_errno(err, ENOMEM, "state");
+        st.detached = o->detached;
+        if (r >= 0)
+                r = oci_container_create(root, o->id, &st, &c, err);
+        if (r < 0)
+                return r;
+
+        /* From here on, a failure removes what was made. */
+        if (!o->no_cgroups) {
+                const struct oci_linux *lx = config.linux_;
+                r = cgroup_create_at(lx ? lx->cgroups_path : NULL, o->id, lx ? lx->resources : NULL,
+                                     &cg, err);
+        }
+        char **paths = NULL;
+        if (r >= 0 && cg && (r = cgroup_paths(cg, &paths, err)) >= 0) {
+                for (size_t i = 0; r >= 0 && paths[i]; i++)
+                        r = oci_state_add_cgroup_path(&st, paths[i], err);
+                strv_free(paths);
+        }
+        if (r >= 0)
+                r = oci_container_make_fifo(c, OCI_EXEC_FIFO, err);
+        if (r >= 0) {
+                r = oci_container_open_fifo(c, OCI_EXEC_FIFO, O_RDWR, err);
+                if (r >= 0)
+                        plan.exec_fifo_fd = r;
+        }
+        if (r >= 0 && o->console_socket)
+                r = oci_console_connect(o->console_socket, &plan.console_fd, err);
+        if (r >= 0)
+                r = enter_pid_namespace(&plan, err);
+        if (r >= 0)
+                r = launch_clone(&plan, cg, o->detached, &l, err);
+        if (r >= 0)
+                r = launch_confine(&l, &plan, cg, err);
+        if (r >= 0)
+                r = write_oom_score_adj(l.pid, config.process, err);
+        if (r >= 0)
+                r = oci_state_set_pid(&st, l.pid, err);
+        if (r >= 0)
+                r = oci_state_write(c, &st, err);
+        /* runtime.md: prestart (deprecated) and createRuntime hooks run once
+         * the namespaces exist, before the root is finished. Docker's
+         * network setup is a prestart hook. */
+        if (r >= 0)
+                r = oci_run_hooks(&config, OCI_HOOK_PRESTART, &st, err);
+        if (r >= 0)
+                r = oci_run_hooks(&config, OCI_HOOK_CREATE_RUNTIME, &st, err);
+        if (r >= 0)
+                r = launch_release(&l, err);
+        if (r >= 0)
+                r = wait_ready(&l, &plan, err);
+        if (r >= 0)
+                r = oci_run_hooks(&config, OCI_HOOK_CREATE_CONTAINER, &st, err);
+        if (r >= 0) {
+                st.status = OCI_STATUS_CREATED;
+                r = oci_state_write(c, &st, err);
+        }
+        if (r >= 0 && o->pid_file)
+                r = oci_write_pid_file(o->pid_file, l.pid, err);
+        if (r < 0) {
+                create_rollback(c, cg, &l);
+                launch_close(&l);
+                return r;
+        }
+        cgroup_close(cg);
+        if (ret_pid)
+                *ret_pid = l.pid;
+        if (ret_pidfd)
+                *ret_pidfd = TAKE_FD(l.pidfd);
+        launch_close(&l);
+        return 0;
+}
+
+int oci_start(struct oci_root *root, const char *id, psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        _cleanup_(oci_config_free) struct oci_config config = {0};
+        int r = oci_open_locked(root, id, OCI_LOCK_EXCLUSIVE, &c, &st, err);
+        if (r < 0)
+                return r;
+        if (st.status != OCI_STATUS_CREATED)
+                return psrun_error_set(err, EINVAL,
+                                       "container \"%s\" is %s, not created: it "
+                                       "cannot be started",
+                                       id, oci_status_to_string(st.status));
+        r = oci_load_bundle_config(st.bundle, &config, err);
+        if (r < 0)
+                return r;
+        r = oci_run_hooks(&config, OCI_HOOK_START_CONTAINER, &st, err);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd =
+                oci_container_open_fifo(c, OCI_EXEC_FIFO, O_WRONLY | O_NONBLOCK, err);
+        if (fd == -ENXIO)
+                return psrun_error_set(err, ESRCH,
+                                       "container \"%s\": its init is not running any more", id);
+        if (fd < 0)
+                return fd;
+        char byte = 0;
+        if (write(fd, &byte, 1) != 1)
+                return psrun_error_errno(err, errno, "start: exec.fifo");
+        (void) unlinkat(oci_container_dir_fd(c), OCI_EXEC_FIFO, 0);
+        st.status = OCI_STATUS_RUNNING;
+        r = oci_state_write(c, &st, err);
+        if (r < 0)
+                return r;
+        /* runtime.md: a failing poststart hook is a warning, not an error. */
+        psrun_error herr = {0};
+        if (oci_run_hooks(&config, OCI_HOOK_POSTSTART, &st, &herr) < 0)
+                oci_log(OCI_LOG_WARNING, "%s", herr.msg);
+        return 0;
+}
+
+/* ---- exec ---- */
+
+static int wait_exec(struct launch *l, const struct plan *plan, bool detach, int *exit_code,
+                     psrun_error *err)
+{
+        /* The sync socket closes at execve (it is close-on-exec): EOF means
+         * the process runs; a record means a step failed. */
+        struct child_msg m;
+        int r = launch_read_msg(l, &m);
+        if (r == 0 && m.kind == CHILD_MSG_ERROR) {
+                char msg[PSRUN_ERROR_MSG_MAX];
+                launch_describe_error(plan, &m, msg, sizeof(msg));
+                return psrun_error_set(err, m.err ? m.err : EIO, "%s", msg);
+        }
+        if (detach)
+                return 0;
+
+        /* Forward the usual signals while we wait, as psrun run does. */
+        static const int forwarded[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+                                        SIGUSR1, SIGUSR2, SIGWINCH};
+        sigset_t set, old;
+        sigemptyset(&set);
+        for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+                sigaddset(&set, forwarded[i]);
+        sigprocmask(SIG_BLOCK, &set, &old);
+        _cleanup_close_ int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        for (;;) {
+                struct pollfd p[2] = {{l->pidfd, POLLIN, 0}, {sfd, POLLIN, 0}};
+                if (poll(p, sfd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+                        break;
+                struct signalfd_siginfo si;
+                while (sfd >= 0 && read(sfd, &si, sizeof(si)) == (ssize_t) sizeof(si))
+                        (void) syscall(SYS_pidfd_send_signal, l->pidfd, (int) si.ssi_signo, NULL,
+                                       0);
+                if (p[0].revents)
+                        break;
+        }
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        siginfo_t si = {0};
+        if (waitid((idtype_t) P_PIDFD, (id_t) l->pidfd, &si, WEXITED) < 0)
+                return psrun_error_errno(err, errno, "exec: wait");
+        *exit_code = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+        return 0;
+}
+
+/* The container's process with exec's flags on top. Shallow: it points into
+ * config and o, and owns only the env vector (*env_owned). */
+static int exec_process(const struct oci_config *config, const struct oci_exec_options *o,
+                        struct oci_process *p, struct oci_capabilities *caps, char ***env_owned,
+                        psrun_error *err)
+{
+        if (!config->process)
+                return psrun_error_set(err, EINVAL, "exec: the container's config has no process");
+        if (!o->args || !o->args[0] || !o->args[0][0])
+                return psrun_error_set(err, EINVAL, "exec: no command given");
+        *p = *config->process;
+        p->args = o->args;
+        for (p->n_args = 0; o->args[p->n_args]; p->n_args++)
+                ;
+        p->terminal = o->tty;
+        p->console_size = NULL;
+        if (o->cwd)
+                p->cwd = (char *) o->cwd;
+        if (o->no_new_privs)
+                p->no_new_privileges = true;
+        if (o->user) {
+                unsigned uid, gid = 0;
+                char extra;
+                int n = sscanf(o->user, "%u:%u%c", &uid, &gid, &extra);
+                if (n != 1 && n != 2)
+                        return psrun_error_set(err, EINVAL, "exec: --user: `%s` is not UID[:GID]",
+                                               o->user);
+                p->user.uid = uid;
+                p->user.gid = n == 2 ? gid : 0;
+                p->user.additional_gids = NULL;
+                p->user.n_additional_gids = 0;
+        }
+        if (o->n_caps) {
+                *caps = p->capabilities ? *p->capabilities : (struct oci_capabilities){0};
+                for (size_t i = 0; i < o->n_caps; i++) {
+                        cap_value_t cap;
+                        if (cap_from_name(o->caps[i], &cap) < 0)
+                                return psrun_error_set(err, EINVAL,
+                                                       "exec: --cap: unknown capability `%s`",
+                                                       o->caps[i]);
+                        uint64_t bit = 1ULL << cap;
+                        caps->bounding |= bit;
+                        caps->effective |= bit;
+                        caps->permitted |= bit;
+                }
+                p->capabilities = caps;
+        }
+        /* env: the container's, a given NAME replacing the container's. */
+        size_t n = 0;
+        char **env = calloc(p->n_env + o->n_env + 1, sizeof(char *));
+        if (!env)
+                return psrun_error_errno(err, ENOMEM, "exec");
+        for (size_t i = 0; i < p->n_env; i++)
+                env[n++] = p->env[i];
+        for (size_t i = 0; i < o->n_env; i++) {
+                const char *eq = strchr(o->env[i], '=');
+                if (!eq || eq == o->env[i]) {
+                        free(env);
+                        return psrun_error_set(err, EINVAL, "exec: --env: `%s` is not NAME=value",
+                                               o->env[i]);
+                }
+                size_t len = (size_t) (eq - o->env[i]) + 1, k = 0;
+                while (k < n && strncmp(env[k], o->env[i], len) != 0)
+                        k++;
+                env[k] = (char *) o->env[i];
+                if (k == n)
+                        n++;
+        }
+        p->env = env;
+        p->n_env = n;
+        *env_owned = env;
+        return 0;
+}
+
+int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_code,
+             psrun_error *err)
+{
+        _cleanup_free_ char **env_owned = NULL;
+        struct oci_process built;
+        struct oci_capabilities built_caps;
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        _cleanup_(oci_config_free) struct oci_config config = {0};
+        _cleanup_(plan_free) struct plan plan;
+        _cleanup_close_ int pidfd = -1;
+        struct cgroup *cg = NULL;
+        struct launch l = LAUNCH_INIT;
+
+        plan_init(&plan);
+        int r = oci_open_locked(root, o->id, OCI_LOCK_SHARED, &c, &st, err);
+        if (r < 0)
+                return r;
+        if (st.status != OCI_STATUS_RUNNING && st.status != OCI_STATUS_CREATED)
+                return psrun_error_set(err, EINVAL, "container \"%s\" is %s: cannot exec in it",
+                                       o->id, oci_status_to_string(st.status));
+        r = oci_pin_init(&st, &pidfd, err);
+        if (r < 0)
+                return r;
+        r = oci_load_bundle_config(st.bundle, &config, err);
+        if (r < 0)
+                return r;
+        const struct oci_process *proc = o->process;
+        if (!proc) {
+                r = exec_process(&config, o, &built, &built_caps, &env_owned, err);
+                if (r < 0)
+                        return r;
+                proc = &built;
+        }
+        if (proc->terminal && !o->console_socket)
+                return psrun_error_set(err, EINVAL, "exec: a terminal needs --console-socket");
+        struct oci_plan_options po = {
+                .bundle = st.bundle,
+                .detached = o->detach,
+                .preserve_fds = o->preserve_fds,
+        };
+        r = plan_for_exec(&config, proc, st.pid, pidfd, &po, &plan, err);
+        if (r < 0)
+                return r;
+        if (proc->terminal &&
+            (r = oci_console_connect(o->console_socket, &plan.console_fd, err)) < 0)
+                return r;
+        if (st.cgroup_paths && st.cgroup_paths[0] &&
+            (r = cgroup_open(st.cgroup_paths, &cg, err)) < 0)
+                return r;
+        /* The process must be in the container's pid namespace: entered for
+         * our children before the clone. */
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int) st.pid);
+        struct stat theirs, ours;
+        if (stat(path, &theirs) == 0 && stat("/proc/self/ns/pid_for_children", &ours) == 0 &&
+            theirs.st_ino != ours.st_ino && setns(pidfd, CLONE_NEWPID) < 0)
+                r = psrun_error_errno(err, errno, "exec: enter the pid namespace");
+        oci_container_close(TAKE_PTR(c)); /* no lock fd in the process */
+        if (r >= 0)
+                r = launch_clone(&plan, cg, o->detach, &l, err);
+        if (r >= 0)
+                r = launch_confine(&l, &plan, cg, err);
+        if (r >= 0)
+                r = launch_release(&l, err);
+        if (r >= 0 && o->pid_file)
+                r = oci_write_pid_file(o->pid_file, l.pid, err);
+        if (r >= 0)
+                r = wait_exec(&l, &plan, o->detach, exit_code, err);
+        if (r < 0 && l.pidfd >= 0)
+                (void) syscall(SYS_pidfd_send_signal, l.pidfd, SIGKILL, NULL, 0);
+        cgroup_close(cg);
+        launch_close(&l);
+        return r;
+}

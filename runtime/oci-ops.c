@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/* OCI kill, delete, state, pause/resume, update, ps and stats. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "runtime/oci-container.h"
+#include "runtime/oci-log.h"
+#include "runtime/oci-private.h"
+
+int oci_open_locked(struct oci_root *root, const char *id, enum oci_lock_mode mode,
+                    struct oci_container **ret, struct oci_state *st, psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        int r = oci_id_validate(id, err);
+        if (r >= 0)
+                r = oci_container_open(root, id, &c, err);
+        if (r >= 0)
+                r = oci_container_lock(c, mode, err);
+        if (r >= 0)
+                r = oci_state_read(c, st, err);
+        if (r < 0)
+                return r;
+        if (oci_state_refresh(st) > 0 && mode == OCI_LOCK_EXCLUSIVE)
+                (void) oci_state_write(c, st, NULL);
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+int oci_pin_init(const struct oci_state *st, int *ret_pidfd, psrun_error *err)
+{
+        if (st->pid <= 0)
+                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", st->id);
+        int fd = (int) syscall(SYS_pidfd_open, st->pid, 0);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "container \"%s\": init", st->id);
+        /* The pidfd names whatever has the pid now: check it is still the
+         * process the state recorded, started at the same tick. */
+        uint64_t start = 0;
+        if (oci_proc_stat(st->pid, NULL, &start) < 0 || start != st->pid_start_time) {
+                close(fd);
+                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", st->id);
+        }
+        *ret_pidfd = fd;
+        return 0;
+}
+
+static int open_cgroup(const struct oci_state *st, struct cgroup **cg, psrun_error *err)
+{
+        *cg = NULL;
+        if (!st->cgroup_paths || !st->cgroup_paths[0])
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "container \"%s\" has no cgroup (--cgroup-manager disabled)",
+                                       st->id);
+        return cgroup_open(st->cgroup_paths, cg, err);
+}
+
+int oci_get_state(struct oci_root *root, const char *id, struct oci_state *st, psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, st, err);
+        if (r < 0)
+                return r;
+        /* Paused is what the freezer says, whoever froze it. */
+        if (st->status == OCI_STATUS_RUNNING || st->status == OCI_STATUS_PAUSED) {
+                struct cgroup *cg = NULL;
+                if (st->cgroup_paths && st->cgroup_paths[0] &&
+                    cgroup_open(st->cgroup_paths, &cg, NULL) >= 0) {
+                        int frozen = cgroup_is_frozen(cg);
+                        if (frozen >= 0)
+                                st->status = frozen ? OCI_STATUS_PAUSED : OCI_STATUS_RUNNING;
+                        cgroup_close(cg);
+                }
+        }
+        return 0;
+}
+
+static int signal_all(const struct oci_state *st, int sig, psrun_error *err)
+{
+        struct cgroup *cg = NULL;
+        int r = open_cgroup(st, &cg, err);
+        if (r < 0)
+                return r;
+        if (sig == SIGKILL) {
+                r = cgroup_kill(cg, err);
+                cgroup_close(cg);
+                return r;
+        }
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0;
+        r = cgroup_pids(cg, &pids, &n, err);
+        cgroup_close(cg);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                if (kill(pids[i], sig) < 0 && errno != ESRCH)
+                        r = psrun_error_errno(err, errno, "kill %d", (int) pids[i]);
+        return r;
+}
+
+int oci_kill(struct oci_root *root, const char *id, int sig, bool all, psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, &st, err);
+        if (r < 0)
+                return r;
+        if (st.status == OCI_STATUS_STOPPED)
+                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", id);
+        if (all)
+                return signal_all(&st, sig, err);
+        _cleanup_close_ int pidfd = -1;
+        r = oci_pin_init(&st, &pidfd, err);
+        if (r < 0)
+                return r;
+        if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+                return psrun_error_errno(err, errno, "kill: container \"%s\"", id);
+        return 0;
+}
+
+/* Kill what is left and wait until init is gone (bounded). */
+static int stop_container(const struct oci_state *st, psrun_error *err)
+{
+        struct cgroup *cg = NULL;
+        if (st->cgroup_paths && st->cgroup_paths[0] &&
+            cgroup_open(st->cgroup_paths, &cg, NULL) >= 0) {
+                (void) cgroup_freeze(cg, false, NULL); /* a frozen task dies only when thawed */
+                (void) cgroup_kill(cg, NULL);
+                cgroup_close(cg);
+        }
+        _cleanup_close_ int pidfd = -1;
+        if (oci_pin_init(st, &pidfd, NULL) < 0)
+                return 0;
+        (void) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+        struct pollfd p = {pidfd, POLLIN, 0};
+        if (poll(&p, 1, 10000) <= 0)
+                return psrun_error_set(err, ETIMEDOUT, "container \"%s\": init did not die",
+                                       st->id);
+        return 0;
+}
+
+int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        int r = oci_open_locked(root, id, OCI_LOCK_EXCLUSIVE, &c, &st, err);
+        if (r < 0)
+                return r;
+        bool live = st.status == OCI_STATUS_RUNNING || st.status == OCI_STATUS_PAUSED;
+        if (live && !force)
+                return psrun_error_set(err, EBUSY,
+                                       "container \"%s\" is %s: stop it first, or delete --force",
+                                       id, oci_status_to_string(st.status));
+        /* A created container never ran anything of the user's: it goes
+         * without --force, as with runc. */
+        if (st.status != OCI_STATUS_STOPPED) {
+                r = stop_container(&st, err);
+                if (r < 0)
+                        return r;
+        }
+        struct cgroup *cg = NULL;
+        if (st.cgroup_paths && st.cgroup_paths[0] && cgroup_open(st.cgroup_paths, &cg, NULL) >= 0) {
+                r = cgroup_remove(cg, err);
+                if (r < 0)
+                        return r;
+        }
+        r = oci_container_delete(c, err);
+        if (r < 0)
+                return r;
+        /* runtime.md: poststop hooks run after delete; failing is a warning. */
+        _cleanup_(oci_config_free) struct oci_config config = {0};
+        psrun_error herr = {0};
+        st.status = OCI_STATUS_STOPPED;
+        st.pid = 0;
+        if (oci_load_bundle_config(st.bundle, &config, &herr) >= 0 &&
+            oci_run_hooks(&config, OCI_HOOK_POSTSTOP, &st, &herr) >= 0)
+                return 0;
+        if (config.hooks.lists[OCI_HOOK_POSTSTOP].n)
+                oci_log(OCI_LOG_WARNING, "%s", herr.msg);
+        return 0;
+}
+
+int oci_pause(struct oci_root *root, const char *id, bool pause, psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        int r = oci_open_locked(root, id, OCI_LOCK_EXCLUSIVE, &c, &st, err);
+        if (r < 0)
+                return r;
+        enum oci_status want = pause ? OCI_STATUS_RUNNING : OCI_STATUS_PAUSED;
+        if (st.status != want && st.status != OCI_STATUS_RUNNING && st.status != OCI_STATUS_PAUSED)
+                return psrun_error_set(err, EINVAL, "container \"%s\" is %s: cannot %s it", id,
+                                       oci_status_to_string(st.status), pause ? "pause" : "resume");
+        struct cgroup *cg = NULL;
+        r = open_cgroup(&st, &cg, err);
+        if (r < 0)
+                return r;
+        r = cgroup_freeze(cg, pause, err);
+        cgroup_close(cg);
+        if (r < 0)
+                return r;
+        st.status = pause ? OCI_STATUS_PAUSED : OCI_STATUS_RUNNING;
+        return oci_state_write(c, &st, err);
+}
+
+int oci_update(struct oci_root *root, const char *id, const struct oci_resources *res,
+               psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        int r = oci_open_locked(root, id, OCI_LOCK_EXCLUSIVE, &c, &st, err);
+        if (r < 0)
+                return r;
+        if (st.status == OCI_STATUS_STOPPED)
+                return psrun_error_set(err, EINVAL,
+                                       "container \"%s\" is stopped: nothing to update", id);
+        struct cgroup *cg = NULL;
+        r = open_cgroup(&st, &cg, err);
+        if (r < 0)
+                return r;
+        r = cgroup_apply_resources(cg, res, err);
+        cgroup_close(cg);
+        return r;
+}
+
+int oci_pids(struct oci_root *root, const char *id, pid_t **ret, size_t *n, psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        *ret = NULL;
+        *n = 0;
+        int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, &st, err);
+        if (r < 0 || st.status == OCI_STATUS_STOPPED)
+                return r;
+        struct cgroup *cg = NULL;
+        r = open_cgroup(&st, &cg, err);
+        if (r < 0)
+                return r;
+        r = cgroup_pids(cg, ret, n, err);
+        cgroup_close(cg);
+        return r;
+}
+
+int oci_stats(struct oci_root *root, const char *id, struct cgroup_stats *stats, psrun_error *err)
+{
+        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+        _cleanup_(oci_state_free) struct oci_state st = {0};
+        int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, &st, err);
+        if (r < 0)
+                return r;
+        if (st.status == OCI_STATUS_STOPPED)
+                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", id);
+        struct cgroup *cg = NULL;
+        r = open_cgroup(&st, &cg, err);
+        if (r < 0)
+                return r;
+        r = cgroup_read_stats(cg, stats, err);
+        cgroup_close(cg);
+        return r;
+}

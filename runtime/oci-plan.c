@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/* config.json -> plan: namespaces, identity, capabilities, seccomp. */
+#include "runtime/oci-plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "policy/policy.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+static char **strv_dup(char *const *v, size_t n)
+{
+        char **copy = calloc(n + 1, sizeof(char *));
+        if (!copy)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!(copy[i] = strdup(v[i]))) {
+                        strv_free(copy);
+                        return NULL;
+                }
+        return copy;
+}
+
+static const struct oci_namespace *find_namespace(const struct oci_config *c, int type)
+{
+        const struct oci_linux *l = c->linux_;
+        for (size_t i = 0; l && i < l->n_namespaces; i++)
+                if (l->namespaces[i].type == type)
+                        return &l->namespaces[i];
+        return NULL;
+}
+
+static int format_map(char *buf, size_t size, const struct oci_id_mapping *m, size_t n,
+                      const char *field, psrun_error *err)
+{
+        size_t off = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < n; i++) {
+                int len = snprintf(buf + off, size - off, "%u %u %u\n", m[i].container_id,
+                                   m[i].host_id, m[i].size);
+                if (len < 0 || (size_t) len >= size - off)
+                        return psrun_error_set(err, E2BIG, "%s: too many mappings", field);
+                off += (size_t) len;
+        }
+        return 0;
+}
+
+/* The order namespaces are entered in: the user namespace first (it gives
+ * the rights over the others), the mount namespace last (paths of the
+ * others are resolved in ours). */
+static const int join_order[] = {CLONE_NEWUSER, CLONE_NEWIPC,    CLONE_NEWUTS,  CLONE_NEWNET,
+                                 CLONE_NEWPID,  CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWNS};
+
+static int plan_namespaces(const struct oci_config *c, struct plan *p, psrun_error *err)
+{
+        const struct oci_linux *l = c->linux_;
+        for (size_t k = 0; k < ARRAY_SIZE(join_order); k++) {
+                const struct oci_namespace *ns = find_namespace(c, join_order[k]);
+                if (!ns)
+                        continue;
+                const char *name = oci_namespace_to_string(ns->type);
+                if (!ns->path) {
+                        /* A new time namespace is made at execve (offsets
+                         * can only be set before a process is in it). */
+                        if (ns->type != CLONE_NEWTIME)
+                                p->clone_flags |= (uint64_t) ns->type;
+                        continue;
+                }
+                int fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return psrun_error_errno(err, errno, "linux.namespaces: %s: %s", name,
+                                                 ns->path);
+                p->joins[p->n_joins++] = (struct plan_join){.type = ns->type, .fd = fd};
+        }
+
+        bool new_user = p->clone_flags & CLONE_NEWUSER;
+        size_t n_uid = l ? l->n_uid_mappings : 0, n_gid = l ? l->n_gid_mappings : 0;
+        if (new_user && (n_uid == 0 || n_gid == 0))
+                return psrun_error_set(err, EINVAL,
+                                       "linux.uidMappings: a new user namespace needs uid and "
+                                       "gid mappings");
+        if (!new_user && (n_uid || n_gid))
+                return psrun_error_set(err, EINVAL,
+                                       "linux.uidMappings: mappings are given but no new user "
+                                       "namespace is asked for");
+        if (new_user) {
+                int r = format_map(p->uid_map, sizeof(p->uid_map), l->uid_mappings, n_uid,
+                                   "linux.uidMappings", err);
+                if (r < 0)
+                        return r;
+                r = format_map(p->gid_map, sizeof(p->gid_map), l->gid_mappings, n_gid,
+                               "linux.gidMappings", err);
+                if (r < 0)
+                        return r;
+        }
+        const struct oci_namespace *time_ns = find_namespace(c, CLONE_NEWTIME);
+        const struct oci_time_offsets *to = l ? l->time_offsets : NULL;
+        if (to && (!time_ns || time_ns->path))
+                return psrun_error_set(err, EINVAL,
+                                       "linux.timeOffsets: needs a new time namespace");
+        if (time_ns && !time_ns->path) {
+                /* Written as one block at execve; "monotonic 0 0" makes the
+                 * namespace even without offsets. */
+                const struct oci_time_offset zero = {0},
+                                             *mono = to && to->monotonic ? to->monotonic : &zero,
+                                             *boot = to && to->boottime ? to->boottime : &zero;
+                snprintf(p->timens_offsets, sizeof(p->timens_offsets),
+                         "monotonic %lld %u\nboottime %lld %u\n", (long long) mono->secs,
+                         mono->nanosecs, (long long) boot->secs, boot->nanosecs);
+        }
+        if ((c->hostname || c->domainname) && !(p->clone_flags & CLONE_NEWUTS))
+                return psrun_error_set(err, EINVAL,
+                                       "%s: needs a new uts namespace (linux.namespaces)",
+                                       c->hostname ? "hostname" : "domainname");
+        /* runc brings lo up in a new network namespace; so do we. */
+        p->loopback_up = p->clone_flags & CLONE_NEWNET;
+        return 0;
+}
+
+static bool cap_in_bounding_set(int cap)
+{
+        return prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1;
+}
+
+/* Capabilities: asking for one this host's root does not have (on some
+ * hosts CAP_SYS_RESOURCE is not in the bounding set) is an error naming it,
+ * unless a new user namespace gives a full set of its own. Capabilities the
+ * kernel does not know are left out, as runc does. */
+static int plan_caps(const struct oci_process *proc, bool new_user, struct plan *p,
+                     psrun_error *err)
+{
+        caps_plan_none(&p->caps);
+        if (!proc->capabilities)
+                return 0;
+        const struct oci_capabilities *oc = proc->capabilities;
+        int last = p->caps.last_cap;
+        uint64_t known = last >= 63 ? ~0ULL : (1ULL << (last + 1)) - 1;
+        p->caps.bounding = oc->bounding & known;
+        p->caps.effective = oc->effective & known;
+        p->caps.permitted = oc->permitted & known;
+        p->caps.inheritable = oc->inheritable & known;
+        p->caps.ambient = oc->ambient & known;
+        if (new_user)
+                return 0;
+        static const struct {
+                const char *name;
+                size_t offset;
+        } sets[] = {
+                {"effective", offsetof(struct caps_plan, effective)},
+                {"permitted", offsetof(struct caps_plan, permitted)},
+                {"inheritable", offsetof(struct caps_plan, inheritable)},
+                {"ambient", offsetof(struct caps_plan, ambient)},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(sets); i++) {
+                uint64_t mask = *(const uint64_t *) ((const char *) &p->caps + sets[i].offset);
+                for (int cap = 0; cap <= last; cap++) {
+                        if (!(mask & (1ULL << cap)) || cap_in_bounding_set(cap))
+                                continue;
+                        char *name = cap_to_name((cap_value_t) cap);
+                        for (char *ch = name; ch && *ch; ch++)
+                                if (*ch >= 'a' && *ch <= 'z')
+                                        *ch = (char) (*ch - 'a' + 'A');
+                        psrun_error_set(err, EPERM,
+                                        "process.capabilities.%s: %s is not in this host's "
+                                        "bounding set: psrun cannot grant it",
+                                        sets[i].name, name ? name : "?");
+                        cap_free(name);
+                        return -EPERM;
+                }
+        }
+        /* Keeping in the bounding set what the host does not have is
+         * impossible and harmless: the set only shrinks. */
+        for (int cap = 0; cap <= last; cap++)
+                if (!cap_in_bounding_set(cap))
+                        p->caps.bounding &= ~(1ULL << cap);
+        return 0;
+}
+
+static int plan_rlimits(const struct oci_process *proc, bool new_user, struct plan *p,
+                        psrun_error *err)
+{
+        if (proc->n_rlimits > PLAN_MAX_RLIMITS)
+                return psrun_error_set(err, E2BIG, "process.rlimits: too many");
+        for (size_t i = 0; i < proc->n_rlimits; i++) {
+                const struct oci_rlimit *rl = &proc->rlimits[i];
+                struct rlimit cur;
+                if (getrlimit(rl->type, &cur) < 0)
+                        return psrun_error_errno(err, errno, "process.rlimits[%zu]", i);
+                /* Raising a hard limit needs CAP_SYS_RESOURCE in the initial
+                 * user namespace, whatever namespace the process is in. */
+                if (rl->hard > cur.rlim_max && !cap_in_bounding_set(CAP_SYS_RESOURCE))
+                        return psrun_error_set(
+                                err, EPERM,
+                                "process.rlimits[%zu]: %s: raising the hard limit from %llu to "
+                                "%llu needs CAP_SYS_RESOURCE, which this host's bounding set "
+                                "lacks",
+                                i, oci_rlimit_to_string(rl->type),
+                                (unsigned long long) cur.rlim_max, (unsigned long long) rl->hard);
+                p->rlimits[p->n_rlimits++] = (struct plan_rlimit){
+                        .resource = rl->type,
+                        .limit = {.rlim_cur = rl->soft, .rlim_max = rl->hard},
+                };
+        }
+        (void) new_user;
+        return 0;
+}
+
+static int plan_seccomp(const struct oci_config *c, struct plan *p, psrun_error *err)
+{
+        const struct oci_seccomp *sc = c->linux_ ? c->linux_->seccomp : NULL;
+        if (!sc)
+                return 0;
+        if (sc->listener_path)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "linux.seccomp.listenerPath: seccomp notify listeners are "
+                                       "not supported");
+        int r = seccomp_compile(&sc->profile, &p->seccomp, err);
+        if (r < 0)
+                return psrun_error_prefix(err, "linux.seccomp");
+        /* Without no_new_privs the filter can only be loaded with
+         * CAP_SYS_ADMIN: before the capabilities are dropped. */
+        p->seccomp_early = !p->no_new_privs;
+        return 0;
+}
+
+/* own_userns: the process runs in a user namespace of its own (made for
+ * the container, or entered by exec), where it has a full capability set. */
+static int plan_process(const struct oci_config *c, const struct oci_process *proc, bool own_userns,
+                        struct plan *p, psrun_error *err)
+{
+        bool new_user = own_userns;
+        if (!(p->argv = strv_dup(proc->args, proc->n_args)) ||
+            !(p->envp = strv_dup(proc->env ? proc->env : (char *[]){NULL}, proc->n_env)) ||
+            !(p->workdir = strdup(proc->cwd)))
+                return psrun_error_errno(err, ENOMEM, "plan");
+        for (size_t i = 0; p->envp[i]; i++)
+                if (strncmp(p->envp[i], "PATH=", 5) == 0)
+                        p->path_env = p->envp[i] + 5;
+        p->uid = proc->user.uid;
+        p->gid = proc->user.gid;
+        if (proc->user.n_additional_gids) {
+                p->groups = calloc(proc->user.n_additional_gids, sizeof(gid_t));
+                if (!p->groups)
+                        return psrun_error_errno(err, ENOMEM, "plan");
+                for (size_t i = 0; i < proc->user.n_additional_gids; i++)
+                        p->groups[i] = proc->user.additional_gids[i];
+                p->n_groups = proc->user.n_additional_gids;
+        }
+        p->umask = proc->user.umask.set ? (mode_t) (proc->user.umask.value & 07777) : 022;
+        p->no_new_privs = proc->no_new_privileges;
+        if (proc->console_size) {
+                p->console_rows = proc->console_size->height;
+                p->console_cols = proc->console_size->width;
+        }
+
+        int r = plan_caps(proc, new_user, p, err);
+        if (r >= 0)
+                r = plan_rlimits(proc, new_user, p, err);
+        if (r >= 0 && proc->apparmor_profile && proc->apparmor_profile[0]) {
+                /* Asked for by name: without AppArmor that is an error, not a
+                 * note (the layer fails closed). */
+                r = apparmor_plan_init(&p->apparmor, POLICY_LAYER_REQUIRED, proc->apparmor_profile,
+                                       err);
+                if (r < 0)
+                        psrun_error_prefix(err, "process.apparmorProfile");
+        }
+        if (r >= 0)
+                r = plan_seccomp(c, p, err);
+        if (r >= 0 && c->linux_ && c->linux_->personality)
+                p->personality = (unsigned long) c->linux_->personality->domain;
+        return r;
+}
+
+static int resolve_rootfs(const struct oci_config *c, const char *bundle, char **ret,
+                          psrun_error *err)
+{
+        _cleanup_free_ char *joined = NULL;
+        if (c->root.path[0] == '/')
+                joined = strdup(c->root.path);
+        else if (asprintf(&joined, "%s/%s", bundle, c->root.path) < 0)
+                joined = NULL;
+        if (!joined)
+                return psrun_error_errno(err, ENOMEM, "root.path");
+        char *real = realpath(joined, NULL);
+        if (!real)
+                return psrun_error_errno(err, errno, "root.path: %s", joined);
+        struct stat st;
+        if (stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                free(real);
+                return psrun_error_set(err, ENOTDIR, "root.path: %s: not a directory", joined);
+        }
+        *ret = real;
+        return 0;
+}
+
+int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, struct plan *p,
+                  psrun_error *err)
+{
+        plan_init(p);
+        if (!c->process)
+                return psrun_error_set(err, EINVAL, "process: missing (nothing to run)");
+        p->root = PLAN_ROOT_BUNDLE;
+        p->pdeathsig = !o->detached;
+        p->no_pivot = o->no_pivot;
+        p->preserve_fds = o->preserve_fds;
+        p->base_dir = "/tmp";
+        p->rootfs_propagation = c->linux_ && c->linux_->rootfs_propagation
+                                        ? (unsigned long) c->linux_->rootfs_propagation
+                                        : 0;
+
+        int r = plan_namespaces(c, p, err);
+        if (r >= 0 && !(p->clone_flags & CLONE_NEWNS))
+                r = psrun_error_set(err, EINVAL,
+                                    "linux.namespaces: psrun needs a new mount namespace for the "
+                                    "container's root");
+        if (r >= 0 && c->hostname && !(p->hostname = strdup(c->hostname)))
+                r = psrun_error_errno(err, ENOMEM, "plan");
+        if (r >= 0 && c->domainname && !(p->domainname = strdup(c->domainname)))
+                r = psrun_error_errno(err, ENOMEM, "plan");
+        if (r >= 0)
+                r = resolve_rootfs(c, o->bundle, &p->rootfs_dir, err);
+        if (r >= 0)
+                r = plan_process(c, c->process, p->clone_flags & CLONE_NEWUSER, p, err);
+        if (r >= 0)
+                r = oci_rootfs_plan(c, o->bundle, p->clone_flags & CLONE_NEWUSER, &p->rootfs, err);
+        if (r < 0)
+                plan_free(p);
+        return r;
+}
+
+/* Which of pid's namespaces differ from ours: those are the ones to enter
+ * (entering one's own user namespace is an error). */
+static uint64_t namespaces_to_join(pid_t pid)
+{
+        static const struct {
+                const char *name;
+                int type;
+        } kinds[] = {
+                {"user", CLONE_NEWUSER}, {"mnt", CLONE_NEWNS},  {"ipc", CLONE_NEWIPC},
+                {"uts", CLONE_NEWUTS},   {"net", CLONE_NEWNET}, {"cgroup", CLONE_NEWCGROUP},
+                {"time", CLONE_NEWTIME},
+        };
+        uint64_t flags = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+                char path[64];
+                struct stat theirs, ours;
+                snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int) pid, kinds[i].name);
+                if (stat(path, &theirs) < 0)
+                        continue;
+                snprintf(path, sizeof(path), "/proc/self/ns/%s", kinds[i].name);
+                if (stat(path, &ours) < 0 || theirs.st_ino != ours.st_ino ||
+                    theirs.st_dev != ours.st_dev)
+                        flags |= (uint64_t) kinds[i].type;
+        }
+        return flags;
+}
+
+int plan_for_exec(const struct oci_config *c, const struct oci_process *proc, pid_t pid, int pidfd,
+                  const struct oci_plan_options *o, struct plan *p, psrun_error *err)
+{
+        plan_init(p);
+        p->root = PLAN_ROOT_JOINED;
+        p->pdeathsig = !o->detached;
+        p->preserve_fds = o->preserve_fds;
+        p->join_flags = namespaces_to_join(pid);
+        p->join_pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
+        if (p->join_pidfd < 0)
+                return psrun_error_errno(err, errno, "exec: pidfd");
+        int r = plan_process(c, proc, p->join_flags & CLONE_NEWUSER, p, err);
+        if (r < 0)
+                plan_free(p);
+        return r;
+}

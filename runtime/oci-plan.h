@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * config.json -> plan. In OCI mode psrun does what the config says and adds
+ * nothing of its own: no Landlock, no default seccomp, no init process (the
+ * user's process is pid 1, as Docker and Kubernetes expect). Whatever the
+ * host cannot do as asked is an error naming the field, decided here in the
+ * parent rather than discovered halfway through the child.
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "runtime/oci-config.h"
+#include "runtime/plan.h"
+
+struct oci_plan_options {
+        const char *bundle;    /* absolute */
+        bool detached;         /* the container outlives psrun: no parent-death signal */
+        bool no_pivot;         /* --no-pivot */
+        unsigned preserve_fds; /* --preserve-fds */
+};
+
+/* The container's init: namespaces, root filesystem and process. */
+int plan_from_oci(const struct oci_config *config, const struct oci_plan_options *opts,
+                  struct plan *plan, psrun_error *err);
+
+/* A process for `psrun exec` into the running container whose init is
+ * `pid` (pidfd `pidfd`, not owned), under the container's config (seccomp,
+ * for instance, is the container's). */
+int plan_for_exec(const struct oci_config *config, const struct oci_process *process, pid_t pid,
+                  int pidfd, const struct oci_plan_options *opts, struct plan *plan,
+                  psrun_error *err);
+
+/* The mount steps for the container's root (runtime/oci-rootfs.c). */
+int oci_rootfs_plan(const struct oci_config *config, const char *bundle, bool new_userns,
+                    struct rootfs_plan *plan, psrun_error *err);

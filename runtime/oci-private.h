@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/* What the OCI operations (oci-create.c, oci-ops.c) share. */
+
+#include "runtime/oci-config.h"
+#include "runtime/oci-state.h"
+
+/* Opens the container, takes the lock, reads its state and checks that its
+ * init still lives (a dead one makes the state stopped, written back when
+ * the lock is exclusive). */
+int oci_open_locked(struct oci_root *root, const char *id, enum oci_lock_mode mode,
+                    struct oci_container **ret, struct oci_state *st, psrun_error *err);
+
+/* A pidfd for the container's init that is sure to be that process (not a
+ * reused pid): -ESRCH when it is gone. */
+int oci_pin_init(const struct oci_state *st, int *ret_pidfd, psrun_error *err);
+
+int oci_load_bundle_config(const char *bundle, struct oci_config *config, psrun_error *err);
+int oci_state_json(const struct oci_state *st, char **ret, size_t *len);
+int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
+                  const struct oci_state *st, psrun_error *err);

@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.json -> the mount steps of a container's root. They run after the
+ * child has pivoted into the bundle's root with the host's root detached, so
+ * every target resolves inside the container (a symbolic link in the image
+ * cannot lead a mount out of it); host bind sources are opened as fds before
+ * the pivot. Order: the config's mounts, the devices the spec says a runtime
+ * supplies, linux.devices, sysctls, masked and read-only paths, and a
+ * read-only root last.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "common/cleanup.h"
+#include "rootfs/mounts.h"
+#include "runtime/oci-plan.h"
+
+#define MS_ATTR_FLAGS                                                                              \
+        (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME | \
+         MS_STRICTATIME)
+
+/* mount(2) flags as mount_setattr attributes, for bind mounts. */
+static uint64_t attr_of_flags(unsigned long flags)
+{
+        static const struct {
+                unsigned long flag;
+                uint64_t attr;
+        } map[] = {
+                {MS_RDONLY, MOUNT_ATTR_RDONLY},
+                {MS_NOSUID, MOUNT_ATTR_NOSUID},
+                {MS_NODEV, MOUNT_ATTR_NODEV},
+                {MS_NOEXEC, MOUNT_ATTR_NOEXEC},
+                {MS_NOATIME, MOUNT_ATTR_NOATIME},
+                {MS_NODIRATIME, MOUNT_ATTR_NODIRATIME},
+                {MS_STRICTATIME, MOUNT_ATTR_STRICTATIME},
+        };
+        uint64_t attr = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+                if (flags & map[i].flag)
+                        attr |= map[i].attr;
+        return attr;
+}
+
+static int add(struct rootfs_plan *plan, const struct mount_step *s, psrun_error *err)
+{
+        int r = rootfs_plan_add(plan, s);
+        return r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+}
+
+static int mkdir_parents(struct rootfs_plan *plan, const char *path, psrun_error *err)
+{
+        _cleanup_free_ char *dir = strdup(path);
+        if (!dir)
+                return psrun_error_errno(err, ENOMEM, "plan");
+        char *slash = strrchr(dir, '/');
+        if (slash && slash != dir) {
+                *slash = '\0';
+                int r = rootfs_plan_mkdir_p(plan, dir, 0755);
+                if (r < 0)
+                        return psrun_error_errno(err, r, "plan");
+        }
+        return 0;
+}
+
+static int add_bind(struct rootfs_plan *plan, const struct oci_mount *m, const char *bundle,
+                    size_t index, psrun_error *err)
+{
+        _cleanup_free_ char *source = NULL;
+        if (!m->source)
+                return psrun_error_set(err, EINVAL, "mounts[%zu].source: a bind mount needs one",
+                                       index);
+        if (m->source[0] == '/')
+                source = strdup(m->source);
+        else if (asprintf(&source, "%s/%s", bundle, m->source) < 0)
+                source = NULL;
+        if (!source)
+                return psrun_error_errno(err, ENOMEM, "plan");
+        struct stat st;
+        if (stat(source, &st) < 0)
+                return psrun_error_errno(err, errno, "mounts[%zu].source: %s", index, source);
+
+        int r;
+        if (S_ISDIR(st.st_mode)) {
+                r = rootfs_plan_mkdir_p(plan, m->destination, 0755);
+                r = r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+        } else {
+                r = mkdir_parents(plan, m->destination, err);
+                struct mount_step f = {
+                        .op = MOUNT_OP_MKFILE, .target = m->destination, .mode = 0644};
+                if (r >= 0)
+                        r = add(plan, &f, err);
+        }
+        if (r < 0)
+                return r;
+        struct mount_step b = {
+                .op = MOUNT_OP_BIND,
+                .source = source,
+                .target = m->destination,
+                .from_host = true,
+                .single = m->bind != OCI_BIND_RECURSIVE,
+                /* As mount(8) does: flags apply to the bind mount itself. */
+                .attr_set = attr_of_flags(m->flags),
+        };
+        r = add(plan, &b, err);
+        if (r >= 0 && (m->attr_set || m->attr_clr)) {
+                /* rro, rnosuid...: the whole tree. */
+                struct mount_step a = {.op = MOUNT_OP_SETATTR,
+                                       .target = m->destination,
+                                       .attr_set = m->attr_set,
+                                       .recursive = true};
+                r = add(plan, &a, err);
+        }
+        return r;
+}
+
+/* cgroup (v1) on a v1 or hybrid host: a read-only tmpfs holding each of the
+ * host's hierarchies, seen through the container's cgroup namespace. */
+static int add_cgroup_v1(struct rootfs_plan *plan, const struct oci_mount *m, psrun_error *err)
+{
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        if (!f)
+                return psrun_error_errno(err, errno, "mounts: %s: read /proc/self/mountinfo",
+                                         m->destination);
+        unsigned long flags = (m->flags & MS_ATTR_FLAGS) & ~(unsigned long) MS_RDONLY;
+        struct mount_step tmpfs = {
+                .op = MOUNT_OP_MOUNT,
+                .source = "tmpfs",
+                .fstype = "tmpfs",
+                .target = m->destination,
+                .flags = flags,
+                .data = "mode=755",
+        };
+        int r = add(plan, &tmpfs, err);
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+        while (r >= 0 && getline(&line, &cap, f) > 0) {
+                /* "... <mount point> <opts> ... - <fstype> <source> <super opts>" */
+                char mnt[512], fstype[32], super[512];
+                char *dash = strstr(line, " - ");
+                if (!dash || sscanf(line, "%*s %*s %*s %*s %511s", mnt) != 1 ||
+                    sscanf(dash + 3, "%31s %*s %511s", fstype, super) != 2)
+                        continue;
+                bool v2 = strcmp(fstype, "cgroup2") == 0;
+                if (strcmp(fstype, "cgroup") != 0 && !v2)
+                        continue;
+                const char *base = strrchr(mnt, '/');
+                if (!base || !base[1] || strncmp(mnt, "/sys/fs/cgroup/", 15) != 0)
+                        continue;
+                /* The controllers are the super options that are not rw/ro. */
+                char data[512] = "";
+                for (char *save = NULL, *o = strtok_r(super, ",", &save); o && !v2;
+                     o = strtok_r(NULL, ",", &save)) {
+                        if (strcmp(o, "rw") == 0 || strcmp(o, "ro") == 0)
+                                continue;
+                        if (data[0])
+                                strncat(data, ",", sizeof(data) - strlen(data) - 1);
+                        strncat(data, o, sizeof(data) - strlen(data) - 1);
+                }
+                char target[1024];
+                snprintf(target, sizeof(target), "%s/%s", m->destination, base + 1);
+                struct mount_step d = {.op = MOUNT_OP_MKDIR, .target = target, .mode = 0755};
+                struct mount_step c = {
+                        .op = MOUNT_OP_MOUNT,
+                        .source = v2 ? "cgroup2" : "cgroup",
+                        .fstype = v2 ? "cgroup2" : "cgroup",
+                        .target = target,
+                        .flags = m->flags & MS_ATTR_FLAGS,
+                        .data = v2 ? NULL : data,
+                };
+                r = add(plan, &d, err);
+                if (r >= 0)
+                        r = add(plan, &c, err);
+        }
+        if (r < 0 || !(m->flags & MS_RDONLY))
+                return r;
+        struct mount_step ro = {
+                .op = MOUNT_OP_SETATTR, .target = m->destination, .attr_set = MOUNT_ATTR_RDONLY};
+        return add(plan, &ro, err);
+}
+
+static bool host_is_cgroup2_only(void)
+{
+        /* /sys/fs/cgroup is itself cgroup2 on a unified host. */
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+        while (f && getline(&line, &cap, f) > 0) {
+                char mnt[512], fstype[32];
+                char *dash = strstr(line, " - ");
+                if (dash && sscanf(line, "%*s %*s %*s %*s %511s", mnt) == 1 &&
+                    sscanf(dash + 3, "%31s", fstype) == 1 && strcmp(mnt, "/sys/fs/cgroup") == 0)
+                        return strcmp(fstype, "cgroup2") == 0;
+        }
+        return false;
+}
+
+static int add_mount(struct rootfs_plan *plan, const struct oci_mount *m, const char *bundle,
+                     bool new_userns, size_t index, psrun_error *err)
+{
+        if (m->bind != OCI_BIND_NONE)
+                return add_bind(plan, m, bundle, index, err);
+        if (!m->type)
+                return psrun_error_set(err, EINVAL, "mounts[%zu].type: missing", index);
+        if (m->idmap)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "mounts[%zu].options: idmapped mounts are not supported",
+                                       index);
+        int r = rootfs_plan_mkdir_p(plan, m->destination, 0755);
+        if (r < 0)
+                return psrun_error_errno(err, r, "plan");
+        const char *type = m->type;
+        if (strcmp(type, "cgroup") == 0 && !host_is_cgroup2_only()) {
+                /* A v1 hierarchy cannot be mounted in a user namespace:
+                 * there the container gets an empty directory. */
+                if (new_userns)
+                        return 0;
+                return add_cgroup_v1(plan, m, err);
+        }
+        if (strcmp(type, "cgroup") == 0)
+                type = "cgroup2";
+        struct mount_step s = {
+                .op = MOUNT_OP_MOUNT,
+                .source = m->source ? m->source : type,
+                .fstype = type,
+                .target = m->destination,
+                .flags = m->flags,
+                .data = m->data,
+                /* In a user namespace the kernel lets proc and sysfs be
+                 * mounted only where a full instance is visible: before the
+                 * host's root leaves. */
+                .early = new_userns && (strcmp(type, "proc") == 0 || strcmp(type, "sysfs") == 0),
+        };
+        r = add(plan, &s, err);
+        if (r >= 0 && (m->attr_set || m->attr_clr)) {
+                struct mount_step a = {.op = MOUNT_OP_SETATTR,
+                                       .target = m->destination,
+                                       .attr_set = m->attr_set,
+                                       .recursive = true};
+                r = add(plan, &a, err);
+        }
+        if (r >= 0 && m->propagation) {
+                struct mount_step p = {
+                        .op = MOUNT_OP_MOUNT, .target = m->destination, .flags = m->propagation};
+                r = add(plan, &p, err);
+        }
+        return r;
+}
+
+static bool has_tmpfs_dev(const struct oci_config *c)
+{
+        for (size_t i = 0; i < c->n_mounts; i++)
+                if (strcmp(c->mounts[i].destination, "/dev") == 0)
+                        return c->mounts[i].bind == OCI_BIND_NONE;
+        return false;
+}
+
+static bool config_has_device(const struct oci_config *c, const char *path)
+{
+        for (size_t i = 0; c->linux_ && i < c->linux_->n_devices; i++)
+                if (strcmp(c->linux_->devices[i].path, path) == 0)
+                        return true;
+        return false;
+}
+
+/* config-linux.md "Default Devices": what a runtime supplies in a /dev of
+ * its own making. Binds of the host's nodes work with and without a user
+ * namespace (where mknod cannot). */
+static int add_default_devices(struct rootfs_plan *plan, const struct oci_config *c,
+                               psrun_error *err)
+{
+        static const char *const nodes[] = {"/dev/null",   "/dev/zero",    "/dev/full",
+                                            "/dev/random", "/dev/urandom", "/dev/tty"};
+        static const struct {
+                const char *link, *target;
+        } links[] = {
+                {"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
+                {"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
+                {"/dev/stderr", "/proc/self/fd/2"}, {"/dev/core", "/proc/kcore"},
+        };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(nodes); i++) {
+                if (config_has_device(c, nodes[i]))
+                        continue;
+                struct mount_step f = {.op = MOUNT_OP_MKFILE, .target = nodes[i], .mode = 0666};
+                struct mount_step b = {
+                        .op = MOUNT_OP_BIND,
+                        .source = nodes[i],
+                        .target = nodes[i],
+                        .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+                        .from_host = true,
+                        .single = true,
+                };
+                r = add(plan, &f, err);
+                if (r >= 0)
+                        r = add(plan, &b, err);
+        }
+        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(links); i++) {
+                struct mount_step l = {
+                        .op = MOUNT_OP_SYMLINK, .source = links[i].target, .target = links[i].link};
+                r = add(plan, &l, err);
+        }
+        return r;
+}
+
+static int add_devices(struct rootfs_plan *plan, const struct oci_config *c, bool new_userns,
+                       psrun_error *err)
+{
+        for (size_t i = 0; c->linux_ && i < c->linux_->n_devices; i++) {
+                const struct oci_device *d = &c->linux_->devices[i];
+                int r = mkdir_parents(plan, d->path, err);
+                if (r < 0)
+                        return r;
+                if (new_userns) {
+                        /* No mknod in a user namespace: the host's node of
+                         * the same path, as runc does. */
+                        struct mount_step f = {
+                                .op = MOUNT_OP_MKFILE, .target = d->path, .mode = 0600};
+                        struct mount_step b = {.op = MOUNT_OP_BIND,
+                                               .source = d->path,
+                                               .target = d->path,
+                                               .from_host = true,
+                                               .single = true};
+                        r = add(plan, &f, err);
+                        if (r >= 0)
+                                r = add(plan, &b, err);
+                } else {
+                        struct mount_step n = {
+                                .op = MOUNT_OP_MKNOD,
+                                .target = d->path,
+                                .mode = (mode_t) d->type |
+                                        (d->file_mode.set ? (mode_t) d->file_mode.value & 07777
+                                                          : 0666),
+                                .dev = makedev((unsigned) d->major, (unsigned) d->minor),
+                                .chown = true,
+                                .uid = d->uid.set ? (uid_t) d->uid.value : 0,
+                                .gid = d->gid.set ? (gid_t) d->gid.value : 0,
+                        };
+                        r = add(plan, &n, err);
+                }
+                if (r < 0)
+                        return psrun_error_prefix(err, "linux.devices[%zu]", i);
+        }
+        return 0;
+}
+
+/* Sysctls the kernel keeps per namespace, and which namespace; anything else
+ * would change the host (with no user namespace, the container's root could
+ * write it). A name ending in '.' is a prefix. */
+static const struct {
+        const char *name;
+        int ns;
+} namespaced_sysctls[] = {
+        {"kernel.msgmax", CLONE_NEWIPC},   {"kernel.msgmnb", CLONE_NEWIPC},
+        {"kernel.msgmni", CLONE_NEWIPC},   {"kernel.sem", CLONE_NEWIPC},
+        {"kernel.shmall", CLONE_NEWIPC},   {"kernel.shmmax", CLONE_NEWIPC},
+        {"kernel.shmmni", CLONE_NEWIPC},   {"kernel.shm_rmid_forced", CLONE_NEWIPC},
+        {"fs.mqueue.", CLONE_NEWIPC},      {"net.", CLONE_NEWNET},
+        {"kernel.hostname", CLONE_NEWUTS}, {"kernel.domainname", CLONE_NEWUTS},
+};
+
+static int check_sysctl(const char *key, uint64_t flags, psrun_error *err)
+{
+        if (!key[0] || key[0] == '.' || strstr(key, "..") || strchr(key, '/'))
+                return psrun_error_set(err, EINVAL, "linux.sysctl: \"%s\": not a sysctl name", key);
+        for (size_t i = 0; i < ARRAY_SIZE(namespaced_sysctls); i++) {
+                const char *name = namespaced_sysctls[i].name;
+                size_t len = strlen(name);
+                bool match = name[len - 1] == '.' ? strncmp(key, name, len) == 0
+                                                  : strcmp(key, name) == 0;
+                if (!match)
+                        continue;
+                int ns = namespaced_sysctls[i].ns;
+                if (flags & (uint64_t) ns)
+                        return 0;
+                return psrun_error_set(err, EPERM, "linux.sysctl: \"%s\": needs a new %s namespace",
+                                       key, oci_namespace_to_string(ns));
+        }
+        return psrun_error_set(err, EPERM,
+                               "linux.sysctl: \"%s\": not namespaced: setting it would change the "
+                               "host",
+                               key);
+}
+
+static int add_sysctls(struct rootfs_plan *plan, const struct oci_config *c, uint64_t ns_flags,
+                       psrun_error *err)
+{
+        for (size_t i = 0; c->linux_ && i < c->linux_->n_sysctl; i++) {
+                const struct oci_kv *kv = &c->linux_->sysctl[i];
+                int r = check_sysctl(kv->key, ns_flags, err);
+                if (r < 0)
+                        return r;
+                char path[512];
+                snprintf(path, sizeof(path), "/proc/sys/%s", kv->key);
+                for (char *p = path + 10; *p; p++)
+                        if (*p == '.')
+                                *p = '/';
+                struct mount_step w = {
+                        .op = MOUNT_OP_WRITE,
+                        .target = path,
+                        .data = kv->value,
+                        .data_len = strlen(kv->value),
+                        .existing = true,
+                };
+                r = add(plan, &w, err);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int add_masks(struct rootfs_plan *plan, const struct oci_linux *l, psrun_error *err)
+{
+        int r = 0;
+        for (size_t i = 0; r >= 0 && l && i < l->n_masked_paths; i++) {
+                struct mount_step m = {
+                        .op = MOUNT_OP_MASK, .target = l->masked_paths[i], .optional = true};
+                r = add(plan, &m, err);
+        }
+        for (size_t i = 0; r >= 0 && l && i < l->n_readonly_paths; i++) {
+                /* Bound onto itself, then read-only: only that path. */
+                struct mount_step b = {
+                        .op = MOUNT_OP_BIND,
+                        .source = l->readonly_paths[i],
+                        .target = l->readonly_paths[i],
+                        .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                    MOUNT_ATTR_NOEXEC,
+                        .recursive = true,
+                        .optional = true,
+                };
+                r = add(plan, &b, err);
+        }
+        return r;
+}
+
+int oci_rootfs_plan(const struct oci_config *c, const char *bundle, bool new_userns,
+                    struct rootfs_plan *plan, psrun_error *err)
+{
+        uint64_t ns_flags = 0;
+        for (size_t i = 0; c->linux_ && i < c->linux_->n_namespaces; i++)
+                if (!c->linux_->namespaces[i].path)
+                        ns_flags |= (uint64_t) c->linux_->namespaces[i].type;
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < c->n_mounts; i++)
+                r = add_mount(plan, &c->mounts[i], bundle, new_userns, i, err);
+        if (r >= 0 && has_tmpfs_dev(c))
+                r = add_default_devices(plan, c, err);
+        if (r >= 0)
+                r = add_devices(plan, c, new_userns, err);
+        if (r >= 0 && c->process && c->process->cwd) {
+                /* runc makes a missing working directory. */
+                r = rootfs_plan_mkdir_p(plan, c->process->cwd, 0755);
+                r = r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+        }
+        if (r >= 0)
+                r = add_sysctls(plan, c, ns_flags, err);
+        if (r >= 0)
+                r = add_masks(plan, c->linux_, err);
+        if (r >= 0 && c->root.readonly) {
+                struct mount_step ro = {
+                        .op = MOUNT_OP_SETATTR, .target = "/", .attr_set = MOUNT_ATTR_RDONLY};
+                r = add(plan, &ro, err);
+        }
+        return r;
+}

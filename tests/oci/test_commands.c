@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/* exec, pause/resume, update, ps, list, events, features, spec, hooks and
+ * the console socket. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oci/oci_test.h"
+
+TestSuite(oci_commands, .init = bundle_setup, .fini = bundle_teardown, .timeout = 60);
+
+Test(oci_commands, exec_with_flags_and_process_json)
+{
+        struct out o;
+        oci_up("c1", NULL);
+        cr_assert_eq(psrun(&o, NULL, "exec", "--env", "FOO=bar", "--cwd", "/tmp", "--user",
+                           "1000:1000", "c1", "sh", "-c", "echo $FOO; pwd; id -u; exit 5", NULL),
+                     5, "%s", o.err);
+        cr_expect(contains(o.out, "bar\n/tmp\n1000"), "%s", o.out);
+
+        /* The process is in the container's namespaces and cgroup. */
+        cr_assert_eq(psrun(&o, NULL, "exec", "c1", "hostname", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "oci-test"), "%s", o.out);
+
+        char path[400];
+        snprintf(path, sizeof(path), "%s/process.json", B.dir);
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs("{\"args\":[\"sh\",\"-c\",\"echo from-json $X\"],\"env\":[\"X=y\",\"PATH=/bin\"],"
+              "\"cwd\":\"/\",\"user\":{\"uid\":0,\"gid\":0}}",
+              f);
+        fclose(f);
+        cr_assert_eq(psrun(&o, NULL, "exec", "--process", path, "c1", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "from-json y"), "%s", o.out);
+
+        cr_expect_neq(psrun(&o, NULL, "exec", "c1", "no-such-program", NULL), 0);
+        cr_expect(contains(o.err, "executable file not found"), "%s", o.err);
+
+        /* Detached: the pid file names a process of the container. */
+        snprintf(path, sizeof(path), "%s/exec.pid", B.dir);
+        cr_assert_eq(psrun(&o, NULL, "exec", "-d", "--pid-file", path, "c1", "sleep", "100", NULL),
+                     0, "%s", o.err);
+        char text[32];
+        cr_assert(read_text(path, text, sizeof(text)));
+        cr_assert_eq(psrun(&o, NULL, "ps", "--format", "json", "c1", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, text), "exec'd %s not in %s", text, o.out);
+        cr_expect(contains(o.out, "["), "%s", o.out);
+}
+
+Test(oci_commands, pause_resume_and_state)
+{
+        struct out o;
+        oci_up("c1", NULL);
+        cr_assert_eq(psrun(&o, NULL, "pause", "c1", NULL), 0, "%s", o.err);
+        cr_expect_str_eq(oci_status("c1"), "paused");
+        char path[64], text[512];
+        snprintf(path, sizeof(path), "/proc/%d/stat", oci_pid("c1"));
+        cr_assert(read_text(path, text, sizeof(text)));
+        cr_expect(contains(strrchr(text, ')'), ") D") || contains(strrchr(text, ')'), ") S"), "%s",
+                  text);
+        cr_assert_eq(psrun(&o, NULL, "resume", "c1", NULL), 0, "%s", o.err);
+        cr_expect_str_eq(oci_status("c1"), "running");
+        cr_assert_eq(psrun(&o, NULL, "exec", "c1", "true", NULL), 0, "%s", o.err);
+}
+
+Test(oci_commands, update_limits)
+{
+        struct out o;
+        oci_up("c1", NULL);
+        cr_assert_eq(psrun(&o, NULL, "update", "--pids-limit", "7", "c1", NULL), 0, "%s", o.err);
+        char dir[1024], path[1200], text[64];
+        bool v1 = oci_cgroup_dir("c1", "pids", dir, sizeof(dir));
+        if (!v1)
+                cr_assert(oci_cgroup_dir("c1", "unified", dir, sizeof(dir)));
+        snprintf(path, sizeof(path), "%s/pids.max", dir);
+        cr_assert(read_text(path, text, sizeof(text)));
+        cr_expect_str_eq(text, "7");
+        cr_assert_eq(psrun(&o, "{\"pids\":{\"limit\":9},\"memory\":{\"limit\":100000000}}",
+                           "update", "--resources", "-", "c1", NULL),
+                     0, "%s", o.err);
+        cr_assert(read_text(path, text, sizeof(text)));
+        cr_expect_str_eq(text, "9");
+        cr_expect_neq(psrun(&o, "{\"pids\":{\"limit\":\"x\"}}", "update", "-r", "-", "c1", NULL),
+                      0);
+        cr_expect(contains(o.err, "pids.limit"), "%s", o.err);
+}
+
+Test(oci_commands, ps_list_events)
+{
+        struct out o;
+        oci_up("c1", NULL);
+        oci_up("c2", NULL);
+        cr_assert_eq(psrun(&o, NULL, "ps", "c1", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "PID") && contains(o.out, "sleep 1000"), "%s", o.out);
+        cr_assert_eq(psrun(&o, NULL, "list", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "c1") && contains(o.out, "c2") && contains(o.out, "running"),
+                  "%s", o.out);
+        cr_assert_eq(psrun(&o, NULL, "list", "--format", "json", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "\"id\":\"c1\"") && contains(o.out, "\"status\":\"running\""),
+                  "%s", o.out);
+        cr_assert_eq(psrun(&o, NULL, "events", "--stats", "c1", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "\"type\":\"stats\"") &&
+                          contains(o.out, "\"pids\":{\"current\":1"),
+                  "%s", o.out);
+}
+
+Test(oci_commands, features_and_spec)
+{
+        struct out o;
+        cr_assert_eq(psrun(&o, NULL, "features", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "\"ociVersionMax\"") && contains(o.out, "\"hooks\""), "%s",
+                  o.out);
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "rm -f %s/config.json", B.dir);
+        cr_assert_eq(system(cmd), 0);
+        cr_assert_eq(psrun(&o, NULL, "spec", "--bundle", B.dir, NULL), 0, "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "spec", "--bundle", B.dir, NULL), 0, "spec overwrote");
+        /* The default spec runs: without a terminal, as a one-shot. */
+        snprintf(cmd, sizeof(cmd),
+                 "sed -i -e 's/\"terminal\": true/\"terminal\": false/' -e 's/\"sh\"$/\"true\"/' "
+                 "%s/config.json",
+                 B.dir);
+        cr_assert_eq(system(cmd), 0);
+        /* its cgroup goes below ours: the default would be below the caller's */
+        cr_expect_eq(psrun(&o, NULL, "run", "--bundle", B.dir, "spec1", NULL), 0, "%s", o.err);
+}
+
+Test(oci_commands, hooks_in_order_with_state_on_stdin)
+{
+        struct out o;
+        char log[400], hooks[4096];
+        snprintf(log, sizeof(log), "%s/hooks.log", B.dir);
+        static const char *const kinds[] = {"prestart",       "createRuntime", "createContainer",
+                                            "startContainer", "poststart",     "poststop"};
+        size_t off = 0;
+        for (size_t i = 0; i < 6; i++)
+                off += (size_t) snprintf(
+                        hooks + off, sizeof(hooks) - off,
+                        "%s\"%s\":[{\"path\":\"/bin/sh\",\"args\":[\"sh\",\"-c\",\"echo %s "
+                        "$(cat | tr -d ' \\\\n') >> %s\"]}]",
+                        i ? "," : "", kinds[i], kinds[i], log);
+        bundle_config("c1", &(struct cfg){.hooks = hooks});
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);
+        cr_assert_eq(psrun(&o, NULL, "delete", "--force", "c1", NULL), 0, "%s", o.err);
+        char text[16384];
+        cr_assert(read_text(log, text, sizeof(text)));
+        const char *at = text;
+        for (size_t i = 0; i < 6; i++) {
+                char word[64];
+                snprintf(word, sizeof(word), "%s {", kinds[i]);
+                const char *found = strstr(at, word);
+                cr_expect_not_null(found, "%s missing or out of order:\n%s", kinds[i], text);
+                if (found)
+                        at = found;
+        }
+        cr_expect(contains(text, "prestart {\"ociVersion\":\"1.2.0\",\"id\":\"c1\",\"pid\":"), "%s",
+                  text);
+        cr_expect(contains(text, "\"status\":\"creating\""), "%s", text);
+        cr_expect(contains(text, "\"status\":\"stopped\""), "%s", text);
+
+        /* A failing prestart hook fails create and leaves nothing. */
+        bundle_config("c2", &(struct cfg){.hooks = "\"prestart\":[{\"path\":\"/bin/sh\","
+                                                   "\"args\":[\"sh\",\"-c\",\"echo no network "
+                                                   ">&2; exit 3\"]}]"});
+        cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "c2", NULL), 0);
+        cr_expect(contains(o.err, "prestart[0]") && contains(o.err, "no network"), "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "state", "c2", NULL), 0);
+}
+
+Test(oci_commands, console_socket_gets_the_pty)
+{
+        char sock[400];
+        snprintf(sock, sizeof(sock), "%s/console.sock", B.dir);
+        int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock);
+        cr_assert_eq(bind(lfd, (struct sockaddr *) &addr, sizeof(addr)), 0, "%s", strerror(errno));
+        cr_assert_eq(listen(lfd, 1), 0);
+        struct out o;
+        bundle_config("c1", &(struct cfg){.terminal = true,
+                                          .args = "[\"sh\",\"-c\",\"tty; test -t 0 && echo "
+                                                  "is-a-tty; sleep 1000\"]"});
+        cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0);
+        cr_expect(contains(o.err, "console-socket"), "%s", o.err);
+        cr_assert_eq(
+                psrun(&o, NULL, "create", "--bundle", B.dir, "--console-socket", sock, "c1", NULL),
+                0, "%s", o.err);
+        int conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        cr_assert_geq(conn, 0);
+        char data[64];
+        char cbuf[CMSG_SPACE(sizeof(int))];
+        struct iovec iov = {data, sizeof(data)};
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = cbuf,
+                             .msg_controllen = sizeof(cbuf)};
+        cr_assert_gt(recvmsg(conn, &msg, 0), 0);
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cr_assert_not_null(cm);
+        int master;
+        memcpy(&master, CMSG_DATA(cm), sizeof(int));
+        cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);
+        char text[4096] = "";
+        size_t len = 0;
+        for (int i = 0; i < 50 && !strstr(text, "is-a-tty"); i++) {
+                struct pollfd p = {master, POLLIN, 0};
+                if (poll(&p, 1, 100) > 0) {
+                        ssize_t n = read(master, text + len, sizeof(text) - 1 - len);
+                        if (n > 0)
+                                len += (size_t) n;
+                        text[len] = '\0';
+                }
+        }
+        cr_expect(contains(text, "/dev/pts/0"), "%s", text);
+        cr_expect(contains(text, "is-a-tty"), "%s", text);
+        close(master);
+        close(conn);
+        close(lfd);
+}

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/* config.json fields, each seen from inside the container. */
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oci/oci_test.h"
+
+TestSuite(oci_config, .init = bundle_setup, .fini = bundle_teardown, .timeout = 60);
+
+/* Runs the config to completion with `run` and returns its output. */
+static int run_config(const char *id, const struct cfg *c, struct out *o)
+{
+        bundle_config(id, c);
+        return psrun(o, NULL, "run", "--bundle", B.dir, id, NULL);
+}
+
+Test(oci_config, process_user_env_cwd_umask_hostname)
+{
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"id; pwd; echo $HOME; umask; "
+                                                 "hostname\"]",
+                                         .user = "{\"uid\":1000,\"gid\":1000,"
+                                                 "\"additionalGids\":[5,7],\"umask\":63}",
+                                         .cwd = "/tmp"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "uid=1000"), "%s", o.out);
+        cr_expect(contains(o.out, "gid=1000"), "%s", o.out);
+        cr_expect(contains(o.out, "groups=5,7") || contains(o.out, "groups=5("), "%s", o.out);
+        cr_expect(contains(o.out, "/tmp\n/root\n0077\noci-test"), "%s", o.out);
+}
+
+Test(oci_config, masked_and_readonly_paths)
+{
+        struct out o;
+        int r = run_config(
+                "c1",
+                &(struct cfg){.args = "[\"sh\",\"-c\",\"wc -c < /proc/kcore; "
+                                      "echo 1 > /proc/sys/kernel/ns_last_pid && echo wrote; "
+                                      "ls /sys/firmware | wc -l\"]"},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "0\n"), "/proc/kcore not masked: %s", o.out);
+        cr_expect(!contains(o.out, "wrote"), "/proc/sys writable: %s", o.out);
+        cr_expect(contains(o.err, "Read-only file system"), "%s", o.err);
+}
+
+Test(oci_config, readonly_root)
+{
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"touch /x || echo refused; "
+                                                 "touch /dev/shm/y && echo shm-ok\"]",
+                                         .readonly = true},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "refused"), "%s", o.out);
+        cr_expect(contains(o.out, "shm-ok"), "%s", o.out);
+}
+
+Test(oci_config, user_namespace_mappings)
+{
+        struct out o;
+        int r = run_config(
+                "c1",
+                &(struct cfg){
+                        .args = "[\"sh\",\"-c\",\"id -u; cat /proc/self/uid_map "
+                                "/proc/self/gid_map\"]",
+                        .namespaces = "[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":"
+                                      "\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"},"
+                                      "{\"type\":\"user\"}]",
+                        .linux_extra = ",\"uidMappings\":[{\"containerID\":0,\"hostID\":200000,"
+                                       "\"size\":65536}],\"gidMappings\":[{\"containerID\":0,"
+                                       "\"hostID\":200000,\"size\":65536}]",
+                },
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "0\n"), "%s", o.out);
+        cr_expect(contains(o.out, "200000"), "mapping not in place: %s", o.out);
+}
+
+Test(oci_config, sysctl_namespaced_and_refused)
+{
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"cat\",\"/proc/sys/net/ipv4/ip_forward\","
+                                                 "\"/proc/sys/kernel/shmmni\"]",
+                                         .linux_extra = ",\"sysctl\":{\"net.ipv4.ip_forward\":"
+                                                        "\"1\",\"kernel.shmmni\":\"1234\"}"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "1\n1234"), "%s", o.out);
+        r = run_config("c2", &(struct cfg){.linux_extra = ",\"sysctl\":{\"kernel.panic\":\"1\"}"},
+                       &o);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, "kernel.panic") && contains(o.err, "not namespaced"), "%s",
+                  o.err);
+}
+
+Test(oci_config, rlimits_and_a_hard_limit_above_ours)
+{
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"ulimit -n; ulimit -Hn\"]",
+                                         .process_extra = ",\"rlimits\":[{\"type\":"
+                                                          "\"RLIMIT_NOFILE\",\"soft\":123,"
+                                                          "\"hard\":456}]"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "123\n456"), "%s", o.out);
+
+        struct rlimit cur;
+        getrlimit(RLIMIT_NOFILE, &cur);
+        char extra[256];
+        snprintf(extra, sizeof(extra),
+                 ",\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"soft\":1024,\"hard\":%llu}]",
+                 (unsigned long long) cur.rlim_max * 2);
+        r = run_config("c2", &(struct cfg){.process_extra = extra}, &o);
+        /* With CAP_SYS_RESOURCE (not on the CI hosts) raising is allowed. */
+        if (r == 0)
+                cr_skip_test("this host's root may raise hard limits (CAP_SYS_RESOURCE)");
+        cr_expect(contains(o.err, "RLIMIT_NOFILE") && contains(o.err, "CAP_SYS_RESOURCE"), "%s",
+                  o.err);
+}
+
+Test(oci_config, capabilities_the_host_lacks_are_an_error)
+{
+        struct out o;
+        int r = run_config("c1", &(struct cfg){.caps = "[\"CAP_SYS_RESOURCE\"]"}, &o);
+        if (r == 0)
+                cr_skip_test("this host's bounding set has CAP_SYS_RESOURCE");
+        cr_expect(contains(o.err, "CAP_SYS_RESOURCE") && contains(o.err, "bounding set"), "%s",
+                  o.err);
+        r = run_config("c2",
+                       &(struct cfg){.args = "[\"grep\",\"Cap\",\"/proc/self/status\"]",
+                                     .caps = "[\"CAP_KILL\"]"},
+                       &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "CapEff:\t0000000000000020"), "%s", o.out);
+        cr_expect(contains(o.out, "CapBnd:\t0000000000000020"), "%s", o.out);
+}
+
+Test(oci_config, oom_score_adj)
+{
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"cat\",\"/proc/self/oom_score_adj\"]",
+                                         .process_extra = ",\"oomScoreAdj\":500"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "500"), "%s", o.out);
+}
+
+Test(oci_config, seccomp_from_config)
+{
+        struct out o;
+        int r = run_config(
+                "c1",
+                &(struct cfg){
+                        .args = "[\"sh\",\"-c\",\"mkdir /tmp/d && echo made; echo still-here\"]",
+                        .linux_extra = ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ALLOW\","
+                                       "\"architectures\":[\"SCMP_ARCH_X86_64\"],"
+                                       "\"syscalls\":[{\"names\":[\"mkdir\",\"mkdirat\"],"
+                                       "\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":1}]}"},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(!contains(o.out, "made"), "%s", o.out);
+        cr_expect(contains(o.out, "still-here"), "%s", o.out);
+        cr_expect(contains(o.err, "Operation not permitted"), "%s", o.err);
+}
+
+Test(oci_config, cgroup_resources)
+{
+        struct out o;
+        bundle_config("c1", &(struct cfg){.linux_extra = ",\"resources\":{\"memory\":{\"limit\":"
+                                                         "67108864},\"pids\":{\"limit\":10},"
+                                                         "\"cpu\":{\"shares\":512}}"});
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        char dir[1024], path[1200], text[64];
+        if (oci_cgroup_dir("c1", "memory", dir, sizeof(dir))) {
+                snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
+                cr_assert(read_text(path, text, sizeof(text)), "%s", path);
+                cr_expect_str_eq(text, "67108864");
+                cr_assert(oci_cgroup_dir("c1", "pids", dir, sizeof(dir)));
+                snprintf(path, sizeof(path), "%s/pids.max", dir);
+                cr_assert(read_text(path, text, sizeof(text)));
+                cr_expect_str_eq(text, "10");
+        } else {
+                cr_assert(oci_cgroup_dir("c1", "unified", dir, sizeof(dir)));
+                snprintf(path, sizeof(path), "%s/memory.max", dir);
+                cr_assert(read_text(path, text, sizeof(text)), "%s", path);
+                cr_expect_str_eq(text, "67108864");
+                snprintf(path, sizeof(path), "%s/pids.max", dir);
+                cr_assert(read_text(path, text, sizeof(text)));
+                cr_expect_str_eq(text, "10");
+        }
+        /* The pids limit holds inside. */
+        cr_assert_eq(psrun(&o, NULL, "delete", "c1", NULL), 0, "%s", o.err);
+        int r = run_config("c2",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"for i in $(seq 20); do sleep 5 "
+                                                 "& done; echo forked\"]",
+                                         .linux_extra = ",\"resources\":{\"pids\":{\"limit\":5}}"},
+                           &o);
+        cr_expect(contains(o.err, "fork") || contains(o.err, "Resource temporarily unavailable") ||
+                          contains(o.err, "can't fork"),
+                  "no fork was refused (exit %d): %s / %s", r, o.out, o.err);
+}
+
+Test(oci_config, join_namespaces_by_path)
+{
+        /* A process of ours in new uts and net namespaces, with a hostname. */
+        int ready[2];
+        cr_assert_eq(pipe(ready), 0);
+        pid_t holder = fork();
+        cr_assert_geq(holder, 0);
+        if (holder == 0) {
+                if (unshare(CLONE_NEWUTS | CLONE_NEWNET) < 0 || sethostname("joined-uts", 10) < 0)
+                        _exit(1);
+                (void) !write(ready[1], "x", 1);
+                pause();
+                _exit(0);
+        }
+        char c;
+        cr_assert_eq(read(ready[0], &c, 1), 1);
+        char ns[512];
+        snprintf(ns, sizeof(ns),
+                 "[{\"type\":\"pid\"},{\"type\":\"mount\"},{\"type\":\"ipc\"},"
+                 "{\"type\":\"uts\",\"path\":\"/proc/%d/ns/uts\"},"
+                 "{\"type\":\"network\",\"path\":\"/proc/%d/ns/net\"}]",
+                 (int) holder, (int) holder);
+        char netns[64], inside[64] = "";
+        snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int) holder);
+        cr_assert_gt(readlink(netns, inside, sizeof(inside) - 1), 0);
+        struct out o;
+        /* hostname must not be set when the uts namespace is joined. */
+        bundle_config("c1", &(struct cfg){.args = "[\"sh\",\"-c\",\"uname -n; readlink "
+                                                  "/proc/self/ns/net\"]",
+                                          .namespaces = ns});
+        char cfgpath[512];
+        snprintf(cfgpath, sizeof(cfgpath), "sed -i 's/\"hostname\":\"oci-test\",//' %s/config.json",
+                 B.dir);
+        cr_assert_eq(system(cfgpath), 0);
+        int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
+        kill(holder, SIGKILL);
+        waitpid(holder, NULL, 0);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "joined-uts"), "%s", o.out);
+        cr_expect(contains(o.out, inside), "not in %s: %s", inside, o.out);
+}

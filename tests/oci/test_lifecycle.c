@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/* create / start / state / kill / delete, as runtime.md describes them. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oci/oci_test.h"
+
+TestSuite(oci_lifecycle, .init = bundle_setup, .fini = bundle_teardown, .timeout = 60);
+
+Test(oci_lifecycle, create_start_state_kill_delete)
+{
+        struct out o;
+        char pidfile[400], text[64];
+        snprintf(pidfile, sizeof(pidfile), "%s/init.pid", B.dir);
+        bundle_config("c1", &(struct cfg){.args = "[\"sh\",\"-c\",\"echo started; sleep 1000\"]"});
+        cr_assert_eq(
+                psrun(&o, NULL, "create", "--bundle", B.dir, "--pid-file", pidfile, "c1", NULL), 0,
+                "%s", o.err);
+        cr_expect_str_eq(oci_status("c1"), "created");
+        /* create leaves init waiting: nothing of the user's ran yet. */
+        cr_expect(!contains(o.out, "started"));
+        cr_assert(read_text(pidfile, text, sizeof(text)));
+        int pid = atoi(text);
+        cr_expect_eq(pid, oci_pid("c1"));
+        /* No psrun process stays between the caller and init. */
+        char path[64], stat_line[512];
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        cr_assert(read_text(path, stat_line, sizeof(stat_line)));
+        int ppid = 0;
+        sscanf(strrchr(stat_line, ')') + 2, "%*c %d", &ppid);
+        cr_expect_eq(ppid, getpid(), "init's parent is %d, not the caller %d", ppid, getpid());
+
+        cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);
+        cr_expect_str_eq(oci_status("c1"), "running");
+        cr_assert_eq(psrun(&o, NULL, "state", "c1", NULL), 0);
+        cr_expect(contains(o.out, "\"ociVersion\": \"1.2.0\""), "%s", o.out);
+        cr_expect(contains(o.out, "\"id\": \"c1\""), "%s", o.out);
+        cr_expect(contains(o.out, B.dir), "bundle missing: %s", o.out);
+        cr_expect(contains(o.out, "\"created\": \""), "%s", o.out);
+
+        cr_expect_neq(psrun(&o, NULL, "start", "c1", NULL), 0, "a second start must fail");
+        cr_expect(contains(o.err, "not created"), "%s", o.err);
+
+        cr_assert_eq(psrun(&o, NULL, "kill", "c1", "KILL", NULL), 0, "%s", o.err);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid, "the caller reaps init");
+        cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+        cr_expect_str_eq(oci_status("c1"), "stopped");
+        cr_expect_neq(psrun(&o, NULL, "kill", "c1", "TERM", NULL), 0);
+        cr_expect(contains(o.err, "not running"), "%s", o.err);
+        cr_assert_eq(psrun(&o, NULL, "delete", "c1", NULL), 0, "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "state", "c1", NULL), 0);
+        cr_expect(contains(o.err, "does not exist"), "%s", o.err);
+        char dir[1024];
+        snprintf(dir, sizeof(dir), "%s/c1", B.root);
+        cr_expect_neq(access(dir, F_OK), 0, "state directory left behind");
+}
+
+Test(oci_lifecycle, exit_status_reaches_the_caller)
+{
+        struct out o;
+        bundle_config("c1", &(struct cfg){.args = "[\"sh\",\"-c\",\"exit 3\"]"});
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        int pid = oci_pid("c1");
+        cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 3);
+        cr_expect_str_eq(oci_status("c1"), "stopped");
+        cr_expect_eq(psrun(&o, NULL, "delete", "c1", NULL), 0, "%s", o.err);
+}
+
+Test(oci_lifecycle, kill_created_container)
+{
+        struct out o;
+        bundle_config("c1", NULL);
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        int pid = oci_pid("c1");
+        cr_assert_eq(psrun(&o, NULL, "kill", "c1", "9", NULL), 0, "%s", o.err);
+        cr_assert_eq(waitpid(pid, NULL, 0), pid);
+        cr_expect_str_eq(oci_status("c1"), "stopped");
+        cr_expect_neq(psrun(&o, NULL, "start", "c1", NULL), 0);
+        cr_expect_eq(psrun(&o, NULL, "delete", "c1", NULL), 0, "%s", o.err);
+}
+
+Test(oci_lifecycle, delete_created_container_without_force)
+{
+        struct out o;
+        bundle_config("c1", NULL);
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        int pid = oci_pid("c1");
+        cr_expect_eq(psrun(&o, NULL, "delete", "c1", NULL), 0, "%s", o.err);
+        cr_assert_eq(waitpid(pid, NULL, 0), pid);
+        char cg[1024];
+        cr_expect(!oci_cgroup_dir("c1", "pids", cg, sizeof(cg)));
+}
+
+Test(oci_lifecycle, delete_running_needs_force)
+{
+        struct out o;
+        oci_up("c1", NULL);
+        int pid = oci_pid("c1");
+        char cg[1024];
+        cr_assert(oci_cgroup_dir("c1", "pids", cg, sizeof(cg)));
+        cr_expect_neq(psrun(&o, NULL, "delete", "c1", NULL), 0);
+        cr_expect(contains(o.err, "is running"), "%s", o.err);
+        cr_expect_str_eq(oci_status("c1"), "running");
+        cr_expect_eq(psrun(&o, NULL, "delete", "--force", "c1", NULL), 0, "%s", o.err);
+        cr_assert_eq(waitpid(pid, NULL, 0), pid);
+        struct stat st;
+        cr_expect_neq(stat(cg, &st), 0, "cgroup %s left behind", cg);
+}
+
+Test(oci_lifecycle, kill_signal_names_and_all)
+{
+        struct out o;
+        oci_up("c1", &(struct cfg){.args = "[\"sh\",\"-c\",\"trap 'exit 42' USR1; "
+                                           "sleep 1000 & sleep 1000 & wait\"]"});
+        int pid = oci_pid("c1");
+        cr_expect_neq(psrun(&o, NULL, "kill", "c1", "NOTASIGNAL", NULL), 0);
+        cr_expect(contains(o.err, "NOTASIGNAL"), "%s", o.err);
+        usleep(200000);
+        cr_assert_eq(psrun(&o, NULL, "kill", "c1", "SIGUSR1", NULL), 0, "%s", o.err);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 42, "status %x", status);
+
+        oci_up("c2", NULL);
+        pid = oci_pid("c2");
+        cr_assert_eq(psrun(&o, NULL, "kill", "--all", "c2", "KILL", NULL), 0, "%s", o.err);
+        cr_assert_eq(waitpid(pid, NULL, 0), pid);
+        cr_expect(wait_status("c2", "stopped", 2000));
+}
+
+Test(oci_lifecycle, run_foreground_and_detached)
+{
+        struct out o;
+        bundle_config("r1", &(struct cfg){.args = "[\"sh\",\"-c\",\"echo out; exit 7\"]"});
+        cr_expect_eq(psrun(&o, NULL, "run", "--bundle", B.dir, "r1", NULL), 7, "%s", o.err);
+        cr_expect(contains(o.out, "out"), "%s", o.out);
+        cr_expect_neq(psrun(&o, NULL, "state", "r1", NULL), 0, "run deletes the container");
+
+        bundle_config("r2", NULL);
+        cr_assert_eq(psrun(&o, NULL, "run", "-d", "--bundle", B.dir, "r2", NULL), 0, "%s", o.err);
+        cr_expect_str_eq(oci_status("r2"), "running");
+        cr_expect_eq(psrun(&o, NULL, "delete", "-f", "r2", NULL), 0, "%s", o.err);
+}
+
+Test(oci_lifecycle, bad_ids_leave_nothing)
+{
+        struct out o;
+        char long_id[300];
+        memset(long_id, 'a', sizeof(long_id) - 1);
+        long_id[sizeof(long_id) - 1] = '\0';
+        const char *bad[] = {"", "..", ".", "a/b", "../x", long_id, "a b"};
+        bundle_config("x", NULL);
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, bad[i], NULL), 0,
+                              "id `%s` accepted", bad[i]);
+                cr_expect(strchr(o.err, '\n') == strrchr(o.err, '\n'), "not one line: %s", o.err);
+                cr_expect(contains(o.err, "id"), "%s", o.err);
+        }
+        cr_assert_eq(psrun(&o, NULL, "list", "-q", NULL), 0, "%s", o.err);
+        cr_expect_str_eq(o.out, "", "containers were created: %s", o.out);
+}
+
+Test(oci_lifecycle, duplicate_id_and_missing_bundle)
+{
+        struct out o;
+        oci_up("c1", NULL);
+        int pid = oci_pid("c1");
+        cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0);
+        cr_expect(contains(o.err, "already exists"), "%s", o.err);
+        cr_expect_eq(oci_pid("c1"), pid, "the first container was touched");
+        cr_expect_str_eq(oci_status("c1"), "running");
+
+        cr_expect_neq(
+                psrun(&o, NULL, "create", "--bundle", "/nonexistent-psrun-bundle", "c2", NULL), 0);
+        cr_expect(contains(o.err, "/nonexistent-psrun-bundle"), "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "state", "c2", NULL), 0);
+}
+
+Test(oci_lifecycle, bad_config_names_the_field_and_leaves_nothing)
+{
+        struct out o;
+        bundle_config("c1", &(struct cfg){.linux_extra = ",\"resources\":{\"memory\":{\"limit\":"
+                                                         "\"lots\"}}"});
+        cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0);
+        cr_expect(contains(o.err, "linux.resources.memory.limit"), "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "state", "c1", NULL), 0);
+
+        /* A failure after the container exists (the program is missing)
+         * removes it, its cgroup and its init. */
+        bundle_config("c2", &(struct cfg){.args = "[\"/no/such/program\"]"});
+        cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "c2", NULL), 0);
+        cr_expect(contains(o.err, "exec: /no/such/program: no such file or directory"), "%s",
+                  o.err);
+        cr_expect_neq(psrun(&o, NULL, "state", "c2", NULL), 0);
+        bundle_config("c3", &(struct cfg){.args = "[\"no-such-program\"]"});
+        cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "c3", NULL), 0);
+        cr_expect(contains(o.err, "no-such-program") &&
+                          contains(o.err, "executable file not found in $PATH"),
+                  "%s", o.err);
+}
+
+Test(oci_lifecycle, json_log_explains_failures)
+{
+        struct out o;
+        char log[400], text[4096];
+        snprintf(log, sizeof(log), "%s/log.json", B.dir);
+        bundle_config("c1", &(struct cfg){.args = "[\"no-such-program\"]"});
+        cr_expect_neq(psrun(&o, NULL, "--log", log, "--log-format", "json", "create", "--bundle",
+                            B.dir, "c1", NULL),
+                      0);
+        /* Global options go before the command; the runner put --root first. */
+        cr_assert(read_text(log, text, sizeof(text)), "no log written");
+        const char *last = strrchr(text, '\n');
+        last = last ? last + 1 : text;
+        cr_expect(contains(last, "\"level\":\"error\""), "%s", last);
+        cr_expect(contains(last, "executable file not found"), "%s", last);
+        cr_expect(contains(last, "\"time\":\""), "%s", last);
+}
