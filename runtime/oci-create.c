@@ -70,7 +70,7 @@ int oci_state_json(const struct oci_state *st, char **ret, size_t *len)
 }
 
 int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
-                  const struct oci_state *st, psrun_error *err)
+                  const struct oci_state *st, int ns_pidfd, psrun_error *err)
 {
         const struct oci_hook_list *list = &config->hooks.lists[kind];
         if (list->n == 0)
@@ -80,7 +80,8 @@ int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
         int r = oci_state_json(st, &json, &len);
         if (r < 0)
                 return psrun_error_errno(err, r, "hooks: state");
-        return oci_hooks_run(kind, list, json, len, err);
+        unsigned flags = ns_pidfd >= 0 ? (unsigned) oci_namespaces_to_join(st->pid) : 0;
+        return oci_hooks_run_in(kind, list, json, len, flags ? ns_pidfd : -1, flags, err);
 }
 
 int oci_load_bundle_config(const char *bundle, struct oci_config *config, psrun_error *err)
@@ -251,15 +252,15 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
          * the namespaces exist, before the root is finished. Docker's
          * network setup is a prestart hook. */
         if (r >= 0)
-                r = oci_run_hooks(&config, OCI_HOOK_PRESTART, &st, err);
+                r = oci_run_hooks(&config, OCI_HOOK_PRESTART, &st, -1, err);
         if (r >= 0)
-                r = oci_run_hooks(&config, OCI_HOOK_CREATE_RUNTIME, &st, err);
+                r = oci_run_hooks(&config, OCI_HOOK_CREATE_RUNTIME, &st, -1, err);
         if (r >= 0)
                 r = launch_release(&l, err);
         if (r >= 0)
                 r = wait_ready(&l, &plan, err);
         if (r >= 0)
-                r = oci_run_hooks(&config, OCI_HOOK_CREATE_CONTAINER, &st, err);
+                r = oci_run_hooks(&config, OCI_HOOK_CREATE_CONTAINER, &st, l.pidfd, err);
         if (r >= 0) {
                 st.status = OCI_STATUS_CREATED;
                 r = oci_state_write(c, &st, err);
@@ -296,9 +297,14 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err)
         r = oci_load_bundle_config(st.bundle, &config, err);
         if (r < 0)
                 return r;
-        r = oci_run_hooks(&config, OCI_HOOK_START_CONTAINER, &st, err);
-        if (r < 0)
-                return r;
+        {
+                _cleanup_close_ int pidfd = -1;
+                r = oci_pin_init(&st, &pidfd, err);
+                if (r >= 0)
+                        r = oci_run_hooks(&config, OCI_HOOK_START_CONTAINER, &st, pidfd, err);
+                if (r < 0)
+                        return r;
+        }
         _cleanup_close_ int fd =
                 oci_container_open_fifo(c, OCI_EXEC_FIFO, O_WRONLY | O_NONBLOCK, err);
         if (fd == -ENXIO)
@@ -316,7 +322,7 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err)
                 return r;
         /* runtime.md: a failing poststart hook is a warning, not an error. */
         psrun_error herr = {0};
-        if (oci_run_hooks(&config, OCI_HOOK_POSTSTART, &st, &herr) < 0)
+        if (oci_run_hooks(&config, OCI_HOOK_POSTSTART, &st, -1, &herr) < 0)
                 oci_log(OCI_LOG_WARNING, "%s", herr.msg);
         return 0;
 }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,6 +52,11 @@ struct hook_exec {
         char *const *envp;
         int stdin_fd, stdout_fd, stderr_fd; /* become 0, 1, 2 */
         int status_fd;                      /* gets errno if execve fails */
+        /* In the container's namespaces: path opened (O_PATH) in ours, then
+         * setns(ns_pidfd, ns_flags), then execveat() of that fd. */
+        int path_fd;  /* -1: execve(path) */
+        int ns_pidfd; /* -1: stay in ours */
+        unsigned ns_flags;
 };
 
 struct hook_run {
@@ -182,6 +188,16 @@ static __attribute__((noreturn)) void hook_child(const struct hook_exec *x)
                 if (dup3(status_fd, 3, O_CLOEXEC) < 0)
                         goto fail;
                 status_fd = 3;
+        }
+        if (x->ns_pidfd >= 0) {
+                /* The program was opened in the runtime's namespaces (where
+                 * the spec resolves its path); the fd stays open across
+                 * execveat, as a script's interpreter needs it. */
+                if (setns(x->ns_pidfd, (int) x->ns_flags) < 0 || dup2(x->path_fd, 4) < 0)
+                        goto fail;
+                close_fds_from(5);
+                syscall(SYS_execveat, 4, "", x->argv, x->envp, AT_EMPTY_PATH);
+                goto fail;
         }
         close_fds_from(4);
         execve(x->path, x->argv, x->envp);
@@ -349,8 +365,11 @@ static int start_hook(struct hook_run *r, const struct hook_exec *x)
 }
 
 static int run_blocked(const char *what, const struct oci_hook *hook, const char *state_json,
-                       size_t len, psrun_error *err)
+                       size_t len, int ns_pidfd, unsigned ns_flags, psrun_error *err)
 {
+        _cleanup_close_ int path_fd = -1;
+        if (ns_pidfd >= 0 && (path_fd = open(hook->path, O_PATH | O_CLOEXEC)) < 0)
+                return psrun_error_errno(err, errno, "%s: exec", what);
         _cleanup_(hook_run_done) struct hook_run r = HOOK_RUN_INIT;
         char *default_argv[] = {hook->path, NULL};
         char *empty_env[] = {NULL};
@@ -391,6 +410,9 @@ static int run_blocked(const char *what, const struct oci_hook *hook, const char
                 .stdout_fd = r.child_fds[1],
                 .stderr_fd = r.child_fds[2],
                 .status_fd = r.child_fds[3],
+                .path_fd = path_fd,
+                .ns_pidfd = ns_pidfd,
+                .ns_flags = ns_flags,
         };
         e = start_hook(&r, &x);
         if (e < 0)
@@ -442,8 +464,9 @@ static int run_blocked(const char *what, const struct oci_hook *hook, const char
                                line);
 }
 
-int oci_hook_run(enum oci_hook_kind kind, size_t index, const struct oci_hook *hook,
-                 const char *state_json, size_t len, psrun_error *err)
+static int hook_run(enum oci_hook_kind kind, size_t index, const struct oci_hook *hook,
+                    const char *state_json, size_t len, int ns_pidfd, unsigned ns_flags,
+                    psrun_error *err)
 {
         const char *kind_name = oci_hook_kind_to_string(kind);
         char what[PSRUN_ERROR_MSG_MAX];
@@ -464,7 +487,7 @@ int oci_hook_run(enum oci_hook_kind kind, size_t index, const struct oci_hook *h
         bool was_pending = sigismember(&pending, SIGPIPE);
         pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
 
-        int r = run_blocked(what, hook, state_json, len, err);
+        int r = run_blocked(what, hook, state_json, len, ns_pidfd, ns_flags, err);
 
         if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
                 const struct timespec zero = {0};
@@ -475,15 +498,29 @@ int oci_hook_run(enum oci_hook_kind kind, size_t index, const struct oci_hook *h
         return r;
 }
 
-int oci_hooks_run(enum oci_hook_kind kind, const struct oci_hook_list *list, const char *state_json,
-                  size_t len, psrun_error *err)
+int oci_hook_run(enum oci_hook_kind kind, size_t index, const struct oci_hook *hook,
+                 const char *state_json, size_t len, psrun_error *err)
+{
+        return hook_run(kind, index, hook, state_json, len, -1, 0, err);
+}
+
+int oci_hooks_run_in(enum oci_hook_kind kind, const struct oci_hook_list *list,
+                     const char *state_json, size_t len, int ns_pidfd, unsigned ns_flags,
+                     psrun_error *err)
 {
         if (!list)
                 return 0;
         for (size_t i = 0; i < list->n; i++) {
-                int r = oci_hook_run(kind, i, &list->hooks[i], state_json, len, err);
+                int r = hook_run(kind, i, &list->hooks[i], state_json, len, ns_pidfd, ns_flags,
+                                 err);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+int oci_hooks_run(enum oci_hook_kind kind, const struct oci_hook_list *list, const char *state_json,
+                  size_t len, psrun_error *err)
+{
+        return oci_hooks_run_in(kind, list, state_json, len, -1, 0, err);
 }

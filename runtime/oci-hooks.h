@@ -50,3 +50,11 @@ int oci_hook_run(enum oci_hook_kind kind, size_t index, const struct oci_hook *h
  * error it returns. A NULL or empty list is 0. */
 int oci_hooks_run(enum oci_hook_kind kind, const struct oci_hook_list *list, const char *state_json,
                   size_t len, psrun_error *err);
+
+/* The same, each hook in the namespaces of the process behind ns_pidfd
+ * (setns flags ns_flags: the container's, for createContainer and
+ * startContainer hooks); the hook's path is resolved in ours, as the spec
+ * says, and the program is executed from that fd. ns_pidfd -1: ours. */
+int oci_hooks_run_in(enum oci_hook_kind kind, const struct oci_hook_list *list,
+                     const char *state_json, size_t len, int ns_pidfd, unsigned ns_flags,
+                     psrun_error *err);

@@ -176,7 +176,7 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
         st.status = OCI_STATUS_STOPPED;
         st.pid = 0;
         if (oci_load_bundle_config(st.bundle, &config, &herr) >= 0 &&
-            oci_run_hooks(&config, OCI_HOOK_POSTSTOP, &st, &herr) >= 0)
+            oci_run_hooks(&config, OCI_HOOK_POSTSTOP, &st, -1, &herr) >= 0)
                 return 0;
         if (config.hooks.lists[OCI_HOOK_POSTSTOP].n)
                 oci_log(OCI_LOG_WARNING, "%s", herr.msg);

@@ -344,7 +344,7 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
 
 /* Which of pid's namespaces differ from ours: those are the ones to enter
  * (entering one's own user namespace is an error). */
-static uint64_t namespaces_to_join(pid_t pid)
+uint64_t oci_namespaces_to_join(pid_t pid)
 {
         static const struct {
                 const char *name;
@@ -376,7 +376,7 @@ int plan_for_exec(const struct oci_config *c, const struct oci_process *proc, pi
         p->root = PLAN_ROOT_JOINED;
         p->pdeathsig = !o->detached;
         p->preserve_fds = o->preserve_fds;
-        p->join_flags = namespaces_to_join(pid);
+        p->join_flags = oci_namespaces_to_join(pid);
         p->join_pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
         if (p->join_pidfd < 0)
                 return psrun_error_errno(err, errno, "exec: pidfd");

@@ -34,6 +34,10 @@ int plan_for_exec(const struct oci_config *config, const struct oci_process *pro
                   int pidfd, const struct oci_plan_options *opts, struct plan *plan,
                   psrun_error *err);
 
+/* The CLONE_NEW* flags of pid's namespaces that are not ours (pid
+ * namespaces aside): what setns() takes to enter them. */
+uint64_t oci_namespaces_to_join(pid_t pid);
+
 /* The mount steps for the container's root (runtime/oci-rootfs.c). */
 int oci_rootfs_plan(const struct oci_config *config, const char *bundle, bool new_userns,
                     struct rootfs_plan *plan, psrun_error *err);

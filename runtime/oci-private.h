@@ -18,5 +18,7 @@ int oci_pin_init(const struct oci_state *st, int *ret_pidfd, psrun_error *err);
 
 int oci_load_bundle_config(const char *bundle, struct oci_config *config, psrun_error *err);
 int oci_state_json(const struct oci_state *st, char **ret, size_t *len);
+/* ns_pidfd: run them in the namespaces of that process (createContainer,
+ * startContainer); -1: in ours. */
 int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
-                  const struct oci_state *st, psrun_error *err);
+                  const struct oci_state *st, int ns_pidfd, psrun_error *err);

@@ -26,6 +26,7 @@ landlock     kernel       landlock/*
 apparmor     kernel       apparmor/*
 integration  integration  *
 escape       escape       *
+oci          oci          *
 "}
 # Groups also run on this host for the matrix's first column (0: VM only).
 VM_HOST_COLUMN=${VM_HOST_COLUMN:-1}

@@ -19,9 +19,10 @@
 struct bundle B;
 
 static const char *const applets[] = {
-        "sh",     "echo", "cat",  "sleep", "id",   "ls",       "ps",    "true", "false", "mkdir",
-        "touch",  "kill", "grep", "head",  "tail", "wc",       "tty",   "env",  "pwd",   "hostname",
-        "ulimit", "dd",   "rm",   "stat",  "test", "readlink", "mount", "seq",  "nproc", "uname",
+        "sh",    "echo",     "cat",   "sleep",    "id",     "ls",    "ps",   "true",
+        "false", "mkdir",    "touch", "kill",     "grep",   "head",  "tail", "wc",
+        "tty",   "env",      "pwd",   "hostname", "ulimit", "dd",    "rm",   "stat",
+        "test",  "readlink", "mount", "seq",      "nproc",  "uname", "tr",
 };
 
 static void write_file(const char *path, const char *text)
@@ -68,7 +69,8 @@ void bundle_setup(void)
         snprintf(path, sizeof(path), "%s/rootfs/tmp", B.dir);
         chmod(path, 01777);
         snprintf(path, sizeof(path), "%s/rootfs/bin/busybox", B.dir);
-        copy_file("/bin/busybox", path, 0755);
+        copy_file(access("/bin/busybox", X_OK) == 0 ? "/bin/busybox" : "/usr/bin/busybox", path,
+                  0755);
         for (size_t i = 0; i < sizeof(applets) / sizeof(applets[0]); i++) {
                 snprintf(path, sizeof(path), "%s/rootfs/bin/%s", B.dir, applets[i]);
                 cr_assert_eq(symlink("busybox", path), 0);

@@ -134,35 +134,48 @@ Test(oci_commands, features_and_spec)
 
 Test(oci_commands, hooks_in_order_with_state_on_stdin)
 {
+        /* Every hook appends "<kind> <hostname> <state>" to one file: the
+         * runtime's hooks by its host path, createContainer and
+         * startContainer (run in the container's namespaces) by the
+         * container's. The bundle's static busybox runs them all. */
         struct out o;
-        char log[400], hooks[4096];
-        snprintf(log, sizeof(log), "%s/hooks.log", B.dir);
-        static const char *const kinds[] = {"prestart",       "createRuntime", "createContainer",
-                                            "startContainer", "poststart",     "poststop"};
+        char log[400], busybox[400], hooks[8192];
+        snprintf(log, sizeof(log), "%s/rootfs/tmp/hooks.log", B.dir);
+        snprintf(busybox, sizeof(busybox), "%s/rootfs/bin/busybox", B.dir);
+        static const struct {
+                const char *kind;
+                bool in_container;
+        } kinds[] = {{"prestart", false},      {"createRuntime", false}, {"createContainer", true},
+                     {"startContainer", true}, {"poststart", false},     {"poststop", false}};
         size_t off = 0;
         for (size_t i = 0; i < 6; i++)
                 off += (size_t) snprintf(
                         hooks + off, sizeof(hooks) - off,
-                        "%s\"%s\":[{\"path\":\"/bin/sh\",\"args\":[\"sh\",\"-c\",\"echo %s "
-                        "$(cat | tr -d ' \\\\n') >> %s\"]}]",
-                        i ? "," : "", kinds[i], kinds[i], log);
+                        "%s\"%s\":[{\"path\":\"%s\",\"args\":[\"sh\",\"-c\",\"echo %s "
+                        "$(hostname) $(cat | tr -d ' \\\\n') >> %s\"]}]",
+                        i ? "," : "", kinds[i].kind, busybox, kinds[i].kind,
+                        kinds[i].in_container ? "/tmp/hooks.log" : log);
         bundle_config("c1", &(struct cfg){.hooks = hooks});
         cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
         cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);
         cr_assert_eq(psrun(&o, NULL, "delete", "--force", "c1", NULL), 0, "%s", o.err);
         char text[16384];
-        cr_assert(read_text(log, text, sizeof(text)));
+        cr_assert(read_text(log, text, sizeof(text)), "no hook wrote %s", log);
         const char *at = text;
         for (size_t i = 0; i < 6; i++) {
                 char word[64];
-                snprintf(word, sizeof(word), "%s {", kinds[i]);
+                snprintf(word, sizeof(word), "%s %s {", kinds[i].kind,
+                         kinds[i].in_container ? "oci-test" : "");
                 const char *found = strstr(at, word);
-                cr_expect_not_null(found, "%s missing or out of order:\n%s", kinds[i], text);
+                if (!kinds[i].in_container)
+                        found = strstr(at, kinds[i].kind);
+                cr_expect_not_null(found, "%s missing, out of order or in the wrong namespace:\n%s",
+                                   kinds[i].kind, text);
                 if (found)
                         at = found;
         }
-        cr_expect(contains(text, "prestart {\"ociVersion\":\"1.2.0\",\"id\":\"c1\",\"pid\":"), "%s",
-                  text);
+        cr_expect(contains(text, "prestart"), "%s", text);
+        cr_expect(contains(text, "{\"ociVersion\":\"1.2.0\",\"id\":\"c1\",\"pid\":"), "%s", text);
         cr_expect(contains(text, "\"status\":\"creating\""), "%s", text);
         cr_expect(contains(text, "\"status\":\"stopped\""), "%s", text);
 
