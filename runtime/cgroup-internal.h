@@ -198,7 +198,10 @@ struct cg_res_file {
         size_t group;      /* offsetof(struct oci_resources, memory) */
         size_t member;     /* offsetof(struct oci_memory, swappiness) */
         enum cg_res_kind kind;
-        bool zero_is_max;  /* CG_RES_I64_MAX: 0 means "no limit" too (pids) */
+        /* 0 is a value to write (swappiness, idle). Elsewhere 0 means "not
+         * given", as in runc: Docker sends "shares":0, "quota":0,
+         * "pids":{"limit":0} for what it leaves alone. */
+        bool zero_is_value;
         enum cg_slot slot; /* v1: the hierarchy; v2: the controller's slot */
         const char *file;
         /* Refused with EINVAL: try again after the rest of the table. Values

@@ -71,10 +71,9 @@ static bool format_row(const struct cg_res_file *row, const void *group, char *b
         case CG_RES_I64:
         case CG_RES_I64_MAX: {
                 const struct oci_opt_i64 *v = (const void *) at;
-                if (!v->set)
+                if (!v->set || (v->value == 0 && !row->zero_is_value))
                         return false;
-                bool max = row->kind == CG_RES_I64_MAX &&
-                           (v->value < 0 || (v->value == 0 && row->zero_is_max));
+                bool max = row->kind == CG_RES_I64_MAX && v->value < 0;
                 if (max)
                         *value = "max";
                 else
@@ -84,7 +83,7 @@ static bool format_row(const struct cg_res_file *row, const void *group, char *b
         case CG_RES_U64:
         case CG_RES_SHARES: {
                 const struct oci_opt_u64 *v = (const void *) at;
-                if (!v->set)
+                if (!v->set || (v->value == 0 && !row->zero_is_value))
                         return false;
                 uint64_t x = row->kind == CG_RES_SHARES ? cgroup_cpu_shares_to_weight(v->value)
                                                         : v->value;

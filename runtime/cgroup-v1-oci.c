@@ -33,7 +33,7 @@ static const struct cg_res_file v1_files[] = {
         ROW(memory, struct oci_memory, "reservation", reservation, CG_RES_I64, CG_SLOT_MEMORY,
             "memory.soft_limit_in_bytes"),
         ROW(memory, struct oci_memory, "swappiness", swappiness, CG_RES_U64, CG_SLOT_MEMORY,
-            "memory.swappiness"),
+            "memory.swappiness", .zero_is_value = true),
         ROW(memory, struct oci_memory, "disableOOMKiller", disable_oom_killer, CG_RES_BOOL,
             CG_SLOT_MEMORY, "memory.oom_control"),
         ROW(memory, struct oci_memory, "kernelTCP", kernel_tcp, CG_RES_I64, CG_SLOT_MEMORY,
@@ -49,9 +49,9 @@ static const struct cg_res_file v1_files[] = {
             "cpu.rt_period_us", .reorder = true),
         ROW(cpu, struct oci_cpu, "realtimeRuntime", realtime_runtime, CG_RES_I64, CG_SLOT_CPU,
             "cpu.rt_runtime_us", .reorder = true),
-        ROW(cpu, struct oci_cpu, "idle", idle, CG_RES_I64, CG_SLOT_CPU, "cpu.idle"),
-        ROW(pids, struct oci_pids, "limit", limit, CG_RES_I64_MAX, CG_SLOT_PIDS, "pids.max",
-            .zero_is_max = true),
+        ROW(cpu, struct oci_cpu, "idle", idle, CG_RES_I64, CG_SLOT_CPU, "cpu.idle",
+            .zero_is_value = true),
+        ROW(pids, struct oci_pids, "limit", limit, CG_RES_I64_MAX, CG_SLOT_PIDS, "pids.max"),
 };
 
 static int write_i64(const char *field, const char *dir, const char *file, int64_t v,
@@ -152,13 +152,13 @@ static int v1_block_io(struct cgroup *cg, const struct oci_block_io *b, psrun_er
         int r = cg_res_dir(cg, CG_SLOT_BLKIO, F "blockIO", &dir, err);
         if (r < 0)
                 return r;
-        if (b->weight.set) {
+        if (b->weight.set && b->weight.value) { /* 0: not given (Docker sends it) */
                 snprintf(value, sizeof(value), "%" PRIu64, b->weight.value);
                 r = cg_res_write(F "blockIO.weight", dir, weight_file(dir, false), value, err);
                 if (r < 0)
                         return r;
         }
-        if (b->leaf_weight.set) {
+        if (b->leaf_weight.set && b->leaf_weight.value) {
                 snprintf(value, sizeof(value), "%" PRIu64, b->leaf_weight.value);
                 r = cg_res_write(F "blockIO.leafWeight", dir, "blkio.leaf_weight", value, err);
                 if (r < 0)

@@ -34,9 +34,9 @@ static const struct cg_res_file v2_files[] = {
         ROW(memory, struct oci_memory, "reservation", reservation, CG_RES_I64_MAX, CG_SLOT_MEMORY,
             "memory.low"),
         ROW(cpu, struct oci_cpu, "shares", shares, CG_RES_SHARES, CG_SLOT_CPU, "cpu.weight"),
-        ROW(cpu, struct oci_cpu, "idle", idle, CG_RES_I64, CG_SLOT_CPU, "cpu.idle"),
-        ROW(pids, struct oci_pids, "limit", limit, CG_RES_I64_MAX, CG_SLOT_PIDS, "pids.max",
-            .zero_is_max = true),
+        ROW(cpu, struct oci_cpu, "idle", idle, CG_RES_I64, CG_SLOT_CPU, "cpu.idle",
+            .zero_is_value = true),
+        ROW(pids, struct oci_pids, "limit", limit, CG_RES_I64_MAX, CG_SLOT_PIDS, "pids.max"),
 };
 
 /* The cgroup2 name of the controller a slot stands for. */

@@ -13,6 +13,7 @@
 #include "policy/policy.h"
 #include "runtime/cgroup.h"
 #include "runtime/cli.h"
+#include "runtime/oci-state.h"
 #include "runtime/run.h"
 
 #ifndef PSRUN_VERSION
@@ -231,7 +232,9 @@ static int cmd_gc(int argc, char **argv)
 
 static int cmd_version(int argc, char **argv)
 {
-        printf("psrun %s (cgroup driver: %s)\n", PSRUN_VERSION, cgroup_driver_name());
+        /* runc's shape: Docker and containerd read the first line. */
+        printf("psrun version %s\nspec: %s\ncgroup driver: %s\n", PSRUN_VERSION,
+               OCI_STATE_SPEC_VERSION, cgroup_driver_name());
         return 0;
 }
 

@@ -147,6 +147,12 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
         _cleanup_(oci_container_closep) struct oci_container *c = NULL;
         _cleanup_(oci_state_free) struct oci_state st = {0};
         int r = oci_open_locked(root, id, OCI_LOCK_EXCLUSIVE, &c, &st, err);
+        /* --force on what is gone already is done (the shim's cleanup
+         * deletes twice), as runc does. */
+        if (r == -ENOENT && force) {
+                psrun_error_clear(err);
+                return 0;
+        }
         if (r < 0)
                 return r;
         bool live = st.status == OCI_STATUS_RUNNING || st.status == OCI_STATUS_PAUSED;

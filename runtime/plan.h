@@ -96,7 +96,7 @@ struct plan {
         struct landlock_plan landlock; /* ruleset_fd -1: none */
         bool no_new_privs;
         struct seccomp_program seccomp; /* len 0: none */
-        bool seccomp_early; /* load before dropping capabilities (no no_new_privs) */
+        bool seccomp_early;             /* load before dropping capabilities (no no_new_privs) */
 };
 
 /* A plan with nothing in it and every fd -1. */

@@ -214,6 +214,28 @@ Test(oci_config, cgroup_resources)
                   "no fork was refused (exit %d): %s / %s", r, o.out, o.err);
 }
 
+Test(oci_config, zero_resources_mean_not_given)
+{
+        /* What Docker writes for limits it leaves alone. */
+        struct out o;
+        bundle_config("c1", &(struct cfg){.linux_extra = ",\"resources\":{\"cpu\":{\"shares\":0,"
+                                                         "\"quota\":0,\"period\":0},"
+                                                         "\"blockIO\":{\"weight\":0},"
+                                                         "\"pids\":{\"limit\":0},"
+                                                         "\"memory\":{\"limit\":0}}"});
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        char dir[1024], path[1200], text[64];
+        if (!oci_cgroup_dir("c1", "cpu", dir, sizeof(dir)))
+                cr_skip_test("no v1 cpu hierarchy on this host");
+        snprintf(path, sizeof(path), "%s/cpu.shares", dir);
+        cr_assert(read_text(path, text, sizeof(text)));
+        cr_expect_str_eq(text, "1024", "shares 0 was written");
+        cr_assert(oci_cgroup_dir("c1", "pids", dir, sizeof(dir)));
+        snprintf(path, sizeof(path), "%s/pids.max", dir);
+        cr_assert(read_text(path, text, sizeof(text)));
+        cr_expect_str_eq(text, "max");
+}
+
 Test(oci_config, join_namespaces_by_path)
 {
         /* A process of ours in new uts and net namespaces, with a hostname. */
