@@ -171,18 +171,21 @@ static int v2_cpu(struct cgroup *cg, const struct oci_cpu *c, psrun_error *err)
                 return psrun_error_set(
                         err, EOPNOTSUPP, F "cpu.%s: cgroup v2 has no real-time CPU limits",
                         c->realtime_runtime.set ? "realtimeRuntime" : "realtimePeriod");
-        if (!c->quota.set && !c->period.set && !c->burst.set)
+        /* 0 is "not given", as in runc (Docker sends both as 0). */
+        bool quota = c->quota.set && c->quota.value != 0;
+        bool period = c->period.set && c->period.value != 0;
+        if (!quota && !period && !c->burst.set)
                 return 0;
-        const char *field = c->quota.set ? F "cpu.quota" : F "cpu.period";
+        const char *field = quota ? F "cpu.quota" : F "cpu.period";
         r = v2_dir_of(cg, CG_SLOT_CPU, field, &dir, err);
         if (r < 0)
                 return r;
-        bool max = c->quota.set || c->period.set;
-        if (c->quota.set && c->quota.value > 0)
+        bool max = quota || period;
+        if (quota && c->quota.value > 0)
                 snprintf(cur, sizeof(cur), "%" PRId64, c->quota.value);
-        else if (!c->quota.set && cg_read(dir, "cpu.max", cur, sizeof(cur)) >= 0)
+        else if (!quota && cg_read(dir, "cpu.max", cur, sizeof(cur)) >= 0)
                 cur[strcspn(cur, " \n")] = '\0';
-        if (c->period.set)
+        if (period)
                 snprintf(value, sizeof(value), "%s %" PRIu64, cur, c->period.value);
         else
                 snprintf(value, sizeof(value), "%s", cur);

@@ -50,6 +50,10 @@ static void parsed_free(struct parsed *p)
 static int oci_fail(const psrun_error *err)
 {
         oci_log(OCI_LOG_ERROR, "%s", err->msg);
+        /* As runc: a fatal error reaches stderr too when the log is a file
+         * (a human at a terminal; the shim reads the log). */
+        if (cli_globals.log)
+                fprintf(stderr, "psrun: %s\n", err->msg);
         return EXIT_OCI;
 }
 

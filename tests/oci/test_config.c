@@ -123,7 +123,7 @@ Test(oci_config, rlimits_and_a_hard_limit_above_ours)
         snprintf(extra, sizeof(extra),
                  ",\"rlimits\":[{\"type\":\"RLIMIT_NOFILE\",\"soft\":1024,\"hard\":%llu}]",
                  (unsigned long long) cur.rlim_max * 2);
-        r = run_config("c2", &(struct cfg){.process_extra = extra}, &o);
+        r = run_config("c2", &(struct cfg){.args = "[\"true\"]", .process_extra = extra}, &o);
         /* With CAP_SYS_RESOURCE (not on the CI hosts) raising is allowed. */
         if (r == 0)
                 cr_skip_test("this host's root may raise hard limits (CAP_SYS_RESOURCE)");
@@ -134,7 +134,8 @@ Test(oci_config, rlimits_and_a_hard_limit_above_ours)
 Test(oci_config, capabilities_the_host_lacks_are_an_error)
 {
         struct out o;
-        int r = run_config("c1", &(struct cfg){.caps = "[\"CAP_SYS_RESOURCE\"]"}, &o);
+        int r = run_config(
+                "c1", &(struct cfg){.args = "[\"true\"]", .caps = "[\"CAP_SYS_RESOURCE\"]"}, &o);
         if (r == 0)
                 cr_skip_test("this host's bounding set has CAP_SYS_RESOURCE");
         cr_expect(contains(o.err, "CAP_SYS_RESOURCE") && contains(o.err, "bounding set"), "%s",
@@ -225,12 +226,17 @@ Test(oci_config, zero_resources_mean_not_given)
                                                          "\"memory\":{\"limit\":0}}"});
         cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
         char dir[1024], path[1200], text[64];
-        if (!oci_cgroup_dir("c1", "cpu", dir, sizeof(dir)))
-                cr_skip_test("no v1 cpu hierarchy on this host");
-        snprintf(path, sizeof(path), "%s/cpu.shares", dir);
-        cr_assert(read_text(path, text, sizeof(text)));
-        cr_expect_str_eq(text, "1024", "shares 0 was written");
-        cr_assert(oci_cgroup_dir("c1", "pids", dir, sizeof(dir)));
+        if (oci_cgroup_dir("c1", "cpu", dir, sizeof(dir))) {
+                snprintf(path, sizeof(path), "%s/cpu.shares", dir);
+                cr_assert(read_text(path, text, sizeof(text)));
+                cr_expect_str_eq(text, "1024", "shares 0 was written");
+                cr_assert(oci_cgroup_dir("c1", "pids", dir, sizeof(dir)));
+        } else {
+                cr_assert(oci_cgroup_dir("c1", "unified", dir, sizeof(dir)));
+                snprintf(path, sizeof(path), "%s/cpu.max", dir);
+                cr_assert(read_text(path, text, sizeof(text)));
+                cr_expect_str_eq(text, "max 100000", "quota/period 0 were written");
+        }
         snprintf(path, sizeof(path), "%s/pids.max", dir);
         cr_assert(read_text(path, text, sizeof(text)));
         cr_expect_str_eq(text, "max");
@@ -276,4 +282,30 @@ Test(oci_config, join_namespaces_by_path)
         cr_assert_eq(r, 0, "%s", o.err);
         cr_expect(contains(o.out, "joined-uts"), "%s", o.out);
         cr_expect(contains(o.out, inside), "not in %s: %s", inside, o.out);
+}
+
+Test(oci_config, apparmor_profile_applied_or_refused)
+{
+        struct out o;
+        bool apparmor = access("/sys/kernel/security/apparmor/profiles", R_OK) == 0;
+        if (apparmor) {
+                /* psrun run loads psrun-default; OCI mode only names it. */
+                struct test_run tr;
+                test_run_psrun(&tr, (const char *const[]){"run", "--", "true", NULL});
+                cr_assert_eq(tr.status, 0, "%s", tr.err);
+                test_run_free(&tr);
+        }
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"cat\",\"/proc/self/attr/current\"]",
+                                         .process_extra = ",\"apparmorProfile\":"
+                                                          "\"psrun-default\""},
+                           &o);
+        if (apparmor) {
+                cr_assert_eq(r, 0, "%s", o.err);
+                cr_expect(contains(o.out, "psrun-default"), "%s", o.out);
+        } else {
+                /* Asked for by name, the layer fails closed. */
+                cr_expect_neq(r, 0);
+                cr_expect(contains(o.err, "process.apparmorProfile"), "%s", o.err);
+        }
 }
