@@ -186,7 +186,7 @@ int cg_collect_pids(const char *dir, pid_t **pids, size_t *n);
  * "value into a file" settings of both drivers. ---- */
 enum cg_res_kind {
         CG_RES_I64,     /* struct oci_opt_i64, written as is ("-1" too) */
-        CG_RES_I64_MAX, /* struct oci_opt_i64, -1 (or 0 when zero_is_max) as "max" */
+        CG_RES_I64_MAX, /* struct oci_opt_i64, -1 as "max" */
         CG_RES_U64,     /* struct oci_opt_u64 */
         CG_RES_BOOL,    /* struct oci_opt_bool as 1/0 */
         CG_RES_STR,     /* char *, NULL: not set */

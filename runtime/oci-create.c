@@ -218,8 +218,14 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         /* From here on, a failure removes what was made. */
         if (!o->no_cgroups) {
                 const struct oci_linux *lx = config.linux_;
-                r = cgroup_create_at(lx ? lx->cgroups_path : NULL, o->id, lx ? lx->resources : NULL,
-                                     &cg, err);
+                const struct oci_resources *given = lx ? lx->resources : NULL;
+                struct oci_resources res;
+                _cleanup_free_ struct oci_device_rule *rules = NULL;
+                if (oci_resources_with_default_devices(given, &res, &rules) < 0)
+                        r = psrun_error_errno(err, ENOMEM, "linux.resources");
+                else
+                        r = cgroup_create_at(lx ? lx->cgroups_path : NULL, o->id,
+                                             given ? &res : NULL, &cg, err);
         }
         char **paths = NULL;
         if (r >= 0 && cg && (r = cgroup_paths(cg, &paths, err)) >= 0) {

@@ -385,3 +385,40 @@ int plan_for_exec(const struct oci_config *c, const struct oci_process *proc, pi
                 plan_free(p);
         return r;
 }
+
+/* The devices a runtime supplies (config-linux.md "Default Devices"), and
+ * the pty devices a terminal needs, allowed after the config's own rules as
+ * runc does: engines such as Docker list only what they add to those. */
+static const struct oci_device_rule default_device_rules[] = {
+        {.allow = true, .type = 'c', .major = {true, -1}, .minor = {true, -1}, .access = "m"},
+        {.allow = true, .type = 'b', .major = {true, -1}, .minor = {true, -1}, .access = "m"},
+        {.allow = true, .type = 'c', .major = {true, 1}, .minor = {true, 3}, .access = "rwm"},
+        {.allow = true, .type = 'c', .major = {true, 1}, .minor = {true, 5}, .access = "rwm"},
+        {.allow = true, .type = 'c', .major = {true, 1}, .minor = {true, 7}, .access = "rwm"},
+        {.allow = true, .type = 'c', .major = {true, 1}, .minor = {true, 8}, .access = "rwm"},
+        {.allow = true, .type = 'c', .major = {true, 1}, .minor = {true, 9}, .access = "rwm"},
+        {.allow = true, .type = 'c', .major = {true, 5}, .minor = {true, 0}, .access = "rwm"},
+        {.allow = true, .type = 'c', .major = {true, 5}, .minor = {true, 2}, .access = "rwm"},
+        {.allow = true, .type = 'c', .major = {true, 136}, .minor = {true, -1}, .access = "rwm"},
+};
+
+int oci_resources_with_default_devices(const struct oci_resources *res, struct oci_resources *out,
+                                       struct oci_device_rule **owned)
+{
+        *owned = NULL;
+        if (!res)
+                return 0;
+        *out = *res;
+        if (res->n_devices == 0)
+                return 0; /* no device policy at all: nothing to complete */
+        size_t n = res->n_devices + ARRAY_SIZE(default_device_rules);
+        struct oci_device_rule *rules = calloc(n, sizeof(*rules));
+        if (!rules)
+                return -ENOMEM;
+        memcpy(rules, res->devices, res->n_devices * sizeof(*rules));
+        memcpy(rules + res->n_devices, default_device_rules, sizeof(default_device_rules));
+        out->devices = rules;
+        out->n_devices = n;
+        *owned = rules;
+        return 0;
+}

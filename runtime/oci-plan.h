@@ -34,6 +34,12 @@ int plan_for_exec(const struct oci_config *config, const struct oci_process *pro
                   int pidfd, const struct oci_plan_options *opts, struct plan *plan,
                   psrun_error *err);
 
+/* res with runc's default device rules after its own (the default devices
+ * and ptys), when it has device rules at all; *owned is the new rule array
+ * to free (NULL when none). res NULL: nothing. */
+int oci_resources_with_default_devices(const struct oci_resources *res, struct oci_resources *out,
+                                       struct oci_device_rule **owned);
+
 /* The CLONE_NEW* flags of pid's namespaces that are not ours (pid
  * namespaces aside): what setns() takes to enter them. */
 uint64_t oci_namespaces_to_join(pid_t pid);

@@ -198,9 +198,16 @@ Test(oci_commands, console_socket_gets_the_pty)
         cr_assert_eq(bind(lfd, (struct sockaddr *) &addr, sizeof(addr)), 0, "%s", strerror(errno));
         cr_assert_eq(listen(lfd, 1), 0);
         struct out o;
+        /* Device rules as Docker writes them: deny all, allow a few. The pty
+         * devices are among those a runtime allows after the config's. */
         bundle_config("c1", &(struct cfg){.terminal = true,
                                           .args = "[\"sh\",\"-c\",\"tty; test -t 0 && echo "
-                                                  "is-a-tty; sleep 1000\"]"});
+                                                  "is-a-tty; sleep 1000\"]",
+                                          .linux_extra = ",\"resources\":{\"devices\":["
+                                                         "{\"allow\":false,\"access\":\"rwm\"},"
+                                                         "{\"allow\":true,\"type\":\"c\","
+                                                         "\"major\":1,\"minor\":3,"
+                                                         "\"access\":\"rwm\"}]}"});
         cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0);
         cr_expect(contains(o.err, "console-socket"), "%s", o.err);
         cr_assert_eq(
