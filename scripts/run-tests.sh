@@ -68,6 +68,33 @@ for tier in $TIERS; do
 	fi
 done
 
+# The OCI runtime under a real dockerd and containerd that the harness starts
+# itself (tests/clients, docs/integration.md).
+if [ -x "$BUILD/psrun" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== clients: SKIPPED (needs root: starts dockerd and containerd)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== clients: docker and containerd with psrun as their runtime"
+		start=$(date +%s)
+		tests/clients/run.sh "$BUILD" </dev/null | tee "$log"
+		clients_status=${PIPESTATUS[0]}
+		line=$(grep -E '^clients: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r cp cf cs <<<"$(sed -E 's/clients: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+			total_pass=$((total_pass + cp))
+			total_fail=$((total_fail + cf))
+			total_skip=$((total_skip + cs))
+		else
+			total_fail=$((total_fail + 1))
+		fi
+		echo "== clients: ${line:-no summary} ($(($(date +%s) - start)) s)"
+		if [ "$clients_status" -ne 0 ] || [ -z "$line" ]; then
+			failed_tiers="$failed_tiers clients"
+		fi
+	fi
+fi
+
 if [ "$WITH_VM" = "--vm" ]; then
 	echo "== vm: the kernel matrix (scripts/vm-check.sh, docs/testing.md)"
 	scripts/vm-check.sh "$BUILD" | tee "$log"

@@ -22,7 +22,7 @@ static const char *const applets[] = {
         "sh",    "echo",     "cat",   "sleep",    "id",     "ls",    "ps",   "true",
         "false", "mkdir",    "touch", "kill",     "grep",   "head",  "tail", "wc",
         "tty",   "env",      "pwd",   "hostname", "ulimit", "dd",    "rm",   "stat",
-        "test",  "readlink", "mount", "seq",      "nproc",  "uname", "tr",
+        "test",  "readlink", "mount", "seq",      "nproc",  "uname", "tr",   "cut",
 };
 
 static void write_file(const char *path, const char *text)

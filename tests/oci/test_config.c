@@ -309,3 +309,33 @@ Test(oci_config, apparmor_profile_applied_or_refused)
                 cr_expect(contains(o.err, "process.apparmorProfile"), "%s", o.err);
         }
 }
+
+Test(oci_config, domainname_personality_time_offsets)
+{
+        struct out o;
+        char cfgpath[600];
+        bundle_config("c1",
+                      &(struct cfg){.args = "[\"sh\",\"-c\",\"cat /proc/sys/kernel/domainname; "
+                                            "uname -m; cut -d. -f1 /proc/uptime\"]",
+                                    .namespaces = "[{\"type\":\"pid\"},{\"type\":\"network\"},"
+                                                  "{\"type\":\"ipc\"},{\"type\":\"uts\"},"
+                                                  "{\"type\":\"mount\"},{\"type\":\"time\"}]",
+                                    .linux_extra = ",\"personality\":{\"domain\":\"LINUX32\"},"
+                                                   "\"timeOffsets\":{\"boottime\":{\"secs\":"
+                                                   "86400000,\"nanosecs\":0}}"});
+        /* domainname is a top-level field: add it next to the hostname. */
+        snprintf(cfgpath, sizeof(cfgpath),
+                 "sed -i 's/\"hostname\":\"oci-test\",/\"hostname\":\"oci-test\","
+                 "\"domainname\":\"psrun.test\",/' %s/config.json",
+                 B.dir);
+        cr_assert_eq(system(cfgpath), 0);
+        int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "psrun.test\n"), "%s", o.out);
+        cr_expect(contains(o.out, "i686") || contains(o.out, "i386"), "personality: %s", o.out);
+        /* /proc/uptime is the boot time clock: 1000 days ahead. */
+        char *last = strrchr(o.out, '\n');
+        while (last && last > o.out && last[-1] != '\n')
+                last--;
+        cr_expect(last && atol(last) >= 86400000L, "uptime not offset: %s", o.out);
+}
