@@ -63,3 +63,18 @@ int read_all(int fd, size_t max, char **ret, size_t *ret_len)
                 *ret_len = len;
         return 0;
 }
+
+int write_all(int fd, const char *p, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, p, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                p += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}

@@ -11,3 +11,7 @@ ssize_t read_into(int fd, char *buf, size_t size);
 /* Read all of fd into a new NUL-terminated buffer. More than max bytes is
  * -EFBIG (checked by reading one byte past it). Returns 0 or -errno. */
 int read_all(int fd, size_t max, char **ret, size_t *ret_len);
+
+/* Writes all of p, retrying after EINTR and short writes. 0 or -errno.
+ * Async-signal-safe (the child uses it). */
+int write_all(int fd, const char *p, size_t len);

@@ -76,5 +76,10 @@ void rootfs_plan_free(struct rootfs_plan *plan);
 /* "mount proc on /proc", "bind /usr on /usr" — for error messages. */
 void mount_step_describe(const struct mount_step *step, char *buf, size_t len);
 
-/* The child applies steps (runtime/child.c): all code after clone3() lives
- * there. */
+/* Applying a step (rootfs/mounts-apply.c), for the child: async-signal-safe.
+ * host_fd: the detached copy (open_tree) of a from_host BIND's source, made
+ * before the pivot, or -1. Returns 0 or -errno. */
+int mount_step_apply(const struct mount_step *step, int host_fd);
+/* An `early` MOUNT before the pivot: the target resolved below root_fd (the
+ * new root) with RESOLVE_IN_ROOT and mounted through its fd. */
+int mount_step_apply_early(const struct mount_step *step, int root_fd);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "common/json.h"
 
 static struct {
@@ -98,19 +99,6 @@ static bool text_needs_quoting(const char *s)
         return false;
 }
 
-static void write_all(int fd, const char *buf, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, buf, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        return; /* nowhere left to report it */
-                buf += n;
-                len -= (size_t) n;
-        }
-}
-
 static void log_line(enum oci_log_level level, const char *msg)
 {
         _cleanup_free_ char *line = NULL;
@@ -136,7 +124,7 @@ static void log_line(enum oci_log_level level, const char *msg)
         }
         if (fclose(f) != 0)
                 return;
-        write_all(log_sink.fd >= 0 ? log_sink.fd : STDERR_FILENO, line, size);
+        (void) write_all(log_sink.fd >= 0 ? log_sink.fd : STDERR_FILENO, line, size);
 }
 
 void oci_log(enum oci_log_level level, const char *fmt, ...)

@@ -515,20 +515,6 @@ void oci_container_unlock(struct oci_container *c)
         c->lock_op = 0;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, buf, len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                buf += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
-
 /* state.json is replaced, never rewritten: readers see the old or the new
  * file whole, and a crash before the rename leaves the old one. */
 static int state_write_at(int dir_fd, const char *id, const struct oci_state *s, psrun_error *err)
