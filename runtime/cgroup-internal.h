@@ -78,6 +78,9 @@ struct cgroup {
 
 /* The mount table and the caller's /proc/self/cgroup, read once per
  * create/gc rather than once per hierarchy. */
+/* Where systemd and most distributions mount the hierarchies. */
+#define CG_FS_ROOT "/sys/fs/cgroup"
+
 struct cg_host {
         char *mountinfo;
         char *self_cgroup;
@@ -127,6 +130,11 @@ const char *cg_slot_name(enum cg_slot slot);
 int cg_slot_from_name(const char *name);
 
 int cg_host_load(struct cg_host *host, psrun_error *err);
+/* A whole small file (procfs), NUL-terminated, malloc'd. */
+int cg_read_whole_file(const char *path, char **ret);
+/* The path of `controller` ("memory", "" for cgroup2) in a /proc/<pid>/cgroup
+ * text, malloc'd; -ENOENT when it has none. */
+int cg_proc_cgroup_lookup(const char *content, const char *controller, char **ret);
 void cg_host_clear(struct cg_host *host);
 /* The caller's own cgroup in the hierarchy holding `controller` (NULL:
  * cgroup2), as /proc/self/cgroup spells it. */
