@@ -31,8 +31,7 @@ struct psrun_clone_args {
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
 
-int launch_clone(const struct plan *plan, struct cgroup *cg, bool clone_parent, struct launch *l,
-                 psrun_error *err)
+int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err)
 {
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
@@ -41,11 +40,9 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, bool clone_parent, 
         int pidfd = -1;
         int cgfd = cg ? cgroup_clone_fd(cg) : -1;
         struct psrun_clone_args args = {
-                .flags = plan->clone_flags | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0) |
-                         (clone_parent ? CLONE_PARENT : 0),
+                .flags = plan->clone_flags | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
                 .pidfd = (uint64_t) (uintptr_t) &pidfd,
-                /* With CLONE_PARENT the kernel uses our own exit signal. */
-                .exit_signal = clone_parent ? 0 : SIGCHLD,
+                .exit_signal = SIGCHLD,
                 .cgroup = cgfd >= 0 ? (uint64_t) cgfd : 0,
         };
         pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));

@@ -34,11 +34,9 @@ struct launch {
                 .pid = 0, .pidfd = -1, .sync_fd = -1                                               \
         }
 
-/* clone_parent: the child becomes a child of our parent (CLONE_PARENT), as
- * an OCI runtime's container init must: the caller (the containerd shim, a
- * subreaper) reaps it, and no psrun process stays between them. */
-int launch_clone(const struct plan *plan, struct cgroup *cg, bool clone_parent, struct launch *l,
-                 psrun_error *err);
+/* The child is ours until we exit; an OCI container's init then belongs to
+ * the nearest subreaper (the containerd shim), as runc's does. */
+int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err);
 int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg, psrun_error *err);
 int launch_release(struct launch *l, psrun_error *err);
 /* Closes the fds; the process is left alone. */

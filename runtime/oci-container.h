@@ -26,8 +26,8 @@ struct oci_create_options {
         const char *console_socket;
         bool no_pivot;
         unsigned preserve_fds;
-        /* The container outlives this process: its init becomes our
-         * parent's child (CLONE_PARENT) and has no parent-death signal. */
+        /* The container outlives this process: no parent-death signal;
+         * its init goes to the nearest subreaper when we exit. */
         bool detached;
         bool no_cgroups;     /* --cgroup-manager disabled */
         bool systemd_cgroup; /* --systemd-cgroup: refused, psrun drives cgroupfs only */

@@ -2,9 +2,9 @@
 /*
  * OCI create, start and exec: the operations that start processes.
  *
- * create leaves no psrun process behind: init is cloned with CLONE_PARENT,
- * so it is a child of whoever called `psrun create` (the containerd shim, a
- * subreaper, reaps it), sets itself up completely (namespaces, root, mounts,
+ * create leaves no psrun process behind: init is our child until we exit,
+ * then the nearest subreaper's (the containerd shim reaps it, as with runc,
+ * whatever wrapper scripts are in between); it sets itself up completely (namespaces, root, mounts,
  * identity, capabilities) and then blocks reading the exec FIFO, which it
  * holds open for reading and writing. start opens the FIFO for writing
  * without blocking (ENXIO: init is gone), writes one byte, and init execs.
@@ -245,7 +245,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         if (r >= 0)
                 r = enter_pid_namespace(&plan, err);
         if (r >= 0)
-                r = launch_clone(&plan, cg, o->detached, &l, err);
+                r = launch_clone(&plan, cg, &l, err);
         if (r >= 0)
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
@@ -512,7 +512,7 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
                 r = psrun_error_errno(err, errno, "exec: enter the pid namespace");
         oci_container_close(TAKE_PTR(c)); /* no lock fd in the process */
         if (r >= 0)
-                r = launch_clone(&plan, cg, o->detach, &l, err);
+                r = launch_clone(&plan, cg, &l, err);
         if (r >= 0)
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)

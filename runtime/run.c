@@ -245,7 +245,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
 
         struct launch l = LAUNCH_INIT;
         uint64_t t0 = now_ms();
-        r = launch_clone(&plan, cg, false, &l, err);
+        r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
                 goto out;
         /* The child builds its root while we put it in its cgroups, and

@@ -11,6 +11,7 @@ libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev libmnl-dev libyaml-dev
 libcriterion-dev
 busybox-static python3 iproute2 procps util-linux
 qemu-system-x86
+docker.io containerd
 "
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".
 PACKAGES="$PACKAGES ${PSRUN_EXTRA_PACKAGES:-}"
@@ -33,6 +34,32 @@ fi
 
 echo "psrun: installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+
+# Maintainer scripts start the services they install (docker.io's postinst
+# runs `invoke-rc.d docker start`) unless policy-rc.d answers 101. The tests
+# start their own daemons (tests/clients/run.sh): nothing may be left
+# running. So a policy-rc.d that denies everything stands in for the time of
+# the install, and whatever was there before (or nothing) is put back.
+policy=/usr/sbin/policy-rc.d
+saved=
+restore_policy() {
+	if [ -n "$saved" ]; then
+		mv -f "$saved" "$policy"
+	else
+		rm -f "$policy"
+	fi
+}
+if [ -e "$policy" ]; then
+	saved=$(mktemp "$policy.psrun-saved.XXXXXX")
+	cp -p "$policy" "$saved"
+fi
+trap restore_policy EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+rm -f "$policy"
+printf '#!/bin/sh\n# Written by psrun scripts/install-deps.sh for the time of an install.\nexit 101\n' >"$policy"
+chmod 755 "$policy"
+
 apt-get update -q >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing >/dev/null

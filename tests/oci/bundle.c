@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,6 +51,7 @@ static void copy_file(const char *from, const char *to, mode_t mode)
 void bundle_setup(void)
 {
         test_require_root();
+        cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
         char tmpl[64];
         test_tmp_template(tmpl, sizeof(tmpl), "psrun-oci");
         cr_assert_not_null(mkdtemp(tmpl));

@@ -5,8 +5,9 @@
  * The OCI conformance tier: the psrun binary driven as Docker and containerd
  * drive an OCI runtime, with a busybox bundle. Every test gets its own
  * bundle, state root and cgroup parent (below the test's own cgroup), all
- * removed in teardown; the containers' inits are the test's children (create
- * uses CLONE_PARENT), so the test reaps them.
+ * removed in teardown. Like the containerd shim, the test process is a
+ * child subreaper: a container's init, psrun's child until `psrun create`
+ * exits, is then the test's to reap.
  */
 
 #include <criterion/criterion.h>

@@ -27,13 +27,14 @@ Test(oci_lifecycle, create_start_state_kill_delete)
         cr_assert(read_text(pidfile, text, sizeof(text)));
         int pid = atoi(text);
         cr_expect_eq(pid, oci_pid("c1"));
-        /* No psrun process stays between the caller and init. */
+        /* No psrun process stays between the caller (a subreaper, as the
+         * shim is) and init. */
         char path[64], stat_line[512];
         snprintf(path, sizeof(path), "/proc/%d/stat", pid);
         cr_assert(read_text(path, stat_line, sizeof(stat_line)));
         int ppid = 0;
         sscanf(strrchr(stat_line, ')') + 2, "%*c %d", &ppid);
-        cr_expect_eq(ppid, getpid(), "init's parent is %d, not the caller %d", ppid, getpid());
+        cr_expect_eq(ppid, getpid(), "init's parent is %d, not the subreaper %d", ppid, getpid());
 
         cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);
         cr_expect_str_eq(oci_status("c1"), "running");
