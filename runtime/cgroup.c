@@ -29,7 +29,6 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 
-
 /* Deep enough for any sandbox's own sub-cgroups (sessions nest one level);
  * the bound only keeps recursion finite on a hostile tree. */
 #define CG_MAX_DEPTH 32

@@ -57,6 +57,9 @@ int cli_option_index(const struct option_def *opts, int c);
  * arguments they took, or -1 after printing an error. */
 int cli_parse_globals(int argc, char **argv);
 
+/* Prints `psrun help NAME` (runtime/main.c). */
+void cli_command_help(const char *name);
+
 /* The OCI runtime's commands (runtime/oci-cli.c). */
 extern const struct command oci_commands[];
 extern const size_t oci_n_commands;

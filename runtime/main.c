@@ -290,6 +290,11 @@ static int cmd_help(int argc, char **argv)
         return 0;
 }
 
+void cli_command_help(const char *name)
+{
+        cmd_help(2, (char *[]){"help", (char *) name, NULL});
+}
+
 int main(int argc, char **argv)
 {
         int skip = cli_parse_globals(argc, argv);

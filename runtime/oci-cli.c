@@ -76,6 +76,11 @@ static int parse(int argc, char **argv, const struct option_def *opts, int min_a
         opterr = 0;
         while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
                 int i = cli_option_index(opts, c);
+                if (i >= 0 && strcmp(opts[i].name, "help") == 0) {
+                        /* The command line's edge: print and be done. */
+                        cli_command_help(argv[0]);
+                        exit(0);
+                }
                 if (i < 0 || c == '?' || c == ':') {
                         char what[256];
                         snprintf(what, sizeof(what), "unknown option or missing value: `%s`",
@@ -112,8 +117,10 @@ static int parse_uint(const char *what, const char *s, unsigned *ret, psrun_erro
         return 0;
 }
 
-/* Log and state root, once per command. */
-static int begin(struct oci_root **root, psrun_error *err)
+/* The log, first thing in every command (so that even a usage error goes
+ * where the caller reads errors); the state root is opened after the
+ * options are parsed. */
+static int begin(psrun_error *err)
 {
         int format = OCI_LOG_TEXT;
         if (cli_globals.log_format &&
@@ -133,7 +140,7 @@ static int begin(struct oci_root **root, psrun_error *err)
                 return psrun_error_set(
                         err, EINVAL, "--cgroup-manager: `%s` is not cgroupfs, systemd or disabled",
                         cli_globals.cgroup_manager);
-        return root ? oci_root_open(cli_globals.root, root, err) : 0;
+        return 0;
 }
 
 static bool systemd_cgroup(void)
@@ -213,12 +220,14 @@ static int fill_create(const struct parsed *p, struct oci_create_options *o, psr
 static int cmd_create(int argc, char **argv)
 {
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         struct oci_create_options o;
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, create_options, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0)
                 r = fill_create(&p, &o, &err);
         if (r >= 0)
@@ -229,12 +238,14 @@ static int cmd_create(int argc, char **argv)
 static int cmd_start(int argc, char **argv)
 {
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         static const struct option_def opts[] = {HELP_OPT, {0}};
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, opts, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0)
                 r = oci_start(root, p.args[0], &err);
         return r < 0 ? oci_fail(&err) : 0;
@@ -256,12 +267,14 @@ int cli_wants_oci_run(int argc, char **argv)
 int oci_cmd_run(int argc, char **argv)
 {
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         struct oci_create_options o;
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, run_oci_options, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0)
                 r = fill_create(&p, &o, &err);
         if (r < 0)
@@ -297,13 +310,15 @@ int oci_cmd_run(int argc, char **argv)
 static int cmd_state(int argc, char **argv)
 {
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_(oci_state_free) struct oci_state st = {0};
         static const struct option_def opts[] = {HELP_OPT, {0}};
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, opts, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0)
                 r = oci_get_state(root, p.args[0], &st, &err);
         if (r >= 0 && (oci_state_print_json(&st, stdout) < 0 || fflush(stdout) != 0))
@@ -311,22 +326,25 @@ static int cmd_state(int argc, char **argv)
         return r < 0 ? oci_fail(&err) : 0;
 }
 
+enum { L_FORMAT, L_QUIET, L_HELP };
+static const struct option_def list_options[] = {
+        [L_FORMAT] = {"format", 'f', "table|json", "output format"},
+        [L_QUIET] = {"quiet", 'q', NULL, "print only the ids"},
+        [L_HELP] = HELP_OPT,
+        {0},
+};
+
 static int cmd_list(int argc, char **argv)
 {
-        enum { L_FORMAT, L_QUIET, L_HELP };
-        static const struct option_def opts[] = {
-                [L_FORMAT] = {"format", 'f', "table|json", "output format"},
-                [L_QUIET] = {"quiet", 'q', NULL, "print only the ids"},
-                [L_HELP] = HELP_OPT,
-                {0},
-        };
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_strv_free_ char **ids = NULL;
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
-                r = parse(argc, argv, opts, 0, 0, &p, &err);
+                r = parse(argc, argv, list_options, 0, 0, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         const char *format = r >= 0 && p.value[L_FORMAT] ? p.value[L_FORMAT] : "table";
         if (r >= 0 && strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
                 r = psrun_error_set(&err, EINVAL, "list: --format: `%s` is not table or json",
@@ -376,21 +394,24 @@ static int cmd_list(int argc, char **argv)
 
 /* ---- kill, delete, pause, resume ---- */
 
+enum { K_ALL, K_HELP };
+static const struct option_def kill_options[] = {
+        [K_ALL] = {"all", 'a', NULL, "signal every process of the container"},
+        [K_HELP] = HELP_OPT,
+        {0},
+};
+
 static int cmd_kill(int argc, char **argv)
 {
-        enum { K_ALL, K_HELP };
-        static const struct option_def opts[] = {
-                [K_ALL] = {"all", 'a', NULL, "signal every process of the container"},
-                [K_HELP] = HELP_OPT,
-                {0},
-        };
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
         int sig = SIGTERM;
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
-                r = parse(argc, argv, opts, 1, 2, &p, &err);
+                r = parse(argc, argv, kill_options, 1, 2, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0 && p.n_args == 2)
                 r = oci_signal_from_string(p.args[1], &sig, &err);
         if (r >= 0)
@@ -398,20 +419,23 @@ static int cmd_kill(int argc, char **argv)
         return r < 0 ? oci_fail(&err) : 0;
 }
 
+enum { D_FORCE, D_HELP };
+static const struct option_def delete_options[] = {
+        [D_FORCE] = {"force", 'f', NULL, "kill a running container first"},
+        [D_HELP] = HELP_OPT,
+        {0},
+};
+
 static int cmd_delete(int argc, char **argv)
 {
-        enum { D_FORCE, D_HELP };
-        static const struct option_def opts[] = {
-                [D_FORCE] = {"force", 'f', NULL, "kill a running container first"},
-                [D_HELP] = HELP_OPT,
-                {0},
-        };
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
-                r = parse(argc, argv, opts, 1, 1, &p, &err);
+                r = parse(argc, argv, delete_options, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0)
                 r = oci_delete(root, p.args[0], p.value[D_FORCE] != NULL, &err);
         return r < 0 ? oci_fail(&err) : 0;
@@ -421,11 +445,13 @@ static int pause_or_resume(int argc, char **argv, bool pause)
 {
         static const struct option_def opts[] = {HELP_OPT, {0}};
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, opts, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0)
                 r = oci_pause(root, p.args[0], pause, &err);
         return r < 0 ? oci_fail(&err) : 0;
@@ -569,13 +595,15 @@ static int apply_flags(const struct parsed *p, struct oci_resources *res, struct
 static int cmd_update(int argc, char **argv)
 {
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_(oci_resources_free) struct oci_resources res = {0};
         struct update_flags f = {0};
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, update_options, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0 && p.value[U_RESOURCES])
                 r = read_resources(p.value[U_RESOURCES], &res, &err);
         if (r >= 0)
@@ -659,22 +687,25 @@ static int ps_table(const pid_t *pids, size_t n, char **ps_args, int n_ps_args, 
         return status == 0 ? 0 : psrun_error_set(err, EIO, "ps: `%s` failed", cmd);
 }
 
+enum { P_FORMAT, P_HELP };
+static const struct option_def ps_options[] = {
+        [P_FORMAT] = {"format", 'f', "table|json", "output format (default table)"},
+        [P_HELP] = HELP_OPT,
+        {0},
+};
+
 static int cmd_ps(int argc, char **argv)
 {
-        enum { P_FORMAT, P_HELP };
-        static const struct option_def opts[] = {
-                [P_FORMAT] = {"format", 'f', "table|json", "output format (default table)"},
-                [P_HELP] = HELP_OPT,
-                {0},
-        };
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_free_ pid_t *pids = NULL;
         size_t n = 0;
         psrun_error err = {0};
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
-                r = parse(argc, argv, opts, 1, -1, &p, &err);
+                r = parse(argc, argv, ps_options, 1, -1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         const char *format = r >= 0 && p.value[P_FORMAT] ? p.value[P_FORMAT] : "table";
         if (r >= 0 && strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
                 r = psrun_error_set(&err, EINVAL, "ps: --format: `%s` is not table or json",
@@ -713,23 +744,25 @@ static void print_stats_event(const char *id, const struct cgroup_stats *s)
         fflush(stdout);
 }
 
+enum { E_STATS, E_INTERVAL, E_HELP };
+static const struct option_def events_options[] = {
+        [E_STATS] = {"stats", 0, NULL, "print the container's statistics once and exit"},
+        [E_INTERVAL] = {"interval", 0, "DURATION", "time between statistics events (default 5s)"},
+        [E_HELP] = HELP_OPT,
+        {0},
+};
+
 static int cmd_events(int argc, char **argv)
 {
-        enum { E_STATS, E_INTERVAL, E_HELP };
-        static const struct option_def opts[] = {
-                [E_STATS] = {"stats", 0, NULL, "print the container's statistics once and exit"},
-                [E_INTERVAL] = {"interval", 0, "DURATION",
-                                "time between statistics events (default 5s)"},
-                [E_HELP] = HELP_OPT,
-                {0},
-        };
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
         uint64_t interval_ms = 5000;
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
-                r = parse(argc, argv, opts, 1, 1, &p, &err);
+                r = parse(argc, argv, events_options, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0 && p.value[E_INTERVAL] &&
             (parse_duration_ms(p.value[E_INTERVAL], &interval_ms) < 0 || interval_ms == 0))
                 r = psrun_error_set(&err, EINVAL, "events: --interval: `%s` is not a duration",
@@ -788,13 +821,15 @@ static const struct option_def exec_options[] = {
 static int cmd_exec(int argc, char **argv)
 {
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_(oci_process_free) struct oci_process process = {0};
         psrun_error err = {0};
         int code = 0;
-        int r = begin(&root, &err);
+        int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, exec_options, 1, -1, &p, &err);
+        if (r >= 0)
+                r = oci_root_open(cli_globals.root, &root, &err);
         if (r < 0)
                 return oci_fail(&err);
         const char *const *v = p.value;
@@ -832,9 +867,9 @@ static int cmd_exec(int argc, char **argv)
 static int cmd_features(int argc, char **argv)
 {
         static const struct option_def opts[] = {HELP_OPT, {0}};
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
-        int r = begin(NULL, &err);
+        int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, opts, 0, 0, &p, &err);
         if (r >= 0)
@@ -842,21 +877,22 @@ static int cmd_features(int argc, char **argv)
         return r < 0 ? oci_fail(&err) : 0;
 }
 
+enum { S_ROOTLESS, S_BUNDLE, S_HELP };
+static const struct option_def spec_options[] = {
+        [S_ROOTLESS] = {"rootless", 0, NULL, "a config for an unprivileged user"},
+        [S_BUNDLE] = {"bundle", 'b', "DIR", "write config.json there (default: here)"},
+        [S_HELP] = HELP_OPT,
+        {0},
+};
+
 static int cmd_spec(int argc, char **argv)
 {
-        enum { S_ROOTLESS, S_BUNDLE, S_HELP };
-        static const struct option_def opts[] = {
-                [S_ROOTLESS] = {"rootless", 0, NULL, "a config for an unprivileged user"},
-                [S_BUNDLE] = {"bundle", 'b', "DIR", "write config.json there (default: here)"},
-                [S_HELP] = HELP_OPT,
-                {0},
-        };
-        _cleanup_(parsed_free) struct parsed p;
+        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_free_ char *path = NULL;
         psrun_error err = {0};
-        int r = begin(NULL, &err);
+        int r = begin(&err);
         if (r >= 0)
-                r = parse(argc, argv, opts, 0, 0, &p, &err);
+                r = parse(argc, argv, spec_options, 0, 0, &p, &err);
         if (r < 0)
                 return oci_fail(&err);
         if (asprintf(&path, "%s/config.json", p.value[S_BUNDLE] ? p.value[S_BUNDLE] : ".") < 0)
@@ -888,21 +924,22 @@ const struct command oci_commands[] = {
         {"start", cmd_start, "ID", "start a created container's process", NULL},
         {"state", cmd_state, "ID", "print a container's state as JSON", NULL},
         {"kill", cmd_kill, "[--all] ID [SIGNAL]",
-         "send a signal (default SIGTERM) to a container's init", NULL},
-        {"delete", cmd_delete, "[--force] ID", "delete a container and its cgroup", NULL},
+         "send a signal (default SIGTERM) to a container's init", kill_options},
+        {"delete", cmd_delete, "[--force] ID", "delete a container and its cgroup", delete_options},
         {"exec", cmd_exec, "[OPTIONS] ID [CMD [ARGS...]]", "run a process in a running container",
          exec_options},
         {"ps", cmd_ps, "[--format table|json] ID [PS_OPTIONS...]", "list a container's processes",
-         NULL},
+         ps_options},
         {"pause", cmd_pause, "ID", "freeze every process of a container", NULL},
         {"resume", cmd_resume, "ID", "thaw a paused container", NULL},
         {"update", cmd_update, "[OPTIONS] ID", "change a running container's resource limits",
          update_options},
-        {"list", cmd_list, "[--format table|json] [-q]", "list the containers", NULL},
+        {"list", cmd_list, "[--format table|json] [-q]", "list the containers", list_options},
         {"events", cmd_events, "[--stats] [--interval D] ID",
-         "print a container's statistics as JSON events", NULL},
+         "print a container's statistics as JSON events", events_options},
         {"features", cmd_features, "", "print what this runtime supports (OCI features JSON)",
          NULL},
-        {"spec", cmd_spec, "[--rootless] [--bundle DIR]", "write a default config.json", NULL},
+        {"spec", cmd_spec, "[--rootless] [--bundle DIR]", "write a default config.json",
+         spec_options},
 };
 const size_t oci_n_commands = ARRAY_SIZE(oci_commands);
