@@ -32,6 +32,7 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "common/signals.h"
 #include "runtime/oci-console.h"
 
 static const char *const step_names[_CHILD_STEP_MAX] = {
@@ -403,10 +404,7 @@ static int step_signals(struct child_ctx *c)
 {
         /* Start the command as from a fresh shell: default dispositions,
          * nothing blocked. */
-        struct sigaction sa = {.sa_handler = SIG_DFL};
-        for (int sig = 1; sig < NSIG; sig++)
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void) sigaction(sig, &sa, NULL);
+        signals_reset_dispositions();
         sigset_t none;
         sigemptyset(&none);
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0)

@@ -251,15 +251,34 @@ static int cmd_start(int argc, char **argv)
         return r < 0 ? oci_fail(&err) : 0;
 }
 
+/* The OCI run's option i of run_oci_options that arg names, or -1. */
+static int run_option_of(const char *arg)
+{
+        for (int i = 0; run_oci_options[i].name; i++) {
+                const struct option_def *o = &run_oci_options[i];
+                size_t len = strlen(o->name);
+                if ((arg[1] == o->short_name && o->short_name && arg[2] == '\0') ||
+                    (strncmp(arg, "--", 2) == 0 && strncmp(arg + 2, o->name, len) == 0 &&
+                     (arg[2 + len] == '\0' || arg[2 + len] == '=')))
+                        return i;
+        }
+        return -1;
+}
+
 int cli_wants_oci_run(int argc, char **argv)
 {
-        /* The OCI run names its bundle; psrun's own run never has -b. */
-        for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-                if (strcmp(argv[i], "-b") == 0 || strcmp(argv[i], "--bundle") == 0 ||
-                    strncmp(argv[i], "--bundle=", 9) == 0)
-                        return 1;
-                if (argv[i][0] != '-')
+        /* The OCI run names its bundle; psrun's own run never has -b. Its
+         * options are walked as getopt will (values skipped) up to the
+         * first argument that is not one: an option of psrun's own run, or
+         * the command, ends the search. */
+        for (int i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+                int k = run_option_of(argv[i]);
+                if (k < 0)
                         return 0;
+                if (k == CR_BUNDLE)
+                        return 1;
+                if (run_oci_options[k].arg && !strchr(argv[i], '='))
+                        i++;
         }
         return 0;
 }

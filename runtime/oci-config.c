@@ -561,6 +561,12 @@ int oci_config_parse(const char *buf, size_t len, struct oci_config *out, psrun_
         return parse_typed("config.json", &config_type, buf, len, out, err);
 }
 
+int oci_config_parse_named(const char *name, const char *buf, size_t len, struct oci_config *out,
+                           psrun_error *err)
+{
+        return parse_typed(name, &config_type, buf, len, out, err);
+}
+
 int oci_config_load_file(const char *path, struct oci_config *out, psrun_error *err)
 {
         return load_typed(path, &config_type, out, err);

@@ -344,6 +344,9 @@ struct oci_config {
 /* Parse config.json text (len bytes, no terminator needed). On success *out
  * owns everything; on failure *out is zeroed and err holds one line. */
 int oci_config_parse(const char *buf, size_t len, struct oci_config *out, psrun_error *err);
+/* The same, messages naming the document `name`. */
+int oci_config_parse_named(const char *name, const char *buf, size_t len, struct oci_config *out,
+                           psrun_error *err);
 /* The same from a file; messages name the file as `path` spells it. */
 int oci_config_load_file(const char *path, struct oci_config *out, psrun_error *err);
 /* Frees what *config owns and zeroes it. NULL-safe, idempotent. */

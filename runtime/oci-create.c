@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "runtime/launch.h"
 #include "runtime/oci-console.h"
 #include "runtime/oci-hooks.h"
@@ -84,12 +85,46 @@ int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
         return oci_hooks_run_in(kind, list, json, len, flags ? ns_pidfd : -1, flags, err);
 }
 
-int oci_load_bundle_config(const char *bundle, struct oci_config *config, psrun_error *err)
+/* The config's text, as read once by create: parsed from these bytes and
+ * kept with the container, so a bundle edited later changes nothing. */
+static int read_config(const char *path, char **ret, size_t *len, psrun_error *err)
 {
-        _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "%s/config.json", bundle) < 0)
-                return psrun_error_errno(err, ENOMEM, "config.json");
-        return oci_config_load_file(path, config, err);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "%s", path);
+        int r = read_all(fd, OCI_CONFIG_MAX_SIZE, ret, len);
+        if (r == -EFBIG)
+                return psrun_error_set(err, EFBIG, "%s: larger than %u MiB", path,
+                                       OCI_CONFIG_MAX_SIZE >> 20);
+        return r < 0 ? psrun_error_errno(err, r, "%s: read", path) : 0;
+}
+
+static int save_config(struct oci_container *c, const char *buf, size_t len, psrun_error *err)
+{
+        int dir = oci_container_dir_fd(c);
+        _cleanup_close_ int fd =
+                openat(dir, OCI_CONFIG_COPY ".tmp",
+                       O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+        int r = fd < 0 ? -errno : write_all(fd, buf, len);
+        if (r >= 0 && renameat(dir, OCI_CONFIG_COPY ".tmp", dir, OCI_CONFIG_COPY) < 0)
+                r = -errno;
+        return r < 0 ? psrun_error_errno(err, r, "state: keep config.json") : 0;
+}
+
+int oci_load_container_config(struct oci_container *c, struct oci_config *config, psrun_error *err)
+{
+        _cleanup_close_ int fd =
+                openat(oci_container_dir_fd(c), OCI_CONFIG_COPY, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "container \"%s\": its config.json",
+                                         oci_container_id(c));
+        int r = read_all(fd, OCI_CONFIG_MAX_SIZE, &buf, &len);
+        if (r < 0)
+                return psrun_error_errno(err, r, "container \"%s\": read its config.json",
+                                         oci_container_id(c));
+        return oci_config_parse_named(OCI_CONFIG_COPY, buf, len, config, err);
 }
 
 /* Undo a create that failed after the container's directory was made
@@ -183,8 +218,17 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         bundle = realpath(o->bundle ? o->bundle : ".", NULL);
         if (!bundle)
                 return psrun_error_errno(err, errno, "bundle: %s", o->bundle ? o->bundle : ".");
-        r = o->config_path ? oci_config_load_file(o->config_path, &config, err)
-                           : oci_load_bundle_config(bundle, &config, err);
+        _cleanup_free_ char *config_path = NULL, *config_text = NULL;
+        size_t config_len = 0;
+        if (o->config_path)
+                config_path = strdup(o->config_path);
+        else if (asprintf(&config_path, "%s/config.json", bundle) < 0)
+                config_path = NULL;
+        if (!config_path)
+                return psrun_error_errno(err, ENOMEM, "config.json");
+        r = read_config(config_path, &config_text, &config_len, err);
+        if (r >= 0)
+                r = oci_config_parse_named(config_path, config_text, config_len, &config, err);
         if (r < 0)
                 return r;
         struct oci_plan_options po = {
@@ -216,7 +260,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 return r;
 
         /* From here on, a failure removes what was made. */
-        if (!o->no_cgroups) {
+        r = save_config(c, config_text, config_len, err);
+        if (r >= 0 && !o->no_cgroups) {
                 const struct oci_linux *lx = config.linux_;
                 const struct oci_resources *given = lx ? lx->resources : NULL;
                 struct oci_resources res;
@@ -300,7 +345,7 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err)
                                        "container \"%s\" is %s, not created: it "
                                        "cannot be started",
                                        id, oci_status_to_string(st.status));
-        r = oci_load_bundle_config(st.bundle, &config, err);
+        r = oci_load_container_config(c, &config, err);
         if (r < 0)
                 return r;
         {
@@ -476,7 +521,7 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
         r = oci_pin_init(&st, &pidfd, err);
         if (r < 0)
                 return r;
-        r = oci_load_bundle_config(st.bundle, &config, err);
+        r = oci_load_container_config(c, &config, err);
         if (r < 0)
                 return r;
         const struct oci_process *proc = o->process;

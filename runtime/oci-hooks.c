@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/signals.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -165,7 +166,6 @@ static void close_fds_from(int first)
 /* Between clone3() and execve(): async-signal-safe only. */
 static __attribute__((noreturn)) void hook_child(const struct hook_exec *x)
 {
-        struct sigaction dfl = {.sa_handler = SIG_DFL};
         sigset_t none;
         int status_fd = x->status_fd;
 
@@ -174,9 +174,7 @@ static __attribute__((noreturn)) void hook_child(const struct hook_exec *x)
         /* SIG_IGN and the mask survive execve(); the hook must start clean.
          * (Signals are all blocked until the handlers are gone: the
          * parent's handlers must not run in this copy of it.) */
-        for (int sig = 1; sig < NSIG; sig++)
-                if (sig != SIGKILL && sig != SIGSTOP)
-                        (void) sigaction(sig, &dfl, NULL);
+        signals_reset_dispositions();
         sigemptyset(&none);
         (void) sigprocmask(SIG_SETMASK, &none, NULL);
 

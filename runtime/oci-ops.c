@@ -173,18 +173,17 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
                 if (r < 0)
                         return r;
         }
+        /* The config goes with the directory: read it first. */
+        _cleanup_(oci_config_free) struct oci_config config = {0};
+        psrun_error herr = {0};
+        bool have_config = oci_load_container_config(c, &config, &herr) >= 0;
         r = oci_container_delete(c, err);
         if (r < 0)
                 return r;
         /* runtime.md: poststop hooks run after delete; failing is a warning. */
-        _cleanup_(oci_config_free) struct oci_config config = {0};
-        psrun_error herr = {0};
         st.status = OCI_STATUS_STOPPED;
         st.pid = 0;
-        if (oci_load_bundle_config(st.bundle, &config, &herr) >= 0 &&
-            oci_run_hooks(&config, OCI_HOOK_POSTSTOP, &st, -1, &herr) >= 0)
-                return 0;
-        if (config.hooks.lists[OCI_HOOK_POSTSTOP].n)
+        if (have_config && oci_run_hooks(&config, OCI_HOOK_POSTSTOP, &st, -1, &herr) < 0)
                 oci_log(OCI_LOG_WARNING, "%s", herr.msg);
         return 0;
 }

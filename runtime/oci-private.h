@@ -16,7 +16,11 @@ int oci_open_locked(struct oci_root *root, const char *id, enum oci_lock_mode mo
  * reused pid): -ESRCH when it is gone. */
 int oci_pin_init(const struct oci_state *st, int *ret_pidfd, psrun_error *err);
 
-int oci_load_bundle_config(const char *bundle, struct oci_config *config, psrun_error *err);
+/* What create keeps in the container's directory: the config.json it was
+ * created from, read by the later operations (start's and delete's hooks,
+ * exec's process and seccomp). */
+#define OCI_CONFIG_COPY "config.json"
+int oci_load_container_config(struct oci_container *c, struct oci_config *config, psrun_error *err);
 int oci_state_json(const struct oci_state *st, char **ret, size_t *len);
 /* ns_pidfd: run them in the namespaces of that process (createContainer,
  * startContainer); -1: in ours. */

@@ -229,3 +229,67 @@ Test(oci_lifecycle, json_log_explains_failures)
         cr_expect(contains(last, "executable file not found"), "%s", last);
         cr_expect(contains(last, "\"time\":\""), "%s", last);
 }
+
+Test(oci_lifecycle, global_and_create_options)
+{
+        struct out o;
+        char cmd[2048], path[600], text[256];
+        bundle_config("c1", &(struct cfg){.args = "[\"true\"]"});
+        /* What psrun cannot honour is refused, not ignored. */
+        cr_expect_neq(psrun(&o, NULL, "--systemd-cgroup", "create", "--bundle", B.dir, "c1", NULL),
+                      0);
+        cr_expect(contains(o.err, "--systemd-cgroup") && contains(o.err, "cgroupfs"), "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "--cgroup-manager", "bogus", "list", NULL), 0);
+        cr_expect(contains(o.err, "--cgroup-manager"), "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "state", "c1", NULL), 0);
+
+        /* --cgroup-manager disabled: no cgroup at all. */
+        bundle_config("c2", &(struct cfg){.args = "[\"cat\",\"/proc/self/cgroup\"]"});
+        cr_assert_eq(psrun(&o, NULL, "--cgroup-manager", "disabled", "run", "--bundle", B.dir, "c2",
+                           NULL),
+                     0, "%s", o.err);
+        cr_expect(!contains(o.out, B.cgroup), "a cgroup was made: %s", o.out);
+
+        /* --no-pivot, --preserve-fds, --keep, --config. */
+        snprintf(path, sizeof(path), "%s/passed.txt", B.dir);
+        FILE *f = fopen(path, "w");
+        cr_assert_not_null(f);
+        fputs("through fd 3\n", f);
+        fclose(f);
+        bundle_config("c3", &(struct cfg){.args = "[\"sh\",\"-c\",\"cat <&3\"]"});
+        snprintf(cmd, sizeof(cmd),
+                 "%s --root %s run --no-pivot --preserve-fds 1 --keep --bundle %s c3 3<%s",
+                 test_psrun_path(), B.root, B.dir, path);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        size_t n = fread(text, 1, sizeof(text) - 1, p);
+        text[n] = '\0';
+        cr_expect_eq(pclose(p), 0);
+        cr_expect(contains(text, "through fd 3"), "%s", text);
+        cr_expect_str_eq(oci_status("c3"), "stopped", "--keep keeps the container");
+        cr_expect_eq(psrun(&o, NULL, "delete", "c3", NULL), 0, "%s", o.err);
+
+        snprintf(path, sizeof(path), "%s/config.json", B.dir);
+        char other[600];
+        snprintf(other, sizeof(other), "%s/other.json", B.dir);
+        bundle_config("c4", &(struct cfg){.args = "[\"echo\",\"from the other config\"]"});
+        cr_assert_eq(rename(path, other), 0);
+        cr_expect_eq(psrun(&o, NULL, "run", "--config", other, "--bundle", B.dir, "c4", NULL), 0,
+                     "%s", o.err);
+        cr_expect(contains(o.out, "from the other config"), "%s", o.out);
+}
+
+Test(oci_lifecycle, exec_adds_capabilities)
+{
+        struct out o;
+        oci_up("c1", &(struct cfg){.caps = "[\"CAP_KILL\"]"});
+        cr_assert_eq(psrun(&o, NULL, "exec", "c1", "grep", "CapEff", "/proc/self/status", NULL), 0,
+                     "%s", o.err);
+        cr_expect(contains(o.out, "0000000000000020"), "%s", o.out);
+        cr_assert_eq(psrun(&o, NULL, "exec", "--cap", "CAP_CHOWN", "c1", "grep", "CapEff",
+                           "/proc/self/status", NULL),
+                     0, "%s", o.err);
+        cr_expect(contains(o.out, "0000000000000021"), "%s", o.out);
+        cr_expect_neq(psrun(&o, NULL, "exec", "--cap", "CAP_NOPE", "c1", "true", NULL), 0);
+        cr_expect(contains(o.err, "CAP_NOPE"), "%s", o.err);
+}
