@@ -414,8 +414,9 @@ static int step_signals(struct child_ctx *c)
 
 static int step_timens(struct child_ctx *c)
 {
-        /* The offsets can only be set while the namespace has no process; it
-         * becomes this process's own at execve(). */
+        /* The offsets can only be set while the namespace has no process:
+         * made for our children, set, then entered (the switch at execve
+         * that newer kernels make is not in every kernel psrun runs on). */
         const char *offsets = c->plan->timens_offsets;
         if (!offsets[0])
                 return 0;
@@ -424,7 +425,13 @@ static int step_timens(struct child_ctx *c)
         _cleanup_close_ int fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        return write_all(fd, offsets, strlen(offsets));
+        int r = write_all(fd, offsets, strlen(offsets));
+        if (r < 0)
+                return r;
+        _cleanup_close_ int ns = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+        if (ns < 0)
+                return -errno;
+        return setns(ns, CLONE_NEWTIME) < 0 ? -errno : 0;
 }
 
 static int step_personality(struct child_ctx *c)
