@@ -20,10 +20,10 @@
 struct bundle B;
 
 static const char *const applets[] = {
-        "sh",    "echo",     "cat",   "sleep",    "id",     "ls",    "ps",   "true",
-        "false", "mkdir",    "touch", "kill",     "grep",   "head",  "tail", "wc",
-        "tty",   "env",      "pwd",   "hostname", "ulimit", "dd",    "rm",   "stat",
-        "test",  "readlink", "mount", "seq",      "nproc",  "uname", "tr",   "cut",
+        "sh",    "echo",     "cat",    "sleep", "id",   "ls",   "ps",   "true",     "false",
+        "mkdir", "touch",    "kill",   "grep",  "head", "tail", "wc",   "tty",      "env",
+        "pwd",   "hostname", "ulimit", "dd",    "rm",   "stat", "test", "readlink", "mount",
+        "seq",   "nproc",    "uname",  "tr",    "cut",  "awk",
 };
 
 static void write_file(const char *path, const char *text)

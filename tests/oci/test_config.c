@@ -339,3 +339,60 @@ Test(oci_config, domainname_personality_time_offsets)
                 last--;
         cr_expect(last && atol(last) >= 86400000L, "uptime not offset: %s", o.out);
 }
+
+Test(oci_config, hostile_image_symlinks_stay_inside)
+{
+        /* An image whose /etc and /data are symbolic links to a path that
+         * exists on the host (and, in the image, below its own root), with a
+         * bind mount, a tmpfs and a missing working directory below them:
+         * every target resolves inside the container, so the host
+         * directory stays empty. */
+        char host_dir[64], cmd[1200], src[600];
+        test_tmp_template(host_dir, sizeof(host_dir), "psrun-oci-escape");
+        cr_assert_not_null(mkdtemp(host_dir));
+        snprintf(cmd, sizeof(cmd),
+                 "set -e; cd %s/rootfs; rm -rf etc; ln -s ../../../../../../..%s etc; "
+                 "ln -s %s data; mkdir -p ./%s; echo secret > %s/../psrun-escape-src-%d",
+                 B.dir, host_dir, host_dir, host_dir, B.dir, (int) getpid());
+        cr_assert_eq(system(cmd), 0);
+        snprintf(src, sizeof(src), "%s/../psrun-escape-src-%d", B.dir, (int) getpid());
+        char mounts[1400];
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/etc/hosts\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"rbind\",\"ro\"]},"
+                 "{\"destination\":\"/data/sub/dir\",\"type\":\"tmpfs\",\"source\":\"tmpfs\"}",
+                 src);
+        struct out o;
+        bundle_config("c1", &(struct cfg){.args = "[\"sh\",\"-c\",\"cat /etc/hosts; ls /data/sub; "
+                                                  "pwd\"]",
+                                          .cwd = "/data/work",
+                                          .mounts_extra = mounts});
+        int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
+        snprintf(cmd, sizeof(cmd), "[ -z \"$(ls -A %s)\" ]", host_dir);
+        int empty = system(cmd);
+        unlink(src);
+        snprintf(cmd, sizeof(cmd), "rm -rf %s", host_dir);
+        cr_expect_eq(system(cmd), 0);
+        cr_expect_eq(empty, 0, "something was created in the host's %s", host_dir);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "secret\ndir\n") && contains(o.out, "/work\n"), "%s", o.out);
+}
+
+Test(oci_config, rootfs_propagation)
+{
+        struct out o;
+        int r = run_config(
+                "c1",
+                &(struct cfg){.args = "[\"awk\",\"$5 == \\\"/\\\"\",\"/proc/self/mountinfo\"]",
+                              .linux_extra = ",\"rootfsPropagation\":\"shared\""},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "shared:"), "the root is not shared: %s", o.out);
+        r = run_config(
+                "c2",
+                &(struct cfg){.args = "[\"awk\",\"$5 == \\\"/\\\"\",\"/proc/self/mountinfo\"]"},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(!contains(o.out, "shared:") && !contains(o.out, "master:"),
+                  "the root propagates by default: %s", o.out);
+}
