@@ -14,6 +14,8 @@
 #   bwrap    bwrap --unshare-all on a read-only root shaped like psrun's
 #   crun     crun run on an OCI bundle shaped like psrun's sandbox
 #   runc     runc run on the same bundle
+#   psrun-oci  psrun as an OCI runtime (`psrun run --bundle`) on the same
+#            bundle: what Docker or containerd would pay with psrun
 #   spawn    /usr/bin/true: what the harness itself costs per run
 #
 # Each round runs every tool once, in an order that rotates from round to
@@ -55,7 +57,7 @@ case "$PSRUN" in /*) ;; *) PSRUN=$PWD/$PSRUN ;; esac
 RUNS=${BENCH_RUNS:-200}
 WARMUP=${BENCH_WARMUP:-10}
 BUDGET=${BENCH_MAX_SECONDS:-150}
-TOOLS=${BENCH_TOOLS:-"psrun unshare bwrap crun runc"}
+TOOLS=${BENCH_TOOLS:-"psrun unshare bwrap crun runc psrun-oci"}
 OUT=${BENCH_OUT:-}
 read -r -a PSRUN_ARGS <<<"${PSRUN_BENCH_ARGS:-}"
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -162,7 +164,9 @@ make_rootfs() {
 make_config() {
 	local rt=$1
 	mkdir -p "$TMP/$rt"
-	(cd "$TMP/$rt" && "$rt" spec) || return 1
+	local spec=("$rt" spec)
+	[ "$rt" = psrun-oci ] && spec=("$PSRUN" spec)
+	(cd "$TMP/$rt" && "${spec[@]}") || return 1
 	python3 - "$TMP/$rt/config.json" "$ROOTFS" "$SYSTEM_DIRS" "$ID_BASE" "$ID_COUNT" <<'EOF' || return 1
 import json, os, sys
 path, rootfs, system_dirs = sys.argv[1], sys.argv[2], sys.argv[3].split()
@@ -260,6 +264,10 @@ run_runc() {
 	SEQ=$((SEQ + 1))
 	"${WRAP[@]}" runc run --bundle "$TMP/runc" "$ID_PREFIX-$SEQ"
 }
+run_psrun-oci() {
+	SEQ=$((SEQ + 1))
+	"${WRAP[@]}" "$PSRUN" --root "$TMP/psrun-oci-state" run --bundle "$TMP/psrun-oci" "$ID_PREFIX-$SEQ"
+}
 run_nsenter() { "${WRAP[@]}" "${CRUN_PREFIX[@]}" /usr/bin/true; }
 
 if [ -n "$OUT" ]; then mkdir -p "$OUT"; fi
@@ -288,13 +296,17 @@ ACTIVE=(spawn)
 has psrun "$PSRUN" && ACTIVE+=(psrun)
 has unshare unshare && ACTIVE+=(unshare)
 has bwrap bwrap && ACTIVE+=(bwrap)
-if has crun crun || has runc runc; then
+if has crun crun || has runc runc || has psrun-oci "$PSRUN"; then
 	if ! command -v python3 >/dev/null 2>&1; then
 		log "python3 is needed to write the OCI bundle; crun and runc are skipped"
 	else
 		make_rootfs
-		for rt in crun runc; do
-			has "$rt" "$rt" || continue
+		for rt in crun runc psrun-oci; do
+			if [ "$rt" = psrun-oci ]; then
+				has psrun-oci "$PSRUN" || continue
+			else
+				has "$rt" "$rt" || continue
+			fi
 			ACTIVE+=("$rt")
 			make_config "$rt" >/dev/null 2>"$TMP/err" ||
 				fail "$rt" "writing the bundle: $(head -c 400 "$TMP/err")"
