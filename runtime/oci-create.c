@@ -212,6 +212,11 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         r = oci_id_validate(o->id, err);
         if (r < 0)
                 return r;
+        if (geteuid() != 0)
+                return psrun_error_set(err, EPERM,
+                                       "create: psrun needs root: it creates namespaces and "
+                                       "cgroups for the container (rootless mode is not "
+                                       "supported yet)");
         r = check_cgroup_manager(o, err);
         if (r < 0)
                 return r;

@@ -293,3 +293,20 @@ Test(oci_lifecycle, exec_adds_capabilities)
         cr_expect_neq(psrun(&o, NULL, "exec", "--cap", "CAP_NOPE", "c1", "true", NULL), 0);
         cr_expect(contains(o.err, "CAP_NOPE"), "%s", o.err);
 }
+
+Test(oci_lifecycle, non_root_is_refused)
+{
+        char cmd[1200], out[1024] = "";
+        bundle_config("c1", NULL);
+        snprintf(cmd, sizeof(cmd),
+                 "setpriv --reuid 1000 --regid 1000 --clear-groups %s --root "
+                 "/tmp/psrun-oci-nonroot-%d "
+                 "create --bundle %s c1 2>&1; echo \"rc=$?\"; rm -rf /tmp/psrun-oci-nonroot-%d",
+                 test_psrun_path(), (int) getpid(), B.dir, (int) getpid());
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        size_t n = fread(out, 1, sizeof(out) - 1, p);
+        out[n] = '\0';
+        pclose(p);
+        cr_expect(contains(out, "needs root") && contains(out, "rc=1"), "%s", out);
+}
