@@ -298,11 +298,12 @@ Test(oci_lifecycle, non_root_is_refused)
 {
         char cmd[1200], out[1024] = "";
         bundle_config("c1", NULL);
+        /* A copy uid 1000 can reach wherever the checkout is. */
         snprintf(cmd, sizeof(cmd),
-                 "setpriv --reuid 1000 --regid 1000 --clear-groups %s --root "
-                 "/tmp/psrun-oci-nonroot-%d "
-                 "create --bundle %s c1 2>&1; echo \"rc=$?\"; rm -rf /tmp/psrun-oci-nonroot-%d",
-                 test_psrun_path(), (int) getpid(), B.dir, (int) getpid());
+                 "cp %s %s/psrun && setpriv --reuid 1000 --regid 1000 --clear-groups %s/psrun "
+                 "--root /tmp/psrun-oci-nonroot-%d create --bundle %s c1 2>&1; echo \"rc=$?\"; "
+                 "rm -rf /tmp/psrun-oci-nonroot-%d",
+                 test_psrun_path(), B.dir, B.dir, (int) getpid(), B.dir, (int) getpid());
         FILE *p = popen(cmd, "r");
         cr_assert_not_null(p);
         size_t n = fread(out, 1, sizeof(out) - 1, p);
