@@ -227,6 +227,8 @@ static int cmd_create(int argc, char **argv)
         if (r >= 0)
                 r = parse(argc, argv, create_options, 1, 1, &p, &err);
         if (r >= 0)
+                r = oci_require_root("create", &err);
+        if (r >= 0)
                 r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0)
                 r = fill_create(&p, &o, &err);
@@ -292,6 +294,8 @@ int oci_cmd_run(int argc, char **argv)
         int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, run_oci_options, 1, 1, &p, &err);
+        if (r >= 0)
+                r = oci_require_root("run", &err);
         if (r >= 0)
                 r = oci_root_open(cli_globals.root, &root, &err);
         if (r >= 0)
@@ -847,6 +851,8 @@ static int cmd_exec(int argc, char **argv)
         int r = begin(&err);
         if (r >= 0)
                 r = parse(argc, argv, exec_options, 1, -1, &p, &err);
+        if (r >= 0)
+                r = oci_require_root("exec", &err);
         if (r >= 0)
                 r = oci_root_open(cli_globals.root, &root, &err);
         if (r < 0)

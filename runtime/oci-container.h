@@ -75,5 +75,8 @@ struct oci_exec_options {
 int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_code,
              psrun_error *err);
 
+/* -EPERM with a message naming `what` unless running as root. */
+int oci_require_root(const char *what, psrun_error *err);
+
 /* Writes the pid file as runc does: the number, no newline, atomically. */
 int oci_write_pid_file(const char *path, pid_t pid, psrun_error *err);

@@ -36,6 +36,16 @@
 #include "runtime/oci-plan.h"
 #include "runtime/oci-private.h"
 
+int oci_require_root(const char *what, psrun_error *err)
+{
+        if (geteuid() == 0)
+                return 0;
+        return psrun_error_set(err, EPERM,
+                               "%s: psrun needs root: it creates namespaces and cgroups for the "
+                               "container (rootless mode is not supported yet)",
+                               what);
+}
+
 int oci_write_pid_file(const char *path, pid_t pid, psrun_error *err)
 {
         _cleanup_free_ char *tmp = NULL;
@@ -212,11 +222,9 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         r = oci_id_validate(o->id, err);
         if (r < 0)
                 return r;
-        if (geteuid() != 0)
-                return psrun_error_set(err, EPERM,
-                                       "create: psrun needs root: it creates namespaces and "
-                                       "cgroups for the container (rootless mode is not "
-                                       "supported yet)");
+        r = oci_require_root("create", err);
+        if (r < 0)
+                return r;
         r = check_cgroup_manager(o, err);
         if (r < 0)
                 return r;
@@ -245,6 +253,9 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         r = plan_from_oci(&config, &po, &plan, err);
         if (r < 0)
                 return r;
+        oci_log(OCI_LOG_DEBUG, "create %s: config %s, root %s, %zu mount steps, namespaces %#llx",
+                o->id, config_path, plan.rootfs_dir, plan.rootfs.n_steps,
+                (unsigned long long) plan.clone_flags);
         if (config.process->terminal && !o->console_socket)
                 return psrun_error_set(err, EINVAL,
                                        "process.terminal: a terminal needs --console-socket");
@@ -319,6 +330,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = oci_run_hooks(&config, OCI_HOOK_CREATE_CONTAINER, &st, l.pidfd, err);
         if (r >= 0) {
                 st.status = OCI_STATUS_CREATED;
+                oci_log(OCI_LOG_DEBUG, "create %s: init %d is waiting for start", o->id,
+                        (int) l.pid);
                 r = oci_state_write(c, &st, err);
         }
         if (r >= 0 && o->pid_file)
@@ -373,6 +386,7 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err)
                 return psrun_error_errno(err, errno, "start: exec.fifo");
         (void) unlinkat(oci_container_dir_fd(c), OCI_EXEC_FIFO, 0);
         st.status = OCI_STATUS_RUNNING;
+        oci_log(OCI_LOG_DEBUG, "start %s: init %d released", id, st.pid);
         r = oci_state_write(c, &st, err);
         if (r < 0)
                 return r;

@@ -177,6 +177,7 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
         _cleanup_(oci_config_free) struct oci_config config = {0};
         psrun_error herr = {0};
         bool have_config = oci_load_container_config(c, &config, &herr) >= 0;
+        oci_log(OCI_LOG_DEBUG, "delete %s: cgroup removed, removing the state", id);
         r = oci_container_delete(c, err);
         if (r < 0)
                 return r;
