@@ -166,14 +166,35 @@ static int wait_ready(struct launch *l, const struct plan *plan, psrun_error *er
         return psrun_error_set(err, ECHILD, "container init exited during setup");
 }
 
-static int enter_pid_namespace(const struct plan *plan, psrun_error *err)
+/*
+ * A pid namespace is entered for the children to come (setns on a pid
+ * namespace only changes pid_for_children): we do that just around the
+ * clone, and go back to our own right after, so that nothing else we start
+ * (a hook, a sanitizer's helper) lands in the container.
+ */
+static int enter_pid_namespace(int ns_fd, int *ret_own, const char *what, psrun_error *err)
 {
-        /* A pid namespace is entered for the children to come: ours. */
-        for (size_t i = 0; i < plan->n_joins; i++)
-                if (plan->joins[i].type == CLONE_NEWPID &&
-                    setns(plan->joins[i].fd, CLONE_NEWPID) < 0)
-                        return psrun_error_errno(err, errno, "linux.namespaces: pid");
+        *ret_own = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+        if (*ret_own < 0)
+                return psrun_error_errno(err, errno, "%s: /proc/self/ns/pid", what);
+        if (setns(ns_fd, CLONE_NEWPID) < 0)
+                return psrun_error_errno(err, errno, "%s", what);
         return 0;
+}
+
+static void leave_pid_namespace(int *own)
+{
+        if (*own >= 0)
+                (void) setns(*own, CLONE_NEWPID);
+        *own = safe_close(*own);
+}
+
+static int joined_pid_namespace(const struct plan *plan)
+{
+        for (size_t i = 0; i < plan->n_joins; i++)
+                if (plan->joins[i].type == CLONE_NEWPID)
+                        return plan->joins[i].fd;
+        return -1;
 }
 
 static int write_oom_score_adj(pid_t pid, const struct oci_process *proc, psrun_error *err)
@@ -303,10 +324,13 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         }
         if (r >= 0 && o->console_socket)
                 r = oci_console_connect(o->console_socket, &plan.console_fd, err);
-        if (r >= 0)
-                r = enter_pid_namespace(&plan, err);
+        int own_pidns = -1;
+        if (r >= 0 && joined_pid_namespace(&plan) >= 0)
+                r = enter_pid_namespace(joined_pid_namespace(&plan), &own_pidns,
+                                        "linux.namespaces: pid", err);
         if (r >= 0)
                 r = launch_clone(&plan, cg, &l, err);
+        leave_pid_namespace(&own_pidns);
         if (r >= 0)
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
@@ -571,12 +595,14 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
         char path[64];
         snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int) st.pid);
         struct stat theirs, ours;
+        int own_pidns = -1;
         if (stat(path, &theirs) == 0 && stat("/proc/self/ns/pid_for_children", &ours) == 0 &&
-            theirs.st_ino != ours.st_ino && setns(pidfd, CLONE_NEWPID) < 0)
-                r = psrun_error_errno(err, errno, "exec: enter the pid namespace");
+            theirs.st_ino != ours.st_ino)
+                r = enter_pid_namespace(pidfd, &own_pidns, "exec: enter the pid namespace", err);
         oci_container_close(TAKE_PTR(c)); /* no lock fd in the process */
         if (r >= 0)
                 r = launch_clone(&plan, cg, &l, err);
+        leave_pid_namespace(&own_pidns);
         if (r >= 0)
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
