@@ -332,3 +332,31 @@ Test(oci_lifecycle, non_root_is_refused)
         cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x: %s", status, out);
         cr_expect(contains(out, "needs root"), "%s", out);
 }
+
+Test(oci_lifecycle, bad_paths_leave_nothing)
+{
+        struct out o;
+        bundle_config("c1", NULL);
+        cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "--pid-file",
+                            "/nonexistent-psrun/init.pid", "c1", NULL),
+                      0);
+        cr_expect(contains(o.err, "pid file") && contains(o.err, "/nonexistent-psrun"), "%s",
+                  o.err);
+        cr_expect_neq(psrun(&o, NULL, "state", "c1", NULL), 0, "the failed create left c1");
+        reap_children();
+
+        bundle_config("c2", &(struct cfg){.terminal = true});
+        cr_expect_neq(psrun(&o, NULL, "create", "--bundle", B.dir, "--console-socket",
+                            "/nonexistent-psrun/console.sock", "c2", NULL),
+                      0);
+        cr_expect(contains(o.err, "console socket /nonexistent-psrun/console.sock"), "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "state", "c2", NULL), 0, "the failed create left c2");
+
+        bundle_config("c3", &(struct cfg){.linux_extra = ",\"resources\":{\"memory\":{\"limit\":"
+                                                         "4096}}"});
+        int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c3", NULL);
+        cr_expect_neq(r, 0, "a 4 KiB memory limit ran");
+        cr_expect_neq(psrun(&o, NULL, "state", "c3", NULL), 0, "c3 left behind");
+        cr_assert_eq(psrun(&o, NULL, "list", "-q", NULL), 0);
+        cr_expect_str_eq(o.out, "", "containers left: %s", o.out);
+}
