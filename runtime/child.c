@@ -197,15 +197,6 @@ static int step_open_sources(struct child_ctx *c)
                         c->index = (uint32_t) i;
                         return -errno;
                 }
-                /* Private: nothing mounted below it later may propagate to
-                 * the host's peers of the source. */
-                struct mount_attr priv = {.propagation = MS_PRIVATE};
-                if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &priv, sizeof(priv)) <
-                    0) {
-                        c->index = (uint32_t) i;
-                        close(tree);
-                        return -errno;
-                }
                 c->host_fds[i] = tree;
         }
         return 0;
@@ -646,13 +637,16 @@ struct child_step_def {
  * capabilities. */
 static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_ROOT_BUNDLE, step_open_rootfs},
+        /* Private before the sources are cloned: a clone of a shared mount
+         * would stay in its peer group, and mounts made below the bind in
+         * the sandbox would reach the host. */
+        {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_MOUNT, step_open_sources},
         {CHILD_STEP_JOIN, step_join},
         {CHILD_STEP_HOSTNAME, step_hostname},
         {CHILD_STEP_DOMAINNAME, step_domainname},
         {CHILD_STEP_LOOPBACK, step_loopback},
         {CHILD_STEP_ROOT_ID, step_root_id},
-        {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_ROOT_TMPFS, step_root_tmpfs},
         {CHILD_STEP_ROOT_BUNDLE, step_root_bundle},
         {CHILD_STEP_MOUNT, step_mounts_early},

@@ -396,3 +396,42 @@ Test(oci_config, rootfs_propagation)
         cr_expect(!contains(o.out, "shared:") && !contains(o.out, "master:"),
                   "the root propagates by default: %s", o.out);
 }
+
+Test(oci_config, mounts_inside_do_not_reach_a_shared_host_mount)
+{
+        /* A host directory that is a shared mount, bound into the container,
+         * which mounts a tmpfs below it: the host must not see that tmpfs. */
+        char dir[600], cmd[2000], mounts[800];
+        snprintf(dir, sizeof(dir), "%s/shared", B.dir);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s && mount --bind %s %s && mount --make-shared %s",
+                 dir, dir, dir, dir);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/shared\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"rbind\"]}",
+                 dir);
+        struct out o;
+        bundle_config("c1", &(struct cfg){.args = "[\"sh\",\"-c\",\"mount -t tmpfs inside "
+                                                  "/shared && touch /shared/made-inside && "
+                                                  "echo mounted\"]",
+                                          .caps = "[\"CAP_SYS_ADMIN\"]",
+                                          .mounts_extra = mounts});
+        int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
+        snprintf(cmd, sizeof(cmd), "grep -q ' %s/shared ' /proc/self/mountinfo", B.dir);
+        int host_sees = 0;
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+        char line[1024];
+        while (f && fgets(line, sizeof(line), f))
+                if (strstr(line, " - tmpfs inside "))
+                        host_sees = 1;
+        if (f)
+                fclose(f);
+        snprintf(cmd, sizeof(cmd), "%s/made-inside", dir);
+        bool file_on_host = access(cmd, F_OK) == 0;
+        snprintf(cmd, sizeof(cmd), "umount -R %s", dir);
+        cr_expect_eq(system(cmd), 0);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "mounted"), "%s", o.out);
+        cr_expect(!host_sees, "the container's tmpfs propagated to the host");
+        cr_expect(!file_on_host, "the file went to the host's directory");
+}
