@@ -274,6 +274,11 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         r = plan_from_oci(&config, &po, &plan, err);
         if (r < 0)
                 return r;
+        /* Limits asked for but no cgroup to hold them: refused, not dropped. */
+        if (o->no_cgroups && config.linux_ && config.linux_->resources)
+                return psrun_error_set(err, EINVAL,
+                                       "linux.resources: given, but --cgroup-manager disabled "
+                                       "makes no cgroup to apply them in");
         oci_log(OCI_LOG_DEBUG, "create %s: config %s, root %s, %zu mount steps, namespaces %#llx",
                 o->id, config_path, plan.rootfs_dir, plan.rootfs.n_steps,
                 (unsigned long long) plan.clone_flags);

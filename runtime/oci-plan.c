@@ -267,6 +267,11 @@ static int plan_process(const struct oci_config *c, const struct oci_process *pr
                 p->console_cols = proc->console_size->width;
         }
 
+        /* A label asked for is a layer asked for: without SELinux support
+         * it would be silently missing, so it is refused. */
+        if (proc->selinux_label && proc->selinux_label[0])
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "process.selinuxLabel: psrun does not support SELinux");
         int r = plan_caps(proc, new_user, p, err);
         if (r >= 0)
                 r = plan_rlimits(proc, new_user, p, err);
@@ -322,6 +327,9 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
                                         ? (unsigned long) c->linux_->rootfs_propagation
                                         : 0;
 
+        if (c->linux_ && c->linux_->mount_label && c->linux_->mount_label[0])
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "linux.mountLabel: psrun does not support SELinux");
         int r = plan_namespaces(c, p, err);
         if (r >= 0 && !(p->clone_flags & CLONE_NEWNS))
                 r = psrun_error_set(err, EINVAL,

@@ -435,3 +435,30 @@ Test(oci_config, mounts_inside_do_not_reach_a_shared_host_mount)
         cr_expect(!host_sees, "the container's tmpfs propagated to the host");
         cr_expect(!file_on_host, "the file went to the host's directory");
 }
+
+Test(oci_config, layers_psrun_cannot_apply_are_refused)
+{
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"true\"]",
+                                         .process_extra = ",\"selinuxLabel\":"
+                                                          "\"system_u:system_r:container_t:s0\""},
+                           &o);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, "process.selinuxLabel"), "%s", o.err);
+        r = run_config("c2",
+                       &(struct cfg){.args = "[\"true\"]",
+                                     .linux_extra = ",\"mountLabel\":\"system_u:object_r:c_t:s0\""},
+                       &o);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, "linux.mountLabel"), "%s", o.err);
+        bundle_config("c3",
+                      &(struct cfg){.args = "[\"true\"]",
+                                    .linux_extra = ",\"resources\":{\"pids\":{\"limit\":5}}"});
+        cr_expect_neq(psrun(&o, NULL, "--cgroup-manager", "disabled", "run", "--bundle", B.dir,
+                            "c3", NULL),
+                      0);
+        cr_expect(contains(o.err, "linux.resources") && contains(o.err, "disabled"), "%s", o.err);
+        cr_assert_eq(psrun(&o, NULL, "list", "-q", NULL), 0);
+        cr_expect_str_eq(o.out, "", "left behind: %s", o.out);
+}
