@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static inline void freep(void *p)
@@ -45,6 +46,23 @@ static inline void strv_free(char **v)
         for (char **p = v; *p; p++)
                 free(*p);
         free(v);
+}
+
+/* A deep copy of a NULL-terminated string vector; NULL when out of memory. */
+static inline char **strv_copy(char *const *v)
+{
+        size_t n = 0;
+        while (v[n])
+                n++;
+        char **copy = calloc(n + 1, sizeof(char *));
+        if (!copy)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!(copy[i] = strdup(v[i]))) {
+                        strv_free(copy);
+                        return NULL;
+                }
+        return copy;
 }
 
 static inline void strv_freep(char ***v)

@@ -101,11 +101,9 @@ static int gc_below(const struct cgroup_ops *ops, struct cg_dir bases[CG_SLOT_MA
         for (size_t i = 0; i < n; i++) {
                 /* A stand-in for the dead run's handle, with the slots where a
                  * directory of that name exists, then the normal teardown. */
-                _cleanup_(cg_freep) struct cgroup *cg = calloc(1, sizeof(*cg));
+                _cleanup_(cg_freep) struct cgroup *cg = cg_new(ops);
                 if (!cg)
                         return psrun_error_errno(err, ENOMEM, "cgroup: gc");
-                cg->ops = ops;
-                cg->unified_fd = -1;
                 snprintf(cg->name, sizeof(cg->name), "%s", names[i]);
                 for (int s = 0; s < CG_SLOT_MAX; s++) {
                         if (!bases[s].path)

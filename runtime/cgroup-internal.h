@@ -52,6 +52,10 @@ bool cg_host_has_swap(void);
  * (swap accounting off): the policy's "no swap" would not hold. */
 int cg_no_swap_limit(psrun_error *err, const char *dir);
 
+/* An empty handle for driver ops: no directories, no clone fd. NULL when
+ * out of memory. */
+struct cgroup *cg_new(const struct cgroup_ops *ops);
+
 /* validate parent, pick the driver, read the host's tables once and find
  * the directory in each hierarchy below which cgroups are made (aliases
  * marked). */

@@ -325,11 +325,9 @@ int cgroup_create_at(const char *path, const char *id, const struct oci_resource
         if (r < 0)
                 return r;
 
-        _cleanup_(cg_freep) struct cgroup *cg = calloc(1, sizeof(*cg));
+        _cleanup_(cg_freep) struct cgroup *cg = cg_new(ops);
         if (!cg)
                 return psrun_error_errno(err, ENOMEM, "cgroup");
-        cg->ops = ops;
-        cg->unified_fd = -1;
         char *mounts[CG_SLOT_MAX] = {0};
         for (int s = 0; s < CG_SLOT_MAX && r >= 0; s++) {
                 if (!oci_slot_wanted(ops, s))
@@ -410,11 +408,9 @@ int cgroup_open(char *const *paths, struct cgroup **ret, psrun_error *err)
         int r = cg_host_load(&host, err);
         if (r < 0)
                 return r;
-        _cleanup_(cg_freep) struct cgroup *cg = calloc(1, sizeof(*cg));
+        _cleanup_(cg_freep) struct cgroup *cg = cg_new(ops);
         if (!cg)
                 return psrun_error_errno(err, ENOMEM, "cgroup");
-        cg->ops = ops;
-        cg->unified_fd = -1;
         for (char *const *p = paths; *p; p++) {
                 const char *line = *p, *rel;
                 int slot;

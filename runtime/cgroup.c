@@ -115,6 +115,16 @@ void cg_dirs_clear(struct cg_dir (*dirs)[CG_SLOT_MAX])
                 cg_dir_clear(&(*dirs)[s]);
 }
 
+struct cgroup *cg_new(const struct cgroup_ops *ops)
+{
+        struct cgroup *cg = calloc(1, sizeof(*cg));
+        if (cg) {
+                cg->ops = ops;
+                cg->unified_fd = -1;
+        }
+        return cg;
+}
+
 /* "a" + "/" + "b", with "/" + "b" not doubling the slash. */
 char *cg_path_join(const char *a, const char *b)
 {
@@ -563,11 +573,9 @@ static int create_below(const struct cgroup_ops *ops, struct cg_dir parents[CG_S
                         return r;
         }
 
-        _cleanup_(cgroup_destroyp) struct cgroup *cg = calloc(1, sizeof(*cg));
+        _cleanup_(cgroup_destroyp) struct cgroup *cg = cg_new(ops);
         if (!cg)
                 return psrun_error_errno(err, ENOMEM, "cgroup");
-        cg->ops = ops;
-        cg->unified_fd = -1;
         int r;
         for (int attempt = 0;; attempt++) {
                 snprintf(cg->name, sizeof(cg->name), "psrun-%d-%u", (int) getpid(),

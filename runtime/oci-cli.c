@@ -154,6 +154,24 @@ static bool no_cgroups(void)
         return cli_globals.cgroup_manager && strcmp(cli_globals.cgroup_manager, "disabled") == 0;
 }
 
+/* What every OCI command does first: the log (so that even a usage error
+ * goes where the caller reads errors), its options, the root check where the
+ * command starts processes (need_root names it), and the state root when
+ * the command has one (root not NULL). */
+static int open_command(int argc, char **argv, const struct option_def *opts, int min_args,
+                        int max_args, const char *need_root, struct oci_root **root,
+                        struct parsed *p, psrun_error *err)
+{
+        int r = begin(err);
+        if (r >= 0)
+                r = parse(argc, argv, opts, min_args, max_args, p, err);
+        if (r >= 0 && need_root)
+                r = oci_require_root(need_root, err);
+        if (r >= 0 && root)
+                r = oci_root_open(cli_globals.root, root, err);
+        return r;
+}
+
 #define HELP_OPT                                                                                   \
         {                                                                                          \
                 "help", 'h', NULL, "show this help"                                                \
@@ -223,13 +241,7 @@ static int cmd_create(int argc, char **argv)
         _cleanup_(parsed_free) struct parsed p = {0};
         struct oci_create_options o;
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, create_options, 1, 1, &p, &err);
-        if (r >= 0)
-                r = oci_require_root("create", &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, create_options, 1, 1, "create", &root, &p, &err);
         if (r >= 0)
                 r = fill_create(&p, &o, &err);
         if (r >= 0)
@@ -243,11 +255,7 @@ static int cmd_start(int argc, char **argv)
         _cleanup_(parsed_free) struct parsed p = {0};
         static const struct option_def opts[] = {HELP_OPT, {0}};
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, opts, 1, 1, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, opts, 1, 1, NULL, &root, &p, &err);
         if (r >= 0)
                 r = oci_start(root, p.args[0], &err);
         return r < 0 ? oci_fail(&err) : 0;
@@ -291,13 +299,7 @@ int oci_cmd_run(int argc, char **argv)
         _cleanup_(parsed_free) struct parsed p = {0};
         struct oci_create_options o;
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, run_oci_options, 1, 1, &p, &err);
-        if (r >= 0)
-                r = oci_require_root("run", &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, run_oci_options, 1, 1, "run", &root, &p, &err);
         if (r >= 0)
                 r = fill_create(&p, &o, &err);
         if (r < 0)
@@ -337,11 +339,7 @@ static int cmd_state(int argc, char **argv)
         _cleanup_(oci_state_free) struct oci_state st = {0};
         static const struct option_def opts[] = {HELP_OPT, {0}};
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, opts, 1, 1, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, opts, 1, 1, NULL, &root, &p, &err);
         if (r >= 0)
                 r = oci_get_state(root, p.args[0], &st, &err);
         if (r >= 0 && (oci_state_print_json(&st, stdout) < 0 || fflush(stdout) != 0))
@@ -363,11 +361,7 @@ static int cmd_list(int argc, char **argv)
         _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_strv_free_ char **ids = NULL;
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, list_options, 0, 0, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, list_options, 0, 0, NULL, &root, &p, &err);
         const char *format = r >= 0 && p.value[L_FORMAT] ? p.value[L_FORMAT] : "table";
         if (r >= 0 && strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
                 r = psrun_error_set(&err, EINVAL, "list: --format: `%s` is not table or json",
@@ -430,11 +424,7 @@ static int cmd_kill(int argc, char **argv)
         _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
         int sig = SIGTERM;
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, kill_options, 1, 2, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, kill_options, 1, 2, NULL, &root, &p, &err);
         if (r >= 0 && p.n_args == 2)
                 r = oci_signal_from_string(p.args[1], &sig, &err);
         if (r >= 0)
@@ -454,11 +444,7 @@ static int cmd_delete(int argc, char **argv)
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
         _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, delete_options, 1, 1, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, delete_options, 1, 1, NULL, &root, &p, &err);
         if (r >= 0)
                 r = oci_delete(root, p.args[0], p.value[D_FORCE] != NULL, &err);
         return r < 0 ? oci_fail(&err) : 0;
@@ -470,11 +456,7 @@ static int pause_or_resume(int argc, char **argv, bool pause)
         _cleanup_(oci_root_closep) struct oci_root *root = NULL;
         _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, opts, 1, 1, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, opts, 1, 1, NULL, &root, &p, &err);
         if (r >= 0)
                 r = oci_pause(root, p.args[0], pause, &err);
         return r < 0 ? oci_fail(&err) : 0;
@@ -622,11 +604,7 @@ static int cmd_update(int argc, char **argv)
         _cleanup_(oci_resources_free) struct oci_resources res = {0};
         struct update_flags f = {0};
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, update_options, 1, 1, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, update_options, 1, 1, NULL, &root, &p, &err);
         if (r >= 0 && p.value[U_RESOURCES])
                 r = read_resources(p.value[U_RESOURCES], &res, &err);
         if (r >= 0)
@@ -724,11 +702,7 @@ static int cmd_ps(int argc, char **argv)
         _cleanup_free_ pid_t *pids = NULL;
         size_t n = 0;
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, ps_options, 1, -1, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, ps_options, 1, -1, NULL, &root, &p, &err);
         const char *format = r >= 0 && p.value[P_FORMAT] ? p.value[P_FORMAT] : "table";
         if (r >= 0 && strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
                 r = psrun_error_set(&err, EINVAL, "ps: --format: `%s` is not table or json",
@@ -781,11 +755,7 @@ static int cmd_events(int argc, char **argv)
         _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
         uint64_t interval_ms = 5000;
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, events_options, 1, 1, &p, &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, events_options, 1, 1, NULL, &root, &p, &err);
         if (r >= 0 && p.value[E_INTERVAL] &&
             (parse_duration_ms(p.value[E_INTERVAL], &interval_ms) < 0 || interval_ms == 0))
                 r = psrun_error_set(&err, EINVAL, "events: --interval: `%s` is not a duration",
@@ -848,13 +818,7 @@ static int cmd_exec(int argc, char **argv)
         _cleanup_(oci_process_free) struct oci_process process = {0};
         psrun_error err = {0};
         int code = 0;
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, exec_options, 1, -1, &p, &err);
-        if (r >= 0)
-                r = oci_require_root("exec", &err);
-        if (r >= 0)
-                r = oci_root_open(cli_globals.root, &root, &err);
+        int r = open_command(argc, argv, exec_options, 1, -1, "exec", &root, &p, &err);
         if (r < 0)
                 return oci_fail(&err);
         const char *const *v = p.value;
@@ -894,9 +858,7 @@ static int cmd_features(int argc, char **argv)
         static const struct option_def opts[] = {HELP_OPT, {0}};
         _cleanup_(parsed_free) struct parsed p = {0};
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, opts, 0, 0, &p, &err);
+        int r = open_command(argc, argv, opts, 0, 0, NULL, NULL, &p, &err);
         if (r >= 0)
                 r = oci_features_print(stdout, &err);
         return r < 0 ? oci_fail(&err) : 0;
@@ -915,9 +877,7 @@ static int cmd_spec(int argc, char **argv)
         _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_free_ char *path = NULL;
         psrun_error err = {0};
-        int r = begin(&err);
-        if (r >= 0)
-                r = parse(argc, argv, spec_options, 0, 0, &p, &err);
+        int r = open_command(argc, argv, spec_options, 0, 0, NULL, NULL, &p, &err);
         if (r < 0)
                 return oci_fail(&err);
         if (asprintf(&path, "%s/config.json", p.value[S_BUNDLE] ? p.value[S_BUNDLE] : ".") < 0)

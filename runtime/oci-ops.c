@@ -212,19 +212,26 @@ int oci_pause(struct oci_root *root, const char *id, bool pause, psrun_error *er
         return oci_state_write(c, &st, err);
 }
 
-int oci_update(struct oci_root *root, const char *id, const struct oci_resources *res,
-               psrun_error *err)
+/* The cgroup of a container that has not stopped (else -ESRCH). */
+static int open_live_cgroup(struct oci_root *root, const char *id, struct cgroup **cg,
+                            psrun_error *err)
 {
         _cleanup_(oci_container_closep) struct oci_container *c = NULL;
         _cleanup_(oci_state_free) struct oci_state st = {0};
-        int r = oci_open_locked(root, id, OCI_LOCK_EXCLUSIVE, &c, &st, err);
+        *cg = NULL;
+        int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, &st, err);
         if (r < 0)
                 return r;
         if (st.status == OCI_STATUS_STOPPED)
-                return psrun_error_set(err, EINVAL,
-                                       "container \"%s\" is stopped: nothing to update", id);
+                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", id);
+        return open_cgroup(&st, cg, err);
+}
+
+int oci_update(struct oci_root *root, const char *id, const struct oci_resources *res,
+               psrun_error *err)
+{
         struct cgroup *cg = NULL;
-        r = open_cgroup(&st, &cg, err);
+        int r = open_live_cgroup(root, id, &cg, err);
         if (r < 0)
                 return r;
         r = cgroup_apply_resources(cg, res, err);
@@ -234,15 +241,14 @@ int oci_update(struct oci_root *root, const char *id, const struct oci_resources
 
 int oci_pids(struct oci_root *root, const char *id, pid_t **ret, size_t *n, psrun_error *err)
 {
-        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
-        _cleanup_(oci_state_free) struct oci_state st = {0};
+        struct cgroup *cg = NULL;
         *ret = NULL;
         *n = 0;
-        int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, &st, err);
-        if (r < 0 || st.status == OCI_STATUS_STOPPED)
-                return r;
-        struct cgroup *cg = NULL;
-        r = open_cgroup(&st, &cg, err);
+        int r = open_live_cgroup(root, id, &cg, err);
+        if (r == -ESRCH) {
+                psrun_error_clear(err); /* a stopped container has no processes */
+                return 0;
+        }
         if (r < 0)
                 return r;
         r = cgroup_pids(cg, ret, n, err);
@@ -252,15 +258,8 @@ int oci_pids(struct oci_root *root, const char *id, pid_t **ret, size_t *n, psru
 
 int oci_stats(struct oci_root *root, const char *id, struct cgroup_stats *stats, psrun_error *err)
 {
-        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
-        _cleanup_(oci_state_free) struct oci_state st = {0};
-        int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, &st, err);
-        if (r < 0)
-                return r;
-        if (st.status == OCI_STATUS_STOPPED)
-                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", id);
         struct cgroup *cg = NULL;
-        r = open_cgroup(&st, &cg, err);
+        int r = open_live_cgroup(root, id, &cg, err);
         if (r < 0)
                 return r;
         r = cgroup_read_stats(cg, stats, err);

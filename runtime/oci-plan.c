@@ -22,19 +22,6 @@
 #define CLONE_NEWTIME 0x00000080
 #endif
 
-static char **strv_dup(char *const *v, size_t n)
-{
-        char **copy = calloc(n + 1, sizeof(char *));
-        if (!copy)
-                return NULL;
-        for (size_t i = 0; i < n; i++)
-                if (!(copy[i] = strdup(v[i]))) {
-                        strv_free(copy);
-                        return NULL;
-                }
-        return copy;
-}
-
 static const struct oci_namespace *find_namespace(const struct oci_config *c, int type)
 {
         const struct oci_linux *l = c->linux_;
@@ -243,8 +230,8 @@ static int plan_process(const struct oci_config *c, const struct oci_process *pr
                         struct plan *p, psrun_error *err)
 {
         bool new_user = own_userns;
-        if (!(p->argv = strv_dup(proc->args, proc->n_args)) ||
-            !(p->envp = strv_dup(proc->env ? proc->env : (char *[]){NULL}, proc->n_env)) ||
+        if (!(p->argv = strv_copy(proc->args)) ||
+            !(p->envp = strv_copy(proc->env ? proc->env : (char *[]){NULL})) ||
             !(p->workdir = strdup(proc->cwd)))
                 return psrun_error_errno(err, ENOMEM, "plan");
         for (size_t i = 0; p->envp[i]; i++)

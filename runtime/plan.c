@@ -54,22 +54,6 @@ static void note(const struct run_options *o, const char *msg)
                 o->log(o->log_userdata, msg);
 }
 
-static char **strv_copy(char *const *v)
-{
-        size_t n = 0;
-        while (v[n])
-                n++;
-        char **copy = calloc(n + 1, sizeof(char *));
-        if (!copy)
-                return NULL;
-        for (size_t i = 0; i < n; i++)
-                if (!(copy[i] = strdup(v[i]))) {
-                        strv_free(copy);
-                        return NULL;
-                }
-        return copy;
-}
-
 /* Set NAME=value in a NULL-terminated vector with room for it, replacing an
  * earlier entry of the same name. */
 static int env_put(char **envp, size_t *n, const char *name, const char *value)
