@@ -245,3 +245,48 @@ Test(oci_commands, console_socket_gets_the_pty)
         close(conn);
         close(lfd);
 }
+
+Test(oci_commands, events_until_stop_update_flags_ps_options_kill_all)
+{
+        struct out o;
+        /* events without --stats: one event per interval until it stops. */
+        oci_up("c1", &(struct cfg){.args = "[\"sleep\",\"1\"]"});
+        cr_assert_eq(psrun(&o, NULL, "events", "--interval", "200ms", "c1", NULL), 0, "%s", o.err);
+        int events = 0;
+        for (const char *at = o.out; (at = strstr(at, "\"type\":\"stats\"")); at++)
+                events++;
+        cr_expect_geq(events, 2, "%d events in about a second: %s", events, o.out);
+
+        /* The classic update flags, as sizes. */
+        oci_up("c2", NULL);
+        cr_assert_eq(
+                psrun(&o, NULL, "update", "--memory", "64m", "--memory-swap", "-1", "c2", NULL), 0,
+                "%s", o.err);
+        char dir[1024], path[1200] = "", text[64];
+        if (oci_cgroup_dir("c2", "memory", dir, sizeof(dir)))
+                snprintf(path, sizeof(path), "%s/memory.limit_in_bytes", dir);
+        else if (oci_cgroup_dir("c2", "unified", dir, sizeof(dir)))
+                snprintf(path, sizeof(path), "%s/memory.max", dir);
+        cr_assert(read_text(path, text, sizeof(text)), "%s", path);
+        cr_expect_str_eq(text, "67108864");
+        cr_expect_neq(psrun(&o, NULL, "update", "--memory", "lots", "c2", NULL), 0);
+        cr_expect(contains(o.err, "--memory"), "%s", o.err);
+
+        /* ps with ps(1)'s own options: the chosen columns, our pid only. */
+        cr_assert_eq(psrun(&o, NULL, "ps", "c2", "-o", "pid,comm", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "PID") && contains(o.out, "sleep") && !contains(o.out, "UID"),
+                  "%s", o.out);
+
+        /* kill --all with a signal other than KILL reaches every process. */
+        oci_up("c3", &(struct cfg){.args = "[\"sh\",\"-c\",\"trap 'exit 7' TERM; sleep 1000 & "
+                                           "wait\"]"});
+        int pid = oci_pid("c3");
+        usleep(200000);
+        cr_assert_eq(psrun(&o, NULL, "kill", "--all", "c3", "TERM", NULL), 0, "%s", o.err);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 7, "status %#x", status);
+        cr_expect(wait_status("c3", "stopped", 2000));
+        cr_assert_eq(psrun(&o, NULL, "ps", "--format", "json", "c3", NULL), 0, "%s", o.err);
+        cr_expect_str_eq(o.out, "[]\n", "processes left: %s", o.out);
+}
