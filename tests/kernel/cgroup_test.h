@@ -286,32 +286,6 @@ static inline void assert_no_leftovers(void)
         cr_assert_fail("%s", why);
 }
 
-/* Does any directory of ours (psrun-<our pid>-*) exist below our own
- * cgroups? Unlike test_no_cgroup_leftovers, blind to concurrent tests. */
-static inline bool any_of_ours(void)
-{
-        char prefix[64];
-        snprintf(prefix, sizeof(prefix), "psrun-%d-", getpid());
-        for (size_t i = 0; i < ARRAY_SIZE(hierarchies); i++) {
-                char mp[1024], own[1024], dir[PATH_MAX];
-                if (!hierarchy_mount(hierarchies[i].controller, mp, sizeof(mp)) ||
-                    !proc_cgroup(0, hierarchies[i].controller, own, sizeof(own)))
-                        continue;
-                snprintf(dir, sizeof(dir), "%s%s", mp, strcmp(own, "/") == 0 ? "" : own);
-                DIR *d = opendir(dir);
-                if (!d)
-                        continue;
-                struct dirent *de;
-                bool found = false;
-                while (!found && (de = readdir(d)))
-                        found = strncmp(de->d_name, prefix, strlen(prefix)) == 0;
-                closedir(d);
-                if (found)
-                        return true;
-        }
-        return false;
-}
-
 static inline struct cgroup *create(const char *parent, uint64_t mem, uint64_t pids, double cpus)
 {
         struct cgroup_limits limits = {.memory_bytes = mem, .pids_max = pids, .cpus = cpus};
@@ -674,11 +648,10 @@ static inline void oci_cleanup(void)
         }
 }
 
-/* Is anything of ours (psrun-cgoci-<pid>*) left in any hierarchy? */
-static inline bool oci_leftovers(char *why, size_t size)
+/* Is a directory named prefix* below our own cgroup in any hierarchy? why
+ * (may be NULL) then says where. Blind to concurrent tests. */
+static inline bool prefixed_dir_below_ours(const char *prefix, char *why, size_t size)
 {
-        char prefix[64];
-        snprintf(prefix, sizeof(prefix), "psrun-cgoci-%d", getpid());
         for (size_t i = 0; i < ARRAY_SIZE(oci_hierarchies); i++) {
                 char mp[1024], own[1024], dir[PATH_MAX];
                 if (!hierarchy_mount(oci_hierarchies[i].controller, mp, sizeof(mp)) ||
@@ -694,11 +667,30 @@ static inline bool oci_leftovers(char *why, size_t size)
                         found = strncmp(de->d_name, prefix, strlen(prefix)) == 0;
                 closedir(d);
                 if (found) {
-                        snprintf(why, size, "%s/%s* left", dir, prefix);
+                        if (why)
+                                snprintf(why, size, "%s/%s* left", dir, prefix);
                         return true;
                 }
         }
         return false;
+}
+
+/* Is anything of ours (psrun-cgoci-<pid>*) left in any hierarchy? */
+static inline bool oci_leftovers(char *why, size_t size)
+{
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "psrun-cgoci-%d", getpid());
+        return prefixed_dir_below_ours(prefix, why, size);
+}
+
+/* Does any directory of psrun run's for us (psrun-<our pid>-*) exist below
+ * our own cgroups? Unlike test_no_cgroup_leftovers, blind to concurrent
+ * tests. */
+static inline bool any_of_ours(void)
+{
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "psrun-%d-", getpid());
+        return prefixed_dir_below_ours(prefix, NULL, 0);
 }
 
 /* Directory `rel` (relative to our own cgroup) in a hierarchy, or false
