@@ -29,10 +29,11 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS) 2>/dev/null)
 TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 
-LIB_SRCS := $(wildcard common/*.c policy/*.c rootfs/*.c netns/*.c runtime/*.c)
-# The command line prints; the library never does: it is linked into psrun only.
-CLI_SRCS := runtime/main.c runtime/cli.c runtime/oci-cli.c
-LIB_SRCS := $(filter-out $(CLI_SRCS),$(LIB_SRCS))
+# libpsrun: every subsystem. The command line (cli/) prints; the library never
+# does, so cli/ is linked into psrun only.
+LIB_SRCS := $(wildcard common/*.c policy/*.c rootfs/*.c netns/*.c runtime/*.c runtime/oci/*.c \
+                       runtime/cgroup/*.c)
+CLI_SRCS := $(wildcard cli/*.c)
 # The default seccomp profile, compiled at build time (tools/gen-seccomp-bpf.c).
 GEN_SECCOMP := $(BUILD)/gen/seccomp-default-bpf.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SECCOMP:.c=.o)
@@ -128,7 +129,7 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_BUILD := build-fuzz
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_LIB_SRCS := $(wildcard common/*.c policy/policy*.c runtime/oci-config*.c runtime/oci-state*.c) \
+FUZZ_LIB_SRCS := $(wildcard common/*.c policy/policy*.c runtime/oci/config*.c runtime/oci/state*.c) \
                  policy/units.c policy/suggest.c policy/seccomp.c policy/seccomp-default.c
 FUZZ_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iinclude -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=undefined
@@ -159,4 +160,4 @@ format-check:
 clean:
 	rm -rf build build-sanitize build-fuzz
 
--include $(LIB_OBJS:.o=.d) $(BUILD)/runtime/main.d
+-include $(LIB_OBJS:.o=.d) $(CLI_SRCS:%.c=$(BUILD)/%.d)

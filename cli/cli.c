@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Command-line tables: getopt and --help from one description. */
-#include "runtime/cli.h"
+#include "cli/cli.h"
 
 #include <string.h>
 

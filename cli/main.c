@@ -11,9 +11,9 @@
 
 #include "common/cleanup.h"
 #include "policy/policy.h"
-#include "runtime/cgroup.h"
-#include "runtime/cli.h"
-#include "runtime/oci-state.h"
+#include "runtime/cgroup/cgroup.h"
+#include "cli/cli.h"
+#include "runtime/oci/state.h"
 #include "runtime/run.h"
 
 #ifndef PSRUN_VERSION

@@ -21,11 +21,11 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "policy/policy.h"
-#include "runtime/cli.h"
-#include "runtime/oci-container.h"
-#include "runtime/oci-features.h"
-#include "runtime/oci-log.h"
-#include "runtime/oci-signal.h"
+#include "cli/cli.h"
+#include "runtime/oci/container.h"
+#include "runtime/oci/features.h"
+#include "runtime/oci/log.h"
+#include "runtime/oci/signal.h"
 
 #define EXIT_OCI 1
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/cgroup.h"
-#include "runtime/oci-config.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/oci/config.h"
 
 /* The kernel's struct clone_args (CLONE_ARGS_SIZE_VER2); defined here to
  * avoid <linux/sched.h> colliding with <sched.h>. */

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/child.h"
 #include "runtime/launch.h"
 

@@ -5,7 +5,7 @@
  * naming, creating and removing directories, attaching, killing by signal,
  * and garbage-collecting what dead runs left behind.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
  *    to the cgroup decides each access. It is generated here, in C, from the
  *    rules, read as v1 reads them (see build_program); no rule: deny.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 #define FIELD "linux.resources.devices"
 

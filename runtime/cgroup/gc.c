@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 static inline void closedirp(DIR **d)
 {

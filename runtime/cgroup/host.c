@@ -4,7 +4,7 @@
  * table (/proc/self/mountinfo) and /proc/self/cgroup, read once per create
  * or gc (struct cg_host), and the paths psrun's cgroups go below.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "runtime/cgroup.h"
+#include "runtime/cgroup/cgroup.h"
 
 enum cg_slot {
         CG_SLOT_MEMORY,

@@ -9,7 +9,7 @@
  * Also here: freezing and listing pids. Resources are in cgroup-res.c and
  * the drivers' cgroup-v1-oci.c and cgroup-v2-oci.c.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 #define CG_FREEZE_TIMEOUT_MS 5000
 

@@ -5,7 +5,7 @@
  * cgroup-v2-oci.c), error messages that name the OCI field, and the cpu
  * shares to cpu.weight conversion.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 int cgroup_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err)
 {

@@ -5,7 +5,7 @@
  * controller that is not there, an older kernel) leaves its field alone, so
  * a later row can stand in for an earlier one.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <errno.h>
 #include <stddef.h>

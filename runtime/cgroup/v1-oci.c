@@ -9,7 +9,7 @@
  * them too), memory.useHierarchy (always on since 5.x), network and rdma
  * (not parsed).
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 #define F "linux.resources."
 #define ROW(group, type, json, member, kind_, slot_, file_, ...)                                   \

@@ -9,7 +9,7 @@
  * CPU time. Without it, the freezer hierarchy keeps the tree still while it
  * is killed by signal.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -10,7 +10,7 @@
  * Ignored, as runc does: memory.swappiness, memory.disableOOMKiller (v2 has
  * neither), memory.kernel, memory.useHierarchy, blockIO leaf weights.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 #define F "linux.resources."
 #define ROW(group, type, json, member, kind_, slot_, file_, ...)                                   \

@@ -7,7 +7,7 @@
  * processes"), which is why a launcher sitting in its own cgroup may need
  * --cgroup-parent.
  */
-#include "runtime/cgroup-internal.h"
+#include "runtime/cgroup/internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -17,8 +17,8 @@
 
 #include "common/cleanup.h"
 #include "policy/policy.h"
-#include "runtime/oci-config-internal.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config-internal.h"
+#include "runtime/oci/config.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

@@ -11,7 +11,7 @@
  * The walk recurses only along the tables, whose depth is fixed; values of
  * fields psrun does not know are never visited.
  */
-#include "runtime/oci-config-internal.h"
+#include "runtime/oci/config-internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +22,7 @@
 
 #include "common/cleanup.h"
 #include "policy/policy.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 #define SHOWN_MAX  OCI_SHOWN_MAX
 #define NAME_SHOWN OCI_NAME_SHOWN

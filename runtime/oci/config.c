@@ -4,7 +4,7 @@
  * process, root, mounts (with the one mount option table) and hooks. The
  * `linux` object is in oci-config-linux.c, the walker in oci-config-walk.c.
  */
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "policy/policy.h"
-#include "runtime/oci-config-internal.h"
+#include "runtime/oci/config-internal.h"
 
 /* sethostname(2) and setdomainname(2) refuse longer names. */
 #define HOST_NAME_LIMIT 64

@@ -5,7 +5,7 @@
  * side. oci_console_setup and oci_console_attach run between clone3() and
  * execve(): syscalls and string functions only.
  */
-#include "runtime/oci-console.h"
+#include "runtime/oci/console.h"
 
 #include <errno.h>
 #include <fcntl.h>

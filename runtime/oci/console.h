@@ -25,7 +25,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 /* Connects a SOCK_STREAM unix socket to socket_path (any length: a path that
  * does not fit in sun_path is reached through /proc/self/fd). *ret_fd is

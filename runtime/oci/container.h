@@ -14,9 +14,9 @@
 #include <sys/types.h>
 
 #include "common/error.h"
-#include "runtime/cgroup.h"
-#include "runtime/oci-config.h"
-#include "runtime/oci-state.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/oci/config.h"
+#include "runtime/oci/state.h"
 
 struct oci_create_options {
         const char *id;

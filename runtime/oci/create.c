@@ -9,7 +9,7 @@
  * holds open for reading and writing. start opens the FIFO for writing
  * without blocking (ENXIO: init is gone), writes one byte, and init execs.
  */
-#include "runtime/oci-container.h"
+#include "runtime/oci/container.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,11 +30,11 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "runtime/launch.h"
-#include "runtime/oci-console.h"
-#include "runtime/oci-hooks.h"
-#include "runtime/oci-log.h"
-#include "runtime/oci-plan.h"
-#include "runtime/oci-private.h"
+#include "runtime/oci/console.h"
+#include "runtime/oci/hooks.h"
+#include "runtime/oci/log.h"
+#include "runtime/oci/plan.h"
+#include "runtime/oci/private.h"
 
 int oci_require_root(const char *what, psrun_error *err)
 {

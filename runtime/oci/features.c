@@ -6,7 +6,7 @@
  * unit tests hold against them, so neither document can promise what the
  * parser would refuse.
  */
-#include "runtime/oci-features.h"
+#include "runtime/oci/features.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 #include "common/cleanup.h"
 #include "common/json.h"
 #include "policy/seccomp.h"
-#include "runtime/oci-config.h"
-#include "runtime/oci-state.h"
+#include "runtime/oci/config.h"
+#include "runtime/oci/state.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

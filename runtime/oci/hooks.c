@@ -5,7 +5,7 @@
  * read, floods its output or never exits can stall nothing but its own
  * timeout. The contract is in oci-hooks.h.
  */
-#include "runtime/oci-hooks.h"
+#include "runtime/oci/hooks.h"
 
 #include <errno.h>
 #include <fcntl.h>

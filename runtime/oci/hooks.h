@@ -36,7 +36,7 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 /* How much of a hook's stdout and of its stderr is kept (the tail). */
 #define OCI_HOOK_OUTPUT_MAX 4096

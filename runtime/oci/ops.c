@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci-container.h"
-#include "runtime/oci-log.h"
-#include "runtime/oci-private.h"
+#include "runtime/oci/container.h"
+#include "runtime/oci/log.h"
+#include "runtime/oci/private.h"
 
 int oci_open_locked(struct oci_root *root, const char *id, enum oci_lock_mode mode,
                     struct oci_container **ret, struct oci_state *st, psrun_error *err)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* config.json -> plan: namespaces, identity, capabilities, seccomp. */
-#include "runtime/oci-plan.h"
+#include "runtime/oci/plan.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 #include "runtime/plan.h"
 
 struct oci_plan_options {

@@ -3,8 +3,8 @@
 
 /* What the OCI operations (oci-create.c, oci-ops.c) share. */
 
-#include "runtime/oci-config.h"
-#include "runtime/oci-state.h"
+#include "runtime/oci/config.h"
+#include "runtime/oci/state.h"
 
 /* Opens the container, takes the lock, reads its state and checks that its
  * init still lives (a dead one makes the state stopped, written back when

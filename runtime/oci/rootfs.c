@@ -20,7 +20,7 @@
 
 #include "common/cleanup.h"
 #include "rootfs/mounts.h"
-#include "runtime/oci-plan.h"
+#include "runtime/oci/plan.h"
 
 #define MS_ATTR_FLAGS                                                                              \
         (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME | \

@@ -4,7 +4,7 @@
  * <signal.h>, so the table is right on every architecture (SIGBUS is 7 on
  * x86 and 10 on MIPS); names an architecture lacks are left out.
  */
-#include "runtime/oci-signal.h"
+#include "runtime/oci/signal.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
-#include "runtime/oci-state.h"
+#include "runtime/oci/state.h"
 
 #define STATE_FILE     "state.json"
 #define STATE_TMP_FILE "state.json.tmp"

@@ -18,7 +18,7 @@
 #include <yaml.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci-state-internal.h"
+#include "runtime/oci/state-internal.h"
 
 /* ---- status ---- */
 

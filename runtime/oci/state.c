@@ -4,7 +4,7 @@
  * container, its lock, state.json and the create/start FIFO. The layout and
  * the protocols are described in oci-state.h.
  */
-#include "runtime/oci-state.h"
+#include "runtime/oci/state.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "policy/policy.h"
-#include "runtime/oci-state-internal.h"
+#include "runtime/oci/state-internal.h"
 
 struct oci_root {
         int fd;

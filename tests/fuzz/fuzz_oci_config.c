@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

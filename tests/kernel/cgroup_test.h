@@ -27,9 +27,9 @@
 
 #include "common/cleanup.h"
 #include "lib/testlib.h"
-#include "runtime/cgroup-internal.h"
-#include "runtime/cgroup.h"
-#include "runtime/oci-config.h"
+#include "runtime/cgroup/internal.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/oci/config.h"
 
 #define MiB (1024ULL * 1024ULL)
 

@@ -26,7 +26,7 @@
 
 #include "common/cleanup.h"
 #include "lib/testlib.h"
-#include "runtime/oci-console.h"
+#include "runtime/oci/console.h"
 
 static char tmp_dir[PATH_MAX];
 

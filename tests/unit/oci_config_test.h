@@ -28,7 +28,7 @@
 
 #include "common/cleanup.h"
 #include "policy/seccomp.h"
-#include "runtime/oci-config.h"
+#include "runtime/oci/config.h"
 
 #define FIXTURES "tests/unit/data/oci/"
 /* A valid start: tests add their fields on line 2 and close the object. */

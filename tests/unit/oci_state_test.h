@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci-state.h"
+#include "runtime/oci/state.h"
 
 #include "lib/testlib.h"
 

@@ -22,9 +22,9 @@
 #include "common/cleanup.h"
 #include "policy/caps.h"
 #include "policy/seccomp.h"
-#include "runtime/oci-config.h"
-#include "runtime/oci-features.h"
-#include "runtime/oci-state.h"
+#include "runtime/oci/config.h"
+#include "runtime/oci/features.h"
+#include "runtime/oci/state.h"
 
 TestSuite(oci_features, .timeout = 30);
 TestSuite(oci_spec, .timeout = 30);

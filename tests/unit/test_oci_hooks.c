@@ -21,7 +21,7 @@
 
 #include "common/cleanup.h"
 #include "lib/testlib.h"
-#include "runtime/oci-hooks.h"
+#include "runtime/oci/hooks.h"
 
 static char tmp_dir[PATH_MAX];
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/oci-signal.h"
+#include "runtime/oci/signal.h"
 
 TestSuite(oci_signal, .timeout = 30);
 
