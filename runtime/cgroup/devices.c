@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci/config.h"
+#include "runtime/cgroup/resources.h"
 
 #define FIELD "linux.resources.devices"
 

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci/config.h"
+#include "runtime/cgroup/resources.h"
 
 #define CG_FREEZE_TIMEOUT_MS 5000
 

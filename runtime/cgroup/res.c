@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci/config.h"
+#include "runtime/cgroup/resources.h"
 
 int cgroup_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err)
 {

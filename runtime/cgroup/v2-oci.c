@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "runtime/oci/config.h"
+#include "runtime/cgroup/resources.h"
 
 #define F "linux.resources."
 #define ROW(group, type, json, member, kind_, slot_, file_, ...)                                   \
