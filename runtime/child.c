@@ -33,7 +33,7 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "common/signals.h"
-#include "runtime/oci/console.h"
+#include "runtime/pty.h"
 
 static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_SYNC] = "sync",

@@ -26,6 +26,7 @@
 #include "common/error.h"
 #include "policy/seccomp.h"
 #include "runtime/cgroup/resources.h"
+#include "runtime/pty.h"
 
 /* Largest config.json accepted (file or buffer). */
 #define OCI_CONFIG_MAX_SIZE (16U << 20)
@@ -41,11 +42,6 @@ struct oci_id_mapping {
 };
 
 /* ---- process ---- */
-
-struct oci_console_size {
-        uint16_t height;
-        uint16_t width;
-};
 
 struct oci_user {
         uint32_t uid;

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The --console-socket contract (see oci-console.h): connect in the parent,
- * make the pty in the child and send its master, receive it on the other
- * side. oci_console_setup and oci_console_attach run between clone3() and
- * execve(): syscalls and string functions only.
+ * The --console-socket contract (see console.h): connect in the parent and
+ * receive the master on the other side. The child's half (make the pty, send
+ * its master, attach the slave) is runtime/pty.c.
  */
 #include "runtime/oci/console.h"
 
@@ -22,10 +21,6 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-
-#ifndef TIOCGPTPEER
-#define TIOCGPTPEER _IO('T', 0x41)
-#endif
 
 /* Every ptmx, whatever devpts instance it belongs to, is this device. */
 #define PTMX_MAJOR 5
@@ -66,96 +61,6 @@ int oci_console_connect(const char *socket_path, int *ret_fd, psrun_error *err)
                                                  socket_path);
         }
         *ret_fd = TAKE_FD(fd);
-        return 0;
-}
-
-/* Async-signal-safe. The data must not be empty: on a stream socket, an
- * fd sent with zero bytes is dropped. */
-static int send_fd(int sock, int fd, const char *data)
-{
-        union {
-                struct cmsghdr align;
-                char buf[CMSG_SPACE(sizeof(int))];
-        } control;
-        size_t len = strlen(data), off = 0;
-        bool fd_sent = false;
-
-        while (off < len) {
-                struct iovec iov = {.iov_base = (char *) data + off, .iov_len = len - off};
-                struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-                if (!fd_sent) {
-                        memset(&control, 0, sizeof(control));
-                        msg.msg_control = control.buf;
-                        msg.msg_controllen = sizeof(control.buf);
-                        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                        c->cmsg_level = SOL_SOCKET;
-                        c->cmsg_type = SCM_RIGHTS;
-                        c->cmsg_len = CMSG_LEN(sizeof(int));
-                        memcpy(CMSG_DATA(c), &fd, sizeof(int));
-                }
-                /* MSG_NOSIGNAL: a peer that went away is an error, not a
-                 * SIGPIPE killing the container's init. */
-                ssize_t n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                fd_sent = true;
-                off += (size_t) n;
-        }
-        return 0;
-}
-
-int oci_console_setup(int socket_fd, const char *ptmx_path, const struct oci_console_size *size,
-                      int *ret_slave)
-{
-        _cleanup_close_ int sock = socket_fd;
-        int unlock = 0;
-
-        if (!ptmx_path || !ptmx_path[0])
-                return -EINVAL;
-        _cleanup_close_ int master = open(ptmx_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
-        if (master < 0)
-                return -errno;
-        if (ioctl(master, TIOCSPTLCK, &unlock) < 0)
-                return -errno;
-        /* The peer of this very master (Linux 4.13+; psrun needs 5.3 for
-         * clone3 anyway): no path lookup in a devpts the container could
-         * have replaced. */
-        _cleanup_close_ int slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
-        if (slave < 0)
-                return -errno;
-        if (size) {
-                struct winsize ws = {.ws_row = size->height, .ws_col = size->width};
-                if (ioctl(slave, TIOCSWINSZ, &ws) < 0)
-                        return -errno;
-        }
-        int r = send_fd(sock, master, ptmx_path);
-        if (r < 0)
-                return r;
-        *ret_slave = TAKE_FD(slave);
-        return 0;
-}
-
-int oci_console_attach(int slave_fd)
-{
-        /* A fresh clone is never a session leader; init of a new pid
-         * namespace sees getsid(0) == 0 (its session is outside). */
-        if (getsid(0) != getpid() && setsid() < 0)
-                return -errno;
-        if (ioctl(slave_fd, TIOCSCTTY, 0) < 0)
-                return -errno;
-        for (int target = 0; target <= 2; target++) {
-                if (target == slave_fd) {
-                        /* dup2() onto itself would keep O_CLOEXEC. */
-                        if (fcntl(target, F_SETFD, 0) < 0)
-                                return -errno;
-                } else if (dup2(slave_fd, target) < 0) {
-                        return -errno;
-                }
-        }
-        if (slave_fd > 2)
-                close(slave_fd);
         return 0;
 }
 

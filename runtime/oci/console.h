@@ -7,7 +7,8 @@
  *
  *   parent  oci_console_connect(path) before clone; the fd goes to the child
  *           (keep it open across clone, close it in the parent afterwards).
- *   child   after the container's /dev/pts (devpts, newinstance) is mounted
+ *   child   (runtime/pty.h) after the container's /dev/pts (devpts,
+ *           newinstance) is mounted
  *           and before dropping privileges:
  *             oci_console_setup(fd, "/dev/ptmx", size, &slave)
  *               a pty of the container's own devpts; the master goes over the
@@ -25,28 +26,13 @@
 #include <stddef.h>
 
 #include "common/error.h"
-#include "runtime/oci/config.h"
+#include "runtime/pty.h"
 
 /* Connects a SOCK_STREAM unix socket to socket_path (any length: a path that
  * does not fit in sun_path is reached through /proc/self/fd). *ret_fd is
  * O_CLOEXEC. Errors name the path: "console socket /x/y: connect: No such
  * file or directory". */
 int oci_console_connect(const char *socket_path, int *ret_fd, psrun_error *err);
-
-/* Child side, async-signal-safe (no allocation, no stdio, no locks). Opens
- * ptmx_path (O_RDWR|O_NOCTTY|O_CLOEXEC), unlocks the pty, opens its slave
- * with TIOCGPTPEER (no path lookup: the slave is of ptmx_path's devpts),
- * sets the window size when size is not NULL, sends the master over
- * socket_fd and closes it. Takes socket_fd: it is closed on
- * return, success or not. Returns 0 with *ret_slave (O_CLOEXEC), or -errno. */
-int oci_console_setup(int socket_fd, const char *ptmx_path, const struct oci_console_size *size,
-                      int *ret_slave);
-
-/* Child side, async-signal-safe. Makes slave_fd the controlling terminal of
- * the calling process (setsid() first unless it leads its session already;
- * a process group leader that is not a session leader gets -EPERM) and dups
- * it onto 0, 1 and 2 (without O_CLOEXEC); slave_fd itself is closed if > 2. */
-int oci_console_attach(int slave_fd);
 
 /* Receives the master sent by oci_console_setup. fd is a connected socket, or
  * a listening one: one connection is then accepted (and closed after). The
