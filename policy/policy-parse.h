@@ -13,15 +13,11 @@
 #include <yaml.h>
 
 #include "policy/policy.h"
+#include "common/names.h"
 
 /* Room for a value shown in a message (policy_escape cuts it shorter). */
 #define SHOWN_MAX     128
 #define PATH_TEXT_MAX 96
-
-static inline bool streq(const char *a, const char *b)
-{
-        return strcmp(a, b) == 0;
-}
 
 /* ---- where an error is, and what the offending value is ---- */
 

@@ -17,17 +17,13 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "common/names.h"
 
 /* Enum fields are read through int pointers by the tables below and in
  * policy-parse.c. */
 _Static_assert(sizeof(enum policy_network) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum policy_backend) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum policy_layer) == sizeof(int), "enum size");
-
-static bool streq(const char *a, const char *b)
-{
-        return strcmp(a, b) == 0;
-}
 
 /* ---- values ---- */
 
@@ -325,19 +321,6 @@ static const char *const layer_names[_POLICY_LAYER_MAX] = {
         [POLICY_LAYER_REQUIRED] = "required",
         [POLICY_LAYER_OFF] = "off",
 };
-
-static const char *enum_to_string(const char *const *names, size_t n, int v)
-{
-        return v >= 0 && (size_t) v < n ? names[v] : NULL;
-}
-
-static int enum_from_string(const char *const *names, size_t n, const char *s)
-{
-        for (size_t i = 0; s && i < n; i++)
-                if (streq(names[i], s))
-                        return (int) i;
-        return -EINVAL;
-}
 
 const char *policy_network_to_string(enum policy_network v)
 {

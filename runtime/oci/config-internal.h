@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "common/error.h"
+#include "common/names.h"
 
 /* Longest JSON path kept for messages ("linux.resources.blockIO...."). */
 #define OCI_PATH_MAX 256
@@ -137,14 +138,6 @@ int oci_parse_object(struct oci_walk *w, const struct oci_type *type, yaml_node_
                      const char *path, void *obj);
 /* Frees what the walker stored in obj; obj itself is the caller's. */
 void oci_free_object(const struct oci_type *type, void *obj);
-
-/* Name lookup in a {name, value} table, for from_string/name_at pairs. */
-struct oci_name {
-        const char *name;
-        int value;
-};
-int oci_name_value(const struct oci_name *table, size_t n, const char *name);
-const char *oci_value_name(const struct oci_name *table, size_t n, int value);
 
 /* Checks for STRING fields. */
 int oci_check_absolute(const char *s, psrun_error *err);

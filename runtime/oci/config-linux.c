@@ -30,7 +30,7 @@ _Static_assert(sizeof(unsigned) == sizeof(uint32_t), "seccomp_arg_cmp.index is s
 
 /* ---- name tables ---- */
 
-static const struct oci_name namespace_names[] = {
+static const struct name_value namespace_names[] = {
         {"pid", CLONE_NEWPID},       {"network", CLONE_NEWNET}, {"mount", CLONE_NEWNS},
         {"ipc", CLONE_NEWIPC},       {"uts", CLONE_NEWUTS},     {"user", CLONE_NEWUSER},
         {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME},
@@ -38,12 +38,12 @@ static const struct oci_name namespace_names[] = {
 
 const char *oci_namespace_to_string(int clone_flag)
 {
-        return oci_value_name(namespace_names, ARRAY_SIZE(namespace_names), clone_flag);
+        return name_value_to_string(namespace_names, ARRAY_SIZE(namespace_names), clone_flag);
 }
 
 int oci_namespace_from_string(const char *name)
 {
-        return name ? oci_name_value(namespace_names, ARRAY_SIZE(namespace_names), name) : -EINVAL;
+        return name_value_from_string(namespace_names, ARRAY_SIZE(namespace_names), name);
 }
 
 static const char *namespace_name_at(int i)
@@ -52,7 +52,7 @@ static const char *namespace_name_at(int i)
 }
 
 /* "u" (unbuffered character device) is made with mknod like "c". */
-static const struct oci_name device_type_names[] = {
+static const struct name_value device_type_names[] = {
         {"c", S_IFCHR},
         {"b", S_IFBLK},
         {"u", S_IFCHR},
@@ -61,7 +61,7 @@ static const struct oci_name device_type_names[] = {
 
 static int device_type_from_string(const char *s)
 {
-        return oci_name_value(device_type_names, ARRAY_SIZE(device_type_names), s);
+        return name_value_from_string(device_type_names, ARRAY_SIZE(device_type_names), s);
 }
 
 static const char *device_type_name_at(int i)
@@ -69,7 +69,7 @@ static const char *device_type_name_at(int i)
         return (size_t) i < ARRAY_SIZE(device_type_names) ? device_type_names[i].name : NULL;
 }
 
-static const struct oci_name rule_type_names[] = {
+static const struct name_value rule_type_names[] = {
         {"a", 'a'},
         {"b", 'b'},
         {"c", 'c'},
@@ -77,7 +77,7 @@ static const struct oci_name rule_type_names[] = {
 
 static int rule_type_from_string(const char *s)
 {
-        return oci_name_value(rule_type_names, ARRAY_SIZE(rule_type_names), s);
+        return name_value_from_string(rule_type_names, ARRAY_SIZE(rule_type_names), s);
 }
 
 static const char *rule_type_name_at(int i)
@@ -85,14 +85,14 @@ static const char *rule_type_name_at(int i)
         return (size_t) i < ARRAY_SIZE(rule_type_names) ? rule_type_names[i].name : NULL;
 }
 
-static const struct oci_name personality_names[] = {
+static const struct name_value personality_names[] = {
         {"LINUX", PER_LINUX},
         {"LINUX32", PER_LINUX32},
 };
 
 static int personality_from_string(const char *s)
 {
-        return oci_name_value(personality_names, ARRAY_SIZE(personality_names), s);
+        return name_value_from_string(personality_names, ARRAY_SIZE(personality_names), s);
 }
 
 static const char *personality_name_at(int i)

@@ -21,16 +21,12 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/names.h"
 #include "policy/policy.h"
 #include "runtime/oci/config.h"
 
 #define SHOWN_MAX  OCI_SHOWN_MAX
 #define NAME_SHOWN OCI_NAME_SHOWN
-
-static bool streq(const char *a, const char *b)
-{
-        return strcmp(a, b) == 0;
-}
 
 /* ---- messages ---- */
 
@@ -839,24 +835,6 @@ void oci_free_object(const struct oci_type *type, void *obj)
                 type->release(obj);
         for (size_t i = 0; i < type->n_fields; i++)
                 free_field(&type->fields[i], obj);
-}
-
-/* ---- name tables ---- */
-
-int oci_name_value(const struct oci_name *table, size_t n, const char *name)
-{
-        for (size_t i = 0; i < n; i++)
-                if (streq(table[i].name, name))
-                        return table[i].value;
-        return -EINVAL;
-}
-
-const char *oci_value_name(const struct oci_name *table, size_t n, int value)
-{
-        for (size_t i = 0; i < n; i++)
-                if (table[i].value == value)
-                        return table[i].name;
-        return NULL;
 }
 
 static int load_document(struct oci_walk *w, const char *buf, size_t len)

@@ -19,20 +19,16 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "common/names.h"
 #include "policy/policy.h"
 #include "runtime/oci/config-internal.h"
 
 /* sethostname(2) and setdomainname(2) refuse longer names. */
 #define HOST_NAME_LIMIT 64
 
-static bool streq(const char *a, const char *b)
-{
-        return strcmp(a, b) == 0;
-}
-
 /* ---- names ---- */
 
-static const struct oci_name rlimit_names[] = {
+static const struct name_value rlimit_names[] = {
         {"RLIMIT_CPU", RLIMIT_CPU},           {"RLIMIT_FSIZE", RLIMIT_FSIZE},
         {"RLIMIT_DATA", RLIMIT_DATA},         {"RLIMIT_STACK", RLIMIT_STACK},
         {"RLIMIT_CORE", RLIMIT_CORE},         {"RLIMIT_RSS", RLIMIT_RSS},
@@ -45,12 +41,12 @@ static const struct oci_name rlimit_names[] = {
 
 const char *oci_rlimit_to_string(int resource)
 {
-        return oci_value_name(rlimit_names, ARRAY_SIZE(rlimit_names), resource);
+        return name_value_to_string(rlimit_names, ARRAY_SIZE(rlimit_names), resource);
 }
 
 int oci_rlimit_from_string(const char *name)
 {
-        return name ? oci_name_value(rlimit_names, ARRAY_SIZE(rlimit_names), name) : -EINVAL;
+        return name_value_from_string(rlimit_names, ARRAY_SIZE(rlimit_names), name);
 }
 
 static const char *rlimit_name_at(int i)

@@ -15,16 +15,12 @@
 #include <strings.h>
 
 #include "common/cleanup.h"
+#include "common/names.h"
 #include "policy/policy.h"
-
-struct signal_name {
-        const char *name;
-        int sig;
-};
 
 /* The first name of a number is the one oci_signal_to_string gives; the
  * aliases after it are accepted on input only. */
-static const struct signal_name signal_names[] = {
+static const struct name_value signal_names[] = {
         {"SIGHUP", SIGHUP},       {"SIGINT", SIGINT},     {"SIGQUIT", SIGQUIT},
         {"SIGILL", SIGILL},       {"SIGTRAP", SIGTRAP},   {"SIGABRT", SIGABRT},
         {"SIGIOT", SIGIOT},       {"SIGBUS", SIGBUS},
@@ -83,9 +79,9 @@ const char *oci_signal_name_at(size_t i)
 
 const char *oci_signal_to_string(int sig)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(signal_names); i++)
-                if (signal_names[i].sig == sig)
-                        return signal_names[i].name;
+        const char *name = name_value_to_string(signal_names, ARRAY_SIZE(signal_names), sig);
+        if (name)
+                return name;
         if (sig >= SIGRTMIN && sig <= SIGRTMAX && (size_t) (sig - SIGRTMIN) < ARRAY_SIZE(rt_names))
                 return rt_names[sig - SIGRTMIN];
         return NULL;
@@ -145,7 +141,7 @@ static bool parse_name(const char *s, int *ret)
                 return false;
         for (size_t i = 0; i < ARRAY_SIZE(signal_names); i++)
                 if (strcasecmp(signal_names[i].name + 3, bare) == 0) {
-                        *ret = signal_names[i].sig;
+                        *ret = signal_names[i].value;
                         return true;
                 }
         return parse_realtime(bare, ret);

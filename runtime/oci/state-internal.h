@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/names.h"
 #include "policy/policy.h"
 #include "runtime/oci/state.h"
 
@@ -18,11 +19,6 @@
 /* Subdirectories delete descends into; psrun itself creates none. */
 #define REMOVE_MAX_DEPTH 8
 #define SHOWN_MAX        128
-
-static inline bool streq(const char *a, const char *b)
-{
-        return strcmp(a, b) == 0;
-}
 
 /* s escaped and cut for a one-line message; buf holds SHOWN_MAX bytes. */
 static inline const char *shown(const char *s, char *buf)

@@ -30,15 +30,12 @@ static const char *const status_names[_OCI_STATUS_MAX] = {
 
 const char *oci_status_to_string(enum oci_status s)
 {
-        return (unsigned) s < _OCI_STATUS_MAX ? status_names[s] : NULL;
+        return enum_to_string(status_names, _OCI_STATUS_MAX, (int) s);
 }
 
 int oci_status_from_string(const char *s)
 {
-        for (int i = 0; s && i < _OCI_STATUS_MAX; i++)
-                if (streq(status_names[i], s))
-                        return i;
-        return -EINVAL;
+        return enum_from_string(status_names, _OCI_STATUS_MAX, s);
 }
 
 /* ---- the record ---- */
