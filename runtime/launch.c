@@ -15,7 +15,6 @@
 
 #include "common/cleanup.h"
 #include "runtime/cgroup/cgroup.h"
-#include "runtime/oci/config.h"
 
 /* The kernel's struct clone_args (CLONE_ARGS_SIZE_VER2); defined here to
  * avoid <linux/sched.h> colliding with <sched.h>. */

@@ -20,6 +20,17 @@
 
 #define PLAN_MAX_RLIMITS 16
 
+/* Kernel names, for the child's error text and the OCI config parser (its
+ * linux.namespaces[].type and process.rlimits[].type): to_string gives NULL
+ * for an unknown value, from_string -EINVAL; name_at the i-th name, NULL past
+ * the last. */
+const char *oci_namespace_to_string(int clone_flag); /* "pid", "network", ... */
+int oci_namespace_from_string(const char *name);     /* the CLONE_NEW* flag */
+const char *oci_namespace_name_at(int i);
+const char *oci_rlimit_to_string(int resource); /* "RLIMIT_NOFILE" */
+int oci_rlimit_from_string(const char *name);
+const char *oci_rlimit_name_at(int i);
+
 struct plan_rlimit {
         int resource;
         struct rlimit limit;

@@ -30,27 +30,6 @@ _Static_assert(sizeof(unsigned) == sizeof(uint32_t), "seccomp_arg_cmp.index is s
 
 /* ---- name tables ---- */
 
-static const struct name_value namespace_names[] = {
-        {"pid", CLONE_NEWPID},       {"network", CLONE_NEWNET}, {"mount", CLONE_NEWNS},
-        {"ipc", CLONE_NEWIPC},       {"uts", CLONE_NEWUTS},     {"user", CLONE_NEWUSER},
-        {"cgroup", CLONE_NEWCGROUP}, {"time", CLONE_NEWTIME},
-};
-
-const char *oci_namespace_to_string(int clone_flag)
-{
-        return name_value_to_string(namespace_names, ARRAY_SIZE(namespace_names), clone_flag);
-}
-
-int oci_namespace_from_string(const char *name)
-{
-        return name_value_from_string(namespace_names, ARRAY_SIZE(namespace_names), name);
-}
-
-static const char *namespace_name_at(int i)
-{
-        return (size_t) i < ARRAY_SIZE(namespace_names) ? namespace_names[i].name : NULL;
-}
-
 /* "u" (unbuffered character device) is made with mknod like "c". */
 static const struct name_value device_type_names[] = {
         {"c", S_IFCHR},
@@ -207,7 +186,7 @@ const struct oci_type oci_id_mapping_type =
 #define OCI_STRUCT struct oci_namespace
 static const struct oci_field namespace_fields[] = {
         {"type", OCI_F_ENUM, OCI_AT(type), .required = true,
-         .from_string = oci_namespace_from_string, .name_at = namespace_name_at},
+         .from_string = oci_namespace_from_string, .name_at = oci_namespace_name_at},
         {"path", OCI_F_STRING, OCI_AT(path), .check = oci_check_absolute},
 };
 #undef OCI_STRUCT
@@ -632,21 +611,19 @@ static int finish_linux(struct oci_walk *w, yaml_node_t *node, const char *path,
         const struct oci_linux *l = obj;
         yaml_node_t *list = oci_child(w, node, "namespaces");
         char sub[OCI_PATH_MAX], first[OCI_PATH_MAX];
-        size_t seen_at[ARRAY_SIZE(namespace_names)] = {0};
 
-        /* The spec: a duplicated type MUST be an error. */
+        /* The spec: a duplicated type MUST be an error. There are at most
+         * as many entries before the first duplicate as namespace types. */
         for (size_t i = 0; i < l->n_namespaces; i++) {
-                size_t t = 0;
-                while (namespace_names[t].value != l->namespaces[i].type)
-                        t++;
-                if (!seen_at[t]) {
-                        seen_at[t] = i + 1;
-                        continue;
+                for (size_t j = 0; j < i; j++) {
+                        if (l->namespaces[j].type != l->namespaces[i].type)
+                                continue;
+                        snprintf(first, sizeof(first), "%s.namespaces[%zu]", path, j);
+                        snprintf(sub, sizeof(sub), "%s.namespaces[%zu].type", path, i);
+                        return oci_fail(w, oci_mark_of(w, oci_item(w, list, i), "type"), sub,
+                                        EINVAL, "\"%s\" is already in %s",
+                                        oci_namespace_to_string(l->namespaces[i].type), first);
                 }
-                snprintf(first, sizeof(first), "%s.namespaces[%zu]", path, seen_at[t] - 1);
-                snprintf(sub, sizeof(sub), "%s.namespaces[%zu].type", path, i);
-                return oci_fail(w, oci_mark_of(w, oci_item(w, list, i), "type"), sub, EINVAL,
-                                "\"%s\" is already in %s", namespace_names[t].name, first);
         }
         return 0;
 }

@@ -28,32 +28,6 @@
 
 /* ---- names ---- */
 
-static const struct name_value rlimit_names[] = {
-        {"RLIMIT_CPU", RLIMIT_CPU},           {"RLIMIT_FSIZE", RLIMIT_FSIZE},
-        {"RLIMIT_DATA", RLIMIT_DATA},         {"RLIMIT_STACK", RLIMIT_STACK},
-        {"RLIMIT_CORE", RLIMIT_CORE},         {"RLIMIT_RSS", RLIMIT_RSS},
-        {"RLIMIT_NPROC", RLIMIT_NPROC},       {"RLIMIT_NOFILE", RLIMIT_NOFILE},
-        {"RLIMIT_MEMLOCK", RLIMIT_MEMLOCK},   {"RLIMIT_AS", RLIMIT_AS},
-        {"RLIMIT_LOCKS", RLIMIT_LOCKS},       {"RLIMIT_SIGPENDING", RLIMIT_SIGPENDING},
-        {"RLIMIT_MSGQUEUE", RLIMIT_MSGQUEUE}, {"RLIMIT_NICE", RLIMIT_NICE},
-        {"RLIMIT_RTPRIO", RLIMIT_RTPRIO},     {"RLIMIT_RTTIME", RLIMIT_RTTIME},
-};
-
-const char *oci_rlimit_to_string(int resource)
-{
-        return name_value_to_string(rlimit_names, ARRAY_SIZE(rlimit_names), resource);
-}
-
-int oci_rlimit_from_string(const char *name)
-{
-        return name_value_from_string(rlimit_names, ARRAY_SIZE(rlimit_names), name);
-}
-
-static const char *rlimit_name_at(int i)
-{
-        return (size_t) i < ARRAY_SIZE(rlimit_names) ? rlimit_names[i].name : NULL;
-}
-
 static const char *const hook_names[] = {
         [OCI_HOOK_PRESTART] = "prestart",
         [OCI_HOOK_CREATE_RUNTIME] = "createRuntime",
@@ -343,7 +317,7 @@ static int finish_rlimit(struct oci_walk *w, yaml_node_t *node, const char *path
 #define OCI_STRUCT struct oci_rlimit
 static const struct oci_field rlimit_fields[] = {
         {"type", OCI_F_ENUM, OCI_AT(type), .required = true, .from_string = oci_rlimit_from_string,
-         .name_at = rlimit_name_at},
+         .name_at = oci_rlimit_name_at},
         {"soft", OCI_F_INT, OCI_AT(soft), OCI_U64, .required = true},
         {"hard", OCI_F_INT, OCI_AT(hard), OCI_U64, .required = true},
 };

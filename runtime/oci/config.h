@@ -26,6 +26,7 @@
 #include "common/error.h"
 #include "policy/seccomp.h"
 #include "runtime/cgroup/resources.h"
+#include "runtime/plan.h"
 #include "runtime/pty.h"
 
 /* Largest config.json accepted (file or buffer). */
@@ -275,9 +276,6 @@ void oci_resources_free(struct oci_resources *resources);
 /* Names of the tables, for messages, `features` and round-trip tests.
  * to_string returns NULL for an unknown value; from_string -EINVAL. */
 const char *oci_hook_kind_to_string(enum oci_hook_kind kind);
-const char *oci_namespace_to_string(int clone_flag); /* "pid", "network", ... */
-int oci_namespace_from_string(const char *name);     /* the CLONE_NEW* flag */
-const char *oci_rlimit_to_string(int resource);      /* "RLIMIT_NOFILE" */
-int oci_rlimit_from_string(const char *name);
+/* Namespace and rlimit names: runtime/plan.h. */
 /* The i-th mount option psrun understands, NULL past the last. */
 const char *oci_mount_option_name(size_t i);
