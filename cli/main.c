@@ -20,8 +20,10 @@
 #define PSRUN_VERSION "0.1.0"
 #endif
 
-static void log_note(void *userdata, const char *msg)
+static void log_note(void *userdata, enum log_level level, const char *msg)
 {
+        if (level == LOG_LEVEL_DEBUG)
+                return;
         fprintf(stderr, "psrun: note: %s\n", msg);
 }
 

@@ -167,8 +167,11 @@ static int open_command(int argc, char **argv, const struct option_def *opts, in
                 r = parse(argc, argv, opts, min_args, max_args, p, err);
         if (r >= 0 && need_root)
                 r = oci_require_root(need_root, err);
-        if (r >= 0 && root)
+        if (r >= 0 && root) {
                 r = oci_root_open(cli_globals.root, root, err);
+                if (r >= 0)
+                        oci_root_set_log(*root, oci_log_sink, NULL);
+        }
         return r;
 }
 

@@ -73,6 +73,14 @@ static void to_public(const struct run_result *in, psrun_result *out)
         memcpy(out->error, in->error, sizeof(out->error));
 }
 
+/* The public callback takes no level: debug lines are not passed on. */
+static void public_log(void *userdata, enum log_level level, const char *msg)
+{
+        const psrun_run_options *options = userdata;
+        if (level != LOG_LEVEL_DEBUG)
+                options->log(options->log_userdata, msg);
+}
+
 PSRUN_PUBLIC int psrun_run(const psrun_policy *pol, char *const argv[],
                            const psrun_run_options *options, psrun_result *result, psrun_error *err)
 {
@@ -81,8 +89,8 @@ PSRUN_PUBLIC int psrun_run(const psrun_policy *pol, char *const argv[],
         if (options) {
                 o.cgroup_parent = options->cgroup_parent;
                 o.forward_signals = options->forward_signals != 0;
-                o.log = options->log;
-                o.log_userdata = options->log_userdata;
+                o.log = options->log ? public_log : NULL;
+                o.log_userdata = (void *) options;
         }
         int r;
         if (!pol || !argv || !result) {

@@ -51,7 +51,7 @@ void plan_free(struct plan *p)
 static void note(const struct run_options *o, const char *msg)
 {
         if (o && o->log)
-                o->log(o->log_userdata, msg);
+                o->log(o->log_userdata, LOG_LEVEL_INFO, msg);
 }
 
 /* Set NAME=value in a NULL-terminated vector with room for it, replacing an

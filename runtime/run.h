@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
+#include "common/log.h"
 #include "policy/policy.h"
 #include "runtime/plan.h"
 #include "runtime/result.h"
@@ -18,7 +19,9 @@
 #define PSRUN_ID_BASE  0x70000000U
 #define PSRUN_ID_COUNT 65536U
 
-typedef void (*run_log_fn)(void *userdata, const char *msg);
+/* The library's log callback (common/log.h), also taken by the OCI operations
+ * (oci_root_set_log). */
+typedef log_fn run_log_fn;
 
 struct run_options {
         const char *cgroup_parent; /* NULL: below the caller's own cgroup */

@@ -32,7 +32,6 @@
 #include "runtime/launch.h"
 #include "runtime/oci/console.h"
 #include "runtime/oci/hooks.h"
-#include "runtime/oci/log.h"
 #include "runtime/oci/plan.h"
 #include "runtime/oci/private.h"
 
@@ -279,7 +278,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 return psrun_error_set(err, EINVAL,
                                        "linux.resources: given, but --cgroup-manager disabled "
                                        "makes no cgroup to apply them in");
-        oci_log(OCI_LOG_DEBUG, "create %s: config %s, root %s, %zu mount steps, namespaces %#llx",
+        oci_root_log(root, LOG_LEVEL_DEBUG, "create %s: config %s, root %s, %zu mount steps, namespaces %#llx",
                 o->id, config_path, plan.rootfs_dir, plan.rootfs.n_steps,
                 (unsigned long long) plan.clone_flags);
         if (config.process->terminal && !o->console_socket)
@@ -359,7 +358,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = oci_run_hooks(&config, OCI_HOOK_CREATE_CONTAINER, &st, l.pidfd, err);
         if (r >= 0) {
                 st.status = OCI_STATUS_CREATED;
-                oci_log(OCI_LOG_DEBUG, "create %s: init %d is waiting for start", o->id,
+                oci_root_log(root, LOG_LEVEL_DEBUG, "create %s: init %d is waiting for start", o->id,
                         (int) l.pid);
                 r = oci_state_write(c, &st, err);
         }
@@ -415,14 +414,14 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err)
                 return psrun_error_errno(err, errno, "start: exec.fifo");
         (void) unlinkat(oci_container_dir_fd(c), OCI_EXEC_FIFO, 0);
         st.status = OCI_STATUS_RUNNING;
-        oci_log(OCI_LOG_DEBUG, "start %s: init %d released", id, st.pid);
+        oci_root_log(root, LOG_LEVEL_DEBUG, "start %s: init %d released", id, st.pid);
         r = oci_state_write(c, &st, err);
         if (r < 0)
                 return r;
         /* runtime.md: a failing poststart hook is a warning, not an error. */
         psrun_error herr = {0};
         if (oci_run_hooks(&config, OCI_HOOK_POSTSTART, &st, -1, &herr) < 0)
-                oci_log(OCI_LOG_WARNING, "%s", herr.msg);
+                oci_root_log(root, LOG_LEVEL_WARNING, "%s", herr.msg);
         return 0;
 }
 

@@ -148,3 +148,14 @@ void oci_log(enum oci_log_level level, const char *fmt, ...)
         }
         errno = saved_errno;
 }
+
+_Static_assert((int) OCI_LOG_DEBUG == (int) LOG_LEVEL_DEBUG &&
+                       (int) OCI_LOG_INFO == (int) LOG_LEVEL_INFO &&
+                       (int) OCI_LOG_WARNING == (int) LOG_LEVEL_WARNING &&
+                       (int) OCI_LOG_ERROR == (int) LOG_LEVEL_ERROR,
+               "one order of levels");
+
+void oci_log_sink(void *userdata, enum log_level level, const char *msg)
+{
+        oci_log((enum oci_log_level) level, "%s", msg);
+}

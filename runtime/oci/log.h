@@ -29,6 +29,7 @@
 #include <stdbool.h>
 
 #include "common/error.h"
+#include "common/log.h"
 
 enum oci_log_format {
         OCI_LOG_TEXT,
@@ -50,6 +51,10 @@ int oci_log_open(const char *path, enum oci_log_format format, bool debug, psrun
 int oci_log_format_from_string(const char *s);
 
 void oci_log(enum oci_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The callback the CLI gives the library (oci_root_set_log): each message
+ * becomes one line of this log. userdata is unused. */
+void oci_log_sink(void *userdata, enum log_level level, const char *msg);
 
 /* Closes a log file and goes back to stderr, text, no debug. */
 void oci_log_close(void);

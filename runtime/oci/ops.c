@@ -10,7 +10,6 @@
 
 #include "common/cleanup.h"
 #include "runtime/oci/container.h"
-#include "runtime/oci/log.h"
 #include "runtime/oci/private.h"
 
 int oci_open_locked(struct oci_root *root, const char *id, enum oci_lock_mode mode,
@@ -177,7 +176,7 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
         _cleanup_(oci_config_free) struct oci_config config = {0};
         psrun_error herr = {0};
         bool have_config = oci_load_container_config(c, &config, &herr) >= 0;
-        oci_log(OCI_LOG_DEBUG, "delete %s: cgroup removed, removing the state", id);
+        oci_root_log(root, LOG_LEVEL_DEBUG, "delete %s: cgroup removed, removing the state", id);
         r = oci_container_delete(c, err);
         if (r < 0)
                 return r;
@@ -185,7 +184,7 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
         st.status = OCI_STATUS_STOPPED;
         st.pid = 0;
         if (have_config && oci_run_hooks(&config, OCI_HOOK_POSTSTOP, &st, -1, &herr) < 0)
-                oci_log(OCI_LOG_WARNING, "%s", herr.msg);
+                oci_root_log(root, LOG_LEVEL_WARNING, "%s", herr.msg);
         return 0;
 }
 

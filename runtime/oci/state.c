@@ -28,6 +28,8 @@
 struct oci_root {
         int fd;
         char *path;
+        log_fn log; /* NULL: nothing is logged */
+        void *log_userdata;
 };
 
 struct oci_container {
@@ -218,6 +220,23 @@ void oci_root_close(struct oci_root *root)
         closep(&root->fd);
         free(root->path);
         free(root);
+}
+
+void oci_root_set_log(struct oci_root *root, log_fn fn, void *userdata)
+{
+        root->log = fn;
+        root->log_userdata = userdata;
+}
+
+void oci_root_log(const struct oci_root *root, enum log_level level, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (!root)
+                return;
+        va_start(ap, fmt);
+        log_emitv(root->log, root->log_userdata, level, fmt, ap);
+        va_end(ap);
 }
 
 int oci_root_fd(const struct oci_root *root)

@@ -48,6 +48,7 @@
 #include <time.h>
 
 #include "common/error.h"
+#include "common/log.h"
 
 #define OCI_ROOT_DEFAULT "/run/psrun"
 /* The runtime-spec version the state record complies with (its ociVersion). */
@@ -158,6 +159,12 @@ struct oci_root;
 int oci_root_open(const char *path, struct oci_root **ret, psrun_error *err);
 void oci_root_close(struct oci_root *root);
 int oci_root_fd(const struct oci_root *root);
+/* What the operations on this root have to say besides errors (debug notes,
+ * a failing poststart or poststop hook) goes to fn: the same callback as
+ * psrun run's (common/log.h). Without one nothing is logged. */
+void oci_root_set_log(struct oci_root *root, log_fn fn, void *userdata);
+void oci_root_log(const struct oci_root *root, enum log_level level, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 const char *oci_root_path(const struct oci_root *root); /* absolute */
 
 /* The ids of every container in the root, sorted, as a NULL-terminated list
