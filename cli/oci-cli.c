@@ -24,7 +24,7 @@
 #include "cli/cli.h"
 #include "runtime/oci/container.h"
 #include "runtime/oci/features.h"
-#include "runtime/oci/log.h"
+#include "cli/oci-log.h"
 #include "runtime/oci/signal.h"
 
 #define EXIT_OCI 1

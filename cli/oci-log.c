@@ -3,7 +3,7 @@
  * The OCI runtime's log: logrus-shaped lines (see oci-log.h), each built in
  * memory and written with one write(2).
  */
-#include "runtime/oci/log.h"
+#include "cli/oci-log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,8 @@
  * create, start, kill, delete, state, plus what runc users rely on (exec,
  * pause, update, ps, events). Each takes the state root and a container id;
  * state lives in runtime/oci-state.[ch]. Library code: nothing prints;
- * warnings (a failing poststart hook) go to runtime/oci-log.
+ * warnings (a failing poststart hook) and debug notes go to the root's log
+ * callback (oci_root_set_log).
  */
 
 #include <stdbool.h>

@@ -19,7 +19,7 @@
 
 #include "common/cleanup.h"
 #include "lib/testlib.h"
-#include "runtime/oci/log.h"
+#include "cli/oci-log.h"
 
 static char tmp_dir[PATH_MAX];
 static char log_path[PATH_MAX];
