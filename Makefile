@@ -45,7 +45,7 @@ TEST_TIERS := unit kernel integration escape oci
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
-.PHONY: all deps tests check check-unit check-vm demo bench clean install format format-check fuzz fuzz-build
+.PHONY: all deps tests check check-layering print-lib-srcs check-unit check-vm demo bench clean install format format-check fuzz fuzz-build
 
 all: $(PSRUN) $(SHARED)
 
@@ -109,11 +109,19 @@ tests: $(PSRUN) $(SHARED) $(TEST_BINS) $(HELPERS)
 # (With SANITIZE=1 the VM stage is left out: it boots the normal build.)
 check: deps
 	@$(MAKE) --no-print-directory format-check tests
+	@scripts/check-layering.sh $(MAKE)
 	@scripts/run-tests.sh $(BUILD) $(if $(filter 1,$(SANITIZE)),,--vm --fuzz)
 
 check-vm: deps
 	@$(MAKE) --no-print-directory tests
 	@scripts/vm-check.sh $(BUILD)
+
+# The include and printing rules of docs/architecture.md.
+check-layering:
+	@scripts/check-layering.sh $(MAKE)
+
+print-lib-srcs:
+	@echo $(LIB_SRCS)
 
 check-unit: $(BUILD)/tests/unit
 	$(BUILD)/tests/unit
