@@ -39,6 +39,26 @@ int rootfs_add_proc(struct rootfs_plan *plan, const char *const *masked,
                     const char *const *readonly);
 int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size);
 int rootfs_add_etc(struct rootfs_plan *plan, const struct rootfs_options *opts);
+/* What rootfs_add_proc adds after mounting /proc, also for an OCI bundle's
+ * linux.maskedPaths and readonlyPaths: each masked path hidden (optional: a
+ * path the kernel lacks is skipped), each read-only path bound onto itself
+ * and made read-only. Lists NULL-terminated, either may be NULL. */
+int rootfs_add_masks(struct rootfs_plan *plan, const char *const *masked,
+                     const char *const *readonly);
+
+/* The harmless device nodes of a /dev of one's own making (null zero full
+ * random urandom tty), bound from the host's since mknod does not work in a
+ * user namespace, then the standard links of /dev (ptmx, fd, stdin, stdout,
+ * stderr; core too with core_link). Shared by psrun run's /dev and an OCI
+ * bundle's tmpfs /dev. */
+struct rootfs_dev_options {
+        /* true: leave this node out (the caller makes it itself) */
+        bool (*skip)(const char *path, const void *userdata);
+        const void *skip_userdata;
+        bool single;    /* bind the node alone, not its submounts */
+        bool core_link; /* /dev/core -> /proc/kcore, as config-linux.md lists */
+};
+int rootfs_add_default_devices(struct rootfs_plan *plan, const struct rootfs_dev_options *o);
 
 /* Docker's defaults: paths hidden from /proc, and paths made read-only. */
 extern const char *const rootfs_default_masked_paths[];

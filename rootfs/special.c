@@ -7,6 +7,7 @@
 #include <sys/mount.h>
 
 #include "common/cleanup.h"
+#include "common/names.h"
 #include "rootfs/rootfs.h"
 
 /* What Docker masks and makes read-only by default; a sandbox should not see
@@ -47,6 +48,13 @@ int rootfs_add_proc(struct rootfs_plan *plan, const char *const *masked,
                 .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC,
         };
         r = rootfs_plan_add(plan, &proc);
+        return r < 0 ? r : rootfs_add_masks(plan, masked, readonly);
+}
+
+int rootfs_add_masks(struct rootfs_plan *plan, const char *const *masked,
+                     const char *const *readonly)
+{
+        int r = 0;
         for (const char *const *p = masked; r >= 0 && p && *p; p++) {
                 struct mount_step m = {.op = MOUNT_OP_MASK, .target = *p, .optional = true};
                 r = rootfs_plan_add(plan, &m);
@@ -68,16 +76,48 @@ int rootfs_add_proc(struct rootfs_plan *plan, const char *const *masked,
         return r;
 }
 
-int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size)
+int rootfs_add_default_devices(struct rootfs_plan *plan, const struct rootfs_dev_options *o)
 {
-        static const char *const nodes[] = {"null", "zero", "full", "random", "urandom", "tty"};
+        static const char *const nodes[] = {"/dev/null",   "/dev/zero",    "/dev/full",
+                                            "/dev/random", "/dev/urandom", "/dev/tty"};
         static const struct {
                 const char *link, *target;
         } links[] = {
                 {"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
                 {"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
-                {"/dev/stderr", "/proc/self/fd/2"},
+                {"/dev/stderr", "/proc/self/fd/2"}, {"/dev/core", "/proc/kcore"},
         };
+        int r = 0;
+        /* Device nodes can't be created in a user namespace: bind the host's
+         * harmless ones. */
+        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(nodes); i++) {
+                if (o->skip && o->skip(nodes[i], o->skip_userdata))
+                        continue;
+                struct mount_step f = {.op = MOUNT_OP_MKFILE, .target = nodes[i], .mode = 0666};
+                struct mount_step b = {
+                        .op = MOUNT_OP_BIND,
+                        .source = nodes[i],
+                        .target = nodes[i],
+                        .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
+                        .from_host = true,
+                        .single = o->single,
+                };
+                r = rootfs_plan_add(plan, &f);
+                if (r >= 0)
+                        r = rootfs_plan_add(plan, &b);
+        }
+        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(links); i++) {
+                if (!o->core_link && streq(links[i].link, "/dev/core"))
+                        continue;
+                struct mount_step l = {
+                        .op = MOUNT_OP_SYMLINK, .source = links[i].target, .target = links[i].link};
+                r = rootfs_plan_add(plan, &l);
+        }
+        return r;
+}
+
+int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size)
+{
         char opts[64];
         int r = rootfs_plan_mkdir_p(plan, "/dev", 0755);
         if (r < 0)
@@ -91,22 +131,9 @@ int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size)
                 .flags = MS_NOSUID | MS_NOEXEC,
         };
         r = rootfs_plan_add(plan, &dev);
-        /* Device nodes can't be created in a user namespace: bind the host's
-         * harmless ones. */
-        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(nodes); i++) {
-                char dst[64];
-                snprintf(dst, sizeof(dst), "/dev/%s", nodes[i]);
-                struct mount_step f = {.op = MOUNT_OP_MKFILE, .target = dst, .mode = 0666};
-                struct mount_step b = {
-                        .op = MOUNT_OP_BIND,
-                        .source = dst,
-                        .target = dst,
-                        .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-                        .from_host = true,
-                };
-                r = rootfs_plan_add(plan, &f);
-                if (r >= 0)
-                        r = rootfs_plan_add(plan, &b);
+        if (r >= 0) {
+                const struct rootfs_dev_options defaults = {0};
+                r = rootfs_add_default_devices(plan, &defaults);
         }
         if (r < 0)
                 return r;
@@ -129,11 +156,6 @@ int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size)
         snprintf(opts, sizeof(opts), "mode=1777,size=%llu", (unsigned long long) shm_size);
         for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(steps); i++)
                 r = rootfs_plan_add(plan, &steps[i]);
-        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(links); i++) {
-                struct mount_step l = {
-                        .op = MOUNT_OP_SYMLINK, .source = links[i].target, .target = links[i].link};
-                r = rootfs_plan_add(plan, &l);
-        }
         if (r < 0)
                 return r;
         /* Nothing may be added to /dev later; pts and shm stay writable. */

@@ -20,6 +20,7 @@
 
 #include "common/cleanup.h"
 #include "rootfs/mounts.h"
+#include "rootfs/rootfs.h"
 #include "runtime/oci/plan.h"
 
 #define MS_ATTR_FLAGS                                                                              \
@@ -261,8 +262,9 @@ static bool has_tmpfs_dev(const struct oci_config *c)
         return false;
 }
 
-static bool config_has_device(const struct oci_config *c, const char *path)
+static bool config_has_device(const char *path, const void *userdata)
 {
+        const struct oci_config *c = userdata;
         for (size_t i = 0; c->linux_ && i < c->linux_->n_devices; i++)
                 if (strcmp(c->linux_->devices[i].path, path) == 0)
                         return true;
@@ -270,43 +272,14 @@ static bool config_has_device(const struct oci_config *c, const char *path)
 }
 
 /* config-linux.md "Default Devices": what a runtime supplies in a /dev of
- * its own making. Binds of the host's nodes work with and without a user
- * namespace (where mknod cannot). */
+ * its own making, less the nodes linux.devices makes itself. */
 static int add_default_devices(struct rootfs_plan *plan, const struct oci_config *c,
                                psrun_error *err)
 {
-        static const char *const nodes[] = {"/dev/null",   "/dev/zero",    "/dev/full",
-                                            "/dev/random", "/dev/urandom", "/dev/tty"};
-        static const struct {
-                const char *link, *target;
-        } links[] = {
-                {"/dev/ptmx", "pts/ptmx"},          {"/dev/fd", "/proc/self/fd"},
-                {"/dev/stdin", "/proc/self/fd/0"},  {"/dev/stdout", "/proc/self/fd/1"},
-                {"/dev/stderr", "/proc/self/fd/2"}, {"/dev/core", "/proc/kcore"},
-        };
-        int r = 0;
-        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(nodes); i++) {
-                if (config_has_device(c, nodes[i]))
-                        continue;
-                struct mount_step f = {.op = MOUNT_OP_MKFILE, .target = nodes[i], .mode = 0666};
-                struct mount_step b = {
-                        .op = MOUNT_OP_BIND,
-                        .source = nodes[i],
-                        .target = nodes[i],
-                        .attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC,
-                        .from_host = true,
-                        .single = true,
-                };
-                r = add(plan, &f, err);
-                if (r >= 0)
-                        r = add(plan, &b, err);
-        }
-        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(links); i++) {
-                struct mount_step l = {
-                        .op = MOUNT_OP_SYMLINK, .source = links[i].target, .target = links[i].link};
-                r = add(plan, &l, err);
-        }
-        return r;
+        const struct rootfs_dev_options o = {
+                .skip = config_has_device, .skip_userdata = c, .single = true, .core_link = true};
+        int r = rootfs_add_default_devices(plan, &o);
+        return r < 0 ? psrun_error_errno(err, r, "plan") : 0;
 }
 
 static int add_devices(struct rootfs_plan *plan, const struct oci_config *c, bool new_userns,
@@ -417,26 +390,11 @@ static int add_sysctls(struct rootfs_plan *plan, const struct oci_config *c, uin
 
 static int add_masks(struct rootfs_plan *plan, const struct oci_linux *l, psrun_error *err)
 {
-        int r = 0;
-        for (size_t i = 0; r >= 0 && l && i < l->n_masked_paths; i++) {
-                struct mount_step m = {
-                        .op = MOUNT_OP_MASK, .target = l->masked_paths[i], .optional = true};
-                r = add(plan, &m, err);
-        }
-        for (size_t i = 0; r >= 0 && l && i < l->n_readonly_paths; i++) {
-                /* Bound onto itself, then read-only: only that path. */
-                struct mount_step b = {
-                        .op = MOUNT_OP_BIND,
-                        .source = l->readonly_paths[i],
-                        .target = l->readonly_paths[i],
-                        .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                                    MOUNT_ATTR_NOEXEC,
-                        .recursive = true,
-                        .optional = true,
-                };
-                r = add(plan, &b, err);
-        }
-        return r;
+        if (!l)
+                return 0;
+        int r = rootfs_add_masks(plan, (const char *const *) l->masked_paths,
+                                 (const char *const *) l->readonly_paths);
+        return r < 0 ? psrun_error_errno(err, r, "plan") : 0;
 }
 
 int oci_rootfs_plan(const struct oci_config *c, const char *bundle, bool new_userns,
