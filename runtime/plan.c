@@ -202,6 +202,14 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 return psrun_error_errno(err, ENOMEM, "plan");
         }
 
+        p->limits = (struct cgroup_limits){
+                .memory_bytes = pol->memory_limit,
+                /* + 1: psrun's init is pid 1 of the sandbox and not the user's. */
+                .pids_max = pol->pids_limit + 1,
+                .cpus = pol->cpu_limit,
+        };
+        p->timeout_ms = pol->timeout_ms;
+
         uint64_t tmp_size = pol->memory_limit / 4;
         if (tmp_size > pol->disk_limit)
                 tmp_size = pol->disk_limit;

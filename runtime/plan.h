@@ -17,6 +17,7 @@
 #include "policy/landlock.h"
 #include "policy/seccomp.h"
 #include "rootfs/mounts.h"
+#include "runtime/cgroup/cgroup.h"
 
 #define PLAN_MAX_RLIMITS 16
 
@@ -100,6 +101,11 @@ struct plan {
         int exec_fifo_fd;          /* -1: none; else wait for `psrun start` on it (O_RDWR) */
         unsigned long personality; /* 0xffffffff: leave as is */
         char timens_offsets[128];  /* written to /proc/self/timens_offsets; "": none */
+
+        /* psrun run: what the parent enforces from outside (the OCI path
+         * takes linux.resources instead) */
+        struct cgroup_limits limits; /* 0 fields: no limit */
+        uint64_t timeout_ms;         /* wall clock from the clone; 0: none */
 
         /* security layers, in the order the child applies them */
         struct caps_plan caps;

@@ -182,21 +182,50 @@ static int setup_error(struct run_result *res, psrun_error *err, int r)
         return r;
 }
 
-static int block_signals(sigset_t *old, int *signal_fd)
+/* Signals psrun run forwards to the sandbox: blocked and read from a
+ * signalfd meanwhile, unblocked again on the way out. */
+struct forwarding {
+        bool blocked;
+        sigset_t old_mask;
+        int signal_fd;
+};
+
+static int block_signals(struct forwarding *f)
 {
         sigset_t set;
         sigemptyset(&set);
         for (size_t i = 0; i < ARRAY_SIZE(forwarded_signals); i++)
                 sigaddset(&set, forwarded_signals[i]);
-        if (pthread_sigmask(SIG_BLOCK, &set, old) != 0)
+        if (pthread_sigmask(SIG_BLOCK, &set, &f->old_mask) != 0)
                 return -EINVAL;
-        *signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-        if (*signal_fd < 0) {
+        f->signal_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (f->signal_fd < 0) {
                 int r = -errno;
-                pthread_sigmask(SIG_SETMASK, old, NULL);
+                pthread_sigmask(SIG_SETMASK, &f->old_mask, NULL);
                 return r;
         }
+        f->blocked = true;
         return 0;
+}
+
+static void unblock_signals(struct forwarding *f)
+{
+        if (!f->blocked)
+                return;
+        close(f->signal_fd);
+        pthread_sigmask(SIG_SETMASK, &f->old_mask, NULL);
+}
+
+static void cgroup_destroyp(struct cgroup **cg)
+{
+        cgroup_destroy(*cg);
+}
+
+/* A failure of psrun itself after `start`: the result says so. */
+static int fail(struct run_result *res, psrun_error *err, int r, uint64_t start)
+{
+        res->wall_ms = now_ms() - start;
+        return setup_error(res, err, r);
 }
 
 int run_sandbox(const struct policy *pol, char *const argv[], const struct run_options *o,
@@ -219,35 +248,25 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                                                    "user ids and creates cgroups (rootless mode "
                                                    "is not supported yet)"));
 
-        struct plan plan;
+        /* Released in reverse order: the launch, the signals, the cgroup,
+         * the plan. */
+        _cleanup_(plan_free) struct plan plan;
         r = plan_from_policy(pol, argv, o, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
-
-        struct cgroup_limits limits = {
-                .memory_bytes = pol->memory_limit,
-                /* + 1: psrun's init is pid 1 of the sandbox and not the user's. */
-                .pids_max = pol->pids_limit + 1,
-                .cpus = pol->cpu_limit,
-        };
-        struct cgroup *cg = NULL;
-        r = cgroup_create(o->cgroup_parent, &limits, &cg, err);
-        if (r < 0) {
-                plan_free(&plan);
+        _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
+        r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
+        if (r < 0)
                 return setup_error(res, err, r);
-        }
+        _cleanup_(unblock_signals) struct forwarding fwd = {.signal_fd = -1};
+        if (o->forward_signals)
+                (void) block_signals(&fwd);
 
-        sigset_t old_mask;
-        int signal_fd = -1;
-        bool blocked = false;
-        if (o->forward_signals && block_signals(&old_mask, &signal_fd) == 0)
-                blocked = true;
-
-        struct launch l = LAUNCH_INIT;
+        _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
         uint64_t t0 = now_ms();
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
-                goto out;
+                return fail(res, err, r, start);
         /* The child builds its root while we put it in its cgroups, and
          * starts the command only once it is in them: nothing of the command
          * runs unconfined. */
@@ -260,8 +279,8 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 .pid = l.pid,
                 .pidfd = l.pidfd,
                 .sync_fd = l.sync_fd,
-                .signal_fd = signal_fd,
-                .deadline_ms = pol->timeout_ms ? t0 + pol->timeout_ms : 0,
+                .signal_fd = fwd.signal_fd,
+                .deadline_ms = plan.timeout_ms ? t0 + plan.timeout_ms : 0,
         };
         /* Cgroups of psrun runs that were killed are removed while the
          * sandbox starts up (it runs on the other core meanwhile). */
@@ -275,9 +294,8 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 kill_sandbox(&s);
                 init_status = supervise(&s);
                 if (!s.have_error)
-                        goto out;
+                        return fail(res, err, r, start);
                 psrun_error_clear(err);
-                r = 0;
         } else {
                 init_status = supervise(&s);
         }
@@ -286,19 +304,5 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(&s, init_status, &st, res);
-        r = 0;
-
-out:
-        launch_close(&l);
-        if (blocked) {
-                close(signal_fd);
-                pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
-        }
-        cgroup_destroy(cg);
-        plan_free(&plan);
-        if (r < 0) {
-                res->wall_ms = now_ms() - start;
-                return setup_error(res, err, r);
-        }
         return 0;
 }
