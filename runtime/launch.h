@@ -3,7 +3,7 @@
 
 /*
  * The parent's half of starting a child from a plan, shared by `psrun run`
- * (runtime/run.c) and the OCI commands (runtime/oci-run.c):
+ * (runtime/run.c) and the OCI commands (runtime/oci/create.c):
  *
  *   launch_clone()     clone3() into the cgroup, with a pidfd and a sync socket
  *   launch_confine()   id maps, release 'M', join every cgroup hierarchy

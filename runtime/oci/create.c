@@ -33,7 +33,6 @@
 #include "runtime/oci/console.h"
 #include "runtime/oci/hooks.h"
 #include "runtime/oci/plan.h"
-#include "runtime/oci/private.h"
 
 int oci_require_root(const char *what, psrun_error *err)
 {
@@ -64,36 +63,6 @@ int oci_write_pid_file(const char *path, pid_t pid, psrun_error *err)
         return 0;
 }
 
-int oci_state_json(const struct oci_state *st, char **ret, size_t *len)
-{
-        FILE *f = open_memstream(ret, len);
-        if (!f)
-                return -ENOMEM;
-        int r = oci_state_print_json(st, f);
-        if (fclose(f) != 0 && r >= 0)
-                r = -ENOMEM;
-        if (r < 0) {
-                free(*ret);
-                *ret = NULL;
-        }
-        return r;
-}
-
-int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
-                  const struct oci_state *st, int ns_pidfd, psrun_error *err)
-{
-        const struct oci_hook_list *list = &config->hooks.lists[kind];
-        if (list->n == 0)
-                return 0;
-        _cleanup_free_ char *json = NULL;
-        size_t len = 0;
-        int r = oci_state_json(st, &json, &len);
-        if (r < 0)
-                return psrun_error_errno(err, r, "hooks: state");
-        unsigned flags = ns_pidfd >= 0 ? (unsigned) oci_namespaces_to_join(st->pid) : 0;
-        return oci_hooks_run_in(kind, list, json, len, flags ? ns_pidfd : -1, flags, err);
-}
-
 /* The config's text, as read once by create: parsed from these bytes and
  * kept with the container, so a bundle edited later changes nothing. */
 static int read_config(const char *path, char **ret, size_t *len, psrun_error *err)
@@ -118,22 +87,6 @@ static int save_config(struct oci_container *c, const char *buf, size_t len, psr
         if (r >= 0 && renameat(dir, OCI_CONFIG_COPY ".tmp", dir, OCI_CONFIG_COPY) < 0)
                 r = -errno;
         return r < 0 ? psrun_error_errno(err, r, "state: keep config.json") : 0;
-}
-
-int oci_load_container_config(struct oci_container *c, struct oci_config *config, psrun_error *err)
-{
-        _cleanup_close_ int fd =
-                openat(oci_container_dir_fd(c), OCI_CONFIG_COPY, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        if (fd < 0)
-                return psrun_error_errno(err, errno, "container \"%s\": its config.json",
-                                         oci_container_id(c));
-        int r = read_all(fd, OCI_CONFIG_MAX_SIZE, &buf, &len);
-        if (r < 0)
-                return psrun_error_errno(err, r, "container \"%s\": read its config.json",
-                                         oci_container_id(c));
-        return oci_config_parse_named(OCI_CONFIG_COPY, buf, len, config, err);
 }
 
 /* Undo a create that failed after the container's directory was made
@@ -278,9 +231,10 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 return psrun_error_set(err, EINVAL,
                                        "linux.resources: given, but --cgroup-manager disabled "
                                        "makes no cgroup to apply them in");
-        oci_root_log(root, LOG_LEVEL_DEBUG, "create %s: config %s, root %s, %zu mount steps, namespaces %#llx",
-                o->id, config_path, plan.rootfs_dir, plan.rootfs.n_steps,
-                (unsigned long long) plan.clone_flags);
+        oci_root_log(root, LOG_LEVEL_DEBUG,
+                     "create %s: config %s, root %s, %zu mount steps, namespaces %#llx", o->id,
+                     config_path, plan.rootfs_dir, plan.rootfs.n_steps,
+                     (unsigned long long) plan.clone_flags);
         if (config.process->terminal && !o->console_socket)
                 return psrun_error_set(err, EINVAL,
                                        "process.terminal: a terminal needs --console-socket");
@@ -358,8 +312,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = oci_run_hooks(&config, OCI_HOOK_CREATE_CONTAINER, &st, l.pidfd, err);
         if (r >= 0) {
                 st.status = OCI_STATUS_CREATED;
-                oci_root_log(root, LOG_LEVEL_DEBUG, "create %s: init %d is waiting for start", o->id,
-                        (int) l.pid);
+                oci_root_log(root, LOG_LEVEL_DEBUG, "create %s: init %d is waiting for start",
+                             o->id, (int) l.pid);
                 r = oci_state_write(c, &st, err);
         }
         if (r >= 0 && o->pid_file)

@@ -10,44 +10,6 @@
 
 #include "common/cleanup.h"
 #include "runtime/oci/container.h"
-#include "runtime/oci/private.h"
-
-int oci_open_locked(struct oci_root *root, const char *id, enum oci_lock_mode mode,
-                    struct oci_container **ret, struct oci_state *st, psrun_error *err)
-{
-        _cleanup_(oci_container_closep) struct oci_container *c = NULL;
-        int r = oci_id_validate(id, err);
-        if (r >= 0)
-                r = oci_container_open(root, id, &c, err);
-        if (r >= 0)
-                r = oci_container_lock(c, mode, err);
-        if (r >= 0)
-                r = oci_state_read(c, st, err);
-        if (r < 0)
-                return r;
-        if (oci_state_refresh(st) > 0 && mode == OCI_LOCK_EXCLUSIVE)
-                (void) oci_state_write(c, st, NULL);
-        *ret = TAKE_PTR(c);
-        return 0;
-}
-
-int oci_pin_init(const struct oci_state *st, int *ret_pidfd, psrun_error *err)
-{
-        if (st->pid <= 0)
-                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", st->id);
-        int fd = (int) syscall(SYS_pidfd_open, st->pid, 0);
-        if (fd < 0)
-                return psrun_error_errno(err, errno, "container \"%s\": init", st->id);
-        /* The pidfd names whatever has the pid now: check it is still the
-         * process the state recorded, started at the same tick. */
-        uint64_t start = 0;
-        if (oci_proc_stat(st->pid, NULL, &start) < 0 || start != st->pid_start_time) {
-                close(fd);
-                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", st->id);
-        }
-        *ret_pidfd = fd;
-        return 0;
-}
 
 static int open_cgroup(const struct oci_state *st, struct cgroup **cg, psrun_error *err)
 {
