@@ -14,21 +14,8 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clone.h"
 #include "runtime/cgroup/cgroup.h"
-
-/* The kernel's struct clone_args (CLONE_ARGS_SIZE_VER2); defined here to
- * avoid <linux/sched.h> colliding with <sched.h>. */
-struct psrun_clone_args {
-        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
-                set_tid_size, cgroup;
-};
-
-#ifndef CLONE_PIDFD
-#define CLONE_PIDFD 0x00001000
-#endif
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
 
 int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err)
 {
@@ -38,7 +25,7 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
 
         int pidfd = -1;
         int cgfd = cg ? cgroup_clone_fd(cg) : -1;
-        struct psrun_clone_args args = {
+        struct clone_args_v2 args = {
                 .flags = plan->clone_flags | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
                 .pidfd = (uint64_t) (uintptr_t) &pidfd,
                 .exit_signal = SIGCHLD,

@@ -24,20 +24,12 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clone.h"
 #include "common/signals.h"
 
-#ifndef CLONE_PIDFD
-#define CLONE_PIDFD 0x00001000
-#endif
 #ifndef P_PIDFD
 #define P_PIDFD 3
 #endif
-
-/* The kernel's struct clone_args up to tls (CLONE_ARGS_SIZE_VER0); defined
- * here to avoid <linux/sched.h> colliding with <sched.h>. */
-struct hook_clone_args {
-        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
-};
 
 /* The tail of one output stream of the hook. */
 struct capture {
@@ -336,7 +328,7 @@ static int supervise(struct hook_run *r, const char *data, size_t len, int64_t d
 
 static int start_hook(struct hook_run *r, const struct hook_exec *x)
 {
-        struct hook_clone_args args = {
+        struct clone_args_v2 args = {
                 .flags = CLONE_PIDFD,
                 .pidfd = (uint64_t) (uintptr_t) &r->pidfd,
                 .exit_signal = SIGCHLD,
@@ -346,7 +338,7 @@ static int start_hook(struct hook_run *r, const struct hook_exec *x)
         /* No handler of ours may run in the child before it resets them. */
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &saved);
-        pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
+        pid_t pid = (pid_t) syscall(SYS_clone3, &args, CLONE_ARGS_SIZE_VER0);
         if (pid == 0)
                 hook_child(x);
         int e = errno;

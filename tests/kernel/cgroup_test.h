@@ -26,22 +26,13 @@
 #include <linux/magic.h>
 
 #include "common/cleanup.h"
+#include "common/clone.h"
 #include "lib/testlib.h"
 #include "runtime/cgroup/internal.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/oci/config.h"
 
 #define MiB (1024ULL * 1024ULL)
-
-/* The kernel's struct clone_args up to `cgroup` (CLONE_ARGS_SIZE_VER2); kept
- * local because <linux/sched.h> collides with <sched.h>. */
-struct test_clone_args {
-        uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
-                set_tid_size, cgroup;
-};
-#ifndef CLONE_INTO_CGROUP
-#define CLONE_INTO_CGROUP 0x200000000ULL
-#endif
 
 /* Hierarchies a test may look at, by the names cgroup_path() takes. */
 static const struct {
@@ -361,7 +352,7 @@ static inline struct kid spawn(struct cgroup *cg, bool attach_only, child_fn fn,
         struct kid k = {.pid = -1, .report_fd = rep[0]};
         int cgfd = cgroup_clone_fd(cg);
         if (cgfd >= 0 && !attach_only) {
-                struct test_clone_args args = {
+                struct clone_args_v2 args = {
                         .flags = CLONE_INTO_CGROUP,
                         .exit_signal = SIGCHLD,
                         .cgroup = (uint64_t) cgfd,
