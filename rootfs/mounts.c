@@ -40,6 +40,8 @@ static const char *keep_string(struct rootfs_plan *plan, const char *s, size_t l
 
 int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step)
 {
+        if (plan->n_steps >= ROOTFS_MAX_STEPS)
+                return -E2BIG;
         if (plan->n_steps == plan->cap_steps) {
                 size_t cap = plan->cap_steps ? plan->cap_steps * 2 : 64;
                 struct mount_step *n = realloc(plan->steps, cap * sizeof(*n));

@@ -59,6 +59,10 @@ struct mount_step {
         bool optional; /* a missing target (or source) is not an error */
 };
 
+/* Most steps one plan may hold: the child keeps a per-step fd on its stack
+ * (it must not allocate), and no real root needs more than a few hundred. */
+#define ROOTFS_MAX_STEPS 4096
+
 struct rootfs_plan {
         struct mount_step *steps;
         size_t n_steps, cap_steps;
@@ -66,7 +70,8 @@ struct rootfs_plan {
         size_t n_strings, cap_strings;
 };
 
-/* Appending copies every string into the plan. Returns 0 or -ENOMEM. */
+/* Appending copies every string into the plan. Returns 0, -ENOMEM, or -E2BIG
+ * past ROOTFS_MAX_STEPS steps. */
 int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step);
 /* Convenience: mkdir target and every missing parent below "/" that an
  * earlier step has not already created. */

@@ -801,8 +801,9 @@ static void wait_parent(struct child_ctx *c, char expect)
 
 _Noreturn void child_main(const struct plan *plan, int sync_fd)
 {
-        /* On the stack: the child must not allocate. */
-        int host_fds[plan->rootfs.n_steps + 1];
+        /* On the stack, bounded: the child must not allocate.
+         * rootfs_plan_add() refuses steps past ROOTFS_MAX_STEPS. */
+        int host_fds[ROOTFS_MAX_STEPS];
         char exec_path[PATH_MAX];
         struct child_ctx c = {
                 .plan = plan,

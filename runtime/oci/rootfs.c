@@ -49,10 +49,18 @@ static uint64_t attr_of_flags(unsigned long flags)
         return attr;
 }
 
+/* The error of a failed rootfs_plan_add() and its kin. */
+static int plan_error(int r, psrun_error *err)
+{
+        if (r == -E2BIG)
+                return psrun_error_set(err, E2BIG, "mounts: more than %d mount steps",
+                                       ROOTFS_MAX_STEPS);
+        return r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+}
+
 static int add(struct rootfs_plan *plan, const struct mount_step *s, psrun_error *err)
 {
-        int r = rootfs_plan_add(plan, s);
-        return r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+        return plan_error(rootfs_plan_add(plan, s), err);
 }
 
 static int mkdir_parents(struct rootfs_plan *plan, const char *path, psrun_error *err)
@@ -65,7 +73,7 @@ static int mkdir_parents(struct rootfs_plan *plan, const char *path, psrun_error
                 *slash = '\0';
                 int r = rootfs_plan_mkdir_p(plan, dir, 0755);
                 if (r < 0)
-                        return psrun_error_errno(err, r, "plan");
+                        return plan_error(r, err);
         }
         return 0;
 }
@@ -90,7 +98,7 @@ static int add_bind(struct rootfs_plan *plan, const struct oci_mount *m, const c
         int r;
         if (S_ISDIR(st.st_mode)) {
                 r = rootfs_plan_mkdir_p(plan, m->destination, 0755);
-                r = r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+                r = plan_error(r, err);
         } else {
                 r = mkdir_parents(plan, m->destination, err);
                 struct mount_step f = {
@@ -215,7 +223,7 @@ static int add_mount(struct rootfs_plan *plan, const struct oci_mount *m, const 
                                        index);
         int r = rootfs_plan_mkdir_p(plan, m->destination, 0755);
         if (r < 0)
-                return psrun_error_errno(err, r, "plan");
+                return plan_error(r, err);
         const char *type = m->type;
         if (strcmp(type, "cgroup") == 0 && !host_is_cgroup2_only()) {
                 /* A v1 hierarchy cannot be mounted in a user namespace:
@@ -278,8 +286,7 @@ static int add_default_devices(struct rootfs_plan *plan, const struct oci_config
 {
         const struct rootfs_dev_options o = {
                 .skip = config_has_device, .skip_userdata = c, .single = true, .core_link = true};
-        int r = rootfs_add_default_devices(plan, &o);
-        return r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+        return plan_error(rootfs_add_default_devices(plan, &o), err);
 }
 
 static int add_devices(struct rootfs_plan *plan, const struct oci_config *c, bool new_userns,
@@ -392,9 +399,9 @@ static int add_masks(struct rootfs_plan *plan, const struct oci_linux *l, psrun_
 {
         if (!l)
                 return 0;
-        int r = rootfs_add_masks(plan, (const char *const *) l->masked_paths,
-                                 (const char *const *) l->readonly_paths);
-        return r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+        return plan_error(rootfs_add_masks(plan, (const char *const *) l->masked_paths,
+                                           (const char *const *) l->readonly_paths),
+                          err);
 }
 
 int oci_rootfs_plan(const struct oci_config *c, const char *bundle, bool new_userns,
@@ -414,7 +421,7 @@ int oci_rootfs_plan(const struct oci_config *c, const char *bundle, bool new_use
         if (r >= 0 && c->process && c->process->cwd) {
                 /* runc makes a missing working directory. */
                 r = rootfs_plan_mkdir_p(plan, c->process->cwd, 0755);
-                r = r < 0 ? psrun_error_errno(err, r, "plan") : 0;
+                r = plan_error(r, err);
         }
         if (r >= 0)
                 r = add_sysctls(plan, c, ns_flags, err);
