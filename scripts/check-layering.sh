@@ -7,6 +7,8 @@
 # the tree it is run in:
 #   1. no file in policy/, rootfs/, netns/, common/ or runtime/cgroup/
 #      includes a header of runtime/ (runtime/cgroup/ may include its own);
+#      runtime/'s own files include nothing of runtime/oci/, and no library
+#      file includes cli/;
 #   2. only cli/ prints or exits: no printf, puts, perror, exit, and no
 #      fprintf/vfprintf/fputs/fputc/fwrite to stdout or stderr, and no dprintf
 #      to fd 1 or 2 in the library (the child's _exit is not exit);
@@ -34,6 +36,17 @@ while IFS= read -r hit; do
 done < <(files 'policy/*.[ch]' 'rootfs/*.[ch]' 'netns/*.[ch]' 'common/*.[ch]' 'runtime/cgroup/*.[ch]' |
 	xargs -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]runtime/' |
 	grep -vE '^runtime/cgroup/[^:]*:[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]runtime/cgroup/')
+
+# ... and the spine (runtime/*.[ch]) includes nothing of runtime/oci/, and
+# no library file includes cli/.
+while IFS= read -r hit; do
+	offence "$hit: includes a layer above it (runtime/oci/ or cli/)"
+done < <({
+	files 'runtime/*.[ch]' | grep -E '^runtime/[^/]+$' |
+		xargs -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]runtime/oci/'
+	files 'common/*.[ch]' 'policy/*.[ch]' 'rootfs/*.[ch]' 'netns/*.[ch]' 'runtime/*.[ch]' \
+		'runtime/*/*.[ch]' | xargs -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]cli/'
+})
 
 # 2. Only cli/ prints or exits. Comments are skipped when a line starts one.
 print_re='(^|[^_[:alnum:]])(printf|vprintf|puts|perror|exit)[[:space:]]*\('
