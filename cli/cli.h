@@ -4,8 +4,8 @@
 /*
  * The command line's tables: every command is a row (name, handler, usage,
  * summary, options), and getopt_long and --help are generated from the
- * option tables. Shared by psrun's own commands (runtime/main.c) and the OCI
- * runtime's (runtime/oci-cli.c).
+ * option tables. Shared by psrun's own commands (cli/main.c) and the OCI
+ * runtime's (cli/oci-cli.c).
  */
 
 #include <getopt.h>
@@ -57,10 +57,10 @@ int cli_option_index(const struct option_def *opts, int c);
  * arguments they took, or -1 after printing an error. */
 int cli_parse_globals(int argc, char **argv);
 
-/* Prints `psrun help NAME` (runtime/main.c). */
+/* Prints `psrun help NAME` (cli/main.c). */
 void cli_command_help(const char *name);
 
-/* The OCI runtime's commands (runtime/oci-cli.c). */
+/* The OCI runtime's commands (cli/oci-cli.c). */
 extern const struct command oci_commands[];
 extern const size_t oci_n_commands;
 /* `psrun run --bundle DIR ID` is the OCI run; psrun's own run otherwise. */

@@ -5,7 +5,7 @@
  * The OCI runtime's operations on containers (runtime-spec runtime.md):
  * create, start, kill, delete, state, plus what runc users rely on (exec,
  * pause, update, ps, events). Each takes the state root and a container id;
- * state lives in runtime/oci-state.[ch]. Library code: nothing prints;
+ * state lives in runtime/oci/state.[ch]. Library code: nothing prints;
  * warnings (a failing poststart hook) and debug notes go to the root's log
  * callback (oci_root_set_log).
  */

@@ -37,7 +37,7 @@
 #define FEATURE_APPARMOR_ENABLED true
 #define FEATURE_SELINUX_ENABLED  false
 #define FEATURE_INTEL_RDT        false
-/* "idmap"/"ridmap" mounts are parsed, then refused (runtime/oci-rootfs.c). */
+/* "idmap"/"ridmap" mounts are parsed, then refused (runtime/oci/rootfs.c). */
 #define FEATURE_IDMAP_MOUNTS false
 
 struct feature_flag {
@@ -45,7 +45,7 @@ struct feature_flag {
         bool enabled;
 };
 
-/* linux.cgroup: both drivers exist (runtime/cgroup-v1.c, cgroup-v2.c);
+/* linux.cgroup: both drivers exist (runtime/cgroup/v1.c, v2.c);
  * there is no systemd driver and no rdma controller support. */
 static const struct feature_flag cgroup_features[] = {
         {"v1", true}, {"v2", true}, {"systemd", false}, {"systemdUser", false}, {"rdma", false},
@@ -212,7 +212,7 @@ static int features_namespaces(struct json_out *o, psrun_error *err)
 }
 
 /* Every capability libcap can name, which is what the parser accepts
- * (runtime/oci-config.c resolves names with cap_from_name); the spec asks
+ * (runtime/oci/config.c resolves names with cap_from_name); the spec asks
  * for the recognised names, including ones this kernel may lack. */
 static int features_capabilities(struct json_out *o, psrun_error *err)
 {

@@ -44,6 +44,6 @@ int oci_resources_with_default_devices(const struct oci_resources *res, struct o
  * namespaces aside): what setns() takes to enter them. */
 uint64_t oci_namespaces_to_join(pid_t pid);
 
-/* The mount steps for the container's root (runtime/oci-rootfs.c). */
+/* The mount steps for the container's root (runtime/oci/rootfs.c). */
 int oci_rootfs_plan(const struct oci_config *config, const char *bundle, bool new_userns,
                     struct rootfs_plan *plan, psrun_error *err);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
-/* Shared by runtime/oci-state.c (the directory, locks, FIFO) and
- * runtime/oci-state-record.c (the record and its JSON). */
+/* Shared by runtime/oci/state.c (the directory, locks, FIFO) and
+ * runtime/oci/state-record.c (the record and its JSON). */
 
 #include <stdio.h>
 #include <string.h>

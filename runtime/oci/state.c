@@ -2,7 +2,7 @@
 /*
  * The OCI container state directory: ids, the root, one directory per
  * container, its lock, state.json and the create/start FIFO. The layout and
- * the protocols are described in oci-state.h.
+ * the protocols are described in state.h.
  */
 #include "runtime/oci/state.h"
 
