@@ -2,13 +2,15 @@
 #pragma once
 
 /*
- * The command line's tables: every command is a row (name, handler, usage,
- * summary, options), and getopt_long and --help are generated from the
- * option tables. Shared by psrun's own commands (cli/main.c) and the OCI
- * runtime's (cli/oci-cli.c).
+ * The command line's tables: every command is a row (name, body, usage,
+ * summary, options, how many positional arguments it takes), every family of
+ * commands a set (psrun's own, the OCI runtime's) with the preamble its
+ * commands share. One parser walks argv against a row's option table and
+ * one dispatcher runs the set's preamble, the body and the error report, so
+ * a body is only what the command does.
  */
 
-#include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -23,12 +25,58 @@ struct option_def {
         const char *help;
 };
 
+#define CLI_MAX_OPTS  24   /* options in one command's table */
+#define CLI_UNBOUNDED (-1) /* max_args: any number */
+
+/* One option as given, in command-line order. */
+struct cli_opt {
+        int index;         /* into the command's option table */
+        const char *value; /* "" for a flag */
+};
+
+/* A command's parsed command line, and what its set's preamble opened. */
+struct cli_call {
+        const struct command *cmd;
+        const char *value[CLI_MAX_OPTS]; /* last value given ("" for a flag); NULL: not given */
+        const char **list[CLI_MAX_OPTS]; /* every value, for repeatable options */
+        size_t n_list[CLI_MAX_OPTS];
+        struct cli_opt *order; /* every option, in command-line order */
+        size_t n_order;
+        char **args; /* the positional arguments */
+        int n_args;
+        struct oci_root *root; /* the OCI state root (CMD_STATE_ROOT) */
+};
+
+enum command_flags {
+        CMD_AS_ROOT = 1 << 0,    /* OCI: refuses to run unless uid 0 (it starts processes) */
+        CMD_STATE_ROOT = 1 << 1, /* OCI: opens the state root (--root) before the body */
+};
+
 struct command {
         const char *name;
-        int (*run)(int argc, char **argv);
-        const char *usage;
+        /* What the command does, once its command line is parsed: < 0 with
+         * err filled, or the exit status. */
+        int (*run)(struct cli_call *c, psrun_error *err);
+        const char *usage;      /* the options' part of the synopsis: "", "[OPTIONS]"... */
+        const char *args;       /* the positional arguments, as usage errors name them */
+        int min_args, max_args; /* bounds on the positional arguments */
         const char *summary;
-        const struct option_def *options;
+        const struct option_def *options; /* NULL: only --help */
+        unsigned flags;
+};
+
+/* A family of commands and what runs around each of their bodies. */
+struct command_set {
+        const struct command *commands;
+        size_t n_commands;
+        /* Before the options are parsed (the OCI log: even a usage error
+         * goes where the caller reads errors); NULL: nothing. */
+        int (*open)(struct cli_call *c, psrun_error *err);
+        /* After: the root check, the state root; NULL: nothing. */
+        int (*prepare)(struct cli_call *c, psrun_error *err);
+        void (*close)(struct cli_call *c);
+        /* Reports err; returns the exit status. */
+        int (*fail)(const psrun_error *err);
 };
 
 /* Options given before the command (runc's global flags). */
@@ -44,14 +92,20 @@ struct cli_globals {
 
 extern struct cli_globals cli_globals;
 
+/* Prints an option table, --help last. */
 void cli_print_options(FILE *f, const struct option_def *opts);
 
-/* Fills getopt_long's tables from an option list. getopt_long then returns
- * 256 + the option's index for long options; cli_option_index maps either
- * kind back to the index (-1: unknown). n_max: room in longopts. */
-void cli_build_getopt(const struct option_def *opts, struct option *longopts, char *shortopts,
-                      size_t n_max);
-int cli_option_index(const struct option_def *opts, int c);
+/* Parses argv (argv[0]: the command's name) against cmd: options up to the
+ * first positional argument or `--`, then the positional count. Returns 0,
+ * 1 when --help was asked for, or -EINVAL with a one-line usage error naming
+ * the command (-ENOMEM). c is freed with cli_call_free whatever it returns. */
+int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_call *c,
+              psrun_error *err);
+void cli_call_free(struct cli_call *c);
+
+/* Runs one command of set: the set's preamble, the parser, --help, the body
+ * and the error report. Returns the exit status. */
+int cli_dispatch(const struct command_set *set, const struct command *cmd, int argc, char **argv);
 
 /* Parses the global options at the front of argv; returns how many
  * arguments they took, or -1 after printing an error. */
@@ -61,8 +115,7 @@ int cli_parse_globals(int argc, char **argv);
 void cli_command_help(const char *name);
 
 /* The OCI runtime's commands (cli/oci-cli.c). */
-extern const struct command oci_commands[];
-extern const size_t oci_n_commands;
+extern const struct command_set oci_command_set;
 /* `psrun run --bundle DIR ID` is the OCI run; psrun's own run otherwise. */
-int oci_cmd_run(int argc, char **argv);
+extern const struct command oci_run_command;
 int cli_wants_oci_run(int argc, char **argv);

@@ -2,7 +2,6 @@
 /* The psrun command line: the only place that prints. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,17 +26,9 @@ static void log_note(void *userdata, enum log_level level, const char *msg)
         fprintf(stderr, "psrun: note: %s\n", msg);
 }
 
-static int fail(const psrun_error *err)
-{
-        fprintf(stderr, "psrun: %s\n", err->msg);
-        return EXIT_PSRUN;
-}
-
-static const struct command *find_command(const char *name);
-
 /* ---- psrun run ---- */
 
-enum { RUN_POLICY, RUN_OPTION, RUN_JSON, RUN_RESULT_FD, RUN_CGROUP_PARENT, RUN_HELP };
+enum { RUN_POLICY, RUN_OPTION, RUN_JSON, RUN_RESULT_FD, RUN_CGROUP_PARENT };
 static const struct option_def run_options[] = {
         [RUN_POLICY] = {"policy", 'p', "FILE", "load the policy from a YAML or JSON file"},
         [RUN_OPTION] = {"option", 'o', "KEY=VALUE",
@@ -46,7 +37,6 @@ static const struct option_def run_options[] = {
         [RUN_RESULT_FD] = {"result-fd", 0, "N", "write the result JSON to file descriptor N"},
         [RUN_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH",
                                "create cgroups below PATH instead of psrun's own cgroup"},
-        [RUN_HELP] = {"help", 'h', NULL, "show this help"},
         {0},
 };
 
@@ -61,74 +51,46 @@ static int parse_fd(const char *s, int *fd)
         return 0;
 }
 
-static int cmd_run(int argc, char **argv)
+/* The policy's sources in command-line order: a file, then -o on top. */
+static int load_policy(const struct cli_call *c, struct policy *pol, psrun_error *err)
 {
-        if (cli_wants_oci_run(argc, argv))
-                return oci_cmd_run(argc, argv);
-        struct option longopts[16];
-        char shortopts[32];
-        cli_build_getopt(run_options, longopts, shortopts, 15);
-
-        struct policy pol;
-        psrun_error err = {0};
-        if (policy_init(&pol) < 0) {
-                fprintf(stderr, "psrun: out of memory\n");
-                return EXIT_PSRUN;
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < c->n_order; i++) {
+                const struct cli_opt *o = &c->order[i];
+                if (o->index == RUN_POLICY) /* == POLICY_FILE */
+                        r = policy_load_file(pol, o->value, err);
+                else if (o->index == RUN_OPTION) /* == POLICY_OPTION */
+                        r = policy_set_option(pol, o->value, err);
         }
-        struct run_options ro = {.forward_signals = true, .log = log_note};
-        bool json = false;
+        return r;
+}
+
+static int cmd_run(struct cli_call *c, psrun_error *err)
+{
+        _cleanup_(policy_free) struct policy pol;
+        if (policy_init(&pol) < 0)
+                return psrun_error_set(err, ENOMEM, "out of memory");
+        struct run_options ro = {.forward_signals = true,
+                                 .log = log_note,
+                                 .cgroup_parent = c->value[RUN_CGROUP_PARENT]};
         int result_fd = -1;
-        int r = 0, c;
-
-        /* Policy sources apply in command-line order: a file, then -o on top. */
-        opterr = 0;
-        while (r >= 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (cli_option_index(run_options, c)) {
-                case RUN_POLICY:
-                        r = policy_load_file(&pol, optarg, &err);
-                        break;
-                case RUN_OPTION:
-                        r = policy_set_option(&pol, optarg, &err);
-                        break;
-                case RUN_JSON:
-                        json = true;
-                        break;
-                case RUN_RESULT_FD:
-                        if (parse_fd(optarg, &result_fd) < 0 || fcntl(result_fd, F_GETFD) < 0)
-                                r = psrun_error_set(&err, EBADF,
-                                                    "--result-fd: `%s` is not an open file "
-                                                    "descriptor",
-                                                    optarg);
-                        break;
-                case RUN_CGROUP_PARENT:
-                        ro.cgroup_parent = optarg;
-                        break;
-                case RUN_HELP:
-                        find_command("help")->run(2, (char *[]){"help", "run", NULL});
-                        policy_free(&pol);
-                        return 0;
-                default:
-                        r = psrun_error_set(&err, EINVAL,
-                                            "run: unknown option `%s` (see `psrun run --help`)",
-                                            argv[optind - 1]);
-                        break;
-                }
-        }
-        if (r >= 0 && optind >= argc)
-                r = psrun_error_set(&err, EINVAL,
+        const char *fd_arg = c->value[RUN_RESULT_FD];
+        int r = load_policy(c, &pol, err);
+        if (r >= 0 && fd_arg && (parse_fd(fd_arg, &result_fd) < 0 || fcntl(result_fd, F_GETFD) < 0))
+                r = psrun_error_set(err, EBADF, "--result-fd: `%s` is not an open file descriptor",
+                                    fd_arg);
+        if (r >= 0 && c->n_args == 0)
+                r = psrun_error_set(err, EINVAL,
                                     "run: no command given (usage: psrun run [OPTIONS] -- CMD "
                                     "[ARGS...])");
-        if (r < 0) {
-                policy_free(&pol);
-                return fail(&err);
-        }
+        if (r < 0)
+                return r;
 
         struct run_result res;
-        r = run_sandbox(&pol, argv + optind, &ro, &res, &err);
-        policy_free(&pol);
+        r = run_sandbox(&pol, c->args, &ro, &res, err);
         if (res.reason == RUN_REASON_SETUP_ERROR)
                 fprintf(stderr, "psrun: %s\n", res.error);
-        if (json)
+        if (c->value[RUN_JSON])
                 run_result_write_json(&res, stderr);
         if (result_fd >= 0) {
                 FILE *f = fdopen(dup(result_fd), "w");
@@ -142,97 +104,45 @@ static int cmd_run(int argc, char **argv)
 
 /* ---- psrun policy ---- */
 
-enum { POLICY_FILE, POLICY_OPTION, POLICY_HELP };
+enum { POLICY_FILE, POLICY_OPTION };
 static const struct option_def policy_options[] = {
         [POLICY_FILE] = {"policy", 'p', "FILE", "load the policy from a YAML or JSON file"},
         [POLICY_OPTION] = {"option", 'o', "KEY=VALUE", "set one policy key (repeatable)"},
-        [POLICY_HELP] = {"help", 'h', NULL, "show this help"},
         {0},
 };
 
-static int cmd_policy(int argc, char **argv)
+static int cmd_policy(struct cli_call *c, psrun_error *err)
 {
-        struct option longopts[8];
-        char shortopts[16];
-        cli_build_getopt(policy_options, longopts, shortopts, 7);
-        struct policy pol;
-        psrun_error err = {0};
-        if (policy_init(&pol) < 0) {
-                fprintf(stderr, "psrun: out of memory\n");
-                return EXIT_PSRUN;
-        }
-        int r = 0, c;
-        opterr = 0;
-        while (r >= 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (cli_option_index(policy_options, c)) {
-                case POLICY_FILE:
-                        r = policy_load_file(&pol, optarg, &err);
-                        break;
-                case POLICY_OPTION:
-                        r = policy_set_option(&pol, optarg, &err);
-                        break;
-                case POLICY_HELP:
-                        find_command("help")->run(2, (char *[]){"help", "policy", NULL});
-                        policy_free(&pol);
-                        return 0;
-                default:
-                        r = psrun_error_set(&err, EINVAL, "policy: unknown option `%s`",
-                                            argv[optind - 1]);
-                        break;
-                }
-        }
-        if (r >= 0 && optind < argc)
-                r = psrun_error_set(&err, EINVAL, "policy: unexpected argument `%s`", argv[optind]);
+        _cleanup_(policy_free) struct policy pol;
+        if (policy_init(&pol) < 0)
+                return psrun_error_set(err, ENOMEM, "out of memory");
+        int r = load_policy(c, &pol, err);
         if (r >= 0)
-                r = policy_validate(&pol, &err);
-        if (r >= 0)
-                r = policy_write_json(&pol, stdout) < 0 || fflush(stdout) != 0
-                            ? psrun_error_errno(&err, EIO, "policy: write")
-                            : 0;
-        policy_free(&pol);
-        return r < 0 ? fail(&err) : 0;
+                r = policy_validate(&pol, err);
+        if (r >= 0 && (policy_write_json(&pol, stdout) < 0 || fflush(stdout) != 0))
+                r = psrun_error_errno(err, EIO, "policy: write");
+        return r;
 }
 
 /* ---- psrun gc ---- */
 
-enum { GC_CGROUP_PARENT, GC_HELP };
+enum { GC_CGROUP_PARENT };
 static const struct option_def gc_options[] = {
         [GC_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH",
                               "look below PATH instead of psrun's own cgroup"},
-        [GC_HELP] = {"help", 'h', NULL, "show this help"},
         {0},
 };
 
-static int cmd_gc(int argc, char **argv)
+static int cmd_gc(struct cli_call *c, psrun_error *err)
 {
-        struct option longopts[8];
-        char shortopts[16];
-        cli_build_getopt(gc_options, longopts, shortopts, 7);
-        const char *parent = NULL;
-        int c;
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (cli_option_index(gc_options, c)) {
-                case GC_CGROUP_PARENT:
-                        parent = optarg;
-                        break;
-                case GC_HELP:
-                        find_command("help")->run(2, (char *[]){"help", "gc", NULL});
-                        return 0;
-                default:
-                        fprintf(stderr, "psrun: gc: unknown option `%s`\n", argv[optind - 1]);
-                        return EXIT_PSRUN;
-                }
-        }
-        psrun_error err = {0};
-        int r = cgroup_gc(parent, &err);
+        int r = cgroup_gc(c->value[GC_CGROUP_PARENT], err);
         if (r < 0)
-                return fail(&err);
+                return r;
         printf("removed %d leftover cgroup%s\n", r, r == 1 ? "" : "s");
         return 0;
 }
 
-static int cmd_version(int argc, char **argv)
+static int cmd_version(struct cli_call *c, psrun_error *err)
 {
         /* runc's shape: Docker and containerd read the first line. */
         printf("psrun version %s\nspec: %s\ncgroup driver: %s\n", PSRUN_VERSION,
@@ -240,44 +150,61 @@ static int cmd_version(int argc, char **argv)
         return 0;
 }
 
-static int cmd_help(int argc, char **argv);
+static int cmd_help(struct cli_call *c, psrun_error *err);
 
 static const struct command commands[] = {
-        {"run", cmd_run, "[OPTIONS] [--] CMD [ARGS...]",
-         "run a command in a new sandbox and wait for it", run_options},
-        {"policy", cmd_policy, "[--policy FILE] [-o KEY=VALUE]...",
-         "print the effective policy (defaults, then the file, then -o) as JSON", policy_options},
-        {"gc", cmd_gc, "[OPTIONS]", "remove cgroups left behind by psrun runs that were killed",
-         gc_options},
-        {"version", cmd_version, "", "print the version", NULL},
-        {"help", cmd_help, "[COMMAND]", "show help for psrun or a command", NULL},
+        {"run", cmd_run, "[OPTIONS] [--]", "CMD [ARGS...]", 0, CLI_UNBOUNDED,
+         "run a command in a new sandbox and wait for it", run_options, 0},
+        {"policy", cmd_policy, "[--policy FILE] [-o KEY=VALUE]...", "", 0, 0,
+         "print the effective policy (defaults, then the file, then -o) as JSON", policy_options,
+         0},
+        {"gc", cmd_gc, "[OPTIONS]", "", 0, 0,
+         "remove cgroups left behind by psrun runs that were killed", gc_options, 0},
+        {"version", cmd_version, "", "", 0, 0, "print the version", NULL, 0},
+        {"help", cmd_help, "", "[COMMAND]", 0, 1, "show help for psrun or a command", NULL, 0},
 };
 
-static const struct command *find_command(const char *name)
+static int fail(const psrun_error *err)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-                if (strcmp(commands[i].name, name) == 0)
-                        return &commands[i];
-        for (size_t i = 0; i < oci_n_commands; i++)
-                if (strcmp(oci_commands[i].name, name) == 0)
-                        return &oci_commands[i];
+        fprintf(stderr, "psrun: %s\n", err->msg);
+        return EXIT_PSRUN;
+}
+
+static const struct command_set psrun_command_set = {
+        .commands = commands,
+        .n_commands = ARRAY_SIZE(commands),
+        .fail = fail,
+};
+
+/* Every command psrun has, by family; help lists them in this order. */
+static const struct command_set *const command_sets[] = {&psrun_command_set, &oci_command_set};
+
+static const struct command *find_command(const char *name, const struct command_set **set)
+{
+        for (size_t s = 0; s < ARRAY_SIZE(command_sets); s++)
+                for (size_t i = 0; i < command_sets[s]->n_commands; i++)
+                        if (strcmp(command_sets[s]->commands[i].name, name) == 0) {
+                                if (set)
+                                        *set = command_sets[s];
+                                return &command_sets[s]->commands[i];
+                        }
         return NULL;
 }
 
-static int cmd_help(int argc, char **argv)
+static void print_help(const char *name)
 {
-        const struct command *cmd = argc > 1 ? find_command(argv[1]) : NULL;
+        const struct command *cmd = name ? find_command(name, NULL) : NULL;
         if (cmd) {
-                printf("Usage: psrun %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
-                if (cmd->options) {
-                        printf("\nOptions:\n");
-                        cli_print_options(stdout, cmd->options);
-                }
+                const char *sep = *cmd->usage && *cmd->args ? " " : "";
+                printf("Usage: psrun %s %s%s%s\n\n%s\n", cmd->name, cmd->usage, sep, cmd->args,
+                       cmd->summary);
+                printf("\nOptions:\n");
+                cli_print_options(stdout, cmd->options);
                 if (cmd->run == cmd_run)
                         printf("\nPolicy keys: see psrun-policy(5). Exit status: the command's "
                                "(128+N if killed by signal N);\n125 if psrun failed, 126/127 if "
                                "the command could not be executed or found.\n");
-                return 0;
+                return;
         }
         printf("Usage: psrun COMMAND [OPTIONS]\n\npsrun runs untrusted code in a sandbox: "
                "namespaces, a read-only root,\ncgroup limits, no capabilities, seccomp and "
@@ -286,15 +213,21 @@ static int cmd_help(int argc, char **argv)
                 printf("  %-10s %s\n", commands[i].name, commands[i].summary);
         printf("\nOCI runtime commands (runc's interface, for Docker, containerd and "
                "Kubernetes;\nglobal options --root, --log, --log-format, --debug come first):\n");
-        for (size_t i = 0; i < oci_n_commands; i++)
-                printf("  %-10s %s\n", oci_commands[i].name, oci_commands[i].summary);
+        for (size_t i = 0; i < oci_command_set.n_commands; i++)
+                printf("  %-10s %s\n", oci_command_set.commands[i].name,
+                       oci_command_set.commands[i].summary);
         printf("\nRun `psrun help COMMAND` for a command's options.\n");
+}
+
+static int cmd_help(struct cli_call *c, psrun_error *err)
+{
+        print_help(c->n_args ? c->args[0] : NULL);
         return 0;
 }
 
 void cli_command_help(const char *name)
 {
-        cmd_help(2, (char *[]){"help", (char *) name, NULL});
+        print_help(name);
 }
 
 int main(int argc, char **argv)
@@ -305,7 +238,7 @@ int main(int argc, char **argv)
         argc -= skip;
         argv += skip;
         if (argc < 2) {
-                cmd_help(1, argv);
+                print_help(NULL);
                 return EXIT_PSRUN;
         }
         const char *name = argv[1];
@@ -313,11 +246,15 @@ int main(int argc, char **argv)
                 name = "help";
         if (strcmp(name, "--version") == 0)
                 name = "version";
-        const struct command *cmd = find_command(name);
+        const struct command_set *set = NULL;
+        const struct command *cmd = find_command(name, &set);
         if (!cmd) {
                 fprintf(stderr, "psrun: unknown command `%s` (see `psrun help`)\n", argv[1]);
                 return EXIT_PSRUN;
         }
-        optind = 1;
-        return cmd->run(argc - 1, argv + 1);
+        if (cmd->run == cmd_run && cli_wants_oci_run(argc - 1, argv + 1)) {
+                cmd = &oci_run_command;
+                set = &oci_command_set;
+        }
+        return cli_dispatch(set, cmd, argc - 1, argv + 1);
 }

@@ -29,24 +29,6 @@
 
 #define EXIT_OCI 1
 
-/* ---- option parsing: every command's options from its table ---- */
-
-#define MAX_OPTS 24
-
-struct parsed {
-        const char *value[MAX_OPTS]; /* last value given ("" for a flag) */
-        const char **list[MAX_OPTS]; /* every value, for repeatable options */
-        size_t n_list[MAX_OPTS];
-        char **args; /* the positional arguments */
-        int n_args;
-};
-
-static void parsed_free(struct parsed *p)
-{
-        for (size_t i = 0; i < MAX_OPTS; i++)
-                free(p->list[i]);
-}
-
 static int oci_fail(const psrun_error *err)
 {
         oci_log(OCI_LOG_ERROR, "%s", err->msg);
@@ -55,57 +37,6 @@ static int oci_fail(const psrun_error *err)
         if (cli_globals.log)
                 fprintf(stderr, "psrun: %s\n", err->msg);
         return EXIT_OCI;
-}
-
-static int usage_error(psrun_error *err, const char *cmd, const char *what)
-{
-        return psrun_error_set(err, EINVAL, "%s: %s (see `psrun help %s`)", cmd, what, cmd);
-}
-
-/* Parses options (anywhere before the positional arguments, as runc's
- * library does), then checks the positional count. */
-static int parse(int argc, char **argv, const struct option_def *opts, int min_args, int max_args,
-                 struct parsed *p, psrun_error *err)
-{
-        struct option longopts[MAX_OPTS + 1];
-        char shortopts[2 * MAX_OPTS + 2];
-        cli_build_getopt(opts, longopts, shortopts, MAX_OPTS);
-        *p = (struct parsed){0};
-        int c;
-        optind = 1;
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                int i = cli_option_index(opts, c);
-                if (i >= 0 && strcmp(opts[i].name, "help") == 0) {
-                        /* The command line's edge: print and be done. */
-                        cli_command_help(argv[0]);
-                        exit(0);
-                }
-                if (i < 0 || c == '?' || c == ':') {
-                        char what[256];
-                        snprintf(what, sizeof(what), "unknown option or missing value: `%s`",
-                                 argv[optind - 1]);
-                        return usage_error(err, argv[0], what);
-                }
-                const char *v = optarg ? optarg : "";
-                p->value[i] = v;
-                const char **grown = realloc(p->list[i], (p->n_list[i] + 1) * sizeof(char *));
-                if (!grown)
-                        return psrun_error_errno(err, ENOMEM, "%s", argv[0]);
-                p->list[i] = grown;
-                p->list[i][p->n_list[i]++] = v;
-        }
-        p->args = argv + optind;
-        p->n_args = argc - optind;
-        if (p->n_args < min_args)
-                return usage_error(err, argv[0],
-                                   min_args == 1 ? "needs a container id" : "missing arguments");
-        if (max_args >= 0 && p->n_args > max_args) {
-                char what[256];
-                snprintf(what, sizeof(what), "unexpected argument `%s`", p->args[max_args]);
-                return usage_error(err, argv[0], what);
-        }
-        return 0;
 }
 
 static int parse_uint(const char *what, const char *s, unsigned *ret, psrun_error *err)
@@ -120,7 +51,7 @@ static int parse_uint(const char *what, const char *s, unsigned *ret, psrun_erro
 /* The log, first thing in every command (so that even a usage error goes
  * where the caller reads errors); the state root is opened after the
  * options are parsed. */
-static int begin(psrun_error *err)
+static int begin(struct cli_call *c, psrun_error *err)
 {
         int format = OCI_LOG_TEXT;
         if (cli_globals.log_format &&
@@ -154,31 +85,25 @@ static bool no_cgroups(void)
         return cli_globals.cgroup_manager && strcmp(cli_globals.cgroup_manager, "disabled") == 0;
 }
 
-/* What every OCI command does first: the log (so that even a usage error
- * goes where the caller reads errors), its options, the root check where the
- * command starts processes (need_root names it), and the state root when
- * the command has one (root not NULL). */
-static int open_command(int argc, char **argv, const struct option_def *opts, int min_args,
-                        int max_args, const char *need_root, struct oci_root **root,
-                        struct parsed *p, psrun_error *err)
+/* After the options: the root check where the command starts processes,
+ * and the state root when the command has one. */
+static int prepare(struct cli_call *c, psrun_error *err)
 {
-        int r = begin(err);
-        if (r >= 0)
-                r = parse(argc, argv, opts, min_args, max_args, p, err);
-        if (r >= 0 && need_root)
-                r = oci_require_root(need_root, err);
-        if (r >= 0 && root) {
-                r = oci_root_open(cli_globals.root, root, err);
+        int r = 0;
+        if (c->cmd->flags & CMD_AS_ROOT)
+                r = oci_require_root(c->cmd->name, err);
+        if (r >= 0 && (c->cmd->flags & CMD_STATE_ROOT)) {
+                r = oci_root_open(cli_globals.root, &c->root, err);
                 if (r >= 0)
-                        oci_root_set_log(*root, oci_log_sink, NULL);
+                        oci_root_set_log(c->root, oci_log_sink, NULL);
         }
         return r;
 }
 
-#define HELP_OPT                                                                                   \
-        {                                                                                          \
-                "help", 'h', NULL, "show this help"                                                \
-        }
+static void close_command(struct cli_call *c)
+{
+        oci_root_closep(&c->root);
+}
 
 /* ---- create, start, run ---- */
 
@@ -189,7 +114,6 @@ enum {
         CR_NO_PIVOT,
         CR_NO_KEYRING,
         CR_PRESERVE,
-        CR_HELP,
         /* run only */
         CR_DETACH,
         CR_KEEP,
@@ -203,7 +127,6 @@ static const struct option_def create_options[] = {
         [CR_NO_PIVOT] = {"no-pivot", 0, NULL, "move the root with MS_MOVE (ramfs hosts)"},
         [CR_NO_KEYRING] = {"no-new-keyring", 0, NULL, "accepted (psrun makes no keyring)"},
         [CR_PRESERVE] = {"preserve-fds", 0, "N", "pass fds 3..3+N-1 to the process"},
-        [CR_HELP] = HELP_OPT,
         {0},
 };
 static const struct option_def run_oci_options[] = {
@@ -214,14 +137,13 @@ static const struct option_def run_oci_options[] = {
         [CR_NO_PIVOT] = {"no-pivot", 0, NULL, "move the root with MS_MOVE (ramfs hosts)"},
         [CR_NO_KEYRING] = {"no-new-keyring", 0, NULL, "accepted (psrun makes no keyring)"},
         [CR_PRESERVE] = {"preserve-fds", 0, "N", "pass fds 3..3+N-1 to the process"},
-        [CR_HELP] = HELP_OPT,
         [CR_DETACH] = {"detach", 'd', NULL, "start it and return; do not wait"},
         [CR_KEEP] = {"keep", 0, NULL, "do not delete the container when it exits"},
         [CR_CONFIG] = {"config", 0, "FILE", "config.json to use instead of the bundle's"},
         {0},
 };
 
-static int fill_create(const struct parsed *p, struct oci_create_options *o, psrun_error *err)
+static int fill_create(const struct cli_call *p, struct oci_create_options *o, psrun_error *err)
 {
         *o = (struct oci_create_options){
                 .id = p->args[0],
@@ -238,30 +160,19 @@ static int fill_create(const struct parsed *p, struct oci_create_options *o, psr
         return 0;
 }
 
-static int cmd_create(int argc, char **argv)
+static int cmd_create(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
         struct oci_create_options o;
-        psrun_error err = {0};
-        int r = open_command(argc, argv, create_options, 1, 1, "create", &root, &p, &err);
+        int r = fill_create(c, &o, err);
         if (r >= 0)
-                r = fill_create(&p, &o, &err);
-        if (r >= 0)
-                r = oci_create(root, &o, NULL, NULL, &err);
-        return r < 0 ? oci_fail(&err) : 0;
+                r = oci_create(c->root, &o, NULL, NULL, err);
+        return r < 0 ? r : 0;
 }
 
-static int cmd_start(int argc, char **argv)
+static int cmd_start(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
-        static const struct option_def opts[] = {HELP_OPT, {0}};
-        psrun_error err = {0};
-        int r = open_command(argc, argv, opts, 1, 1, NULL, &root, &p, &err);
-        if (r >= 0)
-                r = oci_start(root, p.args[0], &err);
-        return r < 0 ? oci_fail(&err) : 0;
+        int r = oci_start(c->root, c->args[0], err);
+        return r < 0 ? r : 0;
 }
 
 /* The OCI run's option i of run_oci_options that arg names, or -1. */
@@ -296,29 +207,24 @@ int cli_wants_oci_run(int argc, char **argv)
         return 0;
 }
 
-int oci_cmd_run(int argc, char **argv)
+static int cmd_oci_run(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
         struct oci_create_options o;
-        psrun_error err = {0};
-        int r = open_command(argc, argv, run_oci_options, 1, 1, "run", &root, &p, &err);
-        if (r >= 0)
-                r = fill_create(&p, &o, &err);
+        int r = fill_create(c, &o, err);
         if (r < 0)
-                return oci_fail(&err);
-        bool detach = p.value[CR_DETACH] != NULL;
+                return r;
+        bool detach = c->value[CR_DETACH] != NULL;
         o.detached = detach;
-        o.config_path = p.value[CR_CONFIG];
+        o.config_path = c->value[CR_CONFIG];
         pid_t pid = 0;
         _cleanup_close_ int pidfd = -1;
-        r = oci_create(root, &o, &pid, &pidfd, &err);
+        r = oci_create(c->root, &o, &pid, &pidfd, err);
         if (r >= 0)
-                r = oci_start(root, o.id, &err);
+                r = oci_start(c->root, o.id, err);
         if (r < 0) {
                 if (pidfd >= 0)
-                        (void) oci_delete(root, o.id, true, NULL);
-                return oci_fail(&err);
+                        (void) oci_delete(c->root, o.id, true, NULL);
+                return r;
         }
         if (detach)
                 return 0;
@@ -328,64 +234,54 @@ int oci_cmd_run(int argc, char **argv)
         while (waitid((idtype_t) P_PIDFD, (id_t) pidfd, &si, WEXITED) < 0 && errno == EINTR)
                 ;
         int code = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
-        if (!p.value[CR_KEEP] && oci_delete(root, o.id, true, &err) < 0)
-                oci_log(OCI_LOG_WARNING, "%s", err.msg);
+        if (!c->value[CR_KEEP] && oci_delete(c->root, o.id, true, err) < 0)
+                oci_log(OCI_LOG_WARNING, "%s", err->msg);
         return code;
 }
 
 /* ---- state, list ---- */
 
-static int cmd_state(int argc, char **argv)
+static int cmd_state(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_(oci_state_free) struct oci_state st = {0};
-        static const struct option_def opts[] = {HELP_OPT, {0}};
-        psrun_error err = {0};
-        int r = open_command(argc, argv, opts, 1, 1, NULL, &root, &p, &err);
-        if (r >= 0)
-                r = oci_get_state(root, p.args[0], &st, &err);
+        int r = oci_get_state(c->root, c->args[0], &st, err);
         if (r >= 0 && (oci_state_print_json(&st, stdout) < 0 || fflush(stdout) != 0))
-                r = psrun_error_errno(&err, EIO, "state: write");
-        return r < 0 ? oci_fail(&err) : 0;
+                r = psrun_error_errno(err, EIO, "state: write");
+        return r < 0 ? r : 0;
 }
 
-enum { L_FORMAT, L_QUIET, L_HELP };
+enum { L_FORMAT, L_QUIET };
 static const struct option_def list_options[] = {
         [L_FORMAT] = {"format", 'f', "table|json", "output format"},
         [L_QUIET] = {"quiet", 'q', NULL, "print only the ids"},
-        [L_HELP] = HELP_OPT,
         {0},
 };
 
-static int cmd_list(int argc, char **argv)
+static int cmd_list(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_strv_free_ char **ids = NULL;
-        psrun_error err = {0};
-        int r = open_command(argc, argv, list_options, 0, 0, NULL, &root, &p, &err);
-        const char *format = r >= 0 && p.value[L_FORMAT] ? p.value[L_FORMAT] : "table";
-        if (r >= 0 && strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
-                r = psrun_error_set(&err, EINVAL, "list: --format: `%s` is not table or json",
+        int r = 0;
+        const char *format = c->value[L_FORMAT] ? c->value[L_FORMAT] : "table";
+        if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
+                r = psrun_error_set(err, EINVAL, "list: --format: `%s` is not table or json",
                                     format);
         if (r >= 0)
-                r = oci_container_list(root, &ids, &err);
+                r = oci_container_list(c->root, &ids, err);
         if (r < 0)
-                return oci_fail(&err);
+                return r;
         bool json = strcmp(format, "json") == 0;
         if (json)
                 printf("[");
-        else if (!p.value[L_QUIET])
+        else if (!c->value[L_QUIET])
                 printf("%-20s %-8s %-8s %-40s %-32s %s\n", "ID", "PID", "STATUS", "BUNDLE",
                        "CREATED", "OWNER");
         size_t shown = 0;
         for (size_t i = 0; ids[i]; i++) {
                 _cleanup_(oci_state_free) struct oci_state st = {0};
-                if (oci_get_state(root, ids[i], &st, NULL) < 0)
+                if (oci_get_state(c->root, ids[i], &st, NULL) < 0)
                         continue; /* deleted meanwhile */
                 const char *status = oci_status_to_string(st.status);
-                if (p.value[L_QUIET] && !json) {
+                if (c->value[L_QUIET] && !json) {
                         printf("%s\n", st.id);
                 } else if (json) {
                         printf("%s{\"ociVersion\":", shown ? "," : "");
@@ -414,65 +310,49 @@ static int cmd_list(int argc, char **argv)
 
 /* ---- kill, delete, pause, resume ---- */
 
-enum { K_ALL, K_HELP };
+enum { K_ALL };
 static const struct option_def kill_options[] = {
         [K_ALL] = {"all", 'a', NULL, "signal every process of the container"},
-        [K_HELP] = HELP_OPT,
         {0},
 };
 
-static int cmd_kill(int argc, char **argv)
+static int cmd_kill(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
-        psrun_error err = {0};
         int sig = SIGTERM;
-        int r = open_command(argc, argv, kill_options, 1, 2, NULL, &root, &p, &err);
-        if (r >= 0 && p.n_args == 2)
-                r = oci_signal_from_string(p.args[1], &sig, &err);
+        int r = 0;
+        if (c->n_args == 2)
+                r = oci_signal_from_string(c->args[1], &sig, err);
         if (r >= 0)
-                r = oci_kill(root, p.args[0], sig, p.value[K_ALL] != NULL, &err);
-        return r < 0 ? oci_fail(&err) : 0;
+                r = oci_kill(c->root, c->args[0], sig, c->value[K_ALL] != NULL, err);
+        return r < 0 ? r : 0;
 }
 
-enum { D_FORCE, D_HELP };
+enum { D_FORCE };
 static const struct option_def delete_options[] = {
         [D_FORCE] = {"force", 'f', NULL, "kill a running container first"},
-        [D_HELP] = HELP_OPT,
         {0},
 };
 
-static int cmd_delete(int argc, char **argv)
+static int cmd_delete(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
-        psrun_error err = {0};
-        int r = open_command(argc, argv, delete_options, 1, 1, NULL, &root, &p, &err);
-        if (r >= 0)
-                r = oci_delete(root, p.args[0], p.value[D_FORCE] != NULL, &err);
-        return r < 0 ? oci_fail(&err) : 0;
+        int r = oci_delete(c->root, c->args[0], c->value[D_FORCE] != NULL, err);
+        return r < 0 ? r : 0;
 }
 
-static int pause_or_resume(int argc, char **argv, bool pause)
+static int pause_or_resume(struct cli_call *c, bool pause, psrun_error *err)
 {
-        static const struct option_def opts[] = {HELP_OPT, {0}};
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
-        psrun_error err = {0};
-        int r = open_command(argc, argv, opts, 1, 1, NULL, &root, &p, &err);
-        if (r >= 0)
-                r = oci_pause(root, p.args[0], pause, &err);
-        return r < 0 ? oci_fail(&err) : 0;
+        int r = oci_pause(c->root, c->args[0], pause, err);
+        return r < 0 ? r : 0;
 }
 
-static int cmd_pause(int argc, char **argv)
+static int cmd_pause(struct cli_call *c, psrun_error *err)
 {
-        return pause_or_resume(argc, argv, true);
+        return pause_or_resume(c, true, err);
 }
 
-static int cmd_resume(int argc, char **argv)
+static int cmd_resume(struct cli_call *c, psrun_error *err)
 {
-        return pause_or_resume(argc, argv, false);
+        return pause_or_resume(c, false, err);
 }
 
 /* ---- update ---- */
@@ -489,7 +369,6 @@ enum {
         U_CPUSET_MEMS,
         U_PIDS_LIMIT,
         U_BLKIO_WEIGHT,
-        U_HELP
 };
 static const struct option_def update_options[] = {
         [U_RESOURCES] = {"resources", 'r', "FILE",
@@ -504,7 +383,6 @@ static const struct option_def update_options[] = {
         [U_CPUSET_MEMS] = {"cpuset-mems", 0, "LIST", "memory nodes allowed"},
         [U_PIDS_LIMIT] = {"pids-limit", 0, "N", "maximum number of tasks (-1: unlimited)"},
         [U_BLKIO_WEIGHT] = {"blkio-weight", 0, "N", "block IO weight (10-1000)"},
-        [U_HELP] = HELP_OPT,
         {0},
 };
 
@@ -556,7 +434,7 @@ struct update_flags {
         struct oci_block_io blkio;
 };
 
-static int apply_flags(const struct parsed *p, struct oci_resources *res, struct update_flags *f,
+static int apply_flags(const struct cli_call *p, struct oci_resources *res, struct update_flags *f,
                        psrun_error *err)
 {
         const char *const *v = p->value;
@@ -600,23 +478,20 @@ static int apply_flags(const struct parsed *p, struct oci_resources *res, struct
         return r;
 }
 
-static int cmd_update(int argc, char **argv)
+static int cmd_update(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_(oci_resources_free) struct oci_resources res = {0};
         struct update_flags f = {0};
-        psrun_error err = {0};
-        int r = open_command(argc, argv, update_options, 1, 1, NULL, &root, &p, &err);
-        if (r >= 0 && p.value[U_RESOURCES])
-                r = read_resources(p.value[U_RESOURCES], &res, &err);
+        int r = 0;
+        if (c->value[U_RESOURCES])
+                r = read_resources(c->value[U_RESOURCES], &res, err);
         if (r >= 0)
-                r = apply_flags(&p, &res, &f, &err);
+                r = apply_flags(c, &res, &f, err);
         if (r < 0)
-                return oci_fail(&err);
+                return r;
         /* A view of res with the flags' structs where flags were given. */
         struct oci_resources view = res;
-        const char *const *v = p.value;
+        const char *const *v = c->value;
         if (v[U_MEMORY] || v[U_MEMORY_SWAP] || v[U_MEMORY_RESERVATION])
                 view.memory = &f.memory;
         if (v[U_CPU_SHARES] || v[U_CPU_QUOTA] || v[U_CPU_PERIOD] || v[U_CPUSET_CPUS] ||
@@ -626,8 +501,8 @@ static int cmd_update(int argc, char **argv)
                 view.pids = &f.pids;
         if (v[U_BLKIO_WEIGHT])
                 view.block_io = &f.blkio;
-        r = oci_update(root, p.args[0], &view, &err);
-        return r < 0 ? oci_fail(&err) : 0;
+        r = oci_update(c->root, c->args[0], &view, err);
+        return r < 0 ? r : 0;
 }
 
 /* ---- ps, events ---- */
@@ -691,36 +566,31 @@ static int ps_table(const pid_t *pids, size_t n, char **ps_args, int n_ps_args, 
         return status == 0 ? 0 : psrun_error_set(err, EIO, "ps: `%s` failed", cmd);
 }
 
-enum { P_FORMAT, P_HELP };
+enum { P_FORMAT };
 static const struct option_def ps_options[] = {
         [P_FORMAT] = {"format", 'f', "table|json", "output format (default table)"},
-        [P_HELP] = HELP_OPT,
         {0},
 };
 
-static int cmd_ps(int argc, char **argv)
+static int cmd_ps(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_free_ pid_t *pids = NULL;
         size_t n = 0;
-        psrun_error err = {0};
-        int r = open_command(argc, argv, ps_options, 1, -1, NULL, &root, &p, &err);
-        const char *format = r >= 0 && p.value[P_FORMAT] ? p.value[P_FORMAT] : "table";
-        if (r >= 0 && strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
-                r = psrun_error_set(&err, EINVAL, "ps: --format: `%s` is not table or json",
-                                    format);
+        int r = 0;
+        const char *format = c->value[P_FORMAT] ? c->value[P_FORMAT] : "table";
+        if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
+                r = psrun_error_set(err, EINVAL, "ps: --format: `%s` is not table or json", format);
         if (r >= 0)
-                r = oci_pids(root, p.args[0], &pids, &n, &err);
+                r = oci_pids(c->root, c->args[0], &pids, &n, err);
         if (r >= 0 && strcmp(format, "json") == 0) {
                 printf("[");
                 for (size_t i = 0; i < n; i++)
                         printf("%s%d", i ? "," : "", (int) pids[i]);
                 printf("]\n");
         } else if (r >= 0) {
-                r = ps_table(pids, n, p.args + 1, p.n_args - 1, &err);
+                r = ps_table(pids, n, c->args + 1, c->n_args - 1, err);
         }
-        return r < 0 ? oci_fail(&err) : 0;
+        return r < 0 ? r : 0;
 }
 
 static void print_stats_event(const char *id, const struct cgroup_stats *s)
@@ -744,41 +614,35 @@ static void print_stats_event(const char *id, const struct cgroup_stats *s)
         fflush(stdout);
 }
 
-enum { E_STATS, E_INTERVAL, E_HELP };
+enum { E_STATS, E_INTERVAL };
 static const struct option_def events_options[] = {
         [E_STATS] = {"stats", 0, NULL, "print the container's statistics once and exit"},
         [E_INTERVAL] = {"interval", 0, "DURATION", "time between statistics events (default 5s)"},
-        [E_HELP] = HELP_OPT,
         {0},
 };
 
-static int cmd_events(int argc, char **argv)
+static int cmd_events(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
-        psrun_error err = {0};
         uint64_t interval_ms = 5000;
-        int r = open_command(argc, argv, events_options, 1, 1, NULL, &root, &p, &err);
-        if (r >= 0 && p.value[E_INTERVAL] &&
-            (parse_duration_ms(p.value[E_INTERVAL], &interval_ms) < 0 || interval_ms == 0))
-                r = psrun_error_set(&err, EINVAL, "events: --interval: `%s` is not a duration",
-                                    p.value[E_INTERVAL]);
-        if (r < 0)
-                return oci_fail(&err);
+        int r;
+        if (c->value[E_INTERVAL] &&
+            (parse_duration_ms(c->value[E_INTERVAL], &interval_ms) < 0 || interval_ms == 0))
+                return psrun_error_set(err, EINVAL, "events: --interval: `%s` is not a duration",
+                                       c->value[E_INTERVAL]);
         /* Until the container stops: one stats event per interval. */
         for (;;) {
                 struct cgroup_stats s = {0};
-                r = oci_stats(root, p.args[0], &s, &err);
+                r = oci_stats(c->root, c->args[0], &s, err);
                 if (r < 0)
                         break;
-                print_stats_event(p.args[0], &s);
-                if (p.value[E_STATS])
+                print_stats_event(c->args[0], &s);
+                if (c->value[E_STATS])
                         return 0;
                 struct timespec ts = {(time_t) (interval_ms / 1000),
                                       (long) (interval_ms % 1000) * 1000000L};
                 nanosleep(&ts, NULL);
         }
-        return r == -ESRCH && !p.value[E_STATS] ? 0 : oci_fail(&err);
+        return r == -ESRCH && !c->value[E_STATS] ? 0 : r;
 }
 
 /* ---- exec ---- */
@@ -795,7 +659,6 @@ enum {
         X_PID_FILE,
         X_CONSOLE,
         X_PRESERVE,
-        X_HELP
 };
 static const struct option_def exec_options[] = {
         [X_PROCESS] = {"process", 'p', "FILE", "the process as OCI `process` JSON"},
@@ -810,30 +673,24 @@ static const struct option_def exec_options[] = {
         [X_CONSOLE] = {"console-socket", 0, "PATH",
                        "send the terminal's master fd to this unix socket"},
         [X_PRESERVE] = {"preserve-fds", 0, "N", "pass fds 3..3+N-1 to the process"},
-        [X_HELP] = HELP_OPT,
         {0},
 };
 
-static int cmd_exec(int argc, char **argv)
+static int cmd_exec(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_(oci_process_free) struct oci_process process = {0};
-        psrun_error err = {0};
         int code = 0;
-        int r = open_command(argc, argv, exec_options, 1, -1, "exec", &root, &p, &err);
-        if (r < 0)
-                return oci_fail(&err);
-        const char *const *v = p.value;
+        int r = 0;
+        const char *const *v = c->value;
         struct oci_exec_options o = {
-                .id = p.args[0],
-                .args = p.args + 1,
+                .id = c->args[0],
+                .args = c->args + 1,
                 .cwd = v[X_CWD],
-                .env = p.list[X_ENV],
-                .n_env = p.n_list[X_ENV],
+                .env = c->list[X_ENV],
+                .n_env = c->n_list[X_ENV],
                 .user = v[X_USER],
-                .caps = p.list[X_CAP],
-                .n_caps = p.n_list[X_CAP],
+                .caps = c->list[X_CAP],
+                .n_caps = c->n_list[X_CAP],
                 .no_new_privs = v[X_NO_NEW_PRIVS] != NULL,
                 .tty = v[X_TTY] != NULL,
                 .detach = v[X_DETACH] != NULL,
@@ -841,93 +698,109 @@ static int cmd_exec(int argc, char **argv)
                 .console_socket = v[X_CONSOLE],
         };
         if (v[X_PRESERVE])
-                r = parse_uint("--preserve-fds", v[X_PRESERVE], &o.preserve_fds, &err);
+                r = parse_uint("--preserve-fds", v[X_PRESERVE], &o.preserve_fds, err);
         if (r >= 0 && v[X_PROCESS]) {
-                r = oci_process_load_file(v[X_PROCESS], &process, &err);
+                r = oci_process_load_file(v[X_PROCESS], &process, err);
                 o.process = &process;
-        } else if (r >= 0 && p.n_args < 2) {
-                r = psrun_error_set(&err, EINVAL,
+        } else if (r >= 0 && c->n_args < 2) {
+                r = psrun_error_set(err, EINVAL,
                                     "exec: give the command after the id, or --process FILE");
         }
         if (r >= 0)
-                r = oci_exec(root, &o, &code, &err);
-        return r < 0 ? oci_fail(&err) : code;
+                r = oci_exec(c->root, &o, &code, err);
+        return r < 0 ? r : code;
 }
 
 /* ---- features, spec ---- */
 
-static int cmd_features(int argc, char **argv)
+static int cmd_features(struct cli_call *c, psrun_error *err)
 {
-        static const struct option_def opts[] = {HELP_OPT, {0}};
-        _cleanup_(parsed_free) struct parsed p = {0};
-        psrun_error err = {0};
-        int r = open_command(argc, argv, opts, 0, 0, NULL, NULL, &p, &err);
-        if (r >= 0)
-                r = oci_features_print(stdout, &err);
-        return r < 0 ? oci_fail(&err) : 0;
+        int r = oci_features_print(stdout, err);
+        return r < 0 ? r : 0;
 }
 
-enum { S_ROOTLESS, S_BUNDLE, S_HELP };
+enum { S_ROOTLESS, S_BUNDLE };
 static const struct option_def spec_options[] = {
         [S_ROOTLESS] = {"rootless", 0, NULL, "a config for an unprivileged user"},
         [S_BUNDLE] = {"bundle", 'b', "DIR", "write config.json there (default: here)"},
-        [S_HELP] = HELP_OPT,
         {0},
 };
 
-static int cmd_spec(int argc, char **argv)
+static int cmd_spec(struct cli_call *c, psrun_error *err)
 {
-        _cleanup_(parsed_free) struct parsed p = {0};
         _cleanup_free_ char *path = NULL;
-        psrun_error err = {0};
-        int r = open_command(argc, argv, spec_options, 0, 0, NULL, NULL, &p, &err);
-        if (r < 0)
-                return oci_fail(&err);
-        if (asprintf(&path, "%s/config.json", p.value[S_BUNDLE] ? p.value[S_BUNDLE] : ".") < 0)
-                return oci_fail(&err);
+        if (asprintf(&path, "%s/config.json", c->value[S_BUNDLE] ? c->value[S_BUNDLE] : ".") < 0)
+                return psrun_error_errno(err, ENOMEM, "spec");
         /* As runc: never overwrite a config. */
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) {
-                psrun_error_errno(&err, errno, "spec: %s", path);
-                return oci_fail(&err);
-        }
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "spec: %s", path);
         FILE *f = fdopen(fd, "w");
         if (!f) {
+                int r = psrun_error_errno(err, errno, "spec: %s", path);
                 close(fd);
-                return oci_fail(&err);
+                unlink(path);
+                return r;
         }
-        r = oci_spec_print(f, p.value[S_ROOTLESS] != NULL, &err);
+        int r = oci_spec_print(f, c->value[S_ROOTLESS] != NULL, err);
         if (fclose(f) != 0 && r >= 0)
-                r = psrun_error_errno(&err, EIO, "spec: write %s", path);
+                r = psrun_error_errno(err, EIO, "spec: write %s", path);
         if (r < 0) {
                 unlink(path);
-                return oci_fail(&err);
+                return r;
         }
         return 0;
 }
 
-const struct command oci_commands[] = {
-        {"create", cmd_create, "[OPTIONS] ID", "create a container from an OCI bundle",
-         create_options},
-        {"start", cmd_start, "ID", "start a created container's process", NULL},
-        {"state", cmd_state, "ID", "print a container's state as JSON", NULL},
-        {"kill", cmd_kill, "[--all] ID [SIGNAL]",
-         "send a signal (default SIGTERM) to a container's init", kill_options},
-        {"delete", cmd_delete, "[--force] ID", "delete a container and its cgroup", delete_options},
-        {"exec", cmd_exec, "[OPTIONS] ID [CMD [ARGS...]]", "run a process in a running container",
-         exec_options},
-        {"ps", cmd_ps, "[--format table|json] ID [PS_OPTIONS...]", "list a container's processes",
-         ps_options},
-        {"pause", cmd_pause, "ID", "freeze every process of a container", NULL},
-        {"resume", cmd_resume, "ID", "thaw a paused container", NULL},
-        {"update", cmd_update, "[OPTIONS] ID", "change a running container's resource limits",
-         update_options},
-        {"list", cmd_list, "[--format table|json] [-q]", "list the containers", list_options},
-        {"events", cmd_events, "[--stats] [--interval D] ID",
-         "print a container's statistics as JSON events", events_options},
-        {"features", cmd_features, "", "print what this runtime supports (OCI features JSON)",
-         NULL},
-        {"spec", cmd_spec, "[--rootless] [--bundle DIR]", "write a default config.json",
-         spec_options},
+/* Where a command starts processes (CMD_AS_ROOT) and where it works on
+ * containers (CMD_STATE_ROOT). */
+#define AS_ROOT (CMD_AS_ROOT | CMD_STATE_ROOT)
+#define STATE   CMD_STATE_ROOT
+
+static const struct command oci_commands[] = {
+        {"create", cmd_create, "[OPTIONS]", "ID", 1, 1, "create a container from an OCI bundle",
+         create_options, AS_ROOT},
+        {"start", cmd_start, "", "ID", 1, 1, "start a created container's process", NULL, STATE},
+        {"state", cmd_state, "", "ID", 1, 1, "print a container's state as JSON", NULL, STATE},
+        {"kill", cmd_kill, "[--all]", "ID [SIGNAL]", 1, 2,
+         "send a signal (default SIGTERM) to a container's init", kill_options, STATE},
+        {"delete", cmd_delete, "[--force]", "ID", 1, 1, "delete a container and its cgroup",
+         delete_options, STATE},
+        {"exec", cmd_exec, "[OPTIONS]", "ID [CMD [ARGS...]]", 1, CLI_UNBOUNDED,
+         "run a process in a running container", exec_options, AS_ROOT},
+        {"ps", cmd_ps, "[--format table|json]", "ID [PS_OPTIONS...]", 1, CLI_UNBOUNDED,
+         "list a container's processes", ps_options, STATE},
+        {"pause", cmd_pause, "", "ID", 1, 1, "freeze every process of a container", NULL, STATE},
+        {"resume", cmd_resume, "", "ID", 1, 1, "thaw a paused container", NULL, STATE},
+        {"update", cmd_update, "[OPTIONS]", "ID", 1, 1,
+         "change a running container's resource limits", update_options, STATE},
+        {"list", cmd_list, "[--format table|json] [-q]", "", 0, 0, "list the containers",
+         list_options, STATE},
+        {"events", cmd_events, "[--stats] [--interval D]", "ID", 1, 1,
+         "print a container's statistics as JSON events", events_options, STATE},
+        {"features", cmd_features, "", "", 0, 0,
+         "print what this runtime supports (OCI features JSON)", NULL, 0},
+        {"spec", cmd_spec, "[--rootless] [--bundle DIR]", "", 0, 0, "write a default config.json",
+         spec_options, 0},
 };
-const size_t oci_n_commands = ARRAY_SIZE(oci_commands);
+
+/* `psrun run --bundle DIR ID`: not listed (psrun's own run is), found by
+ * cli_wants_oci_run. */
+const struct command oci_run_command = {"run",
+                                        cmd_oci_run,
+                                        "[OPTIONS] --bundle DIR",
+                                        "ID",
+                                        1,
+                                        1,
+                                        "create and start a container from an OCI bundle",
+                                        run_oci_options,
+                                        AS_ROOT};
+
+const struct command_set oci_command_set = {
+        .commands = oci_commands,
+        .n_commands = ARRAY_SIZE(oci_commands),
+        .open = begin,
+        .prepare = prepare,
+        .close = close_command,
+        .fail = oci_fail,
+};
