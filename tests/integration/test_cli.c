@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* The command table and its one parser and dispatcher: every command's
+ * --help, argument counts, unknown options and missing values as one line
+ * naming the command, and psrun run's policy sources in command-line order. */
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "integration/common.h"
+
+TestSuite(cli, .timeout = 60);
+
+/* Every command psrun has: its own, then the OCI runtime's. */
+static const char *const commands[] = {
+        "run",    "policy", "gc",     "version",  "help", "create", "start",
+        "state",  "kill",   "delete", "exec",     "ps",   "pause",  "resume",
+        "update", "list",   "events", "features", "spec",
+};
+
+/* Exit status of psrun's own usage errors, and of the OCI commands' (runc's). */
+#define USAGE_OWN 125
+#define USAGE_OCI 1
+
+/* Lines, besides notes about optional layers this host lacks. */
+static int lines_of(const char *s)
+{
+        int n = 0;
+        for (const char *l = s; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
+                if (strncmp(l, "psrun: note: ", 13) != 0)
+                        n++;
+        return n;
+}
+
+static void expect_error(const char *const *argv, int status, const char *needle)
+{
+        struct test_run r;
+        test_run_psrun(&r, argv);
+        cr_expect_eq(r.status, status, "%s: exit %d, stderr: %s", argv[0], r.status, r.err);
+        cr_expect(strstr(r.err, needle), "%s: stderr lacks `%s`: %s", argv[0], needle, r.err);
+        cr_expect_eq(lines_of(r.err), 1, "%s: not one line: %s", argv[0], r.err);
+        cr_expect_str_eq(r.out, "", "%s: printed on stdout: %s", argv[0], r.out);
+        test_run_free(&r);
+}
+
+Test(cli, help_for_every_command)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+                char usage[64];
+                snprintf(usage, sizeof(usage), "Usage: psrun %s ", commands[i]);
+                /* --help and -h, also after other options and before missing
+                 * arguments: help is looked at before anything is done. */
+                const char *const long_help[] = {commands[i], "--help", NULL};
+                const char *const short_help[] = {commands[i], "-h", NULL};
+                const char *const *forms[] = {long_help, short_help};
+                for (size_t f = 0; f < ARRAY_SIZE(forms); f++) {
+                        struct test_run r;
+                        test_run_psrun(&r, forms[f]);
+                        cr_expect_eq(r.status, 0, "%s %s: exit %d, stderr: %s", commands[i],
+                                     forms[f][1], r.status, r.err);
+                        cr_expect(strncmp(r.out, usage, strlen(usage)) == 0, "%s %s printed: %s",
+                                  commands[i], forms[f][1], r.out);
+                        cr_expect(strstr(r.out, "-h, --help"), "%s: no --help line: %s",
+                                  commands[i], r.out);
+                        test_run_free(&r);
+                }
+        }
+}
+
+Test(cli, help_command_matches_help_option)
+{
+        struct test_run a, b;
+        test_run_psrun(&a, (const char *const[]){"help", "kill", NULL});
+        test_run_psrun(&b, (const char *const[]){"kill", "--all", "--help", NULL});
+        cr_expect_eq(a.status, 0);
+        cr_expect_eq(b.status, 0);
+        cr_expect_str_eq(a.out, b.out);
+        cr_expect(strstr(a.out, "Usage: psrun kill [--all] ID [SIGNAL]\n"), "%s", a.out);
+        test_run_free(&a);
+        test_run_free(&b);
+}
+
+Test(cli, wrong_argument_counts)
+{
+        expect_error((const char *const[]){"kill", "a", "b", "c", NULL}, USAGE_OCI,
+                     "kill: expected ID [SIGNAL], got 3 arguments");
+        expect_error((const char *const[]){"kill", NULL}, USAGE_OCI,
+                     "kill: expected ID [SIGNAL], got 0 arguments");
+        expect_error((const char *const[]){"start", NULL}, USAGE_OCI,
+                     "start: expected ID, got 0 arguments");
+        expect_error((const char *const[]){"delete", "--force", "a", "b", NULL}, USAGE_OCI,
+                     "delete: expected ID, got 2 arguments");
+        expect_error((const char *const[]){"exec", NULL}, USAGE_OCI,
+                     "exec: expected ID [CMD [ARGS...]], got 0 arguments");
+        expect_error((const char *const[]){"list", "x", NULL}, USAGE_OCI,
+                     "list: expected no arguments, got 1 argument");
+        expect_error((const char *const[]){"features", "x", NULL}, USAGE_OCI,
+                     "features: expected no arguments, got 1 argument");
+        expect_error((const char *const[]){"policy", "x", NULL}, USAGE_OWN,
+                     "policy: expected no arguments, got 1 argument");
+        expect_error((const char *const[]){"gc", "x", "y", NULL}, USAGE_OWN,
+                     "gc: expected no arguments, got 2 arguments");
+        expect_error((const char *const[]){"version", "x", NULL}, USAGE_OWN,
+                     "version: expected no arguments, got 1 argument");
+        expect_error((const char *const[]){"help", "run", "kill", NULL}, USAGE_OWN,
+                     "help: expected [COMMAND], got 2 arguments");
+}
+
+Test(cli, unknown_options_and_missing_values)
+{
+        expect_error((const char *const[]){"state", "--nope", "x", NULL}, USAGE_OCI,
+                     "state: unknown option `--nope`");
+        expect_error((const char *const[]){"kill", "-Z", "x", NULL}, USAGE_OCI,
+                     "kill: unknown option `-Z`");
+        expect_error((const char *const[]){"update", "x", "--memory", NULL}, USAGE_OCI,
+                     "update: expected ID, got 2 arguments");
+        expect_error((const char *const[]){"update", "--memory", NULL}, USAGE_OCI,
+                     "update: `--memory` needs a value");
+        expect_error((const char *const[]){"exec", "-e", NULL}, USAGE_OCI,
+                     "exec: `-e` needs a value");
+        expect_error((const char *const[]){"run", "--nope", "--", "true", NULL}, USAGE_OWN,
+                     "run: unknown option `--nope`");
+        expect_error((const char *const[]){"run", "-p", NULL}, USAGE_OWN,
+                     "run: `-p` needs a value");
+        expect_error((const char *const[]){"policy", "-x", NULL}, USAGE_OWN,
+                     "policy: unknown option `-x`");
+        expect_error((const char *const[]){"gc", "--cgroup-parent", NULL}, USAGE_OWN,
+                     "gc: `--cgroup-parent` needs a value");
+        expect_error((const char *const[]){"version", "--short", NULL}, USAGE_OWN,
+                     "version: unknown option `--short`");
+}
+
+/* OCI usage errors go where the caller reads errors: the --log file. */
+Test(cli, oci_usage_error_goes_to_the_log)
+{
+        char dir[64];
+        test_tmp_template(dir, sizeof(dir), "psrun-cli");
+        cr_assert_not_null(mkdtemp(dir));
+        char log[128];
+        snprintf(log, sizeof(log), "%s/log.json", dir);
+        struct test_run r;
+        test_run_psrun(&r, (const char *const[]){"--log", log, "--log-format", "json", "kill", "a",
+                                                 "b", "c", NULL});
+        FILE *f = fopen(log, "re");
+        char text[1024] = "";
+        if (f) {
+                size_t n = fread(text, 1, sizeof(text) - 1, f);
+                text[n] = '\0';
+                fclose(f);
+        }
+        unlink(log);
+        rmdir(dir);
+        cr_expect_eq(r.status, USAGE_OCI, "%s", r.err);
+        cr_expect(strstr(text, "\"level\":\"error\"") &&
+                          strstr(text, "kill: expected ID [SIGNAL], got 3 arguments"),
+                  "log: %s", text);
+        test_run_free(&r);
+}
+
+static char *policy_file(const char *text)
+{
+        char path[64];
+        test_tmp_template(path, sizeof(path), "psrun-cli");
+        int fd = mkstemp(path);
+        cr_assert_geq(fd, 0);
+        cr_assert_eq(write(fd, text, strlen(text)), (ssize_t) strlen(text));
+        close(fd);
+        return strdup(path);
+}
+
+/* -p and -o apply in command-line order: whichever comes last wins. */
+Test(cli, policy_sources_in_command_line_order)
+{
+        char *file = policy_file("workdir: /from-file\n");
+        struct test_run a, b;
+        test_run_psrun(&a,
+                       (const char *const[]){"policy", "-o", "workdir=/from-o", "-p", file, NULL});
+        test_run_psrun(&b,
+                       (const char *const[]){"policy", "-p", file, "-o", "workdir=/from-o", NULL});
+        unlink(file);
+        free(file);
+        cr_expect(strstr(a.out, "\"workdir\": \"/from-file\""), "%s%s", a.out, a.err);
+        cr_expect(strstr(b.out, "\"workdir\": \"/from-o\""), "%s%s", b.out, b.err);
+        test_run_free(&a);
+        test_run_free(&b);
+}
+
+Test(cli, run_applies_policy_sources_in_command_line_order, .init = test_require_root)
+{
+        char *file = policy_file("workdir: /nonexistent-from-file\n");
+        expect_error((const char *const[]){"run", "-o", "workdir=/nonexistent-from-o", "-p", file,
+                                           "--", "true", NULL},
+                     USAGE_OWN, "chdir: /nonexistent-from-file:");
+        expect_error((const char *const[]){"run", "-p", file, "-o", "workdir=/nonexistent-from-o",
+                                           "--", "true", NULL},
+                     USAGE_OWN, "chdir: /nonexistent-from-o:");
+        unlink(file);
+        free(file);
+}
