@@ -110,6 +110,9 @@ static const struct option_def policy_options[] = {
         [POLICY_OPTION] = {"option", 'o', "KEY=VALUE", "set one policy key (repeatable)"},
         {0},
 };
+/* load_policy reads either command's -p and -o. */
+_Static_assert((int) POLICY_FILE == (int) RUN_POLICY && (int) POLICY_OPTION == (int) RUN_OPTION,
+               "psrun policy's -p/-o are psrun run's");
 
 static int cmd_policy(struct cli_call *c, psrun_error *err)
 {
