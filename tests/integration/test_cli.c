@@ -126,6 +126,11 @@ Test(cli, unknown_options_and_missing_values)
                      "gc: `--cgroup-parent` needs a value");
         expect_error((const char *const[]){"version", "--short", NULL}, USAGE_OWN,
                      "version: unknown option `--short`");
+        /* After `--` or the first argument, --help is an argument. */
+        expect_error((const char *const[]){"list", "--", "--help", NULL}, USAGE_OCI,
+                     "list: expected no arguments, got 1 argument");
+        expect_error((const char *const[]){"policy", "x", "--help", NULL}, USAGE_OWN,
+                     "policy: expected no arguments, got 2 arguments");
 }
 
 /* OCI usage errors go where the caller reads errors: the --log file. */
