@@ -32,7 +32,7 @@ enum { RUN_POLICY, RUN_OPTION, RUN_JSON, RUN_RESULT_FD, RUN_CGROUP_PARENT };
 static const struct option_def run_options[] = {
         [RUN_POLICY] = {"policy", 'p', "FILE", "load the policy from a YAML or JSON file"},
         [RUN_OPTION] = {"option", 'o', "KEY=VALUE",
-                        "set one policy key (repeatable; after --policy)"},
+                        "set one policy key (repeatable; in command-line order)"},
         [RUN_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
         [RUN_RESULT_FD] = {"result-fd", 0, "N", "write the result JSON to file descriptor N"},
         [RUN_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH",
