@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -46,6 +47,46 @@ static int bind_from_fd(const struct mount_step *s, int tree)
         if (move_mount(tree, "", AT_FDCWD, s->target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
                 return -errno;
         return 0;
+}
+
+static int mask_file(const struct mount_step *s, int null_tree)
+{
+        /* The CVE-2025-31133 class: the container's own /dev/null may be a
+         * symbolic link (to /proc/sys/kernel/core_pattern, say), and a bind
+         * by path would put that file, writable, over the masked one. The
+         * mask is a clone of the host's /dev/null, taken before the pivot
+         * (step_open_sources), and checked to be the null device. */
+        struct stat st;
+        if (null_tree < 0)
+                return -ENODEV;
+        if (fstat(null_tree, &st) < 0)
+                return -errno;
+        if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(1, 3))
+                return -ENODEV;
+        if (move_mount(null_tree, "", AT_FDCWD, s->target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                return -errno;
+        return 0;
+}
+
+static int make_node(const struct mount_step *s)
+{
+        /* Something the image put at the node's path (a symbolic link to a
+         * host file through /proc, a regular file, another device) is
+         * replaced, never followed or kept. */
+        struct stat st;
+        if (mknod(s->target, s->mode, s->dev) == 0)
+                return 0;
+        if (errno != EEXIST)
+                return -errno;
+        if (lstat(s->target, &st) < 0)
+                return -errno;
+        if ((st.st_mode & S_IFMT) == (s->mode & S_IFMT) && st.st_rdev == s->dev)
+                return 0;
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (unlink(s->target) < 0)
+                return -errno;
+        return mknod(s->target, s->mode, s->dev) < 0 ? -errno : 0;
 }
 
 int mount_step_apply(const struct mount_step *s, int host_fd)
@@ -92,19 +133,18 @@ int mount_step_apply(const struct mount_step *s, int host_fd)
         case MOUNT_OP_MASK:
                 if (stat(s->target, &st) < 0)
                         return -errno;
-                if (S_ISDIR(st.st_mode))
+                if (S_ISDIR(st.st_mode)) {
                         r = mount("psrun-mask", s->target, "tmpfs",
                                   MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                                   "size=0,nr_inodes=1,mode=0555");
-                else
-                        r = mount("/dev/null", s->target, NULL, MS_BIND, NULL);
-                return r < 0 ? -errno : 0;
+                        return r < 0 ? -errno : 0;
+                }
+                return mask_file(s, host_fd);
         case MOUNT_OP_SETATTR:
                 return setattr(s->target, s->attr_set, s->recursive);
         case MOUNT_OP_MKNOD:
-                if (mknod(s->target, s->mode, s->dev) < 0 && errno != EEXIST)
-                        return -errno;
-                return give(s);
+                r = make_node(s);
+                return r < 0 ? r : give(s);
         case MOUNT_OP_DETACH:
                 if (umount2(s->target, MNT_DETACH) < 0)
                         return -errno;

@@ -124,6 +124,79 @@ static _Noreturn void fail(struct child_ctx *c, enum child_step step, int r, int
         _exit(exit_code);
 }
 
+/* ---- what the sandbox sees of psrun ---- */
+
+/* arg_start and arg_end of this process, fields 48 and 49 of
+ * /proc/self/stat, parsed by hand (no stdio here). */
+static int read_arg_area(unsigned long *start, unsigned long *end)
+{
+        char buf[2048];
+        int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        int r = n < 0 ? -errno : 0;
+        close(fd);
+        if (r < 0)
+                return r;
+        buf[n] = '\0';
+        /* The command name (field 2) may hold spaces and ')': skip past its
+         * last ')'. */
+        const char *p = strrchr(buf, ')');
+        if (!p)
+                return -EPROTO;
+        unsigned long *want[] = {start, end};
+        int field = 2;
+        for (p++; *p && field < 49;) {
+                while (*p == ' ')
+                        p++;
+                field++;
+                unsigned long v = 0;
+                for (; *p >= '0' && *p <= '9'; p++)
+                        v = v * 10 + (unsigned long) (*p - '0');
+                while (*p && *p != ' ')
+                        p++;
+                if (field >= 48)
+                        *want[field - 48] = v;
+        }
+        return field == 49 ? 0 : -EPROTO;
+}
+
+static int step_proctitle(struct child_ctx *c)
+{
+        /* /proc/PID/cmdline is readable by every process that can see us,
+         * and ours is the host's `psrun ...` command line: policy paths,
+         * mount sources, the bundle, the binary's path. This copy of the
+         * memory is ours alone (no CLONE_VM), so the arguments are wiped and
+         * a neutral name written. The last byte is left non-NUL, so that the
+         * kernel reads up to the first NUL (its setproctitle rule): "init". */
+        static const char title[] = "init";
+        unsigned long start = 0, end = 0;
+        int r = read_arg_area(&start, &end);
+        if (r < 0)
+                return r;
+        if (end <= start)
+                return 0;
+        char *area = (char *) start;
+        size_t len = end - start;
+        memset(area, 0, len);
+        if (len < sizeof(title))
+                return 0;
+        memcpy(area, title, sizeof(title));
+        if (len > sizeof(title))
+                area[len - 1] = ' ';
+        return 0;
+}
+
+static int step_not_dumpable(struct child_ctx *c)
+{
+        /* Until execve this process holds psrun's host fds and runs psrun's
+         * binary: a process of the container (the same uid when there is no
+         * user namespace) must not open /proc/PID/fd/N, /proc/PID/cwd or
+         * /proc/PID/exe of it. execve makes the command dumpable again. */
+        return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ? -errno : 0;
+}
+
 /* ---- namespaces set up by the init process ---- */
 
 static int step_join(struct child_ctx *c)
@@ -186,11 +259,14 @@ static int step_open_sources(struct child_ctx *c)
         for (size_t i = 0; i < rp->n_steps; i++) {
                 const struct mount_step *s = &rp->steps[i];
                 c->host_fds[i] = -1;
-                if (s->op != MOUNT_OP_BIND || !s->from_host)
+                /* A masked file gets a clone of the host's /dev/null, never
+                 * the container's, which the image may have made a link. */
+                bool mask = s->op == MOUNT_OP_MASK;
+                if (!mask && (s->op != MOUNT_OP_BIND || !s->from_host))
                         continue;
-                int tree = open_tree(AT_FDCWD, s->source,
+                int tree = open_tree(AT_FDCWD, mask ? "/dev/null" : s->source,
                                      OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-                                             (s->single ? 0 : AT_RECURSIVE));
+                                             (s->single || mask ? 0 : AT_RECURSIVE));
                 if (tree < 0) {
                         if (errno == ENOENT && s->optional)
                                 continue;
@@ -497,8 +573,33 @@ static int step_caps(struct child_ctx *c)
 
 static int step_chdir(struct child_ctx *c)
 {
+        /* The CVE-2024-21626 class: until execve this process still holds
+         * psrun's host fds (close-on-exec, not closed), so a working
+         * directory such as /proc/self/fd/N would be a host directory, from
+         * where `..` climbs the host's tree. The directory is resolved
+         * inside the root with no magic links (so no /proc/self/fd/N, no
+         * /proc/PID/cwd), and then verified: the kernel's getcwd() names a
+         * directory outside the root "(unreachable)/...". */
         const char *dir = c->plan->workdir ? c->plan->workdir : "/";
-        return chdir(dir) < 0 ? -errno : 0;
+        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return -errno;
+        struct open_how how = {
+                .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        _cleanup_close_ int fd = (int) syscall(SYS_openat2, root, dir, &how, sizeof(how));
+        if (fd < 0)
+                return -errno;
+        if (fchdir(fd) < 0)
+                return -errno;
+        /* exec_path is free until step_lookup fills it. */
+        long n = syscall(SYS_getcwd, c->exec_path, PATH_MAX);
+        if (n < 0)
+                return -errno;
+        if (c->exec_path[0] != '/')
+                return -EXDEV;
+        return 0;
 }
 
 static int step_no_new_privs(struct child_ctx *c)
@@ -533,7 +634,27 @@ static bool is_executable_file(const char *path)
         return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-static int step_lookup(struct child_ctx *c)
+static int refuse_self(const char *path)
+{
+        /* The CVE-2019-5736 class: an image whose /bin/sh is a link to
+         * /proc/self/exe would have psrun exec this very binary, inside the
+         * container. The program is resolved with no magic links (so no
+         * /proc/PID/exe, /proc/PID/fd/N or /proc/PID/root on the way) and
+         * must not be the executable this process runs. */
+        struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
+        _cleanup_close_ int fd = (int) syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+        if (fd < 0)
+                return -errno;
+        _cleanup_close_ int self = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+        struct stat a, b;
+        if (self < 0 || fstat(fd, &a) < 0 || fstat(self, &b) < 0)
+                return -errno;
+        if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                return -EPERM;
+        return 0;
+}
+
+static int find_program(struct child_ctx *c)
 {
         /* Find argv[0] now, with the command's identity and root, so that a
          * missing program is an error of `psrun create`, not a silent exit
@@ -570,6 +691,12 @@ static int step_lookup(struct child_ctx *c)
         }
         c->exec_path[0] = '\0';
         return best;
+}
+
+static int step_lookup(struct child_ctx *c)
+{
+        int r = find_program(c);
+        return r < 0 ? r : refuse_self(c->exec_path);
 }
 
 static int step_close_fds(struct child_ctx *c)
@@ -636,6 +763,8 @@ struct child_step_def {
 /* Run by pid 1 of the new namespaces, with the user namespace's full
  * capabilities. */
 static const struct child_step_def setup_steps[] = {
+        {CHILD_STEP_SYNC, step_not_dumpable},
+        {CHILD_STEP_SYNC, step_proctitle},
         {CHILD_STEP_ROOT_BUNDLE, step_open_rootfs},
         /* Private before the sources are cloned: a clone of a shared mount
          * would stay in its peer group, and mounts made below the bind in
