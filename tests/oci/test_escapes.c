@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hostile bundles and images (issue 9): the known runtime CVE classes, each
+ * with the layer that stops it named. The container runs as real root with
+ * no user namespace, as Docker's do: here each of these is a path to host
+ * root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "oci/oci_test.h"
+
+TestSuite(oci_escape, .init = bundle_setup, .fini = bundle_teardown, .timeout = 90);
+
+/* A file on the host next to the bundle (outside its rootfs), and the
+ * script that climbs from the working directory to the host's root and
+ * reads it by its path from there. */
+static void make_marker(char *script, size_t len)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/host-marker", B.dir);
+        FILE *f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs("HOST-SECRET\n", f);
+        fclose(f);
+        snprintf(script, len, "cd ../../../../../../../../../..; cat .%s; pwd", path);
+}
+
+/* CVE-2024-21626: process.cwd /proc/self/fd/N, for every N psrun's child
+ * might hold (state directory, state root, cgroup directories, FIFO).
+ * Layer: the working directory is resolved inside the root without magic
+ * links and verified to be inside it (runtime/child.c step_chdir). */
+Test(oci_escape, cwd_proc_self_fd_is_refused_for_init)
+{
+        char script[700], args[800], cwd[64];
+        make_marker(script, sizeof(script));
+        snprintf(args, sizeof(args), "[\"sh\",\"-c\",\"%s\"]", script);
+        int escaped = 0, started = 0;
+        for (int n = 3; n <= 14; n++) {
+                char id[16];
+                snprintf(id, sizeof(id), "c%d", n);
+                snprintf(cwd, sizeof(cwd), "/proc/self/fd/%d", n);
+                bundle_config(id, &(struct cfg){.args = args, .cwd = cwd});
+                struct out o;
+                int r = psrun(&o, NULL, "run", "--bundle", B.dir, id, NULL);
+                if (contains(o.out, "HOST-SECRET")) {
+                        escaped++;
+                        cr_log_error("cwd %s reached the host: %s", cwd, o.out);
+                }
+                if (r == 0)
+                        started++;
+                else
+                        cr_expect(contains(o.err, cwd), "the error names the path: %s", o.err);
+                psrun(&o, NULL, "delete", "--force", id, NULL);
+        }
+        cr_expect_eq(escaped, 0, "%d working directories were host directories", escaped);
+        cr_expect_eq(started, 0, "%d containers started in /proc/self/fd/N", started);
+}
+
+/* The same through `psrun exec --cwd`. */
+Test(oci_escape, cwd_proc_self_fd_is_refused_for_exec)
+{
+        char script[700];
+        make_marker(script, sizeof(script));
+        oci_up("c1", NULL);
+        int escaped = 0, started = 0;
+        for (int n = 3; n <= 14; n++) {
+                char cwd[64];
+                snprintf(cwd, sizeof(cwd), "/proc/self/fd/%d", n);
+                struct out o;
+                int r = psrun(&o, NULL, "exec", "--cwd", cwd, "c1", "sh", "-c", script, NULL);
+                if (contains(o.out, "HOST-SECRET")) {
+                        escaped++;
+                        cr_log_error("exec --cwd %s reached the host: %s", cwd, o.out);
+                }
+                if (r == 0)
+                        started++;
+        }
+        cr_expect_eq(escaped, 0, "%d working directories were host directories", escaped);
+        cr_expect_eq(started, 0, "%d processes started in /proc/self/fd/N", started);
+}
+
+/* An image whose program is a link to /proc/self/exe (CVE-2019-5736): psrun
+ * must never run itself inside the container. Layer: the program is resolved
+ * without magic links and must not be psrun's own executable
+ * (runtime/child.c refuse_self). */
+Test(oci_escape, program_linked_to_proc_self_exe_is_refused)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/rootfs/bin/evil", B.dir);
+        cr_assert_eq(symlink("/proc/self/exe", path), 0);
+        oci_up("c1", NULL);
+        struct out o;
+        int r = psrun(&o, NULL, "exec", "c1", "/bin/evil", "version", NULL);
+        cr_expect_neq(r, 0, "exec of a link to /proc/self/exe ran: %s", o.out);
+        cr_expect(!contains(o.out, "psrun version"), "psrun ran inside the container: %s", o.out);
+
+        /* As the container's own process too. */
+        bundle_config("c2", &(struct cfg){.args = "[\"/bin/evil\",\"version\"]"});
+        r = psrun(&o, NULL, "run", "--bundle", B.dir, "c2", NULL);
+        cr_expect_neq(r, 0, "a container whose program is /proc/self/exe ran: %s", o.out);
+        cr_expect(!contains(o.out, "psrun version"), "psrun ran inside the container: %s", o.out);
+}
+
+/* While `psrun exec` runs, its executable (what /proc/PID/exe of it and of
+ * its child in the container names) is a sealed copy in memory, not the
+ * host's binary. Layer: the sealed memfd re-exec (cli). */
+Test(oci_escape, exec_runs_from_a_sealed_copy)
+{
+        oci_up("c1", NULL);
+        char root_arg[400];
+        snprintf(root_arg, sizeof(root_arg), "%s", B.root);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+                dup2(null, 0);
+                dup2(null, 1);
+                dup2(null, 2);
+                execl(test_psrun_path(), test_psrun_path(), "--root", root_arg, "exec", "c1",
+                      "sleep", "2", (char *) NULL);
+                _exit(127);
+        }
+        usleep(500 * 1000);
+        char link[64], target[512] = "";
+        snprintf(link, sizeof(link), "/proc/%d/exe", (int) pid);
+        ssize_t n = readlink(link, target, sizeof(target) - 1);
+        if (n > 0)
+                target[n] = '\0';
+        int fd = open(link, O_WRONLY | O_CLOEXEC);
+        int open_errno = errno;
+        ssize_t wrote = fd >= 0 ? write(fd, "x", 1) : -1;
+        if (fd >= 0)
+                close(fd);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_expect(strncmp(target, "/memfd:", 7) == 0, "psrun exec runs from %s", target);
+        cr_expect(wrote < 0, "psrun's executable was writable through %s (open: %s)", link,
+                  strerror(open_errno));
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exec status %d", status);
+}
+
+/* CVE-2025-31133: an image whose /dev/null is a link to
+ * /proc/sys/kernel/core_pattern, and a config with no /dev mount: the masks
+ * over /proc/keys and /proc/timer_list must be the null device, not the
+ * host's core_pattern. Layer: masks are clones of the host's /dev/null,
+ * taken before the pivot and checked to be the device 1:3
+ * (rootfs/mounts-apply.c mask_file). The test only reads. */
+Test(oci_escape, masked_paths_ignore_a_planted_dev_null)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/rootfs/dev/null", B.dir);
+        cr_assert_eq(symlink("/proc/sys/kernel/core_pattern", path), 0);
+        char *json = NULL;
+        int n = asprintf(
+                &json,
+                "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\"},"
+                "\"process\":{\"user\":{\"uid\":0,\"gid\":0},\"args\":[\"sh\",\"-c\","
+                "\"stat -c %%t:%%T /proc/keys /proc/timer_list; wc -c < /proc/keys\"],"
+                "\"env\":[\"PATH=/bin\"],\"cwd\":\"/\","
+                "\"capabilities\":{\"bounding\":[\"CAP_DAC_OVERRIDE\"],"
+                "\"effective\":[\"CAP_DAC_OVERRIDE\"],\"permitted\":[\"CAP_DAC_OVERRIDE\"]}},"
+                "\"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\"}],"
+                "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"mount\"},"
+                "{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"network\"}],"
+                "\"cgroupsPath\":\"%s/c1\","
+                "\"maskedPaths\":[\"/proc/keys\",\"/proc/timer_list\"],"
+                "\"readonlyPaths\":[\"/proc/sys\"]}}\n",
+                B.cgroup);
+        cr_assert_gt(n, 0);
+        snprintf(path, sizeof(path), "%s/config.json", B.dir);
+        FILE *f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs(json, f);
+        fclose(f);
+        free(json);
+        struct out o;
+        int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "1:3\n1:3\n0\n"), "the masks are not the null device: %s",
+                  o.out);
+}
+
+/* /proc/1/cmdline of a created container (init waiting for start) is not
+ * psrun's host command line. Layer: runtime/child.c step_proctitle. */
+Test(oci_escape, init_cmdline_is_neutral)
+{
+        struct out o;
+        bundle_config("c1", NULL);
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        cr_assert_eq(psrun(&o, NULL, "exec", "c1", "sh", "-c", "tr '\\000' '|' < /proc/1/cmdline",
+                           NULL),
+                     0, "%s", o.err);
+        cr_expect_str_eq(o.out, "init|", "%s", o.out);
+}
+
+/* With a cgroup namespace, the container's cgroups are its namespace's
+ * root in every hierarchy: entered before the namespace is made. */
+Test(oci_escape, cgroup_namespace_root_is_the_containers_cgroup)
+{
+        struct out o;
+        bundle_config("c1", &(struct cfg){.args = "[\"cat\",\"/proc/self/cgroup\"]"});
+        cr_assert_eq(psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        int lines = 0, bad = 0;
+        for (char *save = NULL, *l = strtok_r(o.out, "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save)) {
+                lines++;
+                const char *colon = strrchr(l, ':');
+                if (!colon || strcmp(colon, ":/") != 0) {
+                        bad++;
+                        cr_log_error("not the namespace's root: %s", l);
+                }
+        }
+        cr_expect_gt(lines, 0);
+        cr_expect_eq(bad, 0, "%d hierarchies show a path outside the container's cgroup", bad);
+}
