@@ -26,7 +26,7 @@ enum mount_op {
         MOUNT_OP_WRITE,   /* create target with data[0..data_len) */
         MOUNT_OP_BIND,    /* recursive bind source -> target, then attr_set */
         MOUNT_OP_MOUNT,   /* mount fstype (source) on target with flags/data, then attr_set */
-        MOUNT_OP_MASK,    /* hide target: host /dev/null clone over a file, empty ro tmpfs over a dir */
+        MOUNT_OP_MASK,    /* hide target: the host's /dev/null over a file, ro tmpfs over a dir */
         MOUNT_OP_SETATTR, /* mount_setattr(target, attr_set) on an existing mount */
         MOUNT_OP_DETACH,  /* umount2(MNT_DETACH) target, then rmdir it */
         MOUNT_OP_MKNOD,   /* mknod target (mode has the type) dev, then chown */

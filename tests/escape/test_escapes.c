@@ -40,8 +40,8 @@ static void workdir_fd_climb(const char *landlock)
         for (int n = 3; n <= 14; n++) {
                 char workdir[64];
                 snprintf(workdir, sizeof(workdir), "workdir=/proc/self/fd/%d", n);
-                const char *argv[] = {"run",     "-o",   workdir, "-o", landlock,
-                                      "--",      "/bin/sh", "-c",  script,  NULL};
+                const char *argv[] = {"run", "-o",      workdir, "-o",   landlock,
+                                      "--",  "/bin/sh", "-c",    script, NULL};
                 struct test_run r;
                 test_run_psrun(&r, argv);
                 if (strstr(r.out, "HOST-SECRET")) {
@@ -79,7 +79,7 @@ Test(escapes, workdir_proc_self_fd_is_refused_without_landlock)
  * the sandbox can see it (runtime/child.c step_proctitle). */
 Test(escapes, init_cmdline_is_neutral)
 {
-        const char *argv[] = {"run", "-o", "hostname=psrun-cmdline-test", "--",
+        const char *argv[] = {"run",     "-o", "hostname=psrun-cmdline-test",      "--",
                               "/bin/sh", "-c", "tr '\\000' '|' < /proc/1/cmdline", NULL};
         struct test_run r;
         test_run_psrun(&r, argv);
@@ -92,8 +92,9 @@ Test(escapes, init_cmdline_is_neutral)
  * command left an unterminated JSON fragment on the same stderr. */
 Test(escapes, json_result_line_after_partial_stderr)
 {
-        const char *argv[] = {"run", "--json", "--", "/bin/sh", "-c",
-                              "printf '{\"partial\": [1, ' >&2; exit 3", NULL};
+        const char *argv[] = {"run",     "--json", "--",
+                              "/bin/sh", "-c",     "printf '{\"partial\": [1, ' >&2; exit 3",
+                              NULL};
         struct test_run r;
         test_run_psrun(&r, argv);
         cr_assert_eq(r.status, 3, "%s", r.err);

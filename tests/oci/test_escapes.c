@@ -184,8 +184,7 @@ Test(oci_escape, masked_paths_ignore_a_planted_dev_null)
         struct out o;
         int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
         cr_assert_eq(r, 0, "%s", o.err);
-        cr_expect(contains(o.out, "1:3\n1:3\n0\n"), "the masks are not the null device: %s",
-                  o.out);
+        cr_expect(contains(o.out, "1:3\n1:3\n0\n"), "the masks are not the null device: %s", o.out);
 }
 
 /* /proc/1/cmdline of a created container (init waiting for start) is not
@@ -195,9 +194,9 @@ Test(oci_escape, init_cmdline_is_neutral)
         struct out o;
         bundle_config("c1", NULL);
         cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
-        cr_assert_eq(psrun(&o, NULL, "exec", "c1", "sh", "-c", "tr '\\000' '|' < /proc/1/cmdline",
-                           NULL),
-                     0, "%s", o.err);
+        cr_assert_eq(
+                psrun(&o, NULL, "exec", "c1", "sh", "-c", "tr '\\000' '|' < /proc/1/cmdline", NULL),
+                0, "%s", o.err);
         cr_expect_str_eq(o.out, "init|", "%s", o.out);
 }
 
