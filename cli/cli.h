@@ -119,3 +119,8 @@ extern const struct command_set oci_command_set;
 /* `psrun run --bundle DIR ID` is the OCI run; psrun's own run otherwise. */
 extern const struct command oci_run_command;
 int cli_wants_oci_run(int argc, char **argv);
+
+/* Re-executes psrun from a sealed memfd copy of its executable, unless it
+ * already runs from one (cli/sealed.c); returns only on failure (-errno) or
+ * when already sealed (0). argv: main's, whole. */
+int cli_reexec_sealed(char **argv, psrun_error *err);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +91,12 @@ static int cmd_run(struct cli_call *c, psrun_error *err)
         r = run_sandbox(&pol, c->args, &ro, &res, err);
         if (res.reason == RUN_REASON_SETUP_ERROR)
                 fprintf(stderr, "psrun: %s\n", res.error);
-        if (c->value[RUN_JSON])
+        if (c->value[RUN_JSON]) {
+                /* stderr is the command's too, which may have left a line
+                 * unterminated: the result starts on a line of its own. */
+                fputc('\n', stderr);
                 run_result_write_json(&res, stderr);
+        }
         if (result_fd >= 0) {
                 FILE *f = fdopen(dup(result_fd), "w");
                 if (f) {
@@ -233,8 +238,18 @@ void cli_command_help(const char *name)
         print_help(name);
 }
 
+/* The commands whose processes join a container while they still run
+ * psrun's binary: they run from a sealed copy of it (cli/sealed.c). */
+static bool reaches_into_container(const char *name, int argc, char **argv)
+{
+        if (strcmp(name, "create") == 0 || strcmp(name, "exec") == 0)
+                return true;
+        return strcmp(name, "run") == 0 && cli_wants_oci_run(argc, argv);
+}
+
 int main(int argc, char **argv)
 {
+        char **full_argv = argv;
         int skip = cli_parse_globals(argc, argv);
         if (skip < 0)
                 return EXIT_PSRUN;
@@ -254,6 +269,13 @@ int main(int argc, char **argv)
         if (!cmd) {
                 fprintf(stderr, "psrun: unknown command `%s` (see `psrun help`)\n", argv[1]);
                 return EXIT_PSRUN;
+        }
+        if (reaches_into_container(name, argc - 1, argv + 1)) {
+                psrun_error err = {0};
+                if (cli_reexec_sealed(full_argv, &err) < 0) {
+                        fprintf(stderr, "psrun: %s\n", err.msg);
+                        return EXIT_PSRUN;
+                }
         }
         if (cmd->run == cmd_run && cli_wants_oci_run(argc - 1, argv + 1)) {
                 cmd = &oci_run_command;
