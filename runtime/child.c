@@ -216,6 +216,16 @@ static int step_join(struct child_ctx *c)
         return 0;
 }
 
+static int step_cgroupns(struct child_ctx *c)
+{
+        /* After the joins: the namespace belongs to the user namespace the
+         * child ends up in. The parent attached us to our cgroups already,
+         * so they are the namespace's root (runtime/launch.c). */
+        if (!c->plan->unshare_cgroupns)
+                return 0;
+        return unshare(CLONE_NEWCGROUP) < 0 ? -errno : 0;
+}
+
 static int step_hostname(struct child_ctx *c)
 {
         const char *h = c->plan->hostname;
@@ -772,6 +782,7 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_MOUNT, step_open_sources},
         {CHILD_STEP_JOIN, step_join},
+        {CHILD_STEP_JOIN, step_cgroupns},
         {CHILD_STEP_HOSTNAME, step_hostname},
         {CHILD_STEP_DOMAINNAME, step_domainname},
         {CHILD_STEP_LOOPBACK, step_loopback},

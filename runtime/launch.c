@@ -17,8 +17,29 @@
 #include "common/clone.h"
 #include "runtime/cgroup/cgroup.h"
 
+/*
+ * A new cgroup namespace's root is the cgroup its creator is in at that
+ * moment. CLONE_INTO_CGROUP (v2) puts the child in its cgroup before the
+ * namespaces are made; without it (v1), the child would be created in
+ * psrun's cgroup and moved later, and every hierarchy's root in the
+ * container would be psrun's cgroup, not the container's own. Then the child
+ * makes the namespace itself, once the parent has attached it.
+ */
+static bool cgroupns_after_attach(const struct plan *plan, struct cgroup *cg)
+{
+        return (plan->clone_flags & CLONE_NEWCGROUP) && cgroup_attach_after_clone(cg);
+}
+
 int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err)
 {
+        struct plan late;
+        if (cgroupns_after_attach(plan, cg)) {
+                /* The child's copy says so; the caller's plan is unchanged. */
+                late = *plan;
+                late.clone_flags &= ~(uint64_t) CLONE_NEWCGROUP;
+                late.unshare_cgroupns = true;
+                plan = &late;
+        }
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
                 return psrun_error_errno(err, errno, "socketpair");
@@ -77,8 +98,12 @@ int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg,
                 return psrun_error_errno(err, r, "identity: write uid_map");
         if (plan->gid_map[0] && (r = write_proc_file(l->pid, "gid_map", plan->gid_map)) < 0)
                 return psrun_error_errno(err, r, "identity: write gid_map");
+        /* The child makes its cgroup namespace right after this release:
+         * it must be in its cgroups by then. */
+        if (cgroupns_after_attach(plan, cg) && (r = cgroup_attach(cg, l->pid, err)) < 0)
+                return r;
         r = release(l, CHILD_SYNC_MAPPED, err);
-        if (r >= 0 && cg)
+        if (r >= 0 && cg && !cgroupns_after_attach(plan, cg))
                 r = cgroup_attach(cg, l->pid, err);
         return r;
 }

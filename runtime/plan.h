@@ -54,6 +54,9 @@ struct plan_join {
 
 struct plan {
         uint64_t clone_flags; /* CLONE_NEW* */
+        /* Set by launch_clone only: the child makes its cgroup namespace with
+         * unshare() once the parent has put it in its cgroups (v1). */
+        bool unshare_cgroupns;
         /* Entered first, user namespace first (OCI paths); fds owned here. */
         struct plan_join joins[PLAN_MAX_JOINS];
         size_t n_joins;

@@ -700,6 +700,15 @@ int cgroup_clone_fd(const struct cgroup *cg)
         return cg ? cg->unified_fd : -1;
 }
 
+bool cgroup_attach_after_clone(const struct cgroup *cg)
+{
+        for (int s = 0; cg && s < CG_SLOT_MAX; s++)
+                if (cg->dir[s].path && !cg->dir[s].alias &&
+                    (s != CG_SLOT_UNIFIED || cg->unified_fd < 0))
+                        return true;
+        return false;
+}
+
 int cgroup_attach(struct cgroup *cg, pid_t pid, psrun_error *err)
 {
         if (!cg || pid <= 0)

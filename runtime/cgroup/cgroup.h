@@ -67,6 +67,10 @@ int cgroup_create_child(const struct cgroup *parent, const struct cgroup_limits 
  * host has no usable cgroup2 mount. Owned by the cgroup. */
 int cgroup_clone_fd(const struct cgroup *cg);
 
+/* Whether some hierarchy (v1) is only joined by cgroup_attach after the
+ * clone, not by CLONE_INTO_CGROUP. */
+bool cgroup_attach_after_clone(const struct cgroup *cg);
+
 /* Put `pid` in every hierarchy it is not already in (v1 hierarchies, and the
  * cgroup2 one when clone3 could not place it). */
 int cgroup_attach(struct cgroup *cg, pid_t pid, psrun_error *err);

@@ -201,15 +201,32 @@ Test(oci_escape, init_cmdline_is_neutral)
 }
 
 /* With a cgroup namespace, the container's cgroups are its namespace's
- * root in every hierarchy: entered before the namespace is made. */
+ * root in every hierarchy, and a cgroup mount shows the container's own
+ * limits, not its parent's. Layer: the cgroups are entered before the
+ * namespace is made (runtime/launch.c, on v1 by an unshare in the child). */
 Test(oci_escape, cgroup_namespace_root_is_the_containers_cgroup)
 {
         struct out o;
-        bundle_config("c1", &(struct cfg){.args = "[\"cat\",\"/proc/self/cgroup\"]"});
+        bundle_config(
+                "c1",
+                &(struct cfg){.args = "[\"sh\",\"-c\",\"cat /proc/self/cgroup; cat "
+                                      "/sys/fs/cgroup/memory/memory.limit_in_bytes "
+                                      "/sys/fs/cgroup/memory.max 2>/dev/null; true\"]",
+                              .mounts_extra =
+                                      ",{\"destination\":\"/sys/fs/cgroup\",\"type\":\"cgroup\","
+                                      "\"source\":\"cgroup\",\"options\":[\"ro\",\"nosuid\","
+                                      "\"noexec\",\"nodev\"]}",
+                              .linux_extra = ",\"resources\":{\"memory\":{\"limit\":50331648}}"});
         cr_assert_eq(psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, "\n50331648\n"),
+                  "the container's memory limit is not its "
+                  "cgroup mount's: %s",
+                  o.out);
         int lines = 0, bad = 0;
         for (char *save = NULL, *l = strtok_r(o.out, "\n", &save); l;
              l = strtok_r(NULL, "\n", &save)) {
+                if (!strchr(l, ':'))
+                        continue;
                 lines++;
                 const char *colon = strrchr(l, ':');
                 if (!colon || strcmp(colon, ":/") != 0) {
