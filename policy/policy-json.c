@@ -4,6 +4,7 @@
  * hand back unchanged. Reading the output back gives the same policy. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "common/json.h"
@@ -91,6 +92,23 @@ int policy_write_json(const struct policy *p, FILE *f)
         if (p->apparmor_profile) {
                 key(f, &first, "apparmor_profile");
                 json_write_string(f, p->apparmor_profile);
+        }
+        static const struct {
+                const char *name;
+                size_t offset;
+        } quotas[] = {
+                {"pty_limit", offsetof(struct policy, pty_limit)},
+                {"inotify_limit", offsetof(struct policy, inotify_limit)},
+                {"inotify_watch_limit", offsetof(struct policy, inotify_watch_limit)},
+                {"fanotify_limit", offsetof(struct policy, fanotify_limit)},
+                {"fanotify_mark_limit", offsetof(struct policy, fanotify_mark_limit)},
+                {"namespace_limit", offsetof(struct policy, namespace_limit)},
+                {"sigpending_limit", offsetof(struct policy, sigpending_limit)},
+        };
+        for (size_t i = 0; i < sizeof(quotas) / sizeof(quotas[0]); i++) {
+                key(f, &first, quotas[i].name);
+                fprintf(f, "%" PRIu64,
+                        *(const uint64_t *) (const void *) ((const char *) p + quotas[i].offset));
         }
         fputs("\n}\n", f);
         return ferror(f) ? -EIO : 0;

@@ -307,7 +307,9 @@ static int parse_number_key(struct parse_ctx *ctx, const struct policy_key *key,
                 return ctx_fail(ctx, node, key->name, EINVAL, "\"%s\" is not %s%s", shown,
                                 key->expect, key->hint);
         if (r == 0 && (s[0] == '-' || v < key->min)) {
-                if (key->min <= 1)
+                if (key->min == 0)
+                        return ctx_fail(ctx, node, key->name, ERANGE, "must not be negative");
+                if (key->min == 1)
                         return ctx_fail(ctx, node, key->name, ERANGE, "must be greater than 0");
                 key->format(key->min, bound, sizeof(bound));
                 return ctx_fail(ctx, node, key->name, ERANGE, "\"%s\" is too small (at least %s)",
@@ -577,6 +579,9 @@ static const char *layer_name(int v)
 #define SIZE_HINT       " (use e.g. 512M, 2G)"
 #define SIZE_KEY        .expect = "a size", .parse_number = parse_size, .hint = SIZE_HINT
 #define ENUM_KEY(name_) .parse = parse_enum, .enum_name = (name_)
+#define QUOTA_KEY(min_, max_)                                                                      \
+        .expect = "an integer", .parse_number = parse_uint64, .hint = "", .min = (min_),           \
+        .max = (max_), .format = format_uint64
 
 /* The vocabulary, in the order of docs/policy.md. */
 static const struct policy_key policy_keys[] = {
@@ -607,6 +612,18 @@ static const struct policy_key policy_keys[] = {
         {"apparmor", OFFSET(apparmor), ENUM_KEY(layer_name)},
         {"apparmor_profile", parse_string_key, OFFSET(apparmor_profile), .expect = "a profile name",
          .normalize = normalize_profile},
+        {"pty_limit", parse_number_key, OFFSET(pty_limit), QUOTA_KEY(1, POLICY_PTY_LIMIT_MAX)},
+        {"inotify_limit", parse_number_key, OFFSET(inotify_limit), QUOTA_KEY(0, POLICY_QUOTA_MAX)},
+        {"inotify_watch_limit", parse_number_key, OFFSET(inotify_watch_limit),
+         QUOTA_KEY(0, POLICY_QUOTA_MAX)},
+        {"fanotify_limit", parse_number_key, OFFSET(fanotify_limit),
+         QUOTA_KEY(0, POLICY_QUOTA_MAX)},
+        {"fanotify_mark_limit", parse_number_key, OFFSET(fanotify_mark_limit),
+         QUOTA_KEY(0, POLICY_QUOTA_MAX)},
+        {"namespace_limit", parse_number_key, OFFSET(namespace_limit),
+         QUOTA_KEY(0, POLICY_QUOTA_MAX)},
+        {"sigpending_limit", parse_number_key, OFFSET(sigpending_limit),
+         QUOTA_KEY(0, POLICY_QUOTA_MAX)},
 };
 
 static const struct policy_key *find_key(const char *name)

@@ -369,6 +369,13 @@ int policy_init(struct policy *p)
                 .backend = POLICY_BACKEND_NATIVE,
                 .landlock = POLICY_LAYER_AUTO,
                 .apparmor = POLICY_LAYER_AUTO,
+                .pty_limit = POLICY_DEFAULT_PTY_LIMIT,
+                .inotify_limit = POLICY_DEFAULT_INOTIFY_LIMIT,
+                .inotify_watch_limit = POLICY_DEFAULT_INOTIFY_WATCH_LIMIT,
+                .fanotify_limit = POLICY_DEFAULT_FANOTIFY_LIMIT,
+                .fanotify_mark_limit = POLICY_DEFAULT_FANOTIFY_MARK_LIMIT,
+                .namespace_limit = POLICY_DEFAULT_NAMESPACE_LIMIT,
+                .sigpending_limit = POLICY_DEFAULT_SIGPENDING_LIMIT,
         };
         p->workdir = strdup(POLICY_DEFAULT_WORKDIR);
         p->hostname = strdup(POLICY_DEFAULT_HOSTNAME);
@@ -515,6 +522,19 @@ static const struct range_check {
          POLICY_DISK_LIMIT_MAX, format_size},
         {"timeout", offsetof(struct policy, timeout_ms), POLICY_TIMEOUT_MS_MIN,
          POLICY_TIMEOUT_MS_MAX, format_duration_ms},
+        {"pty_limit", offsetof(struct policy, pty_limit), 1, POLICY_PTY_LIMIT_MAX, format_uint64},
+        {"inotify_limit", offsetof(struct policy, inotify_limit), 0, POLICY_QUOTA_MAX,
+         format_uint64},
+        {"inotify_watch_limit", offsetof(struct policy, inotify_watch_limit), 0, POLICY_QUOTA_MAX,
+         format_uint64},
+        {"fanotify_limit", offsetof(struct policy, fanotify_limit), 0, POLICY_QUOTA_MAX,
+         format_uint64},
+        {"fanotify_mark_limit", offsetof(struct policy, fanotify_mark_limit), 0, POLICY_QUOTA_MAX,
+         format_uint64},
+        {"namespace_limit", offsetof(struct policy, namespace_limit), 0, POLICY_QUOTA_MAX,
+         format_uint64},
+        {"sigpending_limit", offsetof(struct policy, sigpending_limit), 0, POLICY_QUOTA_MAX,
+         format_uint64},
 };
 
 static int check_ranges(const struct policy *p, psrun_error *err)

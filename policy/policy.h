@@ -72,6 +72,16 @@ struct policy {
         enum policy_layer landlock;
         enum policy_layer apparmor;
         char *apparmor_profile; /* NULL: psrun's generated "psrun-default" */
+
+        /* Kernel quotas that the sandbox's user namespace would otherwise
+         * share with host root, its creator (docs/security.md). */
+        uint64_t pty_limit;           /* devpts instance max= */
+        uint64_t inotify_limit;       /* user.max_inotify_instances */
+        uint64_t inotify_watch_limit; /* user.max_inotify_watches */
+        uint64_t fanotify_limit;      /* user.max_fanotify_groups */
+        uint64_t fanotify_mark_limit; /* user.max_fanotify_marks */
+        uint64_t namespace_limit;     /* user.max_*_namespaces, each */
+        uint64_t sigpending_limit;    /* RLIMIT_SIGPENDING */
 };
 
 /* Defaults as in DESIGN.md. */
@@ -84,6 +94,16 @@ struct policy {
 #define POLICY_DEFAULT_GID          1000
 #define POLICY_DEFAULT_WORKDIR      "/workspace"
 #define POLICY_DEFAULT_HOSTNAME     "sandbox"
+
+/* Kernel quotas: well below the host's defaults (128 inotify instances and
+ * fanotify groups, 4096 ptys, tens of thousands of queued signals). */
+#define POLICY_DEFAULT_PTY_LIMIT           64
+#define POLICY_DEFAULT_INOTIFY_LIMIT       16
+#define POLICY_DEFAULT_INOTIFY_WATCH_LIMIT 8192
+#define POLICY_DEFAULT_FANOTIFY_LIMIT      8
+#define POLICY_DEFAULT_FANOTIFY_MARK_LIMIT 8192
+#define POLICY_DEFAULT_NAMESPACE_LIMIT     0
+#define POLICY_DEFAULT_SIGPENDING_LIMIT    1024
 
 /* Fill with defaults. Allocates (workdir, hostname): returns -ENOMEM or 0. */
 int policy_init(struct policy *p);
@@ -138,6 +158,8 @@ const char *policy_suggest_key(const char *key);
 #define POLICY_TIMEOUT_MS_MIN   1
 #define POLICY_TIMEOUT_MS_MAX   (30ULL * 24 * 3600 * 1000)
 #define POLICY_ID_MAX           65535 /* uid and gid */
+#define POLICY_PTY_LIMIT_MAX    4096
+#define POLICY_QUOTA_MAX        (1ULL << 20) /* inotify, fanotify, namespaces, sigpending */
 
 /* Largest policy document accepted (file or buffer). */
 #define POLICY_MAX_DOCUMENT_SIZE (1U << 20)

@@ -29,6 +29,7 @@ struct rootfs_options {
         const char *workdir; /* created (owned by uid:gid) when under /workspace or /tmp */
         const struct policy_mount *mounts;
         size_t n_mounts;
+        uint64_t pty_limit; /* max= of the sandbox's devpts instance; 0: the kernel's */
 };
 
 int rootfs_plan_standalone(const struct rootfs_options *opts, struct rootfs_plan *plan,
@@ -37,7 +38,7 @@ int rootfs_plan_standalone(const struct rootfs_options *opts, struct rootfs_plan
 /* Building blocks, shared with OCI bundles. */
 int rootfs_add_proc(struct rootfs_plan *plan, const char *const *masked,
                     const char *const *readonly);
-int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size);
+int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size, uint64_t pty_limit);
 int rootfs_add_etc(struct rootfs_plan *plan, const struct rootfs_options *opts);
 /* What rootfs_add_proc adds after mounting /proc, also for an OCI bundle's
  * linux.maskedPaths and readonlyPaths: each masked path hidden (optional: a

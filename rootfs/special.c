@@ -116,9 +116,9 @@ int rootfs_add_default_devices(struct rootfs_plan *plan, const struct rootfs_dev
         return r;
 }
 
-int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size)
+int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size, uint64_t pty_limit)
 {
-        char opts[64];
+        char opts[64], pts_opts[96];
         int r = rootfs_plan_mkdir_p(plan, "/dev", 0755);
         if (r < 0)
                 return r;
@@ -143,7 +143,7 @@ int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size)
                  .source = "devpts",
                  .fstype = "devpts",
                  .target = "/dev/pts",
-                 .data = "newinstance,ptmxmode=0666,mode=0620,gid=5",
+                 .data = pts_opts,
                  .flags = MS_NOSUID | MS_NOEXEC},
                 {.op = MOUNT_OP_MKDIR, .target = "/dev/shm", .mode = 01777},
                 {.op = MOUNT_OP_MOUNT,
@@ -154,6 +154,14 @@ int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size)
                  .flags = MS_NOSUID | MS_NODEV | MS_NOEXEC},
         };
         snprintf(opts, sizeof(opts), "mode=1777,size=%llu", (unsigned long long) shm_size);
+        /* A new instance with its own max=: the kernel's pool of ptys
+         * (kernel.pty.max) is shared by every instance but the host's. */
+        if (pty_limit)
+                snprintf(pts_opts, sizeof(pts_opts),
+                         "newinstance,ptmxmode=0666,mode=0620,gid=5,max=%llu",
+                         (unsigned long long) pty_limit);
+        else
+                snprintf(pts_opts, sizeof(pts_opts), "newinstance,ptmxmode=0666,mode=0620,gid=5");
         for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(steps); i++)
                 r = rootfs_plan_add(plan, &steps[i]);
         if (r < 0)

@@ -163,7 +163,7 @@ int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *p
         if (r >= 0)
                 r = add_tmpfs(plan, "/tmp", 01777, o->tmp_size, 0, 0);
         if (r >= 0)
-                r = rootfs_add_dev(plan, o->tmp_size);
+                r = rootfs_add_dev(plan, o->tmp_size, o->pty_limit);
         if (r >= 0)
                 r = rootfs_add_proc(plan, rootfs_default_masked_paths,
                                     rootfs_default_readonly_paths);

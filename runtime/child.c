@@ -52,6 +52,7 @@ static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_TIMENS] = "time namespace",
         [CHILD_STEP_PERSONALITY] = "personality",
         [CHILD_STEP_ROOT_ID] = "identity: become root of the user namespace",
+        [CHILD_STEP_USER_QUOTAS] = "user namespace quotas",
         [CHILD_STEP_INIT] = "init",
         [CHILD_STEP_FORK] = "init: fork",
         [CHILD_STEP_SIGNALS] = "signals",
@@ -475,6 +476,29 @@ static int step_root_id(struct child_ctx *c)
         return 0;
 }
 
+static int step_user_quotas(struct child_ctx *c)
+{
+        /* In our own user namespace (the sysctls under /proc/sys/user are
+         * per namespace, looked up by the writer's): capped here, they hold
+         * for everything the command does, which has no CAP_SYS_RESOURCE
+         * to raise them. */
+        const struct plan *p = c->plan;
+        for (size_t i = 0; i < p->n_user_quotas; i++) {
+                const struct plan_user_quota *q = &p->user_quotas[i];
+                int fd = open(q->path, O_WRONLY | O_CLOEXEC);
+                if (fd < 0 && errno == ENOENT)
+                        continue; /* not in this kernel */
+                int r = fd < 0 ? -errno : write_all(fd, q->value, strlen(q->value));
+                if (fd >= 0)
+                        close(fd);
+                if (r < 0) {
+                        c->index = (uint32_t) i;
+                        return r;
+                }
+        }
+        return 0;
+}
+
 /* ---- the command's own process ---- */
 
 static int step_signals(struct child_ctx *c)
@@ -787,6 +811,7 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_DOMAINNAME, step_domainname},
         {CHILD_STEP_LOOPBACK, step_loopback},
         {CHILD_STEP_ROOT_ID, step_root_id},
+        {CHILD_STEP_USER_QUOTAS, step_user_quotas},
         {CHILD_STEP_ROOT_TMPFS, step_root_tmpfs},
         {CHILD_STEP_ROOT_BUNDLE, step_root_bundle},
         {CHILD_STEP_MOUNT, step_mounts_early},

@@ -28,6 +28,7 @@ enum child_step {
         CHILD_STEP_TIMENS,
         CHILD_STEP_PERSONALITY,
         CHILD_STEP_ROOT_ID,
+        CHILD_STEP_USER_QUOTAS, /* index: the quota in plan->user_quotas */
         CHILD_STEP_INIT,
         CHILD_STEP_FORK,
         CHILD_STEP_SIGNALS,

@@ -169,6 +169,10 @@ void launch_describe_error(const struct plan *p, const struct child_msg *m, char
                 snprintf(buf, len, "exec: %s: %s", p->argv[0], reason);
                 return;
         }
+        case CHILD_STEP_USER_QUOTAS:
+                if (m->index < p->n_user_quotas)
+                        snprintf(what, sizeof(what), "%s", p->user_quotas[m->index].path);
+                break;
         case CHILD_STEP_CHDIR:
                 snprintf(what, sizeof(what), "%s", p->workdir ? p->workdir : "/");
                 break;

@@ -166,6 +166,45 @@ static int plan_apparmor(const struct policy *pol, const struct run_options *o, 
         return r;
 }
 
+/*
+ * The sandbox's user namespace is charged to its creator, host root: without
+ * caps of its own, a sandbox could take every inotify instance, fanotify
+ * group or queued signal host root may have. Each quota is capped in the
+ * sandbox's namespace (its code has no CAP_SYS_RESOURCE there to raise it),
+ * and RLIMIT_SIGPENDING, which the kernel counts the same way, for the
+ * command.
+ */
+static void plan_quotas(const struct policy *pol, struct plan *p)
+{
+        const struct {
+                const char *path;
+                uint64_t value;
+        } quotas[] = {
+                {"/proc/sys/user/max_inotify_instances", pol->inotify_limit},
+                {"/proc/sys/user/max_inotify_watches", pol->inotify_watch_limit},
+                {"/proc/sys/user/max_fanotify_groups", pol->fanotify_limit},
+                {"/proc/sys/user/max_fanotify_marks", pol->fanotify_mark_limit},
+                {"/proc/sys/user/max_user_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_mnt_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_pid_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_net_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_ipc_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_uts_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_cgroup_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_time_namespaces", pol->namespace_limit},
+        };
+        _Static_assert(ARRAY_SIZE(quotas) <= PLAN_MAX_USER_QUOTAS, "PLAN_MAX_USER_QUOTAS");
+        for (size_t i = 0; i < ARRAY_SIZE(quotas); i++) {
+                struct plan_user_quota *q = &p->user_quotas[p->n_user_quotas++];
+                q->path = quotas[i].path;
+                snprintf(q->value, sizeof(q->value), "%llu", (unsigned long long) quotas[i].value);
+        }
+        p->rlimits[p->n_rlimits++] = (struct plan_rlimit){
+                .resource = RLIMIT_SIGPENDING,
+                .limit = {pol->sigpending_limit, pol->sigpending_limit},
+        };
+}
+
 int plan_from_policy(const struct policy *pol, char *const argv[], const struct run_options *o,
                      struct plan *p, psrun_error *err)
 {
@@ -194,6 +233,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         p->no_new_privs = true;
         p->base_dir = pick_base_dir();
         caps_plan_none(&p->caps);
+        plan_quotas(pol, p);
 
         if (!(p->hostname = strdup(pol->hostname ? pol->hostname : POLICY_DEFAULT_HOSTNAME)) ||
             !(p->workdir = strdup(pol->workdir ? pol->workdir : POLICY_DEFAULT_WORKDIR)) ||
@@ -223,6 +263,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 .workdir = p->workdir,
                 .mounts = pol->mounts,
                 .n_mounts = pol->n_mounts,
+                .pty_limit = pol->pty_limit,
         };
         r = rootfs_plan_standalone(&ro, &p->rootfs, err);
         if (r >= 0)

@@ -52,6 +52,15 @@ struct plan_join {
 
 #define PLAN_MAX_JOINS 8
 
+/* A per-user-namespace quota (/proc/sys/user/max_*) the child sets in the
+ * sandbox's own user namespace; a file the kernel lacks is skipped. */
+struct plan_user_quota {
+        const char *path; /* static storage */
+        char value[24];
+};
+
+#define PLAN_MAX_USER_QUOTAS 16
+
 struct plan {
         uint64_t clone_flags; /* CLONE_NEW* */
         /* Set by launch_clone only: the child makes its cgroup namespace with
@@ -97,6 +106,8 @@ struct plan {
         bool use_init;        /* a tiny init as pid 1 that reaps and forwards signals */
         struct plan_rlimit rlimits[PLAN_MAX_RLIMITS];
         size_t n_rlimits;
+        struct plan_user_quota user_quotas[PLAN_MAX_USER_QUOTAS];
+        size_t n_user_quotas;
         mode_t umask;
         unsigned preserve_fds; /* fds 3..3+n-1 reach the command (OCI --preserve-fds) */
         int console_fd;        /* -1: none; else the connected --console-socket */

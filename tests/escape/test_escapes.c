@@ -10,7 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "integration/common.h"
@@ -106,4 +111,126 @@ Test(escapes, json_result_line_after_partial_stderr)
         cr_expect(code && strcmp(code, "3") == 0, "result line: %s", line);
         free(code);
         test_run_free(&r);
+}
+
+/* psrun run -o OPTS... -- /probe hold KIND, with stdin a pipe: returns
+ * psrun's pid once the probe printed "COUNT ERRNO" (in line), holding what
+ * it took until *hold_fd is closed. */
+static pid_t start_holder(const char *kind, const char *const *opts, char *line, size_t len,
+                          int *hold_fd)
+{
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        const char *argv[32];
+        size_t n = 0;
+        argv[n++] = test_psrun_path();
+        argv[n++] = "run";
+        argv[n++] = "-o";
+        argv[n++] = mount;
+        argv[n++] = "-o";
+        argv[n++] = "timeout=60";
+        for (size_t i = 0; opts && opts[i]; i++)
+                argv[n++] = opts[i];
+        argv[n++] = "--";
+        argv[n++] = "/probe";
+        argv[n++] = "hold";
+        argv[n++] = kind;
+        argv[n++] = "50";
+        argv[n] = NULL;
+        int in[2], out[2];
+        cr_assert_eq(pipe2(in, O_CLOEXEC), 0);
+        cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                dup2(in[0], 0);
+                dup2(out[1], 1);
+                execv(argv[0], (char **) argv);
+                _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        size_t got = 0;
+        while (got + 1 < len) {
+                ssize_t r = read(out[0], line + got, 1);
+                if (r <= 0 || line[got] == '\n')
+                        break;
+                got++;
+        }
+        line[got] = '\0';
+        close(out[0]);
+        *hold_fd = in[1];
+        return pid;
+}
+
+static int stop_holder(pid_t pid, int hold_fd)
+{
+        close(hold_fd);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Layer: user.max_inotify_instances capped in the sandbox's user namespace
+ * (policy inotify_limit, runtime/child.c step_user_quotas). */
+Test(escapes, inotify_instances_leave_host_root_some)
+{
+        char line[128];
+        int hold;
+        pid_t pid = start_holder("inotify", NULL, line, sizeof(line), &hold);
+        int fd = inotify_init1(IN_CLOEXEC);
+        int host_errno = errno;
+        if (fd >= 0)
+                close(fd);
+        int status = stop_holder(pid, hold);
+        long n = atol(line);
+        cr_expect(fd >= 0, "host root got no inotify instance (%s) while a sandbox held %s",
+                  strerror(host_errno), line);
+        cr_expect(n > 0 && n <= 16, "the sandbox took %s inotify instances", line);
+        cr_expect(strstr(line, "EMFILE"), "%s", line);
+        cr_expect_eq(status, 0);
+}
+
+/* Layer: RLIMIT_SIGPENDING for the command (policy sigpending_limit). */
+Test(escapes, queued_signals_leave_host_root_some)
+{
+        char line[128];
+        int hold;
+        pid_t pid = start_holder("sigqueue", NULL, line, sizeof(line), &hold);
+        sigset_t rt, old;
+        sigemptyset(&rt);
+        sigaddset(&rt, SIGRTMIN);
+        sigprocmask(SIG_BLOCK, &rt, &old);
+        siginfo_t si = {.si_code = SI_QUEUE, .si_pid = getpid(), .si_uid = getuid()};
+        si.si_signo = SIGRTMIN;
+        long r = syscall(SYS_rt_sigqueueinfo, getpid(), SIGRTMIN, &si);
+        int host_errno = errno;
+        int status = stop_holder(pid, hold);
+        /* Take the queued signal back before unblocking it. */
+        struct timespec zero = {0};
+        if (r == 0)
+                sigtimedwait(&rt, NULL, &zero);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        long n = atol(line);
+        cr_expect(r == 0, "host root could not queue a signal (%s) while a sandbox held %s",
+                  strerror(host_errno), line);
+        cr_expect(n > 0 && n <= 1024, "the sandbox queued %s signals", line);
+        cr_expect_eq(status, 0);
+}
+
+/* Layer: the sandbox's devpts is a new instance with max= (policy
+ * pty_limit): one sandbox taking every pty it can leaves a second some. */
+Test(escapes, ptys_leave_other_sandboxes_some)
+{
+        char line[128], second[128];
+        int hold, hold2;
+        pid_t pid = start_holder("pty", NULL, line, sizeof(line), &hold);
+        pid_t pid2 = start_holder("pty", NULL, second, sizeof(second), &hold2);
+        int status2 = stop_holder(pid2, hold2);
+        int status = stop_holder(pid, hold);
+        cr_expect(atol(line) > 0 && atol(line) <= 64, "the first sandbox took %s ptys", line);
+        cr_expect(strstr(line, "ENOSPC"), "%s", line);
+        cr_expect(atol(second) > 0, "the second sandbox got no pty: %s", second);
+        cr_expect_eq(status, 0);
+        cr_expect_eq(status2, 0);
 }

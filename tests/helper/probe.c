@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -238,6 +239,51 @@ static int do_mknod(const char *path)
         return 0;
 }
 
+/* Take one more of a per-user kernel resource; 0 or -errno. */
+static int take_one(const char *kind)
+{
+        if (!strcmp(kind, "inotify")) {
+                int fd = (int) syscall(SYS_inotify_init1, 0);
+                return fd < 0 ? -errno : 0;
+        }
+        if (!strcmp(kind, "pty")) {
+                int fd = open("/dev/ptmx", O_RDWR | O_NOCTTY);
+                return fd < 0 ? -errno : 0;
+        }
+        if (!strcmp(kind, "sigqueue")) {
+                siginfo_t si = {.si_code = SI_QUEUE, .si_pid = getpid(), .si_uid = getuid()};
+                si.si_signo = SIGRTMIN;
+                long r = syscall(SYS_rt_sigqueueinfo, getpid(), SIGRTMIN, &si);
+                return r < 0 ? -errno : 0;
+        }
+        return -EINVAL;
+}
+
+/* hold KIND [SECONDS]: take KIND (inotify, pty, sigqueue) until the kernel
+ * refuses, print "COUNT ERRNO", then keep everything for SECONDS (or until
+ * stdin closes). */
+static int do_hold(const char *kind, const char *secs)
+{
+        struct rlimit nofile = {65536, 65536};
+        (void) setrlimit(RLIMIT_NOFILE, &nofile);
+        sigset_t rt;
+        sigemptyset(&rt);
+        sigaddset(&rt, SIGRTMIN);
+        sigprocmask(SIG_BLOCK, &rt, NULL);
+        long n = 0;
+        int r;
+        while ((r = take_one(kind)) == 0 && n < 1000000)
+                n++;
+        if (r == -EINVAL)
+                return report_errno(EINVAL);
+        printf("%ld %s\n", n, r < 0 ? strerrorname_np(-r) : "none");
+        fflush(stdout);
+        char c;
+        alarm((unsigned) (secs ? atoi(secs) : 10));
+        (void) !read(0, &c, 1);
+        return 0;
+}
+
 static int do_forkbomb(void)
 {
         /* Fork until refused; every child sleeps. Exits 1 once fork fails. */
@@ -308,6 +354,8 @@ int main(int argc, char **argv)
                 return do_fds();
         if (!strcmp(cmd, "syscall"))
                 return do_syscall(arg);
+        if (!strcmp(cmd, "hold"))
+                return do_hold(arg, argc > 3 ? argv[3] : NULL);
         if (!strcmp(cmd, "forkbomb"))
                 return do_forkbomb();
         if (!strcmp(cmd, "hog"))

@@ -82,6 +82,13 @@ static inline void assert_policy_eq(const struct policy *a, const struct policy 
         cr_assert_eq(a->landlock, b->landlock);
         cr_assert_eq(a->apparmor, b->apparmor);
         cr_assert(str_eq_null(a->apparmor_profile, b->apparmor_profile));
+        cr_assert_eq(a->pty_limit, b->pty_limit);
+        cr_assert_eq(a->inotify_limit, b->inotify_limit);
+        cr_assert_eq(a->inotify_watch_limit, b->inotify_watch_limit);
+        cr_assert_eq(a->fanotify_limit, b->fanotify_limit);
+        cr_assert_eq(a->fanotify_mark_limit, b->fanotify_mark_limit);
+        cr_assert_eq(a->namespace_limit, b->namespace_limit);
+        cr_assert_eq(a->sigpending_limit, b->sigpending_limit);
 }
 
 /* A policy that differs from the defaults in every field, so that a failed
@@ -102,7 +109,10 @@ static const char busy_yaml[] = "network: restricted\n"
                                 "hostname: busy\n"
                                 "landlock: required\n"
                                 "apparmor: off\n"
-                                "apparmor_profile: custom\n";
+                                "apparmor_profile: custom\n"
+                                "pty_limit: 8\n"
+                                "inotify_limit: 3\n"
+                                "namespace_limit: 2\n";
 
 static inline void assert_one_line(const psrun_error *err)
 {

@@ -788,3 +788,30 @@ Test(policy, mounts_append_and_normalize)
         cr_assert_eq(p.n_mounts, 3);
         policy_free(&p);
 }
+
+Test(policy, kernel_quotas)
+{
+        struct policy p;
+        psrun_error err = {0};
+
+        init(&p);
+        cr_expect_eq(p.pty_limit, 64);
+        cr_expect_eq(p.inotify_limit, 16);
+        cr_expect_eq(p.inotify_watch_limit, 8192);
+        cr_expect_eq(p.fanotify_limit, 8);
+        cr_expect_eq(p.fanotify_mark_limit, 8192);
+        cr_expect_eq(p.namespace_limit, 0);
+        cr_expect_eq(p.sigpending_limit, 1024);
+        cr_assert_eq(policy_set_option(&p, "sigpending_limit=0", &err), 0, "%s", err.msg);
+        cr_expect_eq(p.sigpending_limit, 0);
+        policy_free(&p);
+
+        expect_error("pty_limit: 0\n", ERANGE,
+                     "policy.yaml:1:12: pty_limit: must be greater than 0");
+        expect_option_error("pty_limit=4097", ERANGE,
+                            "-o pty_limit: \"4097\" is too large (at most 4096)");
+        expect_option_error("inotify_limit=lots", EINVAL,
+                            "-o inotify_limit: \"lots\" is not an integer");
+        expect_option_error("namespace_limit=-1", ERANGE,
+                            "-o namespace_limit: must not be negative");
+}
