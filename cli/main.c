@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -87,8 +88,21 @@ static int cmd_run(struct cli_call *c, psrun_error *err)
         if (r < 0)
                 return r;
 
+        /* A terminal on stdin is shared with the sandbox, which may change
+         * its termios (echo, raw mode; other requests are refused by
+         * seccomp): put them back, as a shell does after a job, when we are
+         * its foreground (or it is not our controlling terminal at all). */
+        struct termios saved_tty;
+        bool tty = tcgetattr(STDIN_FILENO, &saved_tty) == 0;
+
         struct run_result res;
         r = run_sandbox(&pol, c->args, &ro, &res, err);
+        struct termios now_tty;
+        pid_t fg = tty ? tcgetpgrp(STDIN_FILENO) : -1;
+        bool ours = fg == getpgrp() || (fg < 0 && errno == ENOTTY);
+        if (tty && ours && tcgetattr(STDIN_FILENO, &now_tty) == 0 &&
+            memcmp(&now_tty, &saved_tty, sizeof(now_tty)) != 0)
+                (void) tcsetattr(STDIN_FILENO, TCSANOW, &saved_tty);
         if (res.reason == RUN_REASON_SETUP_ERROR)
                 fprintf(stderr, "psrun: %s\n", res.error);
         if (c->value[RUN_JSON]) {

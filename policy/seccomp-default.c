@@ -574,21 +574,51 @@ static const struct seccomp_rule fixed_conditional_rules[] = {
 
 static const char *const family_checked_syscalls[] = {"socket", "socketpair"};
 
-struct denied_ioctl {
-        uint32_t request;
-        const char *why;
+/*
+ * Terminal ioctls (type 'T', 0x54xx): an allowlist. stdin of `psrun run` may
+ * be the host's terminal, shared with the user's shell; the sandbox is in a
+ * session of its own, so the kernel's controlling-terminal checks refuse it
+ * little. Allowed: what programs need on an inherited terminal and on ptys
+ * of their own (termios get/set, window size, process groups, flush and
+ * drain, pty allocation, generic fd requests that share the type); psrun
+ * restores the terminal's termios and window size when the command ends.
+ * Everything else of the type is refused, among it TIOCSTI (input
+ * injection), TIOCSETD (line discipline: a failed restore leaves the
+ * terminal dead), TIOCEXCL (exclusive mode: the user's next password
+ * prompt cannot open /dev/tty), TCXONC (output stopped), TIOCCONS,
+ * TIOCLINUX, the modem and break requests, TIOCVHANGUP and the serial
+ * settings. Other types are allowed: the fds a sandbox can open are its own.
+ */
+#define TERMINAL_IOCTL_TYPE 0x54U
+
+/* termios2 requests, whose struct <sys/ioctl.h> does not define (44 bytes:
+ * the size is part of the request). */
+#define TERMIOS2_SIZE 0x2cU
+#define TERMIOS2_REQ(dir, nr)                                                                      \
+        ((uint32_t) _IOC((dir), TERMINAL_IOCTL_TYPE, (nr), 0) | TERMIOS2_SIZE << _IOC_SIZESHIFT)
+#define TCGETS2_  TERMIOS2_REQ(_IOC_READ, 0x2a)
+#define TCSETS2_  TERMIOS2_REQ(_IOC_WRITE, 0x2b)
+#define TCSETSW2_ TERMIOS2_REQ(_IOC_WRITE, 0x2c)
+#define TCSETSF2_ TERMIOS2_REQ(_IOC_WRITE, 0x2d)
+
+static const uint32_t terminal_ioctls_allowed[] = {
+        TCGETS,     TCSETS,      TCSETSW,  TCSETSF,        TCGETA,    TCSETA,    TCSETAW,
+        TCSETAF,    TCSBRK,      TCFLSH,   TIOCSCTTY,      TIOCGPGRP, TIOCSPGRP, TIOCOUTQ,
+        TIOCGWINSZ, TIOCSWINSZ,  FIONREAD, TIOCNOTTY,      TIOCGSID,  TIOCGETD,  TIOCPKT,
+        FIONBIO,    FIOASYNC,    FIONCLEX, FIOCLEX,        FIOQSIZE,  TCGETS2_,  TCSETS2_,
+        TCSETSW2_,  TCSETSF2_,   TIOCGPTN, TIOCSPTLCK,     TIOCGDEV,  TIOCGPKT,  TIOCGPTLCK,
+        TIOCGEXCL,  TIOCGPTPEER, TIOCSIG,  TIOCGLCKTRMIOS,
 };
 
-/* Requests that reach beyond the sandbox through a terminal it may share with
- * the host (stdin/stdout of `psrun run` in an interactive shell). */
-static const struct denied_ioctl denied_ioctls[] = {
-        {TIOCSTI, "pushes bytes into the terminal's input: commands typed into the host's shell"},
-        {TIOCLINUX, "console selection paste: the same input injection on a virtual console"},
-};
+const uint32_t *seccomp_default_terminal_ioctls(size_t *n)
+{
+        *n = ARRAY_SIZE(terminal_ioctls_allowed);
+        return terminal_ioctls_allowed;
+}
 
-/* A union of masked equalities over 32 bits covers each excluded value with
- * at most 32 terms (one per bit of the path to it in the binary trie). */
-#define IOCTL_RULES_MAX (32 * ARRAY_SIZE(denied_ioctls))
+/* One rule per bit of the type byte (a request whose type differs from 'T'
+ * in that bit), then one per allowed request. */
+#define IOCTL_RULES_MAX (8 + ARRAY_SIZE(terminal_ioctls_allowed))
 
 #define N_RULES                                                                                    \
         (ARRAY_SIZE(allowed_syscalls) + ARRAY_SIZE(denied_syscalls) +                              \
@@ -610,43 +640,35 @@ static struct seccomp_profile default_profile = {
         .flags = 0,
 };
 
-static bool low32_excluded(uint32_t prefix, uint32_t mask)
-{
-        for (size_t i = 0; i < ARRAY_SIZE(denied_ioctls); i++)
-                if ((denied_ioctls[i].request & mask) == prefix)
-                        return true;
-        return false;
-}
-
 /*
- * ioctl is allowed unless the low 32 bits of the request are a denied one.
+ * ioctl is allowed when the low 32 bits of the request (what the kernel
+ * reads) have another type than 'T', or are an allowed terminal request.
  * libseccomp 2.5 can neither negate a masked comparison nor AND two
  * comparisons of one argument, and an unconditional ALLOW for a syscall
- * overrides any conditional rule for it. So the complement is spelled out as
- * a union of ALLOW rules: walk the binary trie of 32-bit values from the top
- * bit down; a subtree with no denied value becomes one (mask, prefix)
- * comparison, a subtree with one is split in two.
+ * overrides any conditional rule for it; but rules for one syscall are OR'ed.
+ * "type != 'T'" is the union of "bit j of the type differs from 'T''s"
+ * over the 8 bits; each allowed request is one 32-bit masked equality.
  */
-static size_t ioctl_complement(uint32_t prefix, unsigned depth, struct seccomp_arg_cmp *out,
-                               size_t n)
+static size_t ioctl_rules(struct seccomp_arg_cmp *out)
 {
-        uint32_t mask = depth == 0 ? 0 : UINT32_MAX << (32 - depth);
-
-        if (!low32_excluded(prefix, mask)) {
-                if (n >= IOCTL_RULES_MAX)
-                        return n; /* cannot happen, see IOCTL_RULES_MAX */
-                out[n] = (struct seccomp_arg_cmp){
+        size_t n = 0;
+        for (unsigned j = 0; j < 8; j++) {
+                uint32_t bit = 1U << (8 + j);
+                out[n++] = (struct seccomp_arg_cmp){
                         .index = 1,
                         .op = SECCOMP_CMP_MASKED_EQ_,
-                        .value = mask,
-                        .value_two = prefix,
+                        .value = bit,
+                        .value_two = (TERMINAL_IOCTL_TYPE << 8 & bit) ^ bit,
                 };
-                return n + 1;
         }
-        if (depth == 32)
-                return n; /* the denied value itself */
-        n = ioctl_complement(prefix, depth + 1, out, n);
-        return ioctl_complement(prefix | (1U << (31 - depth)), depth + 1, out, n);
+        for (size_t i = 0; i < ARRAY_SIZE(terminal_ioctls_allowed); i++)
+                out[n++] = (struct seccomp_arg_cmp){
+                        .index = 1,
+                        .op = SECCOMP_CMP_MASKED_EQ_,
+                        .value = UINT32_MAX,
+                        .value_two = terminal_ioctls_allowed[i],
+                };
+        return n;
 }
 
 static size_t add_rule(size_t n, const char *syscall, struct seccomp_action action,
@@ -677,7 +699,7 @@ static void build_default_profile(void)
         for (size_t i = 0; i < ARRAY_SIZE(allowed_personalities); i++)
                 n = add_rule(n, "personality", allow, &allowed_personalities[i], 1);
 
-        size_t n_ioctl = ioctl_complement(0, 0, ioctl_allowed, 0);
+        size_t n_ioctl = ioctl_rules(ioctl_allowed);
         for (size_t i = 0; i < n_ioctl; i++)
                 n = add_rule(n, "ioctl", allow, &ioctl_allowed[i], 1);
 

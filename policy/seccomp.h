@@ -92,6 +92,10 @@ int seccomp_program_load(const struct seccomp_program *prog);
  * default profile has no explicit entry for it. For messages and docs. */
 const char *seccomp_default_denied_reason(const char *syscall);
 
+/* The terminal ioctls (type 'T') the default profile allows; every other
+ * request of that type is refused, requests of other types are allowed. */
+const uint32_t *seccomp_default_terminal_ioctls(size_t *n);
+
 /* OCI/libseccomp spellings ("SCMP_ACT_ERRNO", "SCMP_CMP_MASKED_EQ",
  * "SECCOMP_FILTER_FLAG_LOG") <-> the enums above, for the config.json reader.
  * from_string returns the value (flags: the bit) or -EINVAL for unknown names;

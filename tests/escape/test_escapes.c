@@ -5,6 +5,7 @@
  * one off shows the second.
  */
 #include <criterion/criterion.h>
+#include <pty.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -233,4 +235,55 @@ Test(escapes, ptys_leave_other_sandboxes_some)
         cr_expect(atol(second) > 0, "the second sandbox got no pty: %s", second);
         cr_expect_eq(status, 0);
         cr_expect_eq(status2, 0);
+}
+
+/* psrun run with a terminal on stdin (a real pty pair, as from an
+ * interactive shell). Layer: the default seccomp profile allows only the
+ * terminal ioctls programs need (policy/seccomp-default.c); psrun puts the
+ * termios back when the command ends (cli). */
+Test(escapes, host_terminal_is_not_reachable)
+{
+        int master, slave;
+        struct winsize size = {.ws_row = 40, .ws_col = 100};
+        cr_assert_eq(openpty(&master, &slave, NULL, NULL, &size), 0, "%s", strerror(errno));
+        struct termios before, after;
+        cr_assert_eq(tcgetattr(slave, &before), 0);
+        cr_assert(before.c_lflag & ECHO);
+
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        int out[2];
+        cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                dup2(slave, 0);
+                dup2(out[1], 1);
+                execl(test_psrun_path(), test_psrun_path(), "run", "-o", mount, "--", "/probe",
+                      "tty", (char *) NULL);
+                _exit(127);
+        }
+        close(out[1]);
+        char buf[512] = "";
+        size_t got = 0;
+        ssize_t n;
+        while (got + 1 < sizeof(buf) && (n = read(out[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+                got += (size_t) n;
+        buf[got] = '\0';
+        close(out[0]);
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+
+        int excl = -1, ldisc = -1;
+        cr_assert_eq(ioctl(slave, TIOCGEXCL, &excl), 0);
+        cr_assert_eq(ioctl(slave, TIOCGETD, &ldisc), 0);
+        cr_assert_eq(tcgetattr(slave, &after), 0);
+        close(slave);
+        close(master);
+        cr_expect(strstr(buf, "tcgets=OK winsz=OK excl=EPERM setd=EPERM sti=EPERM tcsets=OK"),
+                  "inside: %s", buf);
+        cr_expect_eq(excl, 0, "the host terminal was made exclusive");
+        cr_expect_eq(ldisc, 0, "the host terminal's line discipline is %d", ldisc);
+        cr_expect(after.c_lflag & ECHO, "echo was left off on the host terminal");
 }

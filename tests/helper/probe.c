@@ -20,12 +20,14 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -239,6 +241,35 @@ static int do_mknod(const char *path)
         return 0;
 }
 
+/* tty: the terminal ioctls a hostile program would use on an inherited
+ * terminal (stdin), each printed as NAME=OK or NAME=ERRNO; then `stty -echo`
+ * style damage that psrun must undo: echo off, window size 7x9. */
+static int do_tty(void)
+{
+        struct termios t;
+        struct winsize ws;
+        int ldisc = 27; /* N_NULL */
+        const struct {
+                const char *name;
+                int ok;
+        } results[] = {
+                {"tcgets", ioctl(0, TCGETS, &t) == 0 ? 0 : errno},
+                {"winsz", ioctl(0, TIOCGWINSZ, &ws) == 0 ? 0 : errno},
+                {"excl", ioctl(0, TIOCEXCL) == 0 ? 0 : errno},
+                {"setd", ioctl(0, TIOCSETD, &ldisc) == 0 ? 0 : errno},
+                {"sti", ioctl(0, TIOCSTI, "x") == 0 ? 0 : errno},
+        };
+        for (size_t i = 0; i < sizeof(results) / sizeof(results[0]); i++)
+                printf("%s=%s ", results[i].name,
+                       results[i].ok ? strerrorname_np(results[i].ok) : "OK");
+        t.c_lflag &= ~(tcflag_t) ECHO;
+        ws.ws_row = 7;
+        ws.ws_col = 9;
+        printf("tcsets=%s swinsz=%s\n", ioctl(0, TCSETS, &t) == 0 ? "OK" : strerrorname_np(errno),
+               ioctl(0, TIOCSWINSZ, &ws) == 0 ? "OK" : strerrorname_np(errno));
+        return 0;
+}
+
 /* Take one more of a per-user kernel resource; 0 or -errno. */
 static int take_one(const char *kind)
 {
@@ -354,6 +385,8 @@ int main(int argc, char **argv)
                 return do_fds();
         if (!strcmp(cmd, "syscall"))
                 return do_syscall(arg);
+        if (!strcmp(cmd, "tty"))
+                return do_tty();
         if (!strcmp(cmd, "hold"))
                 return do_hold(arg, argc > 3 ? argv[3] : NULL);
         if (!strcmp(cmd, "forkbomb"))

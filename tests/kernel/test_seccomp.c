@@ -302,6 +302,36 @@ static int call_tioclinux(void)
         int fd = open_pty_slave();
         return fd < 0 ? -fd : ERRNO_OF(ioctl(fd, TIOCLINUX, &sub));
 }
+static int call_tiocexcl(void)
+{
+        int fd = open_pty_slave();
+        return fd < 0 ? -fd : ERRNO_OF(ioctl(fd, TIOCEXCL));
+}
+static int call_tiocsetd(void)
+{
+        int ldisc = 0; /* N_TTY: harmless if it got through */
+        int fd = open_pty_slave();
+        return fd < 0 ? -fd : ERRNO_OF(ioctl(fd, TIOCSETD, &ldisc));
+}
+static int call_tcxonc(void)
+{
+        int fd = open_pty_slave();
+        return fd < 0 ? -fd : ERRNO_OF(ioctl(fd, TCXONC, TCOON));
+}
+static int call_tcsetsw(void)
+{
+        struct termios t;
+        int fd = open_pty_slave();
+        if (fd < 0)
+                return -fd;
+        return ioctl(fd, TCGETS, &t) < 0 ? errno : ERRNO_OF(ioctl(fd, TCSETSW, &t));
+}
+static int call_tiocgptn(void)
+{
+        unsigned n;
+        int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        return fd < 0 ? errno : ERRNO_OF(ioctl(fd, TIOCGPTN, &n));
+}
 #if defined(__x86_64__)
 static int call_i386_getpid(void)
 {
@@ -333,6 +363,8 @@ static const struct check allowed_checks[] = {
         {"personality(PER_LINUX)", call_personality_linux, 0},
         {"ioctl(TCGETS)", call_tcgets, 0},
         {"ioctl(TIOCGWINSZ)", call_tiocgwinsz, 0},
+        {"ioctl(TCSETSW)", call_tcsetsw, 0},
+        {"ioctl(TIOCGPTN)", call_tiocgptn, 0},
         {"execve(/bin/true)", call_execve_true, 0},
 };
 
@@ -340,6 +372,9 @@ static const struct check terminal_checks[] = {
         {"ioctl(TIOCSTI)", call_tiocsti, EPERM},
         {"ioctl(1<<32 | TIOCSTI)", call_tiocsti_hi, EPERM},
         {"ioctl(TIOCLINUX)", call_tioclinux, EPERM},
+        {"ioctl(TIOCEXCL)", call_tiocexcl, EPERM},
+        {"ioctl(TIOCSETD)", call_tiocsetd, EPERM},
+        {"ioctl(TCXONC)", call_tcxonc, EPERM},
 };
 
 static const struct check foreign_abi_checks[] = {
@@ -535,10 +570,21 @@ static uint64_t xorshift(uint64_t *s)
         return *s;
 }
 
+static bool terminal_ioctl_allowed(uint32_t low)
+{
+        size_t n;
+        const uint32_t *allowed = seccomp_default_terminal_ioctls(&n);
+        for (size_t i = 0; i < n; i++)
+                if (allowed[i] == low)
+                        return true;
+        return false;
+}
+
 static void expect_ioctl(const struct seccomp_program *prog, uint32_t low)
 {
         static const uint64_t highs[] = {0, 1, 0x80000000, 0xffffffff};
-        bool denied = low == TIOCSTI || low == TIOCLINUX;
+        /* Type 'T' (bits 8-15): only the allowlist; every other type: all. */
+        bool denied = ((low >> 8) & 0xff) == 0x54 && !terminal_ioctl_allowed(low);
         for (size_t h = 0; h < ARRAY_SIZE(highs); h++) {
                 uint64_t req = highs[h] << 32 | low;
                 uint32_t got = sim_native(prog, "ioctl", 1, req);
@@ -554,7 +600,10 @@ Test(seccomp, default_bpf_ioctl_masks_low_32_bits)
         compile_default(&prog);
         for (uint32_t v = 0; v < 0x20000; v++)
                 expect_ioctl(&prog, v);
-        static const uint32_t denied[] = {TIOCSTI, TIOCLINUX};
+        cr_assert(terminal_ioctl_allowed(TCGETS) && terminal_ioctl_allowed(TIOCGWINSZ) &&
+                  terminal_ioctl_allowed(FIONBIO) && !terminal_ioctl_allowed(TIOCSTI) &&
+                  !terminal_ioctl_allowed(TIOCSETD) && !terminal_ioctl_allowed(TIOCEXCL));
+        static const uint32_t denied[] = {TIOCSTI, TIOCLINUX, TIOCSETD, TIOCEXCL};
         for (size_t d = 0; d < ARRAY_SIZE(denied); d++)
                 for (unsigned i = 0; i < 32; i++)
                         for (unsigned k = i; k < 32; k++)
