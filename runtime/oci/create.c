@@ -569,8 +569,13 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
                 r = oci_write_pid_file(o->pid_file, l.pid, err);
         if (r >= 0)
                 r = wait_exec(&l, &plan, o->detach, exit_code, err);
-        if (r < 0 && l.pidfd >= 0)
+        if (r < 0 && l.pidfd >= 0) {
+                /* Reaped here: a zombie left to whoever inherits it stays in
+                 * the container's cgroup, and `delete` waits for it. */
                 (void) syscall(SYS_pidfd_send_signal, l.pidfd, SIGKILL, NULL, 0);
+                siginfo_t si;
+                (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
+        }
         cgroup_close(cg);
         launch_close(&l);
         return r;

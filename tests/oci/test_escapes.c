@@ -117,28 +117,37 @@ Test(oci_escape, exec_runs_from_a_sealed_copy)
         oci_up("c1", NULL);
         char root_arg[400];
         snprintf(root_arg, sizeof(root_arg), "%s", B.root);
+        /* `cat` runs until the test closes its stdin. */
+        int in[2];
+        cr_assert_eq(pipe2(in, O_CLOEXEC), 0);
         pid_t pid = fork();
         cr_assert_geq(pid, 0);
         if (pid == 0) {
                 int null = open("/dev/null", O_RDWR);
-                dup2(null, 0);
+                dup2(in[0], 0);
                 dup2(null, 1);
                 dup2(null, 2);
-                execl(test_psrun_path(), test_psrun_path(), "--root", root_arg, "exec", "c1",
-                      "sleep", "2", (char *) NULL);
+                execl(test_psrun_path(), test_psrun_path(), "--root", root_arg, "exec", "c1", "cat",
+                      (char *) NULL);
                 _exit(127);
         }
-        usleep(500 * 1000);
+        close(in[0]);
+        /* Until it runs the command (or a slow machine gives up). */
         char link[64], target[512] = "";
         snprintf(link, sizeof(link), "/proc/%d/exe", (int) pid);
-        ssize_t n = readlink(link, target, sizeof(target) - 1);
-        if (n > 0)
-                target[n] = '\0';
+        for (int i = 0; i < 100; i++) {
+                usleep(50 * 1000);
+                ssize_t n = readlink(link, target, sizeof(target) - 1);
+                target[n > 0 ? n : 0] = '\0';
+                if (strncmp(target, "/memfd:", 7) == 0)
+                        break;
+        }
         int fd = open(link, O_WRONLY | O_CLOEXEC);
         int open_errno = errno;
         ssize_t wrote = fd >= 0 ? write(fd, "x", 1) : -1;
         if (fd >= 0)
                 close(fd);
+        close(in[1]);
         int status;
         cr_assert_eq(waitpid(pid, &status, 0), pid);
         cr_expect(strncmp(target, "/memfd:", 7) == 0, "psrun exec runs from %s", target);
