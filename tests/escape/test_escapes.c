@@ -35,8 +35,9 @@ static void make_marker(char *path, size_t len)
         close(fd);
 }
 
-/* workdir=/proc/self/fd/N for every N the child might hold, then a climb
- * to the host's root and a read of the marker by its path relative to it. */
+/* workdir=/proc/self/fd/N for every N the child might hold (before the fix,
+ * 5 was a cgroup directory), then a climb to the host's root and a read of
+ * the marker by its path relative to it. */
 static void workdir_fd_climb(const char *landlock)
 {
         char marker[64];
@@ -44,7 +45,7 @@ static void workdir_fd_climb(const char *landlock)
         char script[256];
         snprintf(script, sizeof(script), "cd ../../../../../../../../..; cat .%s; pwd", marker);
         int escaped = 0, started = 0;
-        for (int n = 3; n <= 14; n++) {
+        for (int n = 3; n <= 8; n++) {
                 char workdir[64];
                 snprintf(workdir, sizeof(workdir), "workdir=/proc/self/fd/%d", n);
                 const char *argv[] = {"run", "-o",      workdir, "-o",   landlock,
