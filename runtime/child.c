@@ -796,9 +796,15 @@ struct child_step_def {
 
 /* Run by pid 1 of the new namespaces, with the user namespace's full
  * capabilities. */
-static const struct child_step_def setup_steps[] = {
+/* Run first, before the child waits for its id maps: from its birth it may
+ * be visible in a container's pid namespace (OCI exec), with psrun's host
+ * fds, cwd, executable and command line. */
+static const struct child_step_def early_steps[] = {
         {CHILD_STEP_SYNC, step_not_dumpable},
         {CHILD_STEP_SYNC, step_proctitle},
+};
+
+static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_ROOT_BUNDLE, step_open_rootfs},
         /* Private before the sources are cloned: a clone of a shared mount
          * would stay in its peer group, and mounts made below the bind in
@@ -984,6 +990,7 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd)
          * outlives `psrun create` by design.) */
         if (plan->pdeathsig && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
                 fail(&c, CHILD_STEP_SYNC, -errno, CHILD_EXIT_SETUP);
+        run_steps(&c, early_steps, ARRAY_SIZE(early_steps));
         /* Wait for the parent to write the id maps. EOF means it died
          * before the death signal was armed. */
         wait_parent(&c, CHILD_SYNC_MAPPED);
