@@ -159,33 +159,31 @@ Test(oci_escape, exec_runs_from_a_sealed_copy)
         cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exec status %d", status);
 }
 
-/* CVE-2025-31133: an image whose /dev/null is a link to
- * /proc/sys/kernel/core_pattern, and a config with no /dev mount: the masks
- * over /proc/keys and /proc/timer_list must be the null device, not the
- * host's core_pattern. Layer: masks are clones of the host's /dev/null,
- * taken before the pivot and checked to be the device 1:3
- * (rootfs/mounts-apply.c mask_file). The test only reads. */
-Test(oci_escape, masked_paths_ignore_a_planted_dev_null)
+/* A config with no /dev mount (the image's /dev is used as it is), whose
+ * image has /dev/null linked to /proc/sys/kernel/core_pattern; `script` is
+ * the process's shell command, `linux_extra` added to linux. */
+static void write_planted_dev_null_config(const char *id, const char *script,
+                                          const char *linux_extra)
 {
         char path[512];
         snprintf(path, sizeof(path), "%s/rootfs/dev/null", B.dir);
-        cr_assert_eq(symlink("/proc/sys/kernel/core_pattern", path), 0);
+        if (symlink("/proc/sys/kernel/core_pattern", path) < 0)
+                cr_assert_eq(errno, EEXIST);
         char *json = NULL;
         int n = asprintf(
                 &json,
                 "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\"},"
                 "\"process\":{\"user\":{\"uid\":0,\"gid\":0},\"args\":[\"sh\",\"-c\","
-                "\"stat -c %%t:%%T /proc/keys /proc/timer_list; wc -c < /proc/keys\"],"
-                "\"env\":[\"PATH=/bin\"],\"cwd\":\"/\","
+                "\"%s\"],\"env\":[\"PATH=/bin\"],\"cwd\":\"/\","
                 "\"capabilities\":{\"bounding\":[\"CAP_DAC_OVERRIDE\"],"
                 "\"effective\":[\"CAP_DAC_OVERRIDE\"],\"permitted\":[\"CAP_DAC_OVERRIDE\"]}},"
                 "\"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\"}],"
                 "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"mount\"},"
                 "{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"network\"}],"
-                "\"cgroupsPath\":\"%s/c1\","
+                "\"cgroupsPath\":\"%s/%s\","
                 "\"maskedPaths\":[\"/proc/keys\",\"/proc/timer_list\"],"
-                "\"readonlyPaths\":[\"/proc/sys\"]}}\n",
-                B.cgroup);
+                "\"readonlyPaths\":[\"/proc/sys\"]%s}}\n",
+                script, B.cgroup, id, linux_extra);
         cr_assert_gt(n, 0);
         snprintf(path, sizeof(path), "%s/config.json", B.dir);
         FILE *f = fopen(path, "we");
@@ -193,10 +191,35 @@ Test(oci_escape, masked_paths_ignore_a_planted_dev_null)
         fputs(json, f);
         fclose(f);
         free(json);
+}
+
+/* CVE-2025-31133: the masks over /proc/keys and /proc/timer_list must be
+ * the null device, not the host's core_pattern through the image's
+ * /dev/null. Layer: masks are clones of the host's /dev/null, taken before
+ * the pivot and checked to be the device 1:3 (rootfs/mounts-apply.c
+ * mask_file). The test only reads. */
+Test(oci_escape, masked_paths_ignore_a_planted_dev_null)
+{
+        write_planted_dev_null_config(
+                "c1", "stat -c %t:%T /proc/keys /proc/timer_list; wc -c < /proc/keys", "");
         struct out o;
         int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
         cr_assert_eq(r, 0, "%s", o.err);
         cr_expect(contains(o.out, "1:3\n1:3\n0\n"), "the masks are not the null device: %s", o.out);
+}
+
+/* The same image with /dev/null in linux.devices: the node psrun makes
+ * replaces the planted link instead of keeping it. Layer: rootfs/
+ * mounts-apply.c make_node. */
+Test(oci_escape, device_node_replaces_a_planted_link)
+{
+        write_planted_dev_null_config("c1", "stat -c %F:%t:%T /dev/null",
+                                      ",\"devices\":[{\"path\":\"/dev/null\",\"type\":\"c\","
+                                      "\"major\":1,\"minor\":3,\"fileMode\":438}]");
+        struct out o;
+        int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "character special file:1:3\n"), "/dev/null is %s", o.out);
 }
 
 /* /proc/1/cmdline of a created container (init waiting for start) is not
