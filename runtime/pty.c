@@ -12,7 +12,11 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <linux/openat2.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -67,9 +71,20 @@ int oci_console_setup(int socket_fd, const char *ptmx_path, const struct oci_con
 
         if (!ptmx_path || !ptmx_path[0])
                 return -EINVAL;
-        _cleanup_close_ int master = open(ptmx_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+        /* The image may have made /dev/ptmx a link: no magic links (no
+         * /proc/self/fd/N of a host fd this process holds), and it must be
+         * the pty multiplexer, 5:2, whatever path reached it. */
+        struct open_how how = {.flags = O_RDWR | O_NOCTTY | O_CLOEXEC,
+                               .resolve = RESOLVE_NO_MAGICLINKS};
+        _cleanup_close_ int master =
+                (int) syscall(SYS_openat2, AT_FDCWD, ptmx_path, &how, sizeof(how));
         if (master < 0)
                 return -errno;
+        struct stat st;
+        if (fstat(master, &st) < 0)
+                return -errno;
+        if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(5, 2))
+                return -ENODEV;
         if (ioctl(master, TIOCSPTLCK, &unlock) < 0)
                 return -errno;
         /* The peer of this very master (Linux 4.13+; psrun needs 5.3 for

@@ -417,3 +417,27 @@ Test(oci_console, recv_rejects_bad_messages)
         close(sv[0]);
         close(sv[1]);
 }
+
+/* An image's /dev/ptmx that is a magic link (to an fd the child holds) or
+ * another device: refused, never opened as the terminal. */
+Test(oci_console, ptmx_link_or_other_device_refused)
+{
+        int held = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        cr_assert_geq(held, 0);
+        char magic[64];
+        snprintf(magic, sizeof(magic), "/proc/self/fd/%d", held);
+        const struct {
+                const char *path;
+                int err;
+        } cases[] = {{magic, -ELOOP}, {"/dev/null", -ENODEV}};
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                int sv[2];
+                cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+                int slave = -1;
+                cr_expect_eq(oci_console_setup(sv[1], cases[i].path, NULL, &slave), cases[i].err,
+                             "%s", cases[i].path);
+                cr_expect_eq(slave, -1);
+                close(sv[0]);
+        }
+        close(held);
+}
