@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/number.h"
 #include "policy/policy.h"
 #include "runtime/cgroup/cgroup.h"
 #include "cli/cli.h"
@@ -40,17 +41,6 @@ static const struct option_def run_options[] = {
         {0},
 };
 
-static int parse_fd(const char *s, int *fd)
-{
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (errno || *end || end == s || v < 0 || v > INT_MAX)
-                return -EINVAL;
-        *fd = (int) v;
-        return 0;
-}
-
 /* The policy's sources in command-line order: a file, then -o on top. */
 static int load_policy(const struct cli_call *c, struct policy *pol, psrun_error *err)
 {
@@ -76,9 +66,15 @@ static int cmd_run(struct cli_call *c, psrun_error *err)
         int result_fd = -1;
         const char *fd_arg = c->value[RUN_RESULT_FD];
         int r = load_policy(c, &pol, err);
-        if (r >= 0 && fd_arg && (parse_fd(fd_arg, &result_fd) < 0 || fcntl(result_fd, F_GETFD) < 0))
-                r = psrun_error_set(err, EBADF, "--result-fd: `%s` is not an open file descriptor",
-                                    fd_arg);
+        if (r >= 0 && fd_arg) {
+                int64_t fd = -1;
+                r = number_parse_option("--result-fd", fd_arg, 0, INT_MAX, &fd, err);
+                if (r >= 0 && fcntl((int) fd, F_GETFD) < 0)
+                        r = psrun_error_set(err, EBADF,
+                                            "--result-fd: %d is not an open file descriptor",
+                                            (int) fd);
+                result_fd = (int) fd;
+        }
         if (r >= 0 && c->n_args == 0)
                 r = psrun_error_set(err, EINVAL,
                                     "run: no command given (usage: psrun run [OPTIONS] -- CMD "

@@ -29,6 +29,7 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "common/number.h"
 #include "runtime/launch.h"
 #include "runtime/oci/console.h"
 #include "runtime/oci/hooks.h"
@@ -426,6 +427,38 @@ static int wait_exec(struct launch *l, const struct plan *plan, bool detach, int
 
 /* The container's process with exec's flags on top. Shallow: it points into
  * config and o, and owns only the env vector (*env_owned). */
+/* exec --user UID[:GID]: each a strict decimal id. (uid_t) -1 means "leave
+ * unchanged" to setresuid, so it is refused rather than taken as an id. */
+static int parse_user(const char *user, uint32_t *uid, uint32_t *gid, psrun_error *err)
+{
+        char uid_text[32];
+        const char *colon = strchr(user, ':');
+        const char *uid_part = user;
+        int64_t v;
+        if (colon) {
+                /* A uid part too long for the buffer is refused whole, colon
+                 * and all: no id has that many digits. */
+                size_t len = (size_t) (colon - user);
+                if (len < sizeof(uid_text)) {
+                        memcpy(uid_text, user, len);
+                        uid_text[len] = '\0';
+                        uid_part = uid_text;
+                }
+        }
+        int r = number_parse_option("exec: --user: uid", uid_part, 0, UINT32_MAX - 1, &v, err);
+        if (r < 0)
+                return r;
+        *uid = (uint32_t) v;
+        *gid = 0;
+        if (!colon)
+                return 0;
+        r = number_parse_option("exec: --user: gid", colon + 1, 0, UINT32_MAX - 1, &v, err);
+        if (r < 0)
+                return r;
+        *gid = (uint32_t) v;
+        return 0;
+}
+
 static int exec_process(const struct oci_config *config, const struct oci_exec_options *o,
                         struct oci_process *p, struct oci_capabilities *caps, char ***env_owned,
                         psrun_error *err)
@@ -445,14 +478,12 @@ static int exec_process(const struct oci_config *config, const struct oci_exec_o
         if (o->no_new_privs)
                 p->no_new_privileges = true;
         if (o->user) {
-                unsigned uid, gid = 0;
-                char extra;
-                int n = sscanf(o->user, "%u:%u%c", &uid, &gid, &extra);
-                if (n != 1 && n != 2)
-                        return psrun_error_set(err, EINVAL, "exec: --user: `%s` is not UID[:GID]",
-                                               o->user);
+                uint32_t uid, gid;
+                int r = parse_user(o->user, &uid, &gid, err);
+                if (r < 0)
+                        return r;
                 p->user.uid = uid;
-                p->user.gid = n == 2 ? gid : 0;
+                p->user.gid = gid;
                 p->user.additional_gids = NULL;
                 p->user.n_additional_gids = 0;
         }
