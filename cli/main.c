@@ -190,6 +190,23 @@ static const struct command *find_command(const char *name, const struct command
         return NULL;
 }
 
+/* The usage: on stdout when asked for, on stderr after a usage error. */
+static void print_usage(FILE *out)
+{
+        fprintf(out, "Usage: psrun COMMAND [OPTIONS]\n\npsrun runs untrusted code in a sandbox: "
+                     "namespaces, a read-only root,\ncgroup limits, no capabilities, seccomp and "
+                     "Landlock.\n\nCommands:\n");
+        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+                fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "\nOCI runtime commands (runc's interface, for Docker, containerd and "
+                     "Kubernetes;\nglobal options --root, --log, --log-format, --debug come "
+                     "first):\n");
+        for (size_t i = 0; i < oci_command_set.n_commands; i++)
+                fprintf(out, "  %-10s %s\n", oci_command_set.commands[i].name,
+                        oci_command_set.commands[i].summary);
+        fprintf(out, "\nRun `psrun help COMMAND` for a command's options.\n");
+}
+
 static void print_help(const char *name)
 {
         const struct command *cmd = name ? find_command(name, NULL) : NULL;
@@ -205,21 +222,15 @@ static void print_help(const char *name)
                                "the command could not be executed or found.\n");
                 return;
         }
-        printf("Usage: psrun COMMAND [OPTIONS]\n\npsrun runs untrusted code in a sandbox: "
-               "namespaces, a read-only root,\ncgroup limits, no capabilities, seccomp and "
-               "Landlock.\n\nCommands:\n");
-        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-                printf("  %-10s %s\n", commands[i].name, commands[i].summary);
-        printf("\nOCI runtime commands (runc's interface, for Docker, containerd and "
-               "Kubernetes;\nglobal options --root, --log, --log-format, --debug come first):\n");
-        for (size_t i = 0; i < oci_command_set.n_commands; i++)
-                printf("  %-10s %s\n", oci_command_set.commands[i].name,
-                       oci_command_set.commands[i].summary);
-        printf("\nRun `psrun help COMMAND` for a command's options.\n");
+        print_usage(stdout);
 }
 
 static int cmd_help(struct cli_call *c, psrun_error *err)
 {
+        char shown[128];
+        if (c->n_args && !find_command(c->args[0], NULL))
+                return psrun_error_set(err, EINVAL, "help: unknown command `%s` (see `psrun help`)",
+                                       number_shown(c->args[0], shown, sizeof(shown)));
         print_help(c->n_args ? c->args[0] : NULL);
         return 0;
 }
@@ -237,7 +248,7 @@ int main(int argc, char **argv)
         argc -= skip;
         argv += skip;
         if (argc < 2) {
-                print_help(NULL);
+                print_usage(stderr);
                 return EXIT_PSRUN;
         }
         const char *name = argv[1];
@@ -248,7 +259,9 @@ int main(int argc, char **argv)
         const struct command_set *set = NULL;
         const struct command *cmd = find_command(name, &set);
         if (!cmd) {
-                fprintf(stderr, "psrun: unknown command `%s` (see `psrun help`)\n", argv[1]);
+                char shown[128];
+                fprintf(stderr, "psrun: unknown command `%s` (see `psrun help`)\n",
+                        number_shown(argv[1], shown, sizeof(shown)));
                 return EXIT_PSRUN;
         }
         if (cmd->run == cmd_run && cli_wants_oci_run(argc - 1, argv + 1)) {

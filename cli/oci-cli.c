@@ -30,8 +30,16 @@
 
 #define EXIT_OCI 1
 
+/* Whether begin() set up the log: before that (a bad --log or
+ * --log-format), errors go to stderr once, as psrun's own. */
+static bool log_ready;
+
 static int oci_fail(const psrun_error *err)
 {
+        if (!log_ready) {
+                fprintf(stderr, "psrun: %s\n", err->msg);
+                return EXIT_OCI;
+        }
         oci_log(OCI_LOG_ERROR, "%s", err->msg);
         /* As runc: a fatal error reaches stderr too when the log is a file
          * (a human at a terminal; the shim reads the log). */
@@ -58,24 +66,22 @@ static int parse_preserve_fds(const char *s, unsigned *ret, psrun_error *err)
  * options are parsed. */
 static int begin(struct cli_call *c, psrun_error *err)
 {
+        char shown[128];
         int format = OCI_LOG_TEXT;
         if (cli_globals.log_format &&
-            (format = oci_log_format_from_string(cli_globals.log_format)) < 0) {
-                fprintf(stderr, "psrun: --log-format: `%s` is not text or json\n",
-                        cli_globals.log_format);
-                return -EINVAL;
-        }
+            (format = oci_log_format_from_string(cli_globals.log_format)) < 0)
+                return psrun_error_set(err, EINVAL, "--log-format: `%s` is not text or json",
+                                       number_shown(cli_globals.log_format, shown, sizeof(shown)));
         int r = oci_log_open(cli_globals.log, (enum oci_log_format) format, cli_globals.debug, err);
-        if (r < 0) {
-                fprintf(stderr, "psrun: %s\n", err->msg);
+        if (r < 0)
                 return r;
-        }
+        log_ready = true;
         if (cli_globals.cgroup_manager && strcmp(cli_globals.cgroup_manager, "cgroupfs") != 0 &&
             strcmp(cli_globals.cgroup_manager, "systemd") != 0 &&
             strcmp(cli_globals.cgroup_manager, "disabled") != 0)
                 return psrun_error_set(
                         err, EINVAL, "--cgroup-manager: `%s` is not cgroupfs, systemd or disabled",
-                        cli_globals.cgroup_manager);
+                        number_shown(cli_globals.cgroup_manager, shown, sizeof(shown)));
         return 0;
 }
 
