@@ -13,6 +13,7 @@
 #include "policy/policy.h"
 #include "runtime/cgroup/cgroup.h"
 #include "cli/cli.h"
+#include "runtime/oci/container.h"
 #include "runtime/oci/state.h"
 #include "runtime/run.h"
 
@@ -137,7 +138,20 @@ static int cmd_gc(struct cli_call *c, psrun_error *err)
         int r = cgroup_gc(c->value[GC_CGROUP_PARENT], err);
         if (r < 0)
                 return r;
-        printf("removed %d leftover cgroup%s\n", r, r == 1 ? "" : "s");
+        /* The OCI root (--root, default /run/psrun) when it exists: gc never
+         * makes one. */
+        const char *root_path = cli_globals.root ? cli_globals.root : OCI_ROOT_DEFAULT;
+        int containers = 0;
+        if (access(root_path, F_OK) == 0) {
+                _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+                containers = oci_root_open(root_path, &root, err);
+                if (containers >= 0)
+                        containers = oci_gc(root, err);
+                if (containers < 0)
+                        return containers;
+        }
+        printf("removed %d leftover cgroup%s and %d OCI container%s whose creator died\n", r,
+               r == 1 ? "" : "s", containers, containers == 1 ? "" : "s");
         return 0;
 }
 
@@ -242,6 +256,12 @@ void cli_command_help(const char *name)
 
 int main(int argc, char **argv)
 {
+        /* Before psrun opens anything of its own. */
+        cli_globals.first_free_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+        if (cli_globals.first_free_fd >= 0)
+                close(cli_globals.first_free_fd);
+        else
+                cli_globals.first_free_fd = 3;
         int skip = cli_parse_globals(argc, argv);
         if (skip < 0)
                 return EXIT_PSRUN;

@@ -56,9 +56,18 @@ static int parse_preserve_fds(const char *s, unsigned *ret, psrun_error *err)
 {
         int64_t v;
         int r = number_parse_option("--preserve-fds", s, 0, PRESERVE_FDS_MAX, &v, err);
-        if (r >= 0)
-                *ret = (unsigned) v;
-        return r;
+        if (r < 0)
+                return r;
+        /* Only the caller's fds: one that was not open when psrun started
+         * would be psrun's own by now (the state root, the container's lock,
+         * a cgroup directory), and init would hold them. */
+        if (3 + v > cli_globals.first_free_fd)
+                return psrun_error_set(err, EBADF,
+                                       "--preserve-fds: %u asked for (fds 3..%u), but fd %d is "
+                                       "not open",
+                                       (unsigned) v, (unsigned) (2 + v), cli_globals.first_free_fd);
+        *ret = (unsigned) v;
+        return 0;
 }
 
 /* The log, first thing in every command (so that even a usage error goes

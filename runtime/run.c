@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/child.h"
 #include "runtime/launch.h"
@@ -258,6 +259,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
         if (r < 0)
                 return setup_error(res, err, r);
+        fault_point("run:cgroup");
         _cleanup_(unblock_signals) struct forwarding fwd = {.signal_fd = -1};
         if (o->forward_signals)
                 (void) block_signals(&fwd);
@@ -267,12 +269,17 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
                 return fail(res, err, r, start);
+        fault_point("run:cloned");
         /* The child builds its root while we put it in its cgroups, and
          * starts the command only once it is in them: nothing of the command
          * runs unconfined. */
         r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
+                fault_point("run:confined");
+        if (r >= 0)
                 r = launch_release(&l, err);
+        if (r >= 0)
+                fault_point("run:released");
         struct supervisor s = {
                 .plan = &plan,
                 .cg = cg,

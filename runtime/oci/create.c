@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/fileio.h"
 #include "common/number.h"
 #include "runtime/launch.h"
@@ -180,6 +181,34 @@ static int check_cgroup_manager(const struct oci_create_options *o, psrun_error 
         return 0;
 }
 
+static int record_planned_cgroups(struct oci_container *c, struct oci_state *st,
+                                  const struct oci_linux *lx, const char *id, psrun_error *err)
+{
+        _cleanup_strv_free_ char **paths = NULL;
+        int r = cgroup_plan_at(lx ? lx->cgroups_path : NULL, id, &paths, err);
+        for (size_t i = 0; r >= 0 && paths[i]; i++)
+                r = oci_state_add_cgroup_path(st, paths[i], err);
+        if (r >= 0)
+                r = oci_state_write(c, st, err);
+        return r;
+}
+
+/* Annotations are kept in state.json: refuse before anything exists what
+ * would make a state too large to read back (and so a container that no
+ * command could delete). */
+static int check_annotations_size(const struct oci_config *config, psrun_error *err)
+{
+        size_t total = 0;
+        for (size_t i = 0; i < config->n_annotations; i++)
+                total += strlen(config->annotations[i].key) + strlen(config->annotations[i].value);
+        if (total > OCI_ANNOTATIONS_MAX_SIZE)
+                return psrun_error_set(err, EFBIG,
+                                       "annotations: %zu bytes of keys and values, more than the "
+                                       "%u KiB psrun keeps",
+                                       total, OCI_ANNOTATIONS_MAX_SIZE >> 10);
+        return 0;
+}
+
 int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t *ret_pid,
                int *ret_pidfd, psrun_error *err)
 {
@@ -243,10 +272,13 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 return psrun_error_set(err, EINVAL,
                                        "--console-socket: given, but process.terminal is false");
 
-        r = oci_state_init(&st, o->id, bundle, err);
+        r = check_annotations_size(&config, err);
+        if (r >= 0)
+                r = oci_state_init(&st, o->id, bundle, err);
+        /* The parser checked that the keys are unique. */
         for (size_t i = 0; r >= 0 && i < config.n_annotations; i++)
-                r = oci_state_add_annotation(&st, config.annotations[i].key,
-                                             config.annotations[i].value, err);
+                r = oci_state_append_annotation(&st, config.annotations[i].key,
+                                                config.annotations[i].value, err);
         if (r >= 0 && !(st.rootfs = strdup(plan.rootfs_dir)))
                 r = psrun_error_errno(err, ENOMEM, "state");
         st.detached = o->detached;
@@ -254,9 +286,17 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = oci_container_create(root, o->id, &st, &c, err);
         if (r < 0)
                 return r;
+        fault_point("create:state");
 
         /* From here on, a failure removes what was made. */
         r = save_config(c, config_text, config_len, err);
+        /* The cgroups go into the state before they exist: a create killed
+         * from here on leaves a state from which delete --force and gc
+         * find everything. */
+        if (r >= 0 && !o->no_cgroups)
+                r = record_planned_cgroups(c, &st, config.linux_, o->id, err);
+        if (r >= 0)
+                fault_point("create:planned");
         if (r >= 0 && !o->no_cgroups) {
                 const struct oci_linux *lx = config.linux_;
                 const struct oci_resources *given = lx ? lx->resources : NULL;
@@ -268,12 +308,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                         r = cgroup_create_at(lx ? lx->cgroups_path : NULL, o->id,
                                              given ? &res : NULL, &cg, err);
         }
-        char **paths = NULL;
-        if (r >= 0 && cg && (r = cgroup_paths(cg, &paths, err)) >= 0) {
-                for (size_t i = 0; r >= 0 && paths[i]; i++)
-                        r = oci_state_add_cgroup_path(&st, paths[i], err);
-                strv_free(paths);
-        }
+        if (r >= 0)
+                fault_point("create:cgroups");
         if (r >= 0)
                 r = oci_container_make_fifo(c, OCI_EXEC_FIFO, err);
         if (r >= 0) {
@@ -291,6 +327,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = launch_clone(&plan, cg, &l, err);
         leave_pid_namespace(&own_pidns);
         if (r >= 0)
+                fault_point("create:cloned");
+        if (r >= 0)
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
                 r = write_oom_score_adj(l.pid, config.process, err);
@@ -298,6 +336,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = oci_state_set_pid(&st, l.pid, err);
         if (r >= 0)
                 r = oci_state_write(c, &st, err);
+        if (r >= 0)
+                fault_point("create:pid");
         /* runtime.md: prestart (deprecated) and createRuntime hooks run once
          * the namespaces exist, before the root is finished. Docker's
          * network setup is a prestart hook. */
@@ -308,7 +348,11 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         if (r >= 0)
                 r = launch_release(&l, err);
         if (r >= 0)
+                fault_point("create:released");
+        if (r >= 0)
                 r = wait_ready(&l, &plan, err);
+        if (r >= 0)
+                fault_point("create:ready");
         if (r >= 0)
                 r = oci_run_hooks(&config, OCI_HOOK_CREATE_CONTAINER, &st, l.pidfd, err);
         if (r >= 0) {
