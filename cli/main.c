@@ -30,7 +30,7 @@ static void log_note(void *userdata, enum log_level level, const char *msg)
 
 /* ---- psrun run ---- */
 
-enum { RUN_POLICY, RUN_OPTION, RUN_JSON, RUN_RESULT_FD, RUN_CGROUP_PARENT };
+enum { RUN_POLICY, RUN_OPTION, RUN_JSON, RUN_RESULT_FD, RUN_CGROUP_PARENT, RUN_VERBOSE };
 static const struct option_def run_options[] = {
         [RUN_POLICY] = {"policy", 'p', "FILE", "load the policy from a YAML or JSON file"},
         [RUN_OPTION] = {"option", 'o', "KEY=VALUE",
@@ -39,6 +39,9 @@ static const struct option_def run_options[] = {
         [RUN_RESULT_FD] = {"result-fd", 0, "N", "write the result JSON to file descriptor N"},
         [RUN_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH",
                                "create cgroups below PATH instead of psrun's own cgroup"},
+        [RUN_VERBOSE] = {"verbose", 'v', NULL,
+                         "note optional layers this host lacks on stderr (they are always in "
+                         "the result's \"layers\")"},
         {0},
 };
 
@@ -61,8 +64,10 @@ static int cmd_run(struct cli_call *c, psrun_error *err)
         _cleanup_(policy_free) struct policy pol;
         if (policy_init(&pol) < 0)
                 return psrun_error_set(err, ENOMEM, "out of memory");
+        /* Notes only with --verbose: stderr carries one line per error and
+         * nothing the command did not write. */
         struct run_options ro = {.forward_signals = true,
-                                 .log = log_note,
+                                 .log = c->value[RUN_VERBOSE] ? log_note : NULL,
                                  .cgroup_parent = c->value[RUN_CGROUP_PARENT]};
         int result_fd = -1;
         const char *fd_arg = c->value[RUN_RESULT_FD];

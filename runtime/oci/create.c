@@ -117,6 +117,9 @@ static int wait_ready(struct launch *l, const struct plan *plan, psrun_error *er
                 launch_describe_error(plan, &m, msg, sizeof(msg));
                 return psrun_error_set(err, m.err ? m.err : EIO, "%s", msg);
         }
+        char how[64];
+        if (launch_child_died(l, how, sizeof(how)))
+                return psrun_error_set(err, ECHILD, "the container's init %s during set-up", how);
         return psrun_error_set(err, ECHILD, "container init exited during setup");
 }
 
