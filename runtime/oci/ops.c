@@ -124,6 +124,9 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
         return delete_locked(root, c, &st, force, err);
 }
 
+/* How long gc waits for the lock of a container still "creating". */
+#define GC_LOCK_WAIT_MS 2000
+
 int oci_gc(struct oci_root *root, psrun_error *err)
 {
         _cleanup_strv_free_ char **ids = NULL;
@@ -134,11 +137,18 @@ int oci_gc(struct oci_root *root, psrun_error *err)
         for (size_t i = 0; ids[i]; i++) {
                 _cleanup_(oci_container_closep) struct oci_container *c = NULL;
                 _cleanup_(oci_state_free) struct oci_state st = {0};
-                /* A create holds the lock from start to end: a free lock on a
-                 * container still "creating" means its creator died. Any
-                 * other state is its owner's to delete. */
+                /* A create holds the lock from start to end: a lock that
+                 * comes free on a container still "creating" means its
+                 * creator died. (Its init may hold the lock a moment longer,
+                 * until it sees its parent gone: hence the wait.) Any other
+                 * state is its owner's to delete. The state is read without
+                 * the lock first (it is replaced atomically), so that live
+                 * containers cost no wait. */
                 if (oci_container_open(root, ids[i], &c, NULL) < 0 ||
-                    oci_container_lock_timeout(c, OCI_LOCK_EXCLUSIVE, 0, NULL) < 0 ||
+                    oci_state_read(c, &st, NULL) < 0 || st.status != OCI_STATUS_CREATING)
+                        continue;
+                oci_state_free(&st);
+                if (oci_container_lock_timeout(c, OCI_LOCK_EXCLUSIVE, GC_LOCK_WAIT_MS, NULL) < 0 ||
                     oci_state_read(c, &st, NULL) < 0 || st.status != OCI_STATUS_CREATING)
                         continue;
                 psrun_error e = {0};
