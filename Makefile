@@ -45,7 +45,8 @@ TEST_TIERS := unit kernel integration escape oci
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
-.PHONY: all deps tests check check-layering print-lib-srcs check-unit check-vm demo bench clean install format format-check fuzz fuzz-build
+.PHONY: all deps tests check check-layering print-lib-srcs check-unit check-vm demo bench clean install format format-check fuzz fuzz-build \
+        soak
 
 all: $(PSRUN) $(SHARED)
 
@@ -122,6 +123,13 @@ check-layering:
 
 print-lib-srcs:
 	@echo $(LIB_SRCS)
+
+# The soak tier, long: 1,000 sequential and 1,000 8-way concurrent runs, OCI
+# cycles, 200 random SIGKILLs, every named kill point, the bad-input table
+# (tests/soak/soak.sh; make check runs its --short version).
+soak: deps
+	@$(MAKE) --no-print-directory $(PSRUN)
+	@tests/soak/soak.sh $(BUILD) --long
 
 check-unit: $(BUILD)/tests/unit
 	$(BUILD)/tests/unit

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/number.h"
+
 struct cli_globals cli_globals;
 
 static const struct option_def help_option = {"help", 'h', NULL, "show this help"};
@@ -86,7 +88,7 @@ static void refused_option(char *buf, size_t size, char **argv)
         if (optopt > 0 && optopt < 256)
                 snprintf(buf, size, "-%c", optopt);
         else
-                snprintf(buf, size, "%s", argv[optind - 1]);
+                number_shown(argv[optind - 1], buf, size); /* cut: it may be 3,000 characters */
 }
 
 static int record(struct cli_call *c, int i, const char *v, psrun_error *err)
@@ -232,6 +234,14 @@ int cli_parse_globals(int argc, char **argv)
                         cli_globals.systemd_cgroup = 1;
                         break;
                 case G_ROOTLESS:
+                        if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0 &&
+                            strcmp(value, "auto") != 0) {
+                                char shown[128];
+                                fprintf(stderr,
+                                        "psrun: --rootless: `%s` is not true, false or auto\n",
+                                        number_shown(value, shown, sizeof(shown)));
+                                return -1;
+                        }
                         cli_globals.rootless = value;
                         break;
                 case G_CGROUP_MANAGER:

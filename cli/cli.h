@@ -88,6 +88,10 @@ struct cli_globals {
         const char *rootless;
         int debug;
         int systemd_cgroup;
+        /* The lowest fd (>= 3) that was not open when psrun started: fds
+         * 3..first_free_fd-1 are the caller's, everything from there on
+         * may be psrun's own (--preserve-fds must never pass those). */
+        int first_free_fd;
 };
 
 extern struct cli_globals cli_globals;

@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/number.h"
 #include "policy/policy.h"
 #include "runtime/cgroup/cgroup.h"
 #include "cli/cli.h"
+#include "runtime/oci/container.h"
 #include "runtime/oci/state.h"
 #include "runtime/run.h"
 
@@ -30,7 +32,7 @@ static void log_note(void *userdata, enum log_level level, const char *msg)
 
 /* ---- psrun run ---- */
 
-enum { RUN_POLICY, RUN_OPTION, RUN_JSON, RUN_RESULT_FD, RUN_CGROUP_PARENT };
+enum { RUN_POLICY, RUN_OPTION, RUN_JSON, RUN_RESULT_FD, RUN_CGROUP_PARENT, RUN_VERBOSE };
 static const struct option_def run_options[] = {
         [RUN_POLICY] = {"policy", 'p', "FILE", "load the policy from a YAML or JSON file"},
         [RUN_OPTION] = {"option", 'o', "KEY=VALUE",
@@ -39,19 +41,11 @@ static const struct option_def run_options[] = {
         [RUN_RESULT_FD] = {"result-fd", 0, "N", "write the result JSON to file descriptor N"},
         [RUN_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH",
                                "create cgroups below PATH instead of psrun's own cgroup"},
+        [RUN_VERBOSE] = {"verbose", 'v', NULL,
+                         "note optional layers this host lacks on stderr (they are always in "
+                         "the result's \"layers\")"},
         {0},
 };
-
-static int parse_fd(const char *s, int *fd)
-{
-        char *end;
-        errno = 0;
-        long v = strtol(s, &end, 10);
-        if (errno || *end || end == s || v < 0 || v > INT_MAX)
-                return -EINVAL;
-        *fd = (int) v;
-        return 0;
-}
 
 /* The policy's sources in command-line order: a file, then -o on top. */
 static int load_policy(const struct cli_call *c, struct policy *pol, psrun_error *err)
@@ -72,15 +66,23 @@ static int cmd_run(struct cli_call *c, psrun_error *err)
         _cleanup_(policy_free) struct policy pol;
         if (policy_init(&pol) < 0)
                 return psrun_error_set(err, ENOMEM, "out of memory");
+        /* Notes only with --verbose: stderr carries one line per error and
+         * nothing the command did not write. */
         struct run_options ro = {.forward_signals = true,
-                                 .log = log_note,
+                                 .log = c->value[RUN_VERBOSE] ? log_note : NULL,
                                  .cgroup_parent = c->value[RUN_CGROUP_PARENT]};
         int result_fd = -1;
         const char *fd_arg = c->value[RUN_RESULT_FD];
         int r = load_policy(c, &pol, err);
-        if (r >= 0 && fd_arg && (parse_fd(fd_arg, &result_fd) < 0 || fcntl(result_fd, F_GETFD) < 0))
-                r = psrun_error_set(err, EBADF, "--result-fd: `%s` is not an open file descriptor",
-                                    fd_arg);
+        if (r >= 0 && fd_arg) {
+                int64_t fd = -1;
+                r = number_parse_option("--result-fd", fd_arg, 0, INT_MAX, &fd, err);
+                if (r >= 0 && fcntl((int) fd, F_GETFD) < 0)
+                        r = psrun_error_set(err, EBADF,
+                                            "--result-fd: %d is not an open file descriptor",
+                                            (int) fd);
+                result_fd = (int) fd;
+        }
         if (r >= 0 && c->n_args == 0)
                 r = psrun_error_set(err, EINVAL,
                                     "run: no command given (usage: psrun run [OPTIONS] -- CMD "
@@ -160,7 +162,20 @@ static int cmd_gc(struct cli_call *c, psrun_error *err)
         int r = cgroup_gc(c->value[GC_CGROUP_PARENT], err);
         if (r < 0)
                 return r;
-        printf("removed %d leftover cgroup%s\n", r, r == 1 ? "" : "s");
+        /* The OCI root (--root, default /run/psrun) when it exists: gc never
+         * makes one. */
+        const char *root_path = cli_globals.root ? cli_globals.root : OCI_ROOT_DEFAULT;
+        int containers = 0;
+        if (access(root_path, F_OK) == 0) {
+                _cleanup_(oci_root_closep) struct oci_root *root = NULL;
+                containers = oci_root_open(root_path, &root, err);
+                if (containers >= 0)
+                        containers = oci_gc(root, err);
+                if (containers < 0)
+                        return containers;
+        }
+        printf("removed %d leftover cgroup%s and %d OCI container%s whose creator died\n", r,
+               r == 1 ? "" : "s", containers, containers == 1 ? "" : "s");
         return 0;
 }
 
@@ -213,6 +228,23 @@ static const struct command *find_command(const char *name, const struct command
         return NULL;
 }
 
+/* The usage: on stdout when asked for, on stderr after a usage error. */
+static void print_usage(FILE *out)
+{
+        fprintf(out, "Usage: psrun COMMAND [OPTIONS]\n\npsrun runs untrusted code in a sandbox: "
+                     "namespaces, a read-only root,\ncgroup limits, no capabilities, seccomp and "
+                     "Landlock.\n\nCommands:\n");
+        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+                fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "\nOCI runtime commands (runc's interface, for Docker, containerd and "
+                     "Kubernetes;\nglobal options --root, --log, --log-format, --debug come "
+                     "first):\n");
+        for (size_t i = 0; i < oci_command_set.n_commands; i++)
+                fprintf(out, "  %-10s %s\n", oci_command_set.commands[i].name,
+                        oci_command_set.commands[i].summary);
+        fprintf(out, "\nRun `psrun help COMMAND` for a command's options.\n");
+}
+
 static void print_help(const char *name)
 {
         const struct command *cmd = name ? find_command(name, NULL) : NULL;
@@ -228,21 +260,15 @@ static void print_help(const char *name)
                                "the command could not be executed or found.\n");
                 return;
         }
-        printf("Usage: psrun COMMAND [OPTIONS]\n\npsrun runs untrusted code in a sandbox: "
-               "namespaces, a read-only root,\ncgroup limits, no capabilities, seccomp and "
-               "Landlock.\n\nCommands:\n");
-        for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-                printf("  %-10s %s\n", commands[i].name, commands[i].summary);
-        printf("\nOCI runtime commands (runc's interface, for Docker, containerd and "
-               "Kubernetes;\nglobal options --root, --log, --log-format, --debug come first):\n");
-        for (size_t i = 0; i < oci_command_set.n_commands; i++)
-                printf("  %-10s %s\n", oci_command_set.commands[i].name,
-                       oci_command_set.commands[i].summary);
-        printf("\nRun `psrun help COMMAND` for a command's options.\n");
+        print_usage(stdout);
 }
 
 static int cmd_help(struct cli_call *c, psrun_error *err)
 {
+        char shown[128];
+        if (c->n_args && !find_command(c->args[0], NULL))
+                return psrun_error_set(err, EINVAL, "help: unknown command `%s` (see `psrun help`)",
+                                       number_shown(c->args[0], shown, sizeof(shown)));
         print_help(c->n_args ? c->args[0] : NULL);
         return 0;
 }
@@ -263,6 +289,12 @@ static bool reaches_into_container(const char *name, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+        /* Before psrun opens anything of its own. */
+        cli_globals.first_free_fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+        if (cli_globals.first_free_fd >= 0)
+                close(cli_globals.first_free_fd);
+        else
+                cli_globals.first_free_fd = 3;
         char **full_argv = argv;
         int skip = cli_parse_globals(argc, argv);
         if (skip < 0)
@@ -270,7 +302,7 @@ int main(int argc, char **argv)
         argc -= skip;
         argv += skip;
         if (argc < 2) {
-                print_help(NULL);
+                print_usage(stderr);
                 return EXIT_PSRUN;
         }
         const char *name = argv[1];
@@ -281,7 +313,9 @@ int main(int argc, char **argv)
         const struct command_set *set = NULL;
         const struct command *cmd = find_command(name, &set);
         if (!cmd) {
-                fprintf(stderr, "psrun: unknown command `%s` (see `psrun help`)\n", argv[1]);
+                char shown[128];
+                fprintf(stderr, "psrun: unknown command `%s` (see `psrun help`)\n",
+                        number_shown(argv[1], shown, sizeof(shown)));
                 return EXIT_PSRUN;
         }
         if (reaches_into_container(name, argc - 1, argv + 1)) {

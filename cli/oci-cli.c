@@ -20,6 +20,7 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "common/json.h"
+#include "common/number.h"
 #include "policy/policy.h"
 #include "cli/cli.h"
 #include "runtime/oci/container.h"
@@ -29,8 +30,16 @@
 
 #define EXIT_OCI 1
 
+/* Whether begin() set up the log: before that (a bad --log or
+ * --log-format), errors go to stderr once, as psrun's own. */
+static bool log_ready;
+
 static int oci_fail(const psrun_error *err)
 {
+        if (!log_ready) {
+                fprintf(stderr, "psrun: %s\n", err->msg);
+                return EXIT_OCI;
+        }
         oci_log(OCI_LOG_ERROR, "%s", err->msg);
         /* As runc: a fatal error reaches stderr too when the log is a file
          * (a human at a terminal; the shim reads the log). */
@@ -39,11 +48,24 @@ static int oci_fail(const psrun_error *err)
         return EXIT_OCI;
 }
 
-static int parse_uint(const char *what, const char *s, unsigned *ret, psrun_error *err)
+/* --preserve-fds N: no more than the kernel's largest fd table (nr_open's
+ * ceiling). */
+#define PRESERVE_FDS_MAX (1 << 20)
+
+static int parse_preserve_fds(const char *s, unsigned *ret, psrun_error *err)
 {
-        uint64_t v;
-        if (parse_uint64(s, &v) < 0 || v > UINT_MAX)
-                return psrun_error_set(err, EINVAL, "%s: `%s` is not a number", what, s);
+        int64_t v;
+        int r = number_parse_option("--preserve-fds", s, 0, PRESERVE_FDS_MAX, &v, err);
+        if (r < 0)
+                return r;
+        /* Only the caller's fds: one that was not open when psrun started
+         * would be psrun's own by now (the state root, the container's lock,
+         * a cgroup directory), and init would hold them. */
+        if (3 + v > cli_globals.first_free_fd)
+                return psrun_error_set(err, EBADF,
+                                       "--preserve-fds: %u asked for (fds 3..%u), but fd %d is "
+                                       "not open",
+                                       (unsigned) v, (unsigned) (2 + v), cli_globals.first_free_fd);
         *ret = (unsigned) v;
         return 0;
 }
@@ -53,24 +75,22 @@ static int parse_uint(const char *what, const char *s, unsigned *ret, psrun_erro
  * options are parsed. */
 static int begin(struct cli_call *c, psrun_error *err)
 {
+        char shown[128];
         int format = OCI_LOG_TEXT;
         if (cli_globals.log_format &&
-            (format = oci_log_format_from_string(cli_globals.log_format)) < 0) {
-                fprintf(stderr, "psrun: --log-format: `%s` is not text or json\n",
-                        cli_globals.log_format);
-                return -EINVAL;
-        }
+            (format = oci_log_format_from_string(cli_globals.log_format)) < 0)
+                return psrun_error_set(err, EINVAL, "--log-format: `%s` is not text or json",
+                                       number_shown(cli_globals.log_format, shown, sizeof(shown)));
         int r = oci_log_open(cli_globals.log, (enum oci_log_format) format, cli_globals.debug, err);
-        if (r < 0) {
-                fprintf(stderr, "psrun: %s\n", err->msg);
+        if (r < 0)
                 return r;
-        }
+        log_ready = true;
         if (cli_globals.cgroup_manager && strcmp(cli_globals.cgroup_manager, "cgroupfs") != 0 &&
             strcmp(cli_globals.cgroup_manager, "systemd") != 0 &&
             strcmp(cli_globals.cgroup_manager, "disabled") != 0)
                 return psrun_error_set(
                         err, EINVAL, "--cgroup-manager: `%s` is not cgroupfs, systemd or disabled",
-                        cli_globals.cgroup_manager);
+                        number_shown(cli_globals.cgroup_manager, shown, sizeof(shown)));
         return 0;
 }
 
@@ -156,7 +176,7 @@ static int fill_create(const struct cli_call *p, struct oci_create_options *o, p
                 .systemd_cgroup = systemd_cgroup(),
         };
         if (p->value[CR_PRESERVE])
-                return parse_uint("--preserve-fds", p->value[CR_PRESERVE], &o->preserve_fds, err);
+                return parse_preserve_fds(p->value[CR_PRESERVE], &o->preserve_fds, err);
         return 0;
 }
 
@@ -394,19 +414,27 @@ static int parse_limit(const char *flag, const char *s, struct oci_opt_i64 *out,
                 *out = (struct oci_opt_i64){true, -1};
                 return 0;
         }
+        char shown[128];
         if (parse_size(s, &v) < 0 || v > INT64_MAX)
-                return psrun_error_set(err, EINVAL, "update: --%s: `%s` is not a size", flag, s);
+                return psrun_error_set(err, EINVAL, "update: --%s: `%s` is not a size", flag,
+                                       number_shown(s, shown, sizeof(shown)));
         *out = (struct oci_opt_i64){true, (int64_t) v};
         return 0;
 }
 
-static int parse_count(const char *flag, const char *s, struct oci_opt_i64 *out, psrun_error *err)
+/* The kernel's largest cpu.shares (MAX_SHARES, 2^18). */
+#define CPU_SHARES_MAX (1 << 18)
+
+/* A count in [min, max] (min -1: "unlimited" allowed). */
+static int parse_count(const char *flag, const char *s, int64_t min, int64_t max,
+                       struct oci_opt_i64 *out, psrun_error *err)
 {
-        char *end;
-        errno = 0;
-        long long v = strtoll(s, &end, 10);
-        if (errno || end == s || *end || v < -1)
-                return psrun_error_set(err, EINVAL, "update: --%s: `%s` is not a number", flag, s);
+        char option[64];
+        int64_t v;
+        snprintf(option, sizeof(option), "update: --%s", flag);
+        int r = number_parse_option(option, s, min, max, &v, err);
+        if (r < 0)
+                return r;
         *out = (struct oci_opt_i64){true, v};
         return 0;
 }
@@ -456,12 +484,14 @@ static int apply_flags(const struct cli_call *p, struct oci_resources *res, stru
                         f->cpu = *res->cpu;
                 struct oci_opt_i64 n;
                 if (v[U_CPU_SHARES] && r >= 0 &&
-                    (r = parse_count("cpu-shares", v[U_CPU_SHARES], &n, err)) >= 0)
+                    (r = parse_count("cpu-shares", v[U_CPU_SHARES], 0, CPU_SHARES_MAX, &n, err)) >=
+                            0)
                         f->cpu.shares = (struct oci_opt_u64){true, (uint64_t) n.value};
                 if (v[U_CPU_QUOTA] && r >= 0)
-                        r = parse_count("cpu-quota", v[U_CPU_QUOTA], &f->cpu.quota, err);
+                        r = parse_count("cpu-quota", v[U_CPU_QUOTA], -1, INT64_MAX, &f->cpu.quota,
+                                        err);
                 if (v[U_CPU_PERIOD] && r >= 0 &&
-                    (r = parse_count("cpu-period", v[U_CPU_PERIOD], &n, err)) >= 0)
+                    (r = parse_count("cpu-period", v[U_CPU_PERIOD], 0, INT64_MAX, &n, err)) >= 0)
                         f->cpu.period = (struct oci_opt_u64){true, (uint64_t) n.value};
                 if (v[U_CPUSET_CPUS])
                         f->cpu.cpus = (char *) v[U_CPUSET_CPUS];
@@ -469,10 +499,10 @@ static int apply_flags(const struct cli_call *p, struct oci_resources *res, stru
                         f->cpu.mems = (char *) v[U_CPUSET_MEMS];
         }
         if (v[U_PIDS_LIMIT] && r >= 0)
-                r = parse_count("pids-limit", v[U_PIDS_LIMIT], &f->pids.limit, err);
+                r = parse_count("pids-limit", v[U_PIDS_LIMIT], -1, INT64_MAX, &f->pids.limit, err);
         if (v[U_BLKIO_WEIGHT] && r >= 0) {
                 struct oci_opt_i64 n;
-                if ((r = parse_count("blkio-weight", v[U_BLKIO_WEIGHT], &n, err)) >= 0)
+                if ((r = parse_count("blkio-weight", v[U_BLKIO_WEIGHT], 0, 1000, &n, err)) >= 0)
                         f->blkio.weight = (struct oci_opt_u64){true, (uint64_t) n.value};
         }
         return r;
@@ -614,6 +644,8 @@ static void print_stats_event(const char *id, const struct cgroup_stats *s)
         fflush(stdout);
 }
 
+#define EVENTS_INTERVAL_MAX_MS (24ULL * 3600 * 1000)
+
 enum { E_STATS, E_INTERVAL };
 static const struct option_def events_options[] = {
         [E_STATS] = {"stats", 0, NULL, "print the container's statistics once and exit"},
@@ -625,10 +657,12 @@ static int cmd_events(struct cli_call *c, psrun_error *err)
 {
         uint64_t interval_ms = 5000;
         int r;
-        if (c->value[E_INTERVAL] &&
-            (parse_duration_ms(c->value[E_INTERVAL], &interval_ms) < 0 || interval_ms == 0))
-                return psrun_error_set(err, EINVAL, "events: --interval: `%s` is not a duration",
-                                       c->value[E_INTERVAL]);
+        char shown[128];
+        if (c->value[E_INTERVAL] && (parse_duration_ms(c->value[E_INTERVAL], &interval_ms) < 0 ||
+                                     interval_ms == 0 || interval_ms > EVENTS_INTERVAL_MAX_MS))
+                return psrun_error_set(err, EINVAL,
+                                       "events: --interval: `%s` is not a duration from 1ms to 24h",
+                                       number_shown(c->value[E_INTERVAL], shown, sizeof(shown)));
         /* Until the container stops: one stats event per interval. */
         for (;;) {
                 struct cgroup_stats s = {0};
@@ -698,7 +732,7 @@ static int cmd_exec(struct cli_call *c, psrun_error *err)
                 .console_socket = v[X_CONSOLE],
         };
         if (v[X_PRESERVE])
-                r = parse_uint("--preserve-fds", v[X_PRESERVE], &o.preserve_fds, err);
+                r = parse_preserve_fds(v[X_PRESERVE], &o.preserve_fds, err);
         if (r >= 0 && v[X_PROCESS]) {
                 r = oci_process_load_file(v[X_PROCESS], &process, err);
                 o.process = &process;

@@ -713,6 +713,68 @@ static int syntax_error(struct parse_ctx *ctx, const yaml_parser_t *parser, cons
                         parser->problem ? parser->problem : "unknown");
 }
 
+static inline void yaml_event_deletep(yaml_event_t *e)
+{
+        yaml_event_delete(e);
+}
+
+/* The explicit tag of a node event, or NULL. */
+static const yaml_char_t *event_tag(const yaml_event_t *e)
+{
+        switch (e->type) {
+        case YAML_SCALAR_EVENT:
+                return e->data.scalar.tag;
+        case YAML_SEQUENCE_START_EVENT:
+                return e->data.sequence_start.tag;
+        case YAML_MAPPING_START_EVENT:
+                return e->data.mapping_start.tag;
+        default:
+                return NULL;
+        }
+}
+
+/*
+ * A pass over the events before the document is built: libyaml's loader
+ * and scanner take time quadratic in the nesting depth (50,000 levels: 9 s),
+ * so the depth is bounded here, where the parser has descended no further
+ * than the bound. Explicit tags ("!foo", "!!int") would be dropped by the
+ * key parsers, which read only the text: refused rather than ignored.
+ */
+static int prescan_yaml(struct parse_ctx *ctx, const char *buf, size_t len)
+{
+        _cleanup_(yaml_parser_delete) yaml_parser_t parser = {0};
+        char shown[SHOWN_MAX];
+        size_t depth = 0, events = 0;
+
+        if (!yaml_parser_initialize(&parser))
+                return psrun_error_errno(ctx->err, ENOMEM, "%s", ctx->name ? ctx->name : "-o");
+        yaml_parser_set_input_string(&parser, (const unsigned char *) buf, len);
+        for (;;) {
+                _cleanup_(yaml_event_deletep) yaml_event_t e = {0};
+                if (!yaml_parser_parse(&parser, &e))
+                        return syntax_error(ctx, &parser, buf, len);
+                if (e.type == YAML_STREAM_END_EVENT)
+                        return 0;
+                yaml_node_t at = {.start_mark = e.start_mark};
+                const yaml_char_t *tag = event_tag(&e);
+                if (tag)
+                        return ctx_fail(ctx, &at, NULL, EINVAL,
+                                        "YAML tag `%s` is not supported: write the value alone",
+                                        policy_escape((const char *) tag, shown, sizeof(shown)));
+                if (++events > POLICY_MAX_NODES)
+                        return ctx_fail(ctx, &at, NULL, E2BIG, "more than %d YAML values",
+                                        POLICY_MAX_NODES);
+                if (e.type == YAML_SEQUENCE_START_EVENT || e.type == YAML_MAPPING_START_EVENT) {
+                        if (++depth > POLICY_MAX_DEPTH)
+                                return ctx_fail(ctx, &at, NULL, EINVAL,
+                                                "nested too deeply (more than %d levels)",
+                                                POLICY_MAX_DEPTH);
+                } else if (e.type == YAML_SEQUENCE_END_EVENT || e.type == YAML_MAPPING_END_EVENT) {
+                        depth--;
+                }
+        }
+}
+
 /* Loads exactly one document from buf into ctx->doc. */
 static int load_yaml(struct parse_ctx *ctx, const char *buf, size_t len)
 {
@@ -720,6 +782,11 @@ static int load_yaml(struct parse_ctx *ctx, const char *buf, size_t len)
         _cleanup_(yaml_document_delete) yaml_document_t extra = {0};
         yaml_node_t *extra_root;
 
+        if (len > POLICY_MAX_DOCUMENT_SIZE)
+                return ctx_fail(ctx, NULL, NULL, EFBIG, "larger than 1 MiB");
+        int r = prescan_yaml(ctx, buf, len);
+        if (r < 0)
+                return r;
         if (!yaml_parser_initialize(&parser))
                 return psrun_error_errno(ctx->err, ENOMEM, "%s", ctx->name ? ctx->name : "-o");
         yaml_parser_set_input_string(&parser, (const unsigned char *) buf, len);

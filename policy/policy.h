@@ -163,6 +163,10 @@ const char *policy_suggest_key(const char *key);
 
 /* Largest policy document accepted (file or buffer). */
 #define POLICY_MAX_DOCUMENT_SIZE (1U << 20)
+/* Deepest nesting of lists and mappings in a policy document or -o value
+ * (as config.json's), and most YAML values (scalars, lists, mappings). */
+#define POLICY_MAX_DEPTH 64
+#define POLICY_MAX_NODES (1 << 18)
 /* Longest path accepted for workdir and mounts. */
 #define POLICY_PATH_MAX 4095
 /* Most entries in one list (env, allow_domains, mounts). */

@@ -80,10 +80,10 @@ static int parse_decimal(const char *s, const char **end, uint64_t *whole, uint6
         return 0;
 }
 
+/* The unit follows the digits directly: "1 G" is refused, as a space
+ * would be anywhere else in a number. */
 static const struct unit *find_unit(const struct unit *units, size_t n, const char *name)
 {
-        while (*name == ' ')
-                name++;
         for (size_t i = 0; i < n; i++)
                 if (ascii_caseeq(units[i].name, name))
                         return &units[i];

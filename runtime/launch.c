@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -80,13 +81,37 @@ static int write_proc_file(pid_t pid, const char *name, const char *text)
         return (size_t) n == strlen(text) ? 0 : -EIO;
 }
 
+bool launch_child_died(const struct launch *l, char *buf, size_t size)
+{
+        siginfo_t si = {0};
+        /* WNOWAIT: whoever reaps it later still gets its status. */
+        if (l->pidfd < 0 ||
+            waitid((idtype_t) P_PIDFD, (id_t) l->pidfd, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+            si.si_pid == 0)
+                return false;
+        if (si.si_code == CLD_EXITED)
+                snprintf(buf, size, "exited with status %d", si.si_status);
+        else
+                snprintf(buf, size, "was killed by signal %d (%s)", si.si_status,
+                         sigabbrev_np(si.si_status) ? sigabbrev_np(si.si_status) : "?");
+        return true;
+}
+
 static int release(struct launch *l, char what, psrun_error *err)
 {
         /* A child that failed a setup step has closed its end: not our error
          * to report, the caller reads the child's record. */
         if (send(l->sync_fd, &what, 1, MSG_NOSIGNAL) == 1 || errno == EPIPE)
                 return 0;
-        return psrun_error_errno(err, errno, "sync: release the child");
+        int r = -errno;
+        /* ECONNRESET: it died without a record (killed from outside): say
+         * that, and how, rather than what it did to the socket. */
+        char how[64];
+        for (int i = 0; i < 20 && !launch_child_died(l, how, sizeof(how)); i++)
+                usleep(5000);
+        if (launch_child_died(l, how, sizeof(how)))
+                return psrun_error_set(err, ECHILD, "the sandbox's init %s during set-up", how);
+        return psrun_error_errno(err, r, "sync: release the child");
 }
 
 int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg, psrun_error *err)

@@ -46,6 +46,10 @@ void launch_close(struct launch *l);
  * (-EPIPE) or the child exits (-ESRCH: its wait status is not reaped). */
 int launch_read_msg(struct launch *l, struct child_msg *m);
 
+/* Whether the child has exited (not reaping it), and if so how, for a
+ * message: "was killed by signal 9 (KILL)", "exited with status 1". */
+bool launch_child_died(const struct launch *l, char *buf, size_t size);
+
 /* "rootfs: mount proc on /proc: Operation not permitted" from the child's
  * {step, errno, index} record. */
 void launch_describe_error(const struct plan *plan, const struct child_msg *m, char *buf,

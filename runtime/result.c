@@ -37,6 +37,15 @@ void run_result_write_json(const struct run_result *r, FILE *f)
         fprintf(f, ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"peak_memory_bytes\":%llu",
                 (unsigned long long) r->wall_ms, (unsigned long long) r->cpu_ms,
                 (unsigned long long) r->peak_memory_bytes);
+        if (r->layers.seccomp[0]) {
+                fputs(",\"layers\":{\"seccomp\":", f);
+                json_write_string(f, r->layers.seccomp);
+                fputs(",\"landlock\":", f);
+                json_write_string(f, r->layers.landlock);
+                fputs(",\"apparmor\":", f);
+                json_write_string(f, r->layers.apparmor);
+                fputs("}", f);
+        }
         if (r->reason == RUN_REASON_SETUP_ERROR) {
                 fputs(",\"error\":", f);
                 json_write_string(f, r->error);

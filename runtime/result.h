@@ -22,6 +22,14 @@ struct run_result {
         uint64_t cpu_ms;
         uint64_t peak_memory_bytes;
         char error[512]; /* setup_error: the one-line message */
+        /* What each optional layer did ("on", "off", "unavailable", "abi 7"),
+         * empty until the plan exists: skipped layers show here, not as
+         * notes on stderr. */
+        struct {
+                char seccomp[16];
+                char landlock[16];
+                char apparmor[16];
+        } layers;
 };
 
 const char *run_reason_to_string(enum run_reason r);

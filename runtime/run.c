@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/child.h"
 #include "runtime/launch.h"
@@ -174,6 +175,24 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
         }
 }
 
+/* A layer the policy made "auto" and the host lacks is "unavailable"; one
+ * it turned off is "off". */
+static void fill_layers(const struct policy *pol, const struct plan *plan, struct run_result *res)
+{
+        snprintf(res->layers.seccomp, sizeof(res->layers.seccomp), "%s",
+                 plan->seccomp.len ? "on" : "off");
+        if (plan->landlock.ruleset_fd >= 0)
+                snprintf(res->layers.landlock, sizeof(res->layers.landlock), "abi %d",
+                         plan->landlock.abi);
+        else
+                snprintf(res->layers.landlock, sizeof(res->layers.landlock), "%s",
+                         pol->landlock == POLICY_LAYER_OFF ? "off" : "unavailable");
+        snprintf(res->layers.apparmor, sizeof(res->layers.apparmor), "%s",
+                 plan->apparmor.active               ? "on"
+                 : pol->apparmor == POLICY_LAYER_OFF ? "off"
+                                                     : "unavailable");
+}
+
 static int setup_error(struct run_result *res, psrun_error *err, int r)
 {
         res->reason = RUN_REASON_SETUP_ERROR;
@@ -254,10 +273,12 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         r = plan_from_policy(pol, argv, o, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
+        fill_layers(pol, &plan, res);
         _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
         r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
         if (r < 0)
                 return setup_error(res, err, r);
+        fault_point("run:cgroup");
         _cleanup_(unblock_signals) struct forwarding fwd = {.signal_fd = -1};
         if (o->forward_signals)
                 (void) block_signals(&fwd);
@@ -267,12 +288,17 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
                 return fail(res, err, r, start);
+        fault_point("run:cloned");
         /* The child builds its root while we put it in its cgroups, and
          * starts the command only once it is in them: nothing of the command
          * runs unconfined. */
         r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
+                fault_point("run:confined");
+        if (r >= 0)
                 r = launch_release(&l, err);
+        if (r >= 0)
+                fault_point("run:released");
         struct supervisor s = {
                 .plan = &plan,
                 .cg = cg,

@@ -95,6 +95,32 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# The soak tier, short: load, kill points and the bad-input table
+# (tests/soak/soak.sh; `make soak` runs the long version).
+if [ -x "$BUILD/psrun" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== soak: SKIPPED (needs root: namespaces, cgroups)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== soak: runs, OCI cycles, kill points, bad inputs (short)"
+		start=$(date +%s)
+		tests/soak/soak.sh "$BUILD" --short </dev/null | tee "$log"
+		soak_status=${PIPESTATUS[0]}
+		line=$(grep -E '^soak: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r sp sf <<<"$(sed -E 's/soak: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$line")"
+			total_pass=$((total_pass + sp))
+			total_fail=$((total_fail + sf))
+		else
+			total_fail=$((total_fail + 1))
+		fi
+		echo "== soak: ${line:-no summary} ($(($(date +%s) - start)) s)"
+		if [ "$soak_status" -ne 0 ] || [ -z "$line" ]; then
+			failed_tiers="$failed_tiers soak"
+		fi
+	fi
+fi
+
 if [ "$WITH_VM" = "--vm" ]; then
 	echo "== vm: the kernel matrix (scripts/vm-check.sh, docs/testing.md)"
 	scripts/vm-check.sh "$BUILD" | tee "$log"

@@ -113,6 +113,12 @@ const char *cgroup_path(const struct cgroup *cg, const char *controller);
 int cgroup_create_at(const char *path, const char *id, const struct oci_resources *res,
                      struct cgroup **ret, psrun_error *err);
 
+/* What cgroup_create_at(path, id) will make, as cgroup_paths() lists it,
+ * without making anything: create records it in the state first, so that a
+ * create killed half-way leaves nothing delete cannot find. -EBUSY when a
+ * leaf exists with processes in it. */
+int cgroup_plan_at(const char *path, const char *id, char ***ret, psrun_error *err);
+
 /* "controller:path" lines ("memory:/a/b", the cgroup2 one as "0::/a/b"),
  * NULL-terminated, malloc'd (strv_free). Paths are hierarchy-relative, as in
  * /proc/<pid>/cgroup. */

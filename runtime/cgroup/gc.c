@@ -143,6 +143,16 @@ int cgroup_gc(const char *parent, psrun_error *err)
         int r = cg_find_bases(parent, NULL, &ops, bases, err);
         if (r < 0)
                 return r;
+        /* gc looks leniently (a hierarchy without the parent is skipped),
+         * but a parent found in none is a mistake, as it is for run. */
+        bool found = false;
+        for (int s = 0; s < CG_SLOT_MAX; s++)
+                found = found || bases[s].path;
+        if (parent && !found)
+                return psrun_error_set(err, ENOENT,
+                                       "cgroup: gc: parent cgroup %s does not exist in any "
+                                       "hierarchy",
+                                       parent);
         int total = 0;
         for (;;) {
                 r = gc_below(ops, bases, err);

@@ -308,29 +308,22 @@ static void name_from_rel(struct cgroup *cg, const char *rel)
         snprintf(cg->name, sizeof(cg->name), "%s", base ? base + 1 : rel);
 }
 
-int cgroup_create_at(const char *path, const char *id, const struct oci_resources *res,
-                     struct cgroup **ret, psrun_error *err)
+/* Where cgroupsPath (or id) puts the container in every hierarchy: cg's
+ * directories (nothing made yet) and the mounts they are below. */
+static int locate_at(const char *path, const char *id, struct cgroup *cg, char *mounts[CG_SLOT_MAX],
+                     psrun_error *err)
 {
-        if (!ret)
-                return psrun_error_set(err, EINVAL, "cgroup: no result pointer");
-        *ret = NULL;
         if (!path && !is_plain_name(id))
                 return psrun_error_set(err, EINVAL,
                                        "cgroup: no cgroupsPath, and the container id \"%s\" "
                                        "cannot name a cgroup",
                                        id ? id : "");
-        const struct cgroup_ops *ops = cg_driver();
         _cleanup_(cg_host_clear) struct cg_host host = {0};
         int r = cg_host_load(&host, err);
         if (r < 0)
                 return r;
-
-        _cleanup_(cg_freep) struct cgroup *cg = cg_new(ops);
-        if (!cg)
-                return psrun_error_errno(err, ENOMEM, "cgroup");
-        char *mounts[CG_SLOT_MAX] = {0};
         for (int s = 0; s < CG_SLOT_MAX && r >= 0; s++) {
-                if (!oci_slot_wanted(ops, s))
+                if (!oci_slot_wanted(cg->ops, s))
                         continue;
                 const char *ctrl = s == CG_SLOT_UNIFIED ? NULL : cg_slot_name(s);
                 _cleanup_free_ char *own = NULL, *rel = NULL;
@@ -345,21 +338,60 @@ int cgroup_create_at(const char *path, const char *id, const struct oci_resource
                 if (r == -ENODEV)
                         r = 0;
         }
-        if (r >= 0) {
-                cg_mark_aliases(cg->dir);
-                for (int s = 0; s < CG_SLOT_MAX && !cg->name[0]; s++)
-                        if (cg->dir[s].rel)
-                                name_from_rel(cg, cg->dir[s].rel);
-                if (!cg->name[0])
-                        r = psrun_error_set(err, ENODEV, "cgroup: no cgroup hierarchy is mounted");
-        }
+        if (r < 0)
+                return r;
+        cg_mark_aliases(cg->dir);
+        for (int s = 0; s < CG_SLOT_MAX && !cg->name[0]; s++)
+                if (cg->dir[s].rel)
+                        name_from_rel(cg, cg->dir[s].rel);
+        if (!cg->name[0])
+                return psrun_error_set(err, ENODEV, "cgroup: no cgroup hierarchy is mounted");
+        return 0;
+}
+
+static void free_mounts(char *mounts[CG_SLOT_MAX])
+{
+        for (int s = 0; s < CG_SLOT_MAX; s++)
+                free(mounts[s]);
+}
+
+int cgroup_plan_at(const char *path, const char *id, char ***ret, psrun_error *err)
+{
+        _cleanup_(cg_freep) struct cgroup *cg = cg_new(cg_driver());
+        char *mounts[CG_SLOT_MAX] = {0};
+        if (!cg)
+                return psrun_error_errno(err, ENOMEM, "cgroup");
+        int r = locate_at(path, id, cg, mounts, err);
+        free_mounts(mounts);
+        /* A leaf in use is refused by cgroup_create_at too; refused here, it
+         * is never recorded as the container's (and never killed by a
+         * delete of a create that died in between). */
+        for (int s = 0; s < CG_SLOT_MAX && r >= 0; s++)
+                if (cg->dir[s].path && !cg->dir[s].alias && cg_is_dir(cg->dir[s].path))
+                        r = check_not_busy(cg->dir[s].path, err);
+        if (r >= 0)
+                r = cgroup_paths(cg, ret, err);
+        return r;
+}
+
+int cgroup_create_at(const char *path, const char *id, const struct oci_resources *res,
+                     struct cgroup **ret, psrun_error *err)
+{
+        if (!ret)
+                return psrun_error_set(err, EINVAL, "cgroup: no result pointer");
+        *ret = NULL;
+        const struct cgroup_ops *ops = cg_driver();
+        _cleanup_(cg_freep) struct cgroup *cg = cg_new(ops);
+        if (!cg)
+                return psrun_error_errno(err, ENOMEM, "cgroup");
+        char *mounts[CG_SLOT_MAX] = {0};
+        int r = locate_at(path, id, cg, mounts, err);
 
         _cleanup_(made_dirs_undo) struct made_dirs made = {0};
         for (int s = 0; s < CG_SLOT_MAX && r >= 0; s++)
                 if (cg->dir[s].path && !cg->dir[s].alias)
                         r = make_one(ops, s, mounts[s], cg->dir[s].path, res, &made, err);
-        for (int s = 0; s < CG_SLOT_MAX; s++)
-                free(mounts[s]);
+        free_mounts(mounts);
         if (r < 0)
                 return r;
         if (res && (r = ops->apply_resources(cg, res, err)) < 0)
@@ -471,6 +503,8 @@ int cgroup_remove(struct cgroup *cg, psrun_error *err)
         if (!cg)
                 return 0;
         _cleanup_(cg_freep) struct cgroup *owned = cg;
+        /* A frozen task dies only once thawed, whoever froze it. */
+        (void) cgroup_freeze(cg, false, NULL);
         int r = cg->ops->kill(cg, err);
         /* Remove what can be removed even when a process survived. */
         int rr = cg_remove_dirs(cg, r < 0 ? NULL : err);

@@ -42,6 +42,11 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err);
 /* all: every process of the container's cgroup, not only init. */
 int oci_kill(struct oci_root *root, const char *id, int sig, bool all, psrun_error *err);
 int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *err);
+/* psrun gc for the OCI root: containers still "creating" whose create died
+ * (its lock is free) are deleted as by delete --force (processes, cgroups,
+ * state), and what oci_root_sweep removes goes. Containers in any other
+ * state, or locked, are left alone. Returns how many went. */
+int oci_gc(struct oci_root *root, psrun_error *err);
 /* The state as `psrun state` prints it: liveness checked, paused read from
  * the freezer. */
 int oci_get_state(struct oci_root *root, const char *id, struct oci_state *st, psrun_error *err);

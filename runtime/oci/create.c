@@ -28,7 +28,9 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/fileio.h"
+#include "common/number.h"
 #include "runtime/launch.h"
 #include "runtime/oci/console.h"
 #include "runtime/oci/hooks.h"
@@ -115,6 +117,9 @@ static int wait_ready(struct launch *l, const struct plan *plan, psrun_error *er
                 launch_describe_error(plan, &m, msg, sizeof(msg));
                 return psrun_error_set(err, m.err ? m.err : EIO, "%s", msg);
         }
+        char how[64];
+        if (launch_child_died(l, how, sizeof(how)))
+                return psrun_error_set(err, ECHILD, "the container's init %s during set-up", how);
         return psrun_error_set(err, ECHILD, "container init exited during setup");
 }
 
@@ -176,6 +181,34 @@ static int check_cgroup_manager(const struct oci_create_options *o, psrun_error 
                                        "--systemd-cgroup: psrun manages container cgroups through "
                                        "cgroupfs only; use --cgroup-manager cgroupfs (Docker: "
                                        "native.cgroupdriver=cgroupfs)");
+        return 0;
+}
+
+static int record_planned_cgroups(struct oci_container *c, struct oci_state *st,
+                                  const struct oci_linux *lx, const char *id, psrun_error *err)
+{
+        _cleanup_strv_free_ char **paths = NULL;
+        int r = cgroup_plan_at(lx ? lx->cgroups_path : NULL, id, &paths, err);
+        for (size_t i = 0; r >= 0 && paths[i]; i++)
+                r = oci_state_add_cgroup_path(st, paths[i], err);
+        if (r >= 0)
+                r = oci_state_write(c, st, err);
+        return r;
+}
+
+/* Annotations are kept in state.json: refuse before anything exists what
+ * would make a state too large to read back (and so a container that no
+ * command could delete). */
+static int check_annotations_size(const struct oci_config *config, psrun_error *err)
+{
+        size_t total = 0;
+        for (size_t i = 0; i < config->n_annotations; i++)
+                total += strlen(config->annotations[i].key) + strlen(config->annotations[i].value);
+        if (total > OCI_ANNOTATIONS_MAX_SIZE)
+                return psrun_error_set(err, EFBIG,
+                                       "annotations: %zu bytes of keys and values, more than the "
+                                       "%u KiB psrun keeps",
+                                       total, OCI_ANNOTATIONS_MAX_SIZE >> 10);
         return 0;
 }
 
@@ -242,10 +275,13 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 return psrun_error_set(err, EINVAL,
                                        "--console-socket: given, but process.terminal is false");
 
-        r = oci_state_init(&st, o->id, bundle, err);
+        r = check_annotations_size(&config, err);
+        if (r >= 0)
+                r = oci_state_init(&st, o->id, bundle, err);
+        /* The parser checked that the keys are unique. */
         for (size_t i = 0; r >= 0 && i < config.n_annotations; i++)
-                r = oci_state_add_annotation(&st, config.annotations[i].key,
-                                             config.annotations[i].value, err);
+                r = oci_state_append_annotation(&st, config.annotations[i].key,
+                                                config.annotations[i].value, err);
         if (r >= 0 && !(st.rootfs = strdup(plan.rootfs_dir)))
                 r = psrun_error_errno(err, ENOMEM, "state");
         st.detached = o->detached;
@@ -253,9 +289,17 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = oci_container_create(root, o->id, &st, &c, err);
         if (r < 0)
                 return r;
+        fault_point("create:state");
 
         /* From here on, a failure removes what was made. */
         r = save_config(c, config_text, config_len, err);
+        /* The cgroups go into the state before they exist: a create killed
+         * from here on leaves a state from which delete --force and gc
+         * find everything. */
+        if (r >= 0 && !o->no_cgroups)
+                r = record_planned_cgroups(c, &st, config.linux_, o->id, err);
+        if (r >= 0)
+                fault_point("create:planned");
         if (r >= 0 && !o->no_cgroups) {
                 const struct oci_linux *lx = config.linux_;
                 const struct oci_resources *given = lx ? lx->resources : NULL;
@@ -267,12 +311,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                         r = cgroup_create_at(lx ? lx->cgroups_path : NULL, o->id,
                                              given ? &res : NULL, &cg, err);
         }
-        char **paths = NULL;
-        if (r >= 0 && cg && (r = cgroup_paths(cg, &paths, err)) >= 0) {
-                for (size_t i = 0; r >= 0 && paths[i]; i++)
-                        r = oci_state_add_cgroup_path(&st, paths[i], err);
-                strv_free(paths);
-        }
+        if (r >= 0)
+                fault_point("create:cgroups");
         if (r >= 0)
                 r = oci_container_make_fifo(c, OCI_EXEC_FIFO, err);
         if (r >= 0) {
@@ -290,6 +330,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = launch_clone(&plan, cg, &l, err);
         leave_pid_namespace(&own_pidns);
         if (r >= 0)
+                fault_point("create:cloned");
+        if (r >= 0)
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
                 r = write_oom_score_adj(l.pid, config.process, err);
@@ -297,6 +339,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 r = oci_state_set_pid(&st, l.pid, err);
         if (r >= 0)
                 r = oci_state_write(c, &st, err);
+        if (r >= 0)
+                fault_point("create:pid");
         /* runtime.md: prestart (deprecated) and createRuntime hooks run once
          * the namespaces exist, before the root is finished. Docker's
          * network setup is a prestart hook. */
@@ -307,7 +351,11 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         if (r >= 0)
                 r = launch_release(&l, err);
         if (r >= 0)
+                fault_point("create:released");
+        if (r >= 0)
                 r = wait_ready(&l, &plan, err);
+        if (r >= 0)
+                fault_point("create:ready");
         if (r >= 0)
                 r = oci_run_hooks(&config, OCI_HOOK_CREATE_CONTAINER, &st, l.pidfd, err);
         if (r >= 0) {
@@ -426,6 +474,38 @@ static int wait_exec(struct launch *l, const struct plan *plan, bool detach, int
 
 /* The container's process with exec's flags on top. Shallow: it points into
  * config and o, and owns only the env vector (*env_owned). */
+/* exec --user UID[:GID]: each a strict decimal id. (uid_t) -1 means "leave
+ * unchanged" to setresuid, so it is refused rather than taken as an id. */
+static int parse_user(const char *user, uint32_t *uid, uint32_t *gid, psrun_error *err)
+{
+        char uid_text[32];
+        const char *colon = strchr(user, ':');
+        const char *uid_part = user;
+        int64_t v;
+        if (colon) {
+                /* A uid part too long for the buffer is refused whole, colon
+                 * and all: no id has that many digits. */
+                size_t len = (size_t) (colon - user);
+                if (len < sizeof(uid_text)) {
+                        memcpy(uid_text, user, len);
+                        uid_text[len] = '\0';
+                        uid_part = uid_text;
+                }
+        }
+        int r = number_parse_option("exec: --user: uid", uid_part, 0, UINT32_MAX - 1, &v, err);
+        if (r < 0)
+                return r;
+        *uid = (uint32_t) v;
+        *gid = 0;
+        if (!colon)
+                return 0;
+        r = number_parse_option("exec: --user: gid", colon + 1, 0, UINT32_MAX - 1, &v, err);
+        if (r < 0)
+                return r;
+        *gid = (uint32_t) v;
+        return 0;
+}
+
 static int exec_process(const struct oci_config *config, const struct oci_exec_options *o,
                         struct oci_process *p, struct oci_capabilities *caps, char ***env_owned,
                         psrun_error *err)
@@ -445,14 +525,12 @@ static int exec_process(const struct oci_config *config, const struct oci_exec_o
         if (o->no_new_privs)
                 p->no_new_privileges = true;
         if (o->user) {
-                unsigned uid, gid = 0;
-                char extra;
-                int n = sscanf(o->user, "%u:%u%c", &uid, &gid, &extra);
-                if (n != 1 && n != 2)
-                        return psrun_error_set(err, EINVAL, "exec: --user: `%s` is not UID[:GID]",
-                                               o->user);
+                uint32_t uid, gid;
+                int r = parse_user(o->user, &uid, &gid, err);
+                if (r < 0)
+                        return r;
                 p->user.uid = uid;
-                p->user.gid = n == 2 ? gid : 0;
+                p->user.gid = gid;
                 p->user.additional_gids = NULL;
                 p->user.n_additional_gids = 0;
         }

@@ -103,10 +103,15 @@ static int stop_container(const struct oci_state *st, psrun_error *err)
         return 0;
 }
 
+static int delete_locked(struct oci_root *root, struct oci_container *c, struct oci_state *st,
+                         bool force, psrun_error *err);
+
 int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *err)
 {
         _cleanup_(oci_container_closep) struct oci_container *c = NULL;
         _cleanup_(oci_state_free) struct oci_state st = {0};
+        /* What killed creates and deletes left behind goes first. */
+        (void) oci_root_sweep(root, NULL);
         int r = oci_open_locked(root, id, OCI_LOCK_EXCLUSIVE, &c, &st, err);
         /* --force on what is gone already is done (the shim's cleanup
          * deletes twice), as runc does. */
@@ -116,20 +121,70 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
         }
         if (r < 0)
                 return r;
-        bool live = st.status == OCI_STATUS_RUNNING || st.status == OCI_STATUS_PAUSED;
+        return delete_locked(root, c, &st, force, err);
+}
+
+/* How long gc waits for the lock of a container still "creating". */
+#define GC_LOCK_WAIT_MS 2000
+
+int oci_gc(struct oci_root *root, psrun_error *err)
+{
+        _cleanup_strv_free_ char **ids = NULL;
+        int removed = oci_root_sweep(root, NULL);
+        int r = oci_container_list(root, &ids, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; ids[i]; i++) {
+                _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+                _cleanup_(oci_state_free) struct oci_state st = {0};
+                /* A create holds the lock from start to end: a lock that
+                 * comes free on a container still "creating" means its
+                 * creator died. (Its init may hold the lock a moment longer,
+                 * until it sees its parent gone: hence the wait.) Any other
+                 * state is its owner's to delete. The state is read without
+                 * the lock first (it is replaced atomically), so that live
+                 * containers cost no wait. */
+                if (oci_container_open(root, ids[i], &c, NULL) < 0 ||
+                    oci_state_read(c, &st, NULL) < 0 || st.status != OCI_STATUS_CREATING)
+                        continue;
+                oci_state_free(&st);
+                if (oci_container_lock_timeout(c, OCI_LOCK_EXCLUSIVE, GC_LOCK_WAIT_MS, NULL) < 0 ||
+                    oci_state_read(c, &st, NULL) < 0 || st.status != OCI_STATUS_CREATING)
+                        continue;
+                psrun_error e = {0};
+                r = delete_locked(root, c, &st, true, &e);
+                if (r < 0) {
+                        if (err)
+                                *err = e;
+                        return r;
+                }
+                oci_root_log(root, LOG_LEVEL_DEBUG, "gc: removed container %s, whose create died",
+                             ids[i]);
+                removed++;
+        }
+        return removed;
+}
+
+static int delete_locked(struct oci_root *root, struct oci_container *c, struct oci_state *st,
+                         bool force, psrun_error *err)
+{
+        const char *id = st->id;
+        int r;
+        bool live = st->status == OCI_STATUS_RUNNING || st->status == OCI_STATUS_PAUSED;
         if (live && !force)
                 return psrun_error_set(err, EBUSY,
                                        "container \"%s\" is %s: stop it first, or delete --force",
-                                       id, oci_status_to_string(st.status));
+                                       id, oci_status_to_string(st->status));
         /* A created container never ran anything of the user's: it goes
          * without --force, as with runc. */
-        if (st.status != OCI_STATUS_STOPPED) {
-                r = stop_container(&st, err);
+        if (st->status != OCI_STATUS_STOPPED) {
+                r = stop_container(st, err);
                 if (r < 0)
                         return r;
         }
         struct cgroup *cg = NULL;
-        if (st.cgroup_paths && st.cgroup_paths[0] && cgroup_open(st.cgroup_paths, &cg, NULL) >= 0) {
+        if (st->cgroup_paths && st->cgroup_paths[0] &&
+            cgroup_open(st->cgroup_paths, &cg, NULL) >= 0) {
                 r = cgroup_remove(cg, err);
                 if (r < 0)
                         return r;
@@ -143,9 +198,9 @@ int oci_delete(struct oci_root *root, const char *id, bool force, psrun_error *e
         if (r < 0)
                 return r;
         /* runtime.md: poststop hooks run after delete; failing is a warning. */
-        st.status = OCI_STATUS_STOPPED;
-        st.pid = 0;
-        if (have_config && oci_run_hooks(&config, OCI_HOOK_POSTSTOP, &st, -1, &herr) < 0)
+        st->status = OCI_STATUS_STOPPED;
+        st->pid = 0;
+        if (have_config && oci_run_hooks(&config, OCI_HOOK_POSTSTOP, st, -1, &herr) < 0)
                 oci_root_log(root, LOG_LEVEL_WARNING, "%s", herr.msg);
         return 0;
 }

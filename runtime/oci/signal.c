@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/names.h"
+#include "common/number.h"
 #include "policy/policy.h"
 
 /* The first name of a number is the one oci_signal_to_string gives; the
@@ -87,14 +88,14 @@ const char *oci_signal_to_string(int sig)
         return NULL;
 }
 
-/* A decimal number of at most 9 digits (no sign, no spaces) -> *ret. */
+/* A decimal number (no sign, no spaces) up to INT_MAX -> *ret. */
 static bool parse_small_number(const char *s, int *ret)
 {
-        size_t len = strspn(s, "0123456789");
+        int64_t v;
 
-        if (len == 0 || len > 9 || s[len] != '\0')
+        if (number_parse(s, 0, INT_MAX, &v) < 0)
                 return false;
-        *ret = atoi(s);
+        *ret = (int) v;
         return true;
 }
 
@@ -154,11 +155,14 @@ int oci_signal_from_string(const char *s, int *sig, psrun_error *err)
 
         if (!s)
                 return psrun_error_set(err, EINVAL, "signal: no signal given");
-        if (parse_small_number(s, &value)) {
-                if (value < 1 || value > SIGRTMAX)
+        if (s[0] >= '0' && s[0] <= '9') {
+                /* Digits are a number, never a name: in range, or refused. */
+                int64_t v;
+                if (number_parse(s, 1, SIGRTMAX, &v) < 0)
                         return psrun_error_set(err, EINVAL,
                                                "signal: invalid signal %s (must be 1..%d)",
                                                policy_escape(s, shown, sizeof(shown)), SIGRTMAX);
+                value = (int) v;
         } else if (!parse_name(s, &value)) {
                 return psrun_error_set(err, EINVAL, "signal: unknown signal \"%s\"",
                                        policy_escape(s, shown, sizeof(shown)));

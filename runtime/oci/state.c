@@ -17,6 +17,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <yaml.h>
 
@@ -551,6 +552,13 @@ static int state_write_at(int dir_fd, const char *id, const struct oci_state *s,
         r = oci_state_serialize(s, &buf, &len);
         if (r < 0)
                 return psrun_error_errno(err, r, "container \"%s\": state", id);
+        /* Never write what oci_state_read would refuse: the container must
+         * stay deletable. */
+        if (len > STATE_MAX_SIZE)
+                return psrun_error_set(err, EFBIG,
+                                       "container \"%s\": the state would be larger than %d MiB "
+                                       "(annotations: %zu)",
+                                       id, STATE_MAX_SIZE >> 20, s->n_annotations);
         /* A leftover from a crash: we hold the exclusive lock, nobody else writes. */
         if (unlinkat(dir_fd, STATE_TMP_FILE, 0) < 0 && errno != ENOENT)
                 return psrun_error_errno(err, errno, "container \"%s\": remove %s", id,
@@ -655,6 +663,80 @@ static int remove_temp_dir(int root_fd, const char *name)
         return unlinkat(root_fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
 
+/* A live create renames its temporary directory within milliseconds of
+ * making it; one this old, whose lock nobody holds, is a dead create's. */
+#define TEMP_DIR_GRACE_S 10
+
+/* The directory's lock, taken without waiting: -1 when someone holds it.
+ * A directory without a lock file (a create killed before it made one)
+ * gets a placeholder fd >= 0 too. */
+static int try_lock_dir(int dir_fd)
+{
+        int fd = openat(dir_fd, LOCK_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+                                       : -1;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                close(fd);
+                return -1;
+        }
+        return fd;
+}
+
+static bool has_lock_file(int root_fd, const char *name)
+{
+        struct stat st;
+        _cleanup_close_ int fd =
+                openat(root_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        return fd >= 0 && fstatat(fd, LOCK_FILE, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+               S_ISREG(st.st_mode);
+}
+
+int oci_root_sweep(struct oci_root *root, psrun_error *err)
+{
+        _cleanup_(closedirp) DIR *dir = NULL;
+        struct dirent *de;
+        int removed = 0;
+        int fd = openat(root->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "sweep the root");
+        dir = fdopendir(fd);
+        if (!dir) {
+                close(fd);
+                return psrun_error_errno(err, errno, "sweep the root");
+        }
+        time_t now = time(NULL);
+        while ((de = readdir(dir))) {
+                bool temp = strncmp(de->d_name, ".new~", 5) == 0;
+                /* A container directory with its lock but without
+                 * state.json: a delete killed after removing the state. (An
+                 * empty directory is left alone: it may be anyone's.) */
+                bool half_deleted = !temp && oci_id_validate(de->d_name, NULL) >= 0 &&
+                                    !is_container_dir(root->fd, de->d_name) &&
+                                    has_lock_file(root->fd, de->d_name);
+                if (!temp && !half_deleted)
+                        continue;
+                _cleanup_close_ int dfd = openat(root->fd, de->d_name,
+                                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                struct stat st;
+                if (dfd < 0 || fstat(dfd, &st) < 0)
+                        continue;
+                if (temp && now - st.st_mtime < TEMP_DIR_GRACE_S && st.st_mtime <= now)
+                        continue;
+                /* Held while the directory goes, so no one takes it meanwhile. */
+                _cleanup_close_ int lock = try_lock_dir(dfd);
+                if (lock < 0)
+                        continue;
+                if (temp || !is_container_dir(root->fd, de->d_name)) {
+                        remove_entries(dfd, NULL, REMOVE_MAX_DEPTH, NULL);
+                        if (unlinkat(root->fd, de->d_name, AT_REMOVEDIR) == 0)
+                                removed++;
+                }
+        }
+        return removed;
+}
+
 /* Fills the temporary directory, then renames it to id. */
 static int build_and_publish(struct oci_container *c, const char *tmp,
                              const struct oci_state *initial, psrun_error *err)
@@ -705,6 +787,8 @@ int oci_container_create(struct oci_root *root, const char *id, const struct oci
         c = container_new(root, id);
         if (!c)
                 return psrun_error_errno(err, ENOMEM, "container \"%s\"", id);
+        /* What killed creates and deletes left, this id's or another's. */
+        (void) oci_root_sweep(root, NULL);
         r = make_temp_dir(root->fd, tmp, sizeof(tmp), err);
         if (r < 0) {
                 container_free(c);
@@ -747,7 +831,8 @@ int oci_container_delete(struct oci_container *c, psrun_error *err)
         if (unlinkat(c->dir_fd, LOCK_FILE, 0) < 0 && errno != ENOENT)
                 return psrun_error_errno(err, errno, "container \"%s\": delete %s", c->id,
                                          LOCK_FILE);
-        if (unlinkat(c->root->fd, c->id, AT_REMOVEDIR) < 0)
+        /* ENOENT: a sweep took the emptied directory meanwhile. */
+        if (unlinkat(c->root->fd, c->id, AT_REMOVEDIR) < 0 && errno != ENOENT)
                 return psrun_error_errno(err, errno, "container \"%s\": remove its directory",
                                          c->id);
         (void) fsync(c->root->fd);

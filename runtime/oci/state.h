@@ -111,6 +111,17 @@ void oci_state_free(struct oci_state *s);
 /* Appends key=value (copied); -EEXIST if the key is already there. */
 int oci_state_add_annotation(struct oci_state *s, const char *key, const char *value,
                              psrun_error *err);
+/* The same without the check, in amortized constant time: for many keys
+ * known to be unique (a parsed config's), or checked after with
+ * oci_state_find_duplicate_annotation (O(n log n)): the index of a key seen
+ * before, -1 when all are unique, or -ENOMEM. */
+int oci_state_append_annotation(struct oci_state *s, const char *key, const char *value,
+                                psrun_error *err);
+ssize_t oci_state_find_duplicate_annotation(const struct oci_state *s);
+
+/* Most bytes of annotation keys and values psrun keeps in a container's
+ * state: escaped, they stay well below what it reads back (4 MiB). */
+#define OCI_ANNOTATIONS_MAX_SIZE (512U << 10)
 int oci_state_add_cgroup_path(struct oci_state *s, const char *controller_path, psrun_error *err);
 
 /* Sets pid and pid_start_time (read from /proc/<pid>/stat). */
@@ -172,6 +183,12 @@ const char *oci_root_path(const struct oci_root *root); /* absolute */
  * (a create or delete in progress, foreign files) are skipped. Returns the
  * count. */
 int oci_container_list(struct oci_root *root, char ***ret_ids, psrun_error *err);
+
+/* Removes what killed commands left in the root: temporary ".new~..."
+ * directories of creates (older than a few seconds, lock free) and
+ * container directories a delete emptied of state.json but not of its
+ * lock. Never a directory whose lock someone holds. Returns how many went. */
+int oci_root_sweep(struct oci_root *root, psrun_error *err);
 
 /* ---- one container ---- */
 

@@ -15,11 +15,11 @@ static void expect_error(const char *const *argv, int status, const char *needle
         test_run_psrun(&r, argv);
         cr_expect_eq(r.status, status, "exit %d, stderr: %s", r.status, r.err);
         cr_expect(strstr(r.err, needle), "stderr lacks `%s`: %s", needle, r.err);
-        /* one line, besides notes about optional layers this host lacks */
+        /* One line, always: notes about optional layers this host lacks
+         * come only with --verbose (issue 10). */
         int lines = 0;
         for (const char *l = r.err; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "")
-                if (strncmp(l, "psrun: note: ", 13) != 0)
-                        lines++;
+                lines++;
         cr_expect_eq(lines, 1, "not one line: %s", r.err);
         test_run_free(&r);
 }
@@ -125,4 +125,25 @@ Test(errors, not_root)
         waitpid(pid, &st, 0);
         cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 125, "status %d", st);
         cr_expect(n > 0 && strstr(buf, "psrun needs root"), "%s", buf);
+}
+
+/* Issue 10: a run's stderr carries nothing psrun did not have to say; the
+ * layers it used or skipped are in the result, and notes need --verbose. */
+Test(errors, quiet_stderr_and_layers_in_the_result)
+{
+        const char *const quiet[] = {"run", "--json", "--", "true", NULL};
+        struct test_run r;
+        test_run_psrun(&r, quiet);
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_null(strstr(r.err, "psrun: note"), "a note without --verbose: %s", r.err);
+        cr_expect(strstr(r.err, "\"layers\":{\"seccomp\":\"on\",\"landlock\":"), "%s", r.err);
+        cr_expect(strstr(r.err, "\"apparmor\":"), "%s", r.err);
+        /* Only the JSON line. */
+        cr_expect_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "%s", r.err);
+        test_run_free(&r);
+
+        const char *const off[] = {"run", "--json", "-o", "landlock=off", "--", "true", NULL};
+        test_run_psrun(&r, off);
+        cr_expect(strstr(r.err, "\"landlock\":\"off\""), "%s", r.err);
+        test_run_free(&r);
 }

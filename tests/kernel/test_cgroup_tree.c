@@ -176,7 +176,9 @@ Test(cgroup, gc_of_own_cgroup_leaves_live_runs)
         psrun_error err = {0};
         cr_assert_geq(cgroup_gc(NULL, &err), 0, "%s", err.msg);
         cr_assert(exists(cgroup_path(cg, "pids")));
-        cr_assert_eq(cgroup_gc("/psrun-no-such-parent", &err), 0, "%s", err.msg);
+        /* A parent in no hierarchy is a mistake, as run says (issue 10). */
+        cr_assert_eq(cgroup_gc("/psrun-no-such-parent", &err), -ENOENT, "%s", err.msg);
+        cr_assert(strstr(err.msg, "does not exist in any hierarchy"), "%s", err.msg);
         cr_assert_eq(cgroup_gc("bad", &err), -EINVAL);
 }
 

@@ -290,3 +290,46 @@ Test(oci_commands, events_until_stop_update_flags_ps_options_kill_all)
         cr_assert_eq(psrun(&o, NULL, "ps", "--format", "json", "c3", NULL), 0, "%s", o.err);
         cr_expect_str_eq(o.out, "[]\n", "processes left: %s", o.out);
 }
+
+/* Issue 10: every number from argv is read whole, in range, or refused
+ * naming the option, and nothing runs. Before, `exec --user 4294967296`
+ * ran as uid 0, `99999999999` as 1215752191 and `65536x` as 65536. */
+Test(oci_commands, hostile_numbers_refused_naming_the_option)
+{
+        static const char *const hostile[] = {"4294967296",  "-1",  "4294967295", "0x3e8",
+                                              "99999999999", "1e3", "65536x",     ""};
+        struct out o;
+        char user[64];
+        oci_up("c1", NULL);
+        for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+                const char *v = hostile[i];
+                cr_expect_eq(psrun(&o, NULL, "exec", "--user", v, "c1", "id", "-u", NULL), 1,
+                             "--user %s: %s", v, o.out);
+                cr_expect(contains(o.err, "--user: uid"), "--user %s: %s", v, o.err);
+                snprintf(user, sizeof(user), "0:%s", v);
+                cr_expect_eq(psrun(&o, NULL, "exec", "--user", user, "c1", "id", "-u", NULL), 1,
+                             "--user %s: %s", user, o.out);
+                cr_expect(contains(o.err, "--user: gid"), "--user %s: %s", user, o.err);
+                cr_expect_eq(psrun(&o, NULL, "exec", "--preserve-fds", v, "c1", "true", NULL), 1);
+                cr_expect(contains(o.err, "--preserve-fds"), "%s: %s", v, o.err);
+                cr_expect_eq(psrun(&o, NULL, "update", "--pids-limit", v, "c1", NULL),
+                             strcmp(v, "-1") == 0 ? 0 : 1, "--pids-limit %s: %s", v, o.err);
+                cr_expect_eq(psrun(&o, NULL, "update", "--cpu-shares", v, "c1", NULL), 1, "%s", v);
+                cr_expect(contains(o.err, "--cpu-shares"), "%s: %s", v, o.err);
+                cr_expect_eq(psrun(&o, NULL, "update", "--blkio-weight", v, "c1", NULL), 1, "%s",
+                             v);
+                cr_expect_eq(psrun(&o, NULL, "events", "--stats", "--interval", v, "c1", NULL), 1,
+                             "%s", v);
+                cr_expect(contains(o.err, "--interval"), "%s: %s", v, o.err);
+                if (*v) {
+                        cr_expect_eq(psrun(&o, NULL, "kill", "c1", v, NULL), 1, "kill %s", v);
+                        cr_expect(contains(o.err, "signal"), "%s: %s", v, o.err);
+                }
+        }
+        cr_expect_str_eq(oci_status("c1"), "running");
+        /* The largest id is taken as what it says. */
+        cr_assert_eq(
+                psrun(&o, NULL, "exec", "--user", "4294967294:4294967294", "c1", "id", "-u", NULL),
+                0, "%s", o.err);
+        cr_expect(contains(o.out, "4294967294"), "%s", o.out);
+}

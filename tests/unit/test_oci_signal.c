@@ -183,6 +183,13 @@ Test(oci_signal, refused)
         assert_refused("65", NULL);
         assert_refused("4294967305", NULL); /* 9 modulo 2^32 */
         assert_refused("99999999999999999999", NULL);
+        /* The hostile values of issue 10: never half-read, never wrapped. */
+        assert_refused("4294967296", NULL);
+        assert_refused("4294967295", NULL);
+        assert_refused("99999999999", NULL);
+        assert_refused("1e3", NULL);
+        assert_refused("65536x", NULL);
+        assert_refused("9x", "signal: invalid signal 9x (must be 1..64)");
 }
 
 Test(oci_signal, unknown_numbers_have_no_name)

@@ -611,3 +611,48 @@ Test(oci_state, delete_refuses_to_empty_a_mount_point)
         assert_root_holds(root, "");
         close(fd);
 }
+
+/* Issue 10: a create killed between making its ".new~..." directory and
+ * renaming it left a directory that list does not show and delete refuses
+ * as an invalid id; a delete killed after removing state.json left one
+ * too. The sweep (create, delete and gc run it) removes exactly those:
+ * never a fresh temporary directory, a locked one, or an empty one. */
+Test(oci_state, sweep_removes_what_killed_commands_left)
+{
+        _cleanup_(oci_root_closep) struct oci_root *root = open_root();
+        int rfd = oci_root_fd(root);
+        struct timespec old[2] = {{.tv_sec = time(NULL) - 60}, {.tv_sec = time(NULL) - 60}};
+        psrun_error err = {0};
+
+        oci_container_close(create(root, "live"));
+        /* Dead creates: one with its lock, one killed before making it. */
+        cr_assert_eq(mkdirat(rfd, ".new~dead1", 0700), 0);
+        int d = openat(rfd, ".new~dead1", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        write_at(d, "lock", "", 0);
+        write_at(d, "state.json", "{}", 2);
+        close(d);
+        cr_assert_eq(utimensat(rfd, ".new~dead1", old, 0), 0);
+        cr_assert_eq(mkdirat(rfd, ".new~dead2", 0700), 0);
+        cr_assert_eq(utimensat(rfd, ".new~dead2", old, 0), 0);
+        /* A create in progress: fresh, or old but holding its lock. */
+        cr_assert_eq(mkdirat(rfd, ".new~fresh", 0700), 0);
+        cr_assert_eq(mkdirat(rfd, ".new~held", 0700), 0);
+        d = openat(rfd, ".new~held", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        write_at(d, "lock", "", 0);
+        int held = openat(d, "lock", O_RDONLY | O_CLOEXEC);
+        close(d);
+        cr_assert_eq(flock(held, LOCK_EX), 0);
+        cr_assert_eq(utimensat(rfd, ".new~held", old, 0), 0);
+        /* A delete killed after state.json went; an empty directory. */
+        cr_assert_eq(mkdirat(rfd, "halfgone", 0700), 0);
+        d = openat(rfd, "halfgone", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        write_at(d, "lock", "", 0);
+        close(d);
+        cr_assert_eq(mkdirat(rfd, "empty", 0700), 0);
+
+        cr_assert_eq(oci_root_sweep(root, &err), 3, "%s", err.msg);
+        assert_root_holds(root, ".new~fresh .new~held empty live");
+        close(held);
+        cr_assert_eq(oci_root_sweep(root, &err), 1, "%s", err.msg);
+        assert_root_holds(root, ".new~fresh empty live");
+}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -470,4 +471,86 @@ Test(validate, catches_direct_writes)
         cr_assert_eq(policy_validate(&p, &err), -EINVAL);
         cr_assert_str_eq(err.msg, "allow_domains[0]: must be written as upper.com");
         policy_free(&p);
+}
+
+/* ---- bounded parsing (issue 10): depth, values, tags ---- */
+
+static char *repeat(const char *head, const char *unit, size_t n, const char *mid,
+                    const char *close_unit, const char *tail)
+{
+        size_t len = strlen(head) + n * (strlen(unit) + strlen(close_unit)) + strlen(mid) +
+                     strlen(tail) + 1;
+        char *s = malloc(len), *o = s;
+        cr_assert_not_null(s);
+        o = stpcpy(o, head);
+        for (size_t i = 0; i < n; i++)
+                o = stpcpy(o, unit);
+        o = stpcpy(o, mid);
+        for (size_t i = 0; i < n; i++)
+                o = stpcpy(o, close_unit);
+        stpcpy(o, tail);
+        return s;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        return (double) (t1.tv_sec - t0->tv_sec) + (double) (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+Test(policy, deep_nesting_refused_fast)
+{
+        /* 100,000 levels took libyaml 35 s before the depth was bounded. */
+        _cleanup_free_ char *flow = repeat("env: ", "[", 100000, "", "]", "\n");
+        _cleanup_free_ char *opt = repeat("env=", "{a: ", 20000, "1", "}", "");
+        struct policy p;
+        psrun_error err = {0};
+        struct timespec t0;
+
+        init(&p);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        cr_assert_eq(policy_load_buffer(&p, "deep.yaml", flow, strlen(flow), &err), -EINVAL);
+        cr_assert_str_eq(err.msg, "deep.yaml:1:69: nested too deeply (more than 64 levels)");
+        cr_assert_eq(policy_set_option(&p, opt, &err), -EINVAL);
+        cr_assert_str_eq(err.msg, "-o env: nested too deeply (more than 64 levels)");
+        cr_assert_lt(seconds_since(&t0), 1.0, "deep documents took %.2f s", seconds_since(&t0));
+        /* Block style too; and 64 levels (the top mapping is one) are still a
+         * (wrong-typed) value. */
+        char block[8192], *o = block;
+        o += sprintf(o, "env:\n");
+        for (int i = 1; i <= 70; i++)
+                o += sprintf(o, "%*sk:\n", i, "");
+        cr_assert_eq(policy_load_buffer(&p, "block.yaml", block, strlen(block), &err), -EINVAL);
+        cr_assert(strstr(err.msg, "nested too deeply"), "%s", err.msg);
+        _cleanup_free_ char *ok = repeat("env: ", "[", 63, "", "]", "\n");
+        cr_assert_eq(policy_load_buffer(&p, "ok.yaml", ok, strlen(ok), &err), -EINVAL);
+        cr_assert(strstr(err.msg, "expected"), "%s", err.msg);
+        policy_free(&p);
+}
+
+Test(policy, many_values_refused)
+{
+        /* 300,000 one-character list items fit in 1 MiB. */
+        _cleanup_free_ char *wide = repeat("allow_domains: [", "a,", 300000, "a", "", "]\n");
+        struct policy p;
+        psrun_error err = {0};
+        init(&p);
+        cr_assert_eq(policy_load_buffer(&p, "wide.yaml", wide, strlen(wide), &err), -E2BIG);
+        cr_assert(strstr(err.msg, "more than 262144 YAML values"), "%s", err.msg);
+        policy_free(&p);
+}
+
+Test(policy, tags_refused)
+{
+        expect_error("timeout: !foo 5\n", EINVAL,
+                     "policy.yaml:1:10: YAML tag `!foo` is not supported: write the value alone");
+        expect_error("timeout: !!str 5\n", EINVAL,
+                     "policy.yaml:1:10: YAML tag `tag:yaml.org,2002:str` is not supported: write "
+                     "the value alone");
+        expect_error("env: !custom {A: b}\n", EINVAL,
+                     "policy.yaml:1:6: YAML tag `!custom` is not supported: write the value "
+                     "alone");
+        expect_option_error("env={A: !x b}", EINVAL,
+                            "-o env: YAML tag `!x` is not supported: write the value alone");
 }

@@ -35,7 +35,8 @@ static const struct size_case size_cases[] = {
         {"512M", 0, 512 * MiB},
         {"100MB", 0, 100 * MiB},
         {"1GiB", 0, GiB},
-        {"1 G", 0, GiB},
+        {"1 G", -EINVAL, 0}, /* no space before the unit */
+        {"1G ", -EINVAL, 0},
         {"1.5G", 0, 3 * GiB / 2},
         {".5K", 0, 512},
         {"1.3K", 0, 1331}, /* 1331.2 rounded down */
@@ -108,7 +109,7 @@ static const struct size_case duration_cases[] = {
         {"0.5ms", 0, 0}, /* 1 ms resolution, rounded down */
         {"0.001", 0, 1},
         {".5s", 0, 500},
-        {"10 s", 0, 10000},
+        {"10 s", -EINVAL, 0}, /* no space before the unit */
         {"18446744073709551615ms", 0, UINT64_MAX},
         {"18446744073709552s", -ERANGE, 0},
         {"99999999999999999999", -ERANGE, 0},

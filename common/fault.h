@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Named kill points for the soak tier (tests/soak): with
+ * PSRUN_TEST_KILL_AT=<stage> in its environment, psrun SIGKILLs itself when
+ * it reaches that stage, so every half-done state a crash can leave is
+ * reached on purpose, then cleaned with `delete --force` and `psrun gc`.
+ * Called only in the parent, never between clone and execve. Killing
+ * psrun is something its caller can always do: the variable grants nothing.
+ *
+ * Stages (docs/testing.md lists them): create:state, create:planned,
+ * create:cgroups, create:cloned, create:pid, create:released, create:ready;
+ * run:cgroup, run:cloned, run:confined, run:released.
+ */
+
+void fault_point(const char *stage);
