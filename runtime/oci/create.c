@@ -206,9 +206,13 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 return psrun_error_errno(err, errno, "bundle: %s", o->bundle ? o->bundle : ".");
         _cleanup_free_ char *config_path = NULL, *config_text = NULL;
         size_t config_len = 0;
-        if (o->config_path)
+        /* A relative --config names a file in the bundle, as crun reads it. */
+        if (o->config_path && o->config_path[0] == '/')
                 config_path = strdup(o->config_path);
-        else if (asprintf(&config_path, "%s/config.json", bundle) < 0)
+        else if (o->config_path) {
+                if (asprintf(&config_path, "%s/%s", bundle, o->config_path) < 0)
+                        config_path = NULL;
+        } else if (asprintf(&config_path, "%s/config.json", bundle) < 0)
                 config_path = NULL;
         if (!config_path)
                 return psrun_error_errno(err, ENOMEM, "config.json");
