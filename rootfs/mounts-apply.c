@@ -18,9 +18,16 @@
 #include "common/fileio.h"
 #include "rootfs/mounts.h"
 
+/* An atime mode (noatime, strictatime) is a value in the MOUNT_ATTR__ATIME
+ * field, not a bit: the kernel takes it only with that field cleared. */
+static uint64_t atime_clear(uint64_t attr)
+{
+        return attr & MOUNT_ATTR__ATIME ? MOUNT_ATTR__ATIME : 0;
+}
+
 static int setattr(const char *target, uint64_t attr, bool recursive)
 {
-        struct mount_attr a = {.attr_set = attr};
+        struct mount_attr a = {.attr_set = attr, .attr_clr = atime_clear(attr)};
         if (mount_setattr(AT_FDCWD, target, recursive ? AT_RECURSIVE : 0, &a, sizeof(a)) < 0)
                 return -errno;
         return 0;
@@ -38,7 +45,8 @@ static int bind_from_fd(const struct mount_step *s, int tree)
         /* The detached copy of the source is made read-only (etc.) before it
          * is attached: never visible with weaker flags. */
         if (s->attr_set) {
-                struct mount_attr a = {.attr_set = s->attr_set};
+                struct mount_attr a = {.attr_set = s->attr_set,
+                                       .attr_clr = atime_clear(s->attr_set)};
                 unsigned flags = AT_EMPTY_PATH | (s->recursive ? AT_RECURSIVE : 0);
                 if (mount_setattr(tree, "", flags, &a, sizeof(a)) < 0)
                         return -errno;
@@ -59,10 +67,11 @@ int mount_step_apply(const struct mount_step *s, int host_fd)
                         return -errno;
                 return give(s);
         case MOUNT_OP_MKFILE:
-                fd = open(s->target, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, s->mode);
-                if (fd < 0)
+                /* A mount point: whatever is there already (a FIFO, a
+                 * socket, a device node) is never opened for I/O, which
+                 * could block on a FIFO or wake a device. */
+                if (mknod(s->target, S_IFREG | (s->mode & 07777), 0) < 0 && errno != EEXIST)
                         return -errno;
-                close(fd);
                 return give(s);
         case MOUNT_OP_SYMLINK:
                 if (symlink(s->source, s->target) < 0 && errno != EEXIST)

@@ -77,6 +77,8 @@ int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step);
  * earlier step has not already created. */
 int rootfs_plan_mkdir_p(struct rootfs_plan *plan, const char *path, mode_t mode);
 void rootfs_plan_free(struct rootfs_plan *plan);
+/* Replace step index's source with a copy of source. 0 or -ENOMEM. */
+int rootfs_plan_set_source(struct rootfs_plan *plan, size_t index, const char *source);
 
 /* "mount proc on /proc", "bind /usr on /usr" — for error messages. */
 void mount_step_describe(const struct mount_step *step, char *buf, size_t len);

@@ -275,8 +275,10 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         if (r >= 0 && cg && (r = cgroup_paths(cg, &paths, err)) >= 0) {
                 for (size_t i = 0; r >= 0 && paths[i]; i++)
                         r = oci_state_add_cgroup_path(&st, paths[i], err);
-                strv_free(paths);
         }
+        if (r >= 0)
+                r = oci_rootfs_own_cgroup(&plan.rootfs, paths, err);
+        strv_free(paths);
         if (r >= 0)
                 r = oci_container_make_fifo(c, OCI_EXEC_FIFO, err);
         if (r >= 0) {

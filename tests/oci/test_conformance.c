@@ -22,6 +22,12 @@
 
 TestSuite(oci_conformance, .init = bundle_setup, .fini = bundle_teardown, .timeout = 60);
 
+static int run_config(const char *id, const struct cfg *c, struct out *o)
+{
+        bundle_config(id, c);
+        return psrun(o, NULL, "run", "--bundle", B.dir, id, NULL);
+}
+
 /* The test's build directory as an absolute path, so that psrun() still
  * finds the binary after a chdir into the bundle. */
 static void chdir_bundle(void)
@@ -98,4 +104,234 @@ Test(oci_conformance, version_has_spec_and_features_lines)
         cr_expect(strncmp(o.out, "psrun version ", 14) == 0, "%s", o.out);
         cr_expect(contains(o.out, "\nspec: 1."), "%s", o.out);
         cr_expect(contains(o.out, "\n+CAP +SECCOMP"), "%s", o.out);
+}
+
+/* ---- bug 5: a cgroup mount without a cgroup namespace ---- */
+
+static const char *no_cgroupns = "[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":\"ipc\"},"
+                                 "{\"type\":\"uts\"},{\"type\":\"mount\"}]";
+
+/* Shows the memory limit the container's cgroup has (v1 or v2), whether the
+ * host's root cgroup is what is mounted, and whether it is writable. */
+static const char *cgroup_probe =
+        "[\"sh\",\"-c\",\"for f in /sys/fs/cgroup/memory/memory.limit_in_bytes "
+        "/sys/fs/cgroup/memory.max; do [ -e $f ] && cat $f && (echo 1 > $f 2>/dev/null && echo "
+        "WROTE || echo refused); done; [ -e /sys/fs/cgroup/memory/cgroup.sane_behavior ] && echo "
+        "HOST-ROOT; echo SIBLINGS=$(ls /sys/fs/cgroup/memory /sys/fs/cgroup 2>/dev/null | grep -c "
+        "psrun-oci-test)\"]";
+
+Test(oci_conformance, cgroup_mount_without_cgroupns_is_the_containers_own_cgroup)
+{
+        struct out o;
+        const char *mount = ",{\"destination\":\"/sys/fs/cgroup\",\"type\":\"cgroup\","
+                            "\"source\":\"cgroup\",\"options\":[\"nosuid\",\"noexec\",\"nodev\"]}";
+        int r = run_config("c1",
+                           &(struct cfg){.args = cgroup_probe,
+                                         .namespaces = no_cgroupns,
+                                         .mounts_extra = mount,
+                                         .linux_extra = ",\"resources\":{\"memory\":{\"limit\":"
+                                                        "67108864}}"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "67108864\nrefused\n"),
+                  "not the container's own cgroup, or writable without rw: %s", o.out);
+        cr_expect(!contains(o.out, "HOST-ROOT"), "the host's root cgroup is visible: %s", o.out);
+        cr_expect(!contains(o.out, "WROTE"), "%s", o.out);
+        cr_expect(contains(o.out, "SIBLINGS=0\n"), "other containers' cgroups are visible: %s",
+                  o.out);
+}
+
+Test(oci_conformance, cgroup_mount_rw_when_asked)
+{
+        struct out o;
+        const char *mount = ",{\"destination\":\"/sys/fs/cgroup\",\"type\":\"cgroup\","
+                            "\"source\":\"cgroup\",\"options\":[\"nosuid\",\"noexec\",\"nodev\","
+                            "\"rw\"]}";
+        /* Writable, but still only its own cgroup: the mount's options. */
+        int r = run_config(
+                "c1",
+                &(struct cfg){.args = "[\"sh\",\"-c\",\"awk '$5 ~ /^\\\\/sys\\\\/fs\\\\/cgroup/ "
+                                      "{ print $4, $5, substr($6, 1, 2) }' /proc/self/mountinfo\"]",
+                              .namespaces = no_cgroupns,
+                              .mounts_extra = mount},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "/psrun-oci-test-") && contains(o.out, " rw\n"),
+                  "not the own cgroup, rw: %s", o.out);
+        cr_expect(!contains(o.out, "\n/ /sys/fs/cgroup/"), "a hierarchy's root: %s", o.out);
+}
+
+Test(oci_conformance, cgroup_mount_in_a_user_namespace_without_cgroupns)
+{
+        /* A v1 hierarchy cannot be mounted in a user namespace; its own
+         * cgroup bound from the host can (crun's resources-pid-limit-userns). */
+        struct out o;
+        const char *mount = ",{\"destination\":\"/sys/fs/cgroup\",\"type\":\"cgroup\","
+                            "\"source\":\"cgroup\",\"options\":[\"nosuid\",\"noexec\",\"nodev\"]}";
+        int r = run_config(
+                "c1",
+                &(struct cfg){.args = "[\"sh\",\"-c\",\"cat /sys/fs/cgroup/pids/pids.max "
+                                      "2>/dev/null || cat /sys/fs/cgroup/pids.max\"]",
+                              .namespaces = "[{\"type\":\"pid\"},{\"type\":\"network\"},"
+                                            "{\"type\":\"ipc\"},{\"type\":\"uts\"},"
+                                            "{\"type\":\"mount\"},{\"type\":\"user\"}]",
+                              .mounts_extra = mount,
+                              .linux_extra = ",\"uidMappings\":[{\"containerID\":0,\"hostID\":"
+                                             "200000,\"size\":65536}],\"gidMappings\":[{"
+                                             "\"containerID\":0,\"hostID\":200000,\"size\":"
+                                             "65536}],\"resources\":{\"pids\":{\"limit\":77}}"},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "77\n"), "not the container's own pids limit: %s", o.out);
+}
+
+/* ---- sysctl kernel.hostname: the hostname field's ---- */
+
+Test(oci_conformance, sysctl_kernel_hostname_is_refused)
+{
+        struct out o;
+        int r = run_config(
+                "c1", &(struct cfg){.linux_extra = ",\"sysctl\":{\"kernel.hostname\":\"x\"}"}, &o);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, "kernel.hostname") && contains(o.err, "hostname field"), "%s",
+                  o.err);
+        cr_expect_str_eq(oci_status("c1"), "", "left behind");
+}
+
+/* ---- bug 2: bind mount options ---- */
+
+/* The options of the mount at /mnt, as mountinfo shows them (field 6),
+ * then its optional fields (propagation). */
+static const char *mnt_options =
+        "[\"awk\",\"$5 == \\\"/mnt\\\" { o = $6; p = \\\"\\\"; for (i = 7; $i != \\\"-\\\"; "
+        "i++) p = p \\\" \\\" $i; print \\\"OPTS=\\\" o \\\" PROP=\\\" p }\","
+        "\"/proc/self/mountinfo\"]";
+
+static void bind_with(const char *id, const char *options, struct out *o)
+{
+        char src[300], mounts[800];
+        snprintf(src, sizeof(src), "%s/src", B.dir);
+        mkdir(src, 0755);
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[%s]}",
+                 src, options);
+        int r = run_config(id, &(struct cfg){.args = mnt_options, .mounts_extra = mounts}, o);
+        cr_assert_eq(r, 0, "[%s]: %s", options, o->err);
+}
+
+Test(oci_conformance, bind_mounts_take_atime_options)
+{
+        /* The atime mode is a field of the mount attributes: set without
+         * its mask it was EINVAL. */
+        struct out o;
+        bind_with("c1", "\"bind\",\"strictatime\"", &o);
+        cr_expect(contains(o.out, "OPTS=") && !contains(o.out, "relatime") &&
+                          !contains(o.out, "noatime"),
+                  "strictatime: %s", o.out);
+        bind_with("c2", "\"rbind\",\"noatime\",\"nodiratime\"", &o);
+        cr_expect(contains(o.out, "noatime") && contains(o.out, "nodiratime"), "noatime: %s",
+                  o.out);
+        bind_with("c3", "\"bind\",\"ro\",\"noexec\"", &o);
+        cr_expect(contains(o.out, "OPTS=ro,") && contains(o.out, "noexec"), "ro: %s", o.out);
+}
+
+Test(oci_conformance, bind_mounts_take_propagation_options)
+{
+        struct out o;
+        bind_with("c1", "\"rbind\",\"shared\"", &o);
+        cr_expect(contains(o.out, "PROP= shared:"), "shared ignored: %s", o.out);
+        bind_with("c2", "\"rbind\",\"rprivate\"", &o);
+        cr_expect(contains(o.out, "PROP=\n"), "private: %s", o.out);
+}
+
+Test(oci_conformance, rbind_stays_recursive_whatever_follows)
+{
+        /* A source with a mount below it: ["rbind", ..., "bind"] keeps it. */
+        char src[300], sub[320], mounts[800];
+        snprintf(src, sizeof(src), "%s/src", B.dir);
+        snprintf(sub, sizeof(sub), "%s/sub", src);
+        cr_assert_eq(mkdir(src, 0755), 0);
+        cr_assert_eq(mkdir(sub, 0755), 0);
+        cr_assert_eq(mount("psrun-test", sub, "tmpfs", 0, "size=64k"), 0, "%s", strerror(errno));
+        char file[340];
+        snprintf(file, sizeof(file), "%s/file", sub);
+        FILE *f = fopen(file, "we");
+        cr_assert_not_null(f);
+        fputs("below\n", f);
+        fclose(f);
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"rbind\",\"ro\",\"bind\"]}",
+                 src);
+        struct out o;
+        int r = run_config(
+                "c1", &(struct cfg){.args = "[\"cat\",\"/mnt/sub/file\"]", .mounts_extra = mounts},
+                &o);
+        umount2(sub, MNT_DETACH);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "below"), "the submount was dropped: %s", o.out);
+}
+
+/* ---- bug 6: what already sits at a mount point ---- */
+
+Test(oci_conformance, mount_points_that_are_fifos_sockets_devices_or_links)
+{
+        /* A FIFO at a file mount point hung create forever (opened for
+         * writing), a device node failed with ENXIO. Now each is only a
+         * place to mount on; a symbolic link leads inside the image. */
+        char dir[300], path[400], src[300];
+        snprintf(dir, sizeof(dir), "%s/rootfs/mnt", B.dir);
+        mkdir(dir, 0755);
+        snprintf(path, sizeof(path), "%s/fifo", dir);
+        cr_assert_eq(mkfifo(path, 0644), 0);
+        snprintf(path, sizeof(path), "%s/dev", dir);
+        cr_assert_eq(mknod(path, S_IFCHR | 0600, makedev(1, 3)), 0, "%s", strerror(errno));
+        snprintf(path, sizeof(path), "%s/sock", dir);
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        cr_assert_lt(strlen(path), sizeof(sa.sun_path));
+        strcpy(sa.sun_path, path);
+        cr_assert_eq(bind(s, (struct sockaddr *) &sa, sizeof(sa)), 0, "%s", strerror(errno));
+        close(s);
+        /* A link whose target, read on the host, would be the host's file. */
+        char host_file[64];
+        test_tmp_template(host_file, sizeof(host_file), "psrun-oci-linktarget");
+        int fd = mkstemp(host_file);
+        cr_assert_geq(fd, 0);
+        close(fd);
+        snprintf(path, sizeof(path), "%s/link", dir);
+        cr_assert_eq(symlink(host_file, path), 0);
+
+        snprintf(src, sizeof(src), "%s/src-file", B.dir);
+        FILE *f = fopen(src, "we");
+        cr_assert_not_null(f);
+        fputs("mounted\n", f);
+        fclose(f);
+        char mounts[1600];
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/mnt/fifo\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"bind\"]},"
+                 "{\"destination\":\"/mnt/dev\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"bind\"]},"
+                 "{\"destination\":\"/mnt/sock\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"bind\"]},"
+                 "{\"destination\":\"/mnt/link\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"bind\"]}",
+                 src, src, src, src);
+        struct out o;
+        time_t t0 = time(NULL);
+        int r = run_config(
+                "c1",
+                &(struct cfg){.args = "[\"cat\",\"/mnt/fifo\",\"/mnt/dev\",\"/mnt/sock\","
+                                      "\"/mnt/link\"]",
+                              .mounts_extra = mounts},
+                &o);
+        struct stat st;
+        int host_size = stat(host_file, &st) == 0 ? (int) st.st_size : -1;
+        unlink(host_file);
+        cr_expect_lt(time(NULL) - t0, 30, "create took too long");
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "mounted\nmounted\nmounted\nmounted\n"), "%s", o.out);
+        cr_expect_eq(host_size, 0, "the link led to the host's file");
 }
