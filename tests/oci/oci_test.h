@@ -37,6 +37,7 @@ struct cfg {
         const char *namespaces;    /* JSON array replacing the default list */
         const char *linux_extra;   /* ",\"sysctl\":{...}" */
         bool no_masks;             /* no maskedPaths/readonlyPaths */
+        const char *env;           /* JSON array; default ["PATH=/bin","HOME=/root"] */
 };
 
 struct out {

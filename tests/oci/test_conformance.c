@@ -28,6 +28,16 @@ static int run_config(const char *id, const struct cfg *c, struct out *o)
         return psrun(o, NULL, "run", "--bundle", B.dir, id, NULL);
 }
 
+static void write_rootfs_file(const char *rel, const char *text)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/rootfs/%s", B.dir, rel);
+        FILE *f = fopen(path, "we");
+        cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+        fputs(text, f);
+        fclose(f);
+}
+
 /* The test's build directory as an absolute path, so that psrun() still
  * finds the binary after a chdir into the bundle. */
 static void chdir_bundle(void)
@@ -183,6 +193,69 @@ Test(oci_conformance, cgroup_mount_in_a_user_namespace_without_cgroupns)
                 &o);
         cr_assert_eq(r, 0, "%s", o.err);
         cr_expect(contains(o.out, "77\n"), "not the container's own pids limit: %s", o.out);
+}
+
+/* ---- bug 11: HOME ---- */
+
+Test(oci_conformance, home_from_the_images_passwd_else_slash)
+{
+        write_rootfs_file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"
+                                        "user:x:1000:1000:user:/home/user:/bin/sh\n");
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"echo HOME=$HOME\"]",
+                                         .env = "[\"PATH=/bin\"]",
+                                         .user = "{\"uid\":1000,\"gid\":1000}"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "HOME=/home/user\n"), "%s", o.out);
+        r = run_config("c2",
+                       &(struct cfg){.args = "[\"sh\",\"-c\",\"echo HOME=$HOME\"]",
+                                     .env = "[\"PATH=/bin\"]",
+                                     .user = "{\"uid\":4242,\"gid\":4242}"},
+                       &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "HOME=/\n"), "%s", o.out);
+        /* The config's own HOME wins. */
+        r = run_config("c3", &(struct cfg){.args = "[\"sh\",\"-c\",\"echo HOME=$HOME\"]"}, &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "HOME=/root\n"), "%s", o.out);
+}
+
+Test(oci_conformance, home_lookup_of_a_hostile_passwd_neither_hangs_nor_escapes)
+{
+        /* /etc/passwd a FIFO: read as a file it would block create forever. */
+        char path[512];
+        snprintf(path, sizeof(path), "%s/rootfs/etc/passwd", B.dir);
+        unlink(path);
+        cr_assert_eq(mkfifo(path, 0644), 0);
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"echo HOME=$HOME\"]",
+                                         .env = "[\"PATH=/bin\"]"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "HOME=/\n"), "%s", o.out);
+        /* A symbolic link to the host's /etc/passwd resolves in the image,
+         * where there is none: root's home is not taken from the host. */
+        unlink(path);
+        cr_assert_eq(symlink("/../../../../../../../../etc/passwd", path), 0);
+        r = run_config("c2",
+                       &(struct cfg){.args = "[\"sh\",\"-c\",\"echo HOME=$HOME\"]",
+                                     .env = "[\"PATH=/bin\"]"},
+                       &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "HOME=/\n"), "the host's passwd was read: %s", o.out);
+}
+
+Test(oci_conformance, exec_sets_home_too)
+{
+        write_rootfs_file("etc/passwd", "root:x:0:0:root:/root:/bin/sh\n");
+        oci_up("c1", &(struct cfg){.env = "[\"PATH=/bin\"]"});
+        struct out o;
+        cr_assert_eq(psrun(&o, NULL, "exec", "c1", "sh", "-c", "echo HOME=$HOME", NULL), 0, "%s",
+                     o.err);
+        cr_expect(contains(o.out, "HOME=/root\n"), "%s", o.out);
 }
 
 /* ---- sysctl kernel.hostname: the hostname field's ---- */
