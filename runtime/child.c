@@ -572,14 +572,56 @@ static int step_lookup(struct child_ctx *c)
         return best;
 }
 
+/* close_range's fallback, as crun's: every fd >= first but keep, closed or
+ * marked close-on-exec, found by walking /proc/self/fd (a kernel before 5.9
+ * has no close_range; a config's seccomp profile may refuse it). */
+static int fds_from_proc(unsigned first, int keep, bool cloexec)
+{
+        int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+                return -errno;
+        char buf[2048] __attribute__((aligned(8)));
+        long n;
+        int r = 0;
+        while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+                for (long off = 0; off < n;) {
+                        /* struct linux_dirent64: ino, off, reclen, type, name */
+                        unsigned short reclen;
+                        memcpy(&reclen, buf + off + 16, sizeof(reclen));
+                        const char *name = buf + off + 19;
+                        off += reclen;
+                        unsigned fd = 0;
+                        bool digits = name[0] != '\0';
+                        for (const char *p = name; *p && digits; p++) {
+                                digits = *p >= '0' && *p <= '9';
+                                fd = fd * 10 + (unsigned) (*p - '0');
+                        }
+                        if (!digits || fd < first || (int) fd == keep || (int) fd == dir)
+                                continue;
+                        if (cloexec ? fcntl((int) fd, F_SETFD, FD_CLOEXEC) < 0
+                                    : close((int) fd) < 0)
+                                r = r ? r : -errno;
+                }
+        }
+        if (n < 0)
+                r = -errno;
+        close(dir);
+        return r;
+}
+
 static int step_close_fds(struct child_ctx *c)
 {
         /* No host fd beyond 0-2 (and those --preserve-fds names) reaches the
          * command. CLOEXEC rather than close, so the sync socket can still
-         * report a failing execve. */
+         * report a failing execve. Done before a config's early seccomp
+         * filter (exec_steps): nothing of psrun's own may need a syscall
+         * that filter may refuse. */
         unsigned first = 3 + c->plan->preserve_fds;
-        if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-                return -errno;
+        if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+                if (errno != ENOSYS && errno != EPERM)
+                        return -errno;
+                return fds_from_proc(first, -1, true);
+        }
         return 0;
 }
 
@@ -598,9 +640,15 @@ static int step_wait_start(struct child_ctx *c)
          * lock is an inherited open file, and a flock lives as long as any
          * fd of it; so does everything else we must not hold while we wait. */
         unsigned first = 3 + c->plan->preserve_fds;
-        if ((unsigned) fd > first)
-                (void) syscall(SYS_close_range, first, (unsigned) fd - 1, 0);
-        (void) syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0);
+        int r = 0;
+        if ((unsigned) fd > first && syscall(SYS_close_range, first, (unsigned) fd - 1, 0) < 0)
+                r = -errno;
+        if (r == 0 && syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0) < 0)
+                r = -errno;
+        /* A config's early seccomp filter may refuse close_range: the lock
+         * must go all the same, or `psrun start` waits for it forever. */
+        if (r == -ENOSYS || r == -EPERM)
+                (void) fds_from_proc(first, fd, false);
         char byte;
         ssize_t n;
         do
@@ -666,6 +714,7 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_RLIMIT, step_rlimits},
         {CHILD_STEP_TIMENS, step_timens},
         {CHILD_STEP_PERSONALITY, step_personality},
+        {CHILD_STEP_CLOSE_FDS, step_close_fds},
         {CHILD_STEP_SECCOMP, step_seccomp_early},
         {CHILD_STEP_BOUNDING, step_bounding},
         {CHILD_STEP_GROUPS, step_groups},
@@ -677,7 +726,6 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_APPARMOR, step_apparmor},
         {CHILD_STEP_LANDLOCK, step_landlock},
         {CHILD_STEP_EXEC, step_lookup},
-        {CHILD_STEP_CLOSE_FDS, step_close_fds},
         {CHILD_STEP_WAIT_START, step_wait_start},
         {CHILD_STEP_SECCOMP, step_seccomp},
 };

@@ -38,6 +38,7 @@ struct cfg {
         const char *linux_extra;   /* ",\"sysctl\":{...}" */
         bool no_masks;             /* no maskedPaths/readonlyPaths */
         const char *env;           /* JSON array; default ["PATH=/bin","HOME=/root"] */
+        bool new_privs;            /* process.noNewPrivileges false */
 };
 
 struct out {

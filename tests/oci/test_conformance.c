@@ -408,3 +408,38 @@ Test(oci_conformance, mount_points_that_are_fifos_sockets_devices_or_links)
         cr_expect(contains(o.out, "mounted\nmounted\nmounted\nmounted\n"), "%s", o.out);
         cr_expect_eq(host_size, 0, "the link led to the host's file");
 }
+
+/* ---- bug 1: psrun's own steps after a config's seccomp filter ---- */
+
+Test(oci_conformance, a_profile_refusing_close_range_with_new_privileges)
+{
+        /* Without noNewPrivileges the config's filter is loaded before the
+         * privileges drop, so every psrun step after it runs under it:
+         * "close inherited fds: Operation not permitted" was the result of
+         * an (old Docker) profile without close_range. create + start, so
+         * that create's lock is let go of through the fallback too. */
+        const char *seccomp = ",\"seccomp\":{\"defaultAction\":\"SCMP_ACT_ALLOW\","
+                              "\"architectures\":[\"SCMP_ARCH_X86_64\"],"
+                              "\"syscalls\":[{\"names\":[\"close_range\"],"
+                              "\"action\":\"SCMP_ACT_ERRNO\",\"errnoRet\":1}]}";
+        struct out o;
+        bundle_config("c1",
+                      &(struct cfg){.args = "[\"sh\",\"-c\",\"ls /proc/self/fd; sleep 1000\"]",
+                                    .user = "{\"uid\":1000,\"gid\":1000}",
+                                    .new_privs = true,
+                                    .linux_extra = seccomp});
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "start blocked or failed: %s", o.err);
+        cr_expect(wait_status("c1", "running", 5000));
+        cr_expect_eq(psrun(&o, NULL, "delete", "--force", "c1", NULL), 0, "%s", o.err);
+
+        int r = run_config("c2",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"ls /proc/self/fd | wc -l\"]",
+                                         .new_privs = true,
+                                         .user = "{\"uid\":1000,\"gid\":1000}",
+                                         .linux_extra = seccomp},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        /* 0, 1, 2 and ls's own directory fd: nothing of psrun's. */
+        cr_expect(contains(o.out, "4\n"), "fds leaked into the process: %s", o.out);
+}
