@@ -443,3 +443,45 @@ Test(oci_conformance, a_profile_refusing_close_range_with_new_privileges)
         /* 0, 1, 2 and ls's own directory fd: nothing of psrun's. */
         cr_expect(contains(o.out, "4\n"), "fds leaked into the process: %s", o.out);
 }
+
+/* ---- bug 12: linux.resources.network ---- */
+
+Test(oci_conformance, network_resources_are_applied_or_refused_never_dropped)
+{
+        /* Where net_cls and net_prio are mounted (v1) they are applied;
+         * anywhere else the field is an error naming it, and nothing is
+         * left behind. */
+        bool have = access("/sys/fs/cgroup/net_cls/net_cls.classid", F_OK) == 0 ||
+                    access("/sys/fs/cgroup/net_cls,net_prio/net_cls.classid", F_OK) == 0;
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"true\"]",
+                                         .linux_extra = ",\"resources\":{\"network\":{\"classID\":"
+                                                        "1048577}}"},
+                           &o);
+        if (have) {
+                cr_expect_eq(r, 0, "%s", o.err);
+        } else {
+                cr_expect_neq(r, 0, "network resources silently dropped");
+                cr_expect(contains(o.err, "linux.resources.network.classID") &&
+                                  contains(o.err, "net_cls"),
+                          "%s", o.err);
+                cr_expect_str_eq(oci_status("c1"), "", "left behind");
+        }
+        r = run_config("c2",
+                       &(struct cfg){.args = "[\"true\"]",
+                                     .linux_extra = ",\"resources\":{\"network\":{\"priorities\":"
+                                                    "[{\"name\":\"lo\",\"priority\":5}]}}"},
+                       &o);
+        if (!have) {
+                cr_expect_neq(r, 0, "network priorities silently dropped");
+                cr_expect(contains(o.err, "linux.resources.network.priorities"), "%s", o.err);
+        }
+        /* Bad input names the field. */
+        r = run_config("c3",
+                       &(struct cfg){.linux_extra = ",\"resources\":{\"network\":{\"classID\":"
+                                                    "\"x\"}}"},
+                       &o);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, "linux.resources.network.classID"), "%s", o.err);
+}
