@@ -19,6 +19,7 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "runtime/run.h"
 #include "policy/policy.h"
 
 #ifndef CLONE_NEWTIME
@@ -79,11 +80,23 @@ static int plan_namespaces(const struct oci_config *c, struct plan *p, psrun_err
 
         bool new_user = p->clone_flags & CLONE_NEWUSER;
         size_t n_uid = l ? l->n_uid_mappings : 0, n_gid = l ? l->n_gid_mappings : 0;
+        if (new_user && n_uid == 0 && n_gid == 0) {
+                /* No mappings at all: psrun's own default range, as crun
+                 * maps one of its own; root inside is an unprivileged id
+                 * outside (docs/man/psrun.1). */
+                snprintf(p->uid_map, sizeof(p->uid_map), "0 %u %u\n", PSRUN_ID_BASE,
+                         PSRUN_ID_COUNT);
+                snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE,
+                         PSRUN_ID_COUNT);
+                new_user = false; /* nothing of the config's to format */
+        }
         if (new_user && (n_uid == 0 || n_gid == 0))
                 return psrun_error_set(err, EINVAL,
-                                       "linux.uidMappings: a new user namespace needs uid and "
-                                       "gid mappings");
-        if (!new_user && (n_uid || n_gid))
+                                       "%s: a new user namespace with %s mappings needs %s "
+                                       "mappings too",
+                                       n_uid ? "linux.gidMappings" : "linux.uidMappings",
+                                       n_uid ? "uid" : "gid", n_uid ? "gid" : "uid");
+        if (!(p->clone_flags & CLONE_NEWUSER) && (n_uid || n_gid))
                 return psrun_error_set(err, EINVAL,
                                        "linux.uidMappings: mappings are given but no new user "
                                        "namespace is asked for");

@@ -485,3 +485,33 @@ Test(oci_conformance, network_resources_are_applied_or_refused_never_dropped)
         cr_expect_neq(r, 0);
         cr_expect(contains(o.err, "linux.resources.network.classID"), "%s", o.err);
 }
+
+/* ---- bug 9: a user namespace without mappings ---- */
+
+Test(oci_conformance, user_namespace_without_mappings_gets_psruns_range)
+{
+        /* Refused before; crun maps a range of its own. psrun's is the one
+         * its sandboxes use: root inside is an unprivileged id outside. */
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"id -u; cat /proc/self/uid_map "
+                                                 "/proc/self/gid_map\"]",
+                                         .namespaces = "[{\"type\":\"pid\"},{\"type\":\"network\"},"
+                                                       "{\"type\":\"ipc\"},{\"type\":\"uts\"},"
+                                                       "{\"type\":\"mount\"},{\"type\":\"user\"}]"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "0\n"), "%s", o.out);
+        /* 0x70000000 = 1879048192 (runtime/run.h), 65536 ids, for both. */
+        const char *line = strstr(o.out, "1879048192");
+        cr_expect(line && strstr(line + 1, "1879048192"), "not the default range: %s", o.out);
+        /* One kind of mapping without the other is still an error. */
+        r = run_config("c2",
+                       &(struct cfg){.namespaces = "[{\"type\":\"pid\"},{\"type\":\"mount\"},"
+                                                   "{\"type\":\"user\"}]",
+                                     .linux_extra = ",\"uidMappings\":[{\"containerID\":0,"
+                                                    "\"hostID\":200000,\"size\":65536}]"},
+                       &o);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, "linux.gidMappings"), "%s", o.err);
+}
