@@ -464,6 +464,27 @@ static int step_setgid(struct child_ctx *c)
         return sys_setresgid(g) < 0 ? -errno : 0;
 }
 
+static int step_stdio_owner(struct child_ctx *c)
+{
+        /* As runc: stdio that is a pipe, socket or file is given to the
+         * process's uid, so that it can reopen /dev/stdout and the like.
+         * Never a device (a terminal of the caller's stays the caller's);
+         * an owner or id the user namespace cannot map (EPERM, EINVAL) or a
+         * read-only file system leaves it as it is. */
+        if (!c->plan->chown_stdio)
+                return 0;
+        for (int fd = 0; fd <= 2; fd++) {
+                struct stat st;
+                if (fstat(fd, &st) < 0 || st.st_uid == c->plan->uid ||
+                    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISREG(st.st_mode)))
+                        continue;
+                if (fchown(fd, c->plan->uid, (gid_t) -1) < 0 && errno != EPERM && errno != EINVAL &&
+                    errno != EROFS)
+                        return -errno;
+        }
+        return 0;
+}
+
 static int step_setuid(struct child_ctx *c)
 {
         uid_t u = c->plan->uid;
@@ -719,6 +740,7 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_BOUNDING, step_bounding},
         {CHILD_STEP_GROUPS, step_groups},
         {CHILD_STEP_SETGID, step_setgid},
+        {CHILD_STEP_SETUID, step_stdio_owner},
         {CHILD_STEP_SETUID, step_setuid},
         {CHILD_STEP_CAPS, step_caps},
         {CHILD_STEP_CHDIR, step_chdir},

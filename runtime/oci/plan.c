@@ -330,6 +330,7 @@ static int plan_process(const struct oci_config *c, const struct oci_process *pr
         }
         p->umask = proc->user.umask.set ? (mode_t) (proc->user.umask.value & 07777) : 022;
         p->no_new_privs = proc->no_new_privileges;
+        p->chown_stdio = true;
         int r = plan_home(p, root_dir, err);
         if (r < 0)
                 return r;

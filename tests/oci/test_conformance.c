@@ -515,3 +515,18 @@ Test(oci_conformance, user_namespace_without_mappings_gets_psruns_range)
         cr_expect_neq(r, 0);
         cr_expect(contains(o.err, "linux.gidMappings"), "%s", o.err);
 }
+
+Test(oci_conformance, stdio_pipes_belong_to_the_process_user)
+{
+        /* As runc: a process running as uid 1000 can reopen its stdout
+         * (a pipe of the caller's) through /dev/stdout. */
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"stat -L -c %u /proc/self/fd/1; "
+                                                 "echo via-dev-stdout > /dev/stdout\"]",
+                                         .user = "{\"uid\":1000,\"gid\":1000}"},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "1000\n"), "stdout not given to uid 1000: %s", o.out);
+        cr_expect(contains(o.out, "via-dev-stdout"), "%s / %s", o.out, o.err);
+}
