@@ -252,18 +252,15 @@ static int step_mounts_early(struct child_ctx *c)
         const struct rootfs_plan *rp = &c->plan->rootfs;
         if (c->plan->root != PLAN_ROOT_BUNDLE)
                 return 0;
-        _cleanup_close_ int root_fd = -1;
         for (size_t i = 0; i < rp->n_steps; i++) {
                 if (!rp->steps[i].early)
                         continue;
-                if (root_fd < 0 &&
-                    (root_fd = open(c->plan->base_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-                        return -errno;
-                int r = mount_step_apply_early(&rp->steps[i], root_fd);
+                int r = mount_step_apply_early(&rp->steps[i]);
                 if (r < 0) {
                         c->index = (uint32_t) i;
                         return r;
                 }
+                c->host_fds[i] = r; /* attached by step_mounts, in order */
         }
         return 0;
 }
@@ -323,8 +320,6 @@ static int step_mounts(struct child_ctx *c)
 {
         const struct rootfs_plan *rp = &c->plan->rootfs;
         for (size_t i = 0; i < rp->n_steps; i++) {
-                if (rp->steps[i].early)
-                        continue;
                 int r = mount_step_apply(&rp->steps[i], c->host_fds[i]);
                 if (c->host_fds[i] >= 0) {
                         close(c->host_fds[i]);

@@ -530,3 +530,41 @@ Test(oci_conformance, stdio_pipes_belong_to_the_process_user)
         cr_expect(contains(o.out, "1000\n"), "stdout not given to uid 1000: %s", o.out);
         cr_expect(contains(o.out, "via-dev-stdout"), "%s / %s", o.out, o.err);
 }
+
+/* ---- bug 3: mounts in the config's order, in a user namespace too ---- */
+
+Test(oci_conformance, user_namespace_mounts_keep_the_configs_order)
+{
+        /* proc was mounted before every other mount in a user namespace: a
+         * proc below a bind mount that comes first was hidden by it (or
+         * failed, its directory not made yet). */
+        char src[300], sub[320], mounts[900];
+        snprintf(src, sizeof(src), "%s/src", B.dir);
+        snprintf(sub, sizeof(sub), "%s/proc", src);
+        cr_assert_eq(mkdir(src, 0755), 0);
+        cr_assert_eq(mkdir(sub, 0755), 0);
+        /* The image has /mnt (the user namespace's root cannot make it). */
+        char mnt[300];
+        snprintf(mnt, sizeof(mnt), "%s/rootfs/mnt", B.dir);
+        mkdir(mnt, 0755);
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"rbind\"]},"
+                 "{\"destination\":\"/mnt/proc\",\"type\":\"proc\",\"source\":\"proc\"}",
+                 src);
+        struct out o;
+        int r = run_config(
+                "c1",
+                &(struct cfg){.args = "[\"sh\",\"-c\",\"head -n 1 /mnt/proc/self/status\"]",
+                              .namespaces = "[{\"type\":\"pid\"},{\"type\":\"network\"},"
+                                            "{\"type\":\"ipc\"},{\"type\":\"uts\"},"
+                                            "{\"type\":\"mount\"},{\"type\":\"user\"}]",
+                              .mounts_extra = mounts,
+                              .linux_extra = ",\"uidMappings\":[{\"containerID\":0,\"hostID\":"
+                                             "200000,\"size\":65536}],\"gidMappings\":[{"
+                                             "\"containerID\":0,\"hostID\":200000,\"size\":"
+                                             "65536}]"},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "Name:"), "proc hidden under the bind: %s", o.out);
+}
