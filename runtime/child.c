@@ -81,7 +81,7 @@ struct child_ctx {
         int sync_fd;
         uint32_t index;    /* set by a failing step that has parts */
         int *host_fds;     /* per mount step: O_PATH fd of a host bind source, or -1 */
-        int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root */
+        int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root, then its copy */
         int console_slave; /* -1: no terminal */
         char *exec_path;   /* PATH_MAX bytes: argv[0] as found by step_lookup */
 };
@@ -131,11 +131,20 @@ static int step_join(struct child_ctx *c)
         /* The plan lists the user namespace first: entering it first gives
          * the rights to enter the ones it owns. */
         const struct plan *p = c->plan;
-        for (size_t i = 0; i < p->n_joins; i++)
+        for (size_t i = 0; i < p->n_joins; i++) {
                 if (setns(p->joins[i].fd, p->joins[i].type) < 0) {
                         c->index = (uint32_t) i;
                         return -errno;
                 }
+                /* A mount namespace joined by path: the root is built in a
+                 * private copy of it, never in it (nor in the host's). */
+                if (p->joins[i].type == CLONE_NEWNS &&
+                    (unshare(CLONE_NEWNS) < 0 ||
+                     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)) {
+                        c->index = (uint32_t) i;
+                        return -errno;
+                }
+        }
         if (p->join_pidfd >= 0 && p->join_flags && setns(p->join_pidfd, (int) p->join_flags) < 0) {
                 c->index = UINT32_MAX;
                 return -errno;
@@ -230,18 +239,29 @@ static int step_root_tmpfs(struct child_ctx *c)
         return 0;
 }
 
-static int step_root_bundle(struct child_ctx *c)
+static int step_copy_rootfs(struct child_ctx *c)
 {
-        /* A private recursive copy of the bundle's root, attached at the base
-         * directory: the bundle's own mount is never changed. */
+        /* A private recursive copy of the bundle's root (the bundle's own
+         * mount is never changed), detached, made before any namespace is
+         * joined: a mount namespace joined by path need not see the bundle,
+         * and a tree of another namespace cannot be copied from there. */
         if (c->plan->root != PLAN_ROOT_BUNDLE)
                 return 0;
-        _cleanup_close_ int tree =
-                open_tree(c->rootfs_fd, "",
-                          OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+        int tree = open_tree(c->rootfs_fd, "",
+                             OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
         if (tree < 0)
                 return -errno;
-        if (move_mount(tree, "", AT_FDCWD, c->plan->base_dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        safe_close(c->rootfs_fd);
+        c->rootfs_fd = tree;
+        return 0;
+}
+
+static int step_root_bundle(struct child_ctx *c)
+{
+        /* The copy, attached at the base directory. */
+        if (c->plan->root != PLAN_ROOT_BUNDLE)
+                return 0;
+        if (move_mount(c->rootfs_fd, "", AT_FDCWD, c->plan->base_dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
                 return -errno;
         c->rootfs_fd = safe_close(c->rootfs_fd);
         return 0;
@@ -706,6 +726,7 @@ static const struct child_step_def setup_steps[] = {
          * the sandbox would reach the host. */
         {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_MOUNT, step_open_sources},
+        {CHILD_STEP_ROOT_BUNDLE, step_copy_rootfs},
         {CHILD_STEP_JOIN, step_join},
         {CHILD_STEP_HOSTNAME, step_hostname},
         {CHILD_STEP_DOMAINNAME, step_domainname},

@@ -125,7 +125,11 @@ static int plan_namespaces(const struct oci_config *c, struct plan *p, psrun_err
                          "monotonic %lld %u\nboottime %lld %u\n", (long long) mono->secs,
                          mono->nanosecs, (long long) boot->secs, boot->nanosecs);
         }
-        if ((c->hostname || c->domainname) && !(p->clone_flags & CLONE_NEWUTS))
+        bool uts_joined = false;
+        for (size_t i = 0; i < p->n_joins; i++)
+                uts_joined |= p->joins[i].type == CLONE_NEWUTS;
+        /* A uts namespace joined by path takes the names too, as runc's. */
+        if ((c->hostname || c->domainname) && !(p->clone_flags & CLONE_NEWUTS) && !uts_joined)
                 return psrun_error_set(err, EINVAL,
                                        "%s: needs a new uts namespace (linux.namespaces)",
                                        c->hostname ? "hostname" : "domainname");
@@ -406,10 +410,13 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
                 return psrun_error_set(err, EOPNOTSUPP,
                                        "linux.mountLabel: psrun does not support SELinux");
         int r = plan_namespaces(c, p, err);
-        if (r >= 0 && !(p->clone_flags & CLONE_NEWNS))
-                r = psrun_error_set(err, EINVAL,
-                                    "linux.namespaces: psrun needs a new mount namespace for the "
-                                    "container's root");
+        /* The root is always built in a mount namespace of psrun's making:
+         * with no mount namespace in the config, a private copy of the
+         * runtime's (the container sees what it saw, and nothing it mounts
+         * reaches the host's); with one joined by path, a private copy of
+         * that one, made right after joining it (runtime/child.c): neither
+         * namespace is changed. */
+        p->clone_flags |= CLONE_NEWNS;
         if (r >= 0 && c->hostname && !(p->hostname = strdup(c->hostname)))
                 r = psrun_error_errno(err, ENOMEM, "plan");
         if (r >= 0 && c->domainname && !(p->domainname = strdup(c->domainname)))

@@ -568,3 +568,62 @@ Test(oci_conformance, user_namespace_mounts_keep_the_configs_order)
         cr_assert_eq(r, 0, "%s", o.err);
         cr_expect(contains(o.out, "Name:"), "proc hidden under the bind: %s", o.out);
 }
+
+/* ---- bug 4: mount and uts namespaces joined by path, or none asked for ---- */
+
+/* How many mounts of pid's mount namespace are at or below dir. */
+static int mounts_below(pid_t pid, const char *dir)
+{
+        char path[64], line[4096];
+        snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int) pid);
+        FILE *f = fopen(path, "re");
+        cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+        int n = 0;
+        while (fgets(line, sizeof(line), f)) {
+                char mp[2048];
+                if (sscanf(line, "%*s %*s %*s %*s %2047s", mp) == 1 &&
+                    strncmp(mp, dir, strlen(dir)) == 0)
+                        n++;
+        }
+        fclose(f);
+        return n;
+}
+
+Test(oci_conformance, no_mount_namespace_asked_for_leaks_no_mount)
+{
+        /* Refused before. Now a private copy of the runtime's namespace:
+         * the container runs, and its mounts never reach ours. */
+        char rootfs[300];
+        snprintf(rootfs, sizeof(rootfs), "%s/rootfs", B.dir);
+        oci_up("c1", &(struct cfg){.namespaces = "[{\"type\":\"pid\"},{\"type\":\"network\"},"
+                                                 "{\"type\":\"ipc\"},{\"type\":\"uts\"}]"});
+        cr_expect_str_eq(oci_status("c1"), "running");
+        cr_expect_eq(mounts_below(getpid(), rootfs), 0, "the container's mounts reached ours");
+        cr_expect_gt(mounts_below(oci_pid("c1"), "/proc"), 0, "no /proc in the container");
+        struct out o;
+        cr_expect_eq(psrun(&o, NULL, "delete", "--force", "c1", NULL), 0, "%s", o.err);
+}
+
+Test(oci_conformance, mount_and_uts_namespaces_joined_by_path)
+{
+        /* c2 joins c1's mount and uts namespaces by path (refused before:
+         * "needs a new mount namespace"). Its root is built in a private
+         * copy of c1's mount namespace, which stays as it was; the uts
+         * namespace is shared, hostname and all (runc's semantics). */
+        oci_up("c1", NULL);
+        pid_t pid = oci_pid("c1");
+        cr_assert_gt(pid, 0);
+        int before = mounts_below(pid, "/");
+        char ns[600];
+        snprintf(ns, sizeof(ns),
+                 "[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":\"ipc\"},"
+                 "{\"type\":\"uts\",\"path\":\"/proc/%d/ns/uts\"},"
+                 "{\"type\":\"mount\",\"path\":\"/proc/%d/ns/mnt\"}]",
+                 (int) pid, (int) pid);
+        struct out o;
+        int r = run_config("c2", &(struct cfg){.args = "[\"hostname\"]", .namespaces = ns}, &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "oci-test"), "%s", o.out);
+        cr_expect_eq(mounts_below(pid, "/"), before, "c1's mount namespace was changed");
+        cr_expect_str_eq(oci_status("c1"), "running");
+}
