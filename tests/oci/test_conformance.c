@@ -627,3 +627,39 @@ Test(oci_conformance, mount_and_uts_namespaces_joined_by_path)
         cr_expect_eq(mounts_below(pid, "/"), before, "c1's mount namespace was changed");
         cr_expect_str_eq(oci_status("c1"), "running");
 }
+
+/* ---- bug 8: hooks ---- */
+
+Test(oci_conformance, start_container_hook_path_is_the_containers)
+{
+        /* runtime-spec: startContainer's path resolves in the container's
+         * mount namespace: a program only the image has runs, one only the
+         * host has does not. */
+        char cmd[1200];
+        snprintf(cmd, sizeof(cmd), "cp %s/rootfs/bin/busybox %s/rootfs/bin/only-in-image", B.dir,
+                 B.dir);
+        cr_assert_eq(system(cmd), 0);
+        struct out o;
+        bundle_config("c1", &(struct cfg){.hooks = "\"startContainer\":[{\"path\":\"/bin/only-in-"
+                                                   "image\",\"args\":[\"sh\",\"-c\",\"echo ran > "
+                                                   "/tmp/start-hook\"]}]"});
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
+        cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);
+        char path[400], text[64];
+        snprintf(path, sizeof(path), "%s/rootfs/tmp/start-hook", B.dir);
+        cr_expect(read_text(path, text, sizeof(text)) && strcmp(text, "ran") == 0,
+                  "the hook did not run in the container");
+        cr_expect_eq(psrun(&o, NULL, "delete", "--force", "c1", NULL), 0, "%s", o.err);
+
+        /* A host path the image lacks (the test's own bundle directory). */
+        char hooks[800];
+        snprintf(hooks, sizeof(hooks),
+                 "\"startContainer\":[{\"path\":\"%s/rootfs/bin/only-in-image\","
+                 "\"args\":[\"sh\",\"-c\",\"true\"]}]",
+                 B.dir);
+        bundle_config("c2", &(struct cfg){.hooks = hooks});
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c2", NULL), 0, "%s", o.err);
+        cr_expect_neq(psrun(&o, NULL, "start", "c2", NULL), 0,
+                      "a host path ran as a startContainer hook");
+        cr_expect(contains(o.err, "startContainer"), "%s", o.err);
+}
