@@ -732,9 +732,11 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_DOMAINNAME, step_domainname},
         {CHILD_STEP_LOOPBACK, step_loopback},
         {CHILD_STEP_ROOT_ID, step_root_id},
+        /* Detached, before anything is mounted over the base directory
+         * (under which host paths an overlay names may lie). */
+        {CHILD_STEP_MOUNT, step_mounts_early},
         {CHILD_STEP_ROOT_TMPFS, step_root_tmpfs},
         {CHILD_STEP_ROOT_BUNDLE, step_root_bundle},
-        {CHILD_STEP_MOUNT, step_mounts_early},
         {CHILD_STEP_PIVOT, step_pivot},
         {CHILD_STEP_ROOT_PROPAGATION, step_root_propagation},
         {CHILD_STEP_MOUNT, step_mounts},

@@ -356,8 +356,12 @@ static int add_mount(struct rootfs_plan *plan, const struct oci_mount *m, const 
                 .data = m->data,
                 /* In a user namespace the kernel lets proc and sysfs be
                  * mounted only where a full instance is visible: before the
-                 * host's root leaves. */
-                .early = new_userns && (strcmp(type, "proc") == 0 || strcmp(type, "sysfs") == 0),
+                 * host's root leaves. An overlay's lowerdir, upperdir and
+                 * workdir are host paths: made then too. (Made detached,
+                 * attached in the config's order.) */
+                .early =
+                        (new_userns && (strcmp(type, "proc") == 0 || strcmp(type, "sysfs") == 0)) ||
+                        strcmp(type, "overlay") == 0,
         };
         r = add(plan, &s, err);
         if (r >= 0 && (m->attr_set || m->attr_clr)) {

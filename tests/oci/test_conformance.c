@@ -663,3 +663,34 @@ Test(oci_conformance, start_container_hook_path_is_the_containers)
                       "a host path ran as a startContainer hook");
         cr_expect(contains(o.err, "startContainer"), "%s", o.err);
 }
+
+/* ---- bug 7 (part): an overlay of host directories ---- */
+
+Test(oci_conformance, overlay_with_host_layers)
+{
+        /* lowerdir, upperdir and workdir are host paths: the overlay was
+         * mounted after the root had moved, where they are not. */
+        char lower[300], upper[300], work[300], mounts[1200], cmd[1400];
+        snprintf(lower, sizeof(lower), "%s/lower", B.dir);
+        snprintf(upper, sizeof(upper), "%s/upper", B.dir);
+        snprintf(work, sizeof(work), "%s/work", B.dir);
+        snprintf(cmd, sizeof(cmd), "mkdir -p %s %s %s && echo from-lower > %s/file", lower, upper,
+                 work, lower);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/mnt\",\"type\":\"overlay\",\"source\":\"overlay\","
+                 "\"options\":[\"lowerdir=%s\",\"upperdir=%s\",\"workdir=%s\"]}",
+                 lower, upper, work);
+        struct out o;
+        int r = run_config(
+                "c1",
+                &(struct cfg){.args = "[\"sh\",\"-c\",\"cat /mnt/file; echo new > /mnt/added\"]",
+                              .mounts_extra = mounts},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "from-lower"), "%s", o.out);
+        char path[400], text[64];
+        snprintf(path, sizeof(path), "%s/added", upper);
+        cr_expect(read_text(path, text, sizeof(text)) && strcmp(text, "new") == 0,
+                  "the write did not reach upperdir");
+}
