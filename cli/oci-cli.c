@@ -160,9 +160,29 @@ static int fill_create(const struct cli_call *p, struct oci_create_options *o, p
                 .no_cgroups = no_cgroups(),
                 .systemd_cgroup = systemd_cgroup(),
         };
+        int r = 0;
         if (p->value[CR_PRESERVE])
-                return parse_uint("--preserve-fds", p->value[CR_PRESERVE], &o->preserve_fds, err);
-        return 0;
+                r = parse_uint("--preserve-fds", p->value[CR_PRESERVE], &o->preserve_fds, err);
+        /* Socket activation, as runc and crun take it from their caller:
+         * LISTEN_FDS=n hands fds 3..3+n-1 on, unless LISTEN_PID says they
+         * were meant for another process (an inherited environment). */
+        const char *listen = getenv("LISTEN_FDS"), *listen_pid = getenv("LISTEN_PID");
+        char self[32];
+        snprintf(self, sizeof(self), "%d", (int) getpid());
+        if (listen_pid && *listen_pid && strcmp(listen_pid, self) != 0)
+                listen = NULL;
+        if (r >= 0 && listen && *listen) {
+                r = parse_uint("LISTEN_FDS", listen, &o->listen_fds, err);
+                if (r >= 0 && o->listen_fds > 1024)
+                        r = psrun_error_set(err, EINVAL, "LISTEN_FDS: %u is more than 1024",
+                                            o->listen_fds);
+                for (unsigned fd = 3; r >= 0 && fd < 3 + o->listen_fds; fd++)
+                        if (fcntl((int) fd, F_GETFD) < 0)
+                                r = psrun_error_set(err, EBADF,
+                                                    "LISTEN_FDS: %u, but fd %u is not open",
+                                                    o->listen_fds, fd);
+        }
+        return r;
 }
 
 static int cmd_create(struct cli_call *c, psrun_error *err)

@@ -226,6 +226,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 .detached = o->detached,
                 .no_pivot = o->no_pivot,
                 .preserve_fds = o->preserve_fds,
+                .listen_fds = o->listen_fds,
         };
         r = plan_from_oci(&config, &po, &plan, err);
         if (r < 0)

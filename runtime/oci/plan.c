@@ -311,6 +311,30 @@ static int plan_home(struct plan *p, const char *root_dir, psrun_error *err)
         return 0;
 }
 
+/* Sets NAME=value in p->envp, replacing NAME's entry if there is one. */
+static int env_set(struct plan *p, const char *name, unsigned value, psrun_error *err)
+{
+        char *entry = NULL;
+        if (asprintf(&entry, "%s=%u", name, value) < 0)
+                return psrun_error_errno(err, ENOMEM, "plan");
+        size_t n = 0, len = strlen(name);
+        for (; p->envp[n]; n++)
+                if (strncmp(p->envp[n], name, len) == 0 && p->envp[n][len] == '=') {
+                        free(p->envp[n]);
+                        p->envp[n] = entry;
+                        return 0;
+                }
+        char **grown = realloc(p->envp, (n + 2) * sizeof(char *));
+        if (!grown) {
+                free(entry);
+                return psrun_error_errno(err, ENOMEM, "plan");
+        }
+        grown[n] = entry;
+        grown[n + 1] = NULL;
+        p->envp = grown;
+        return 0;
+}
+
 /* own_userns: the process runs in a user namespace of its own (made for
  * the container, or entered by exec), where it has a full capability set.
  * root_dir: the container's root as seen from here (for its /etc/passwd). */
@@ -426,6 +450,14 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
         if (r >= 0)
                 r = plan_process(c, c->process, p->clone_flags & CLONE_NEWUSER, p->rootfs_dir, p,
                                  err);
+        if (r >= 0 && o->listen_fds) {
+                /* Socket activation: the fds, and their count for pid 1. */
+                if (p->preserve_fds < o->listen_fds)
+                        p->preserve_fds = o->listen_fds;
+                r = env_set(p, "LISTEN_FDS", o->listen_fds, err);
+                if (r >= 0)
+                        r = env_set(p, "LISTEN_PID", 1, err);
+        }
         if (r >= 0)
                 r = oci_rootfs_plan(c, o->bundle, p->clone_flags & CLONE_NEWUSER, &p->rootfs, err);
         if (r < 0)

@@ -694,3 +694,42 @@ Test(oci_conformance, overlay_with_host_layers)
         cr_expect(read_text(path, text, sizeof(text)) && strcmp(text, "new") == 0,
                   "the write did not reach upperdir");
 }
+
+/* ---- socket activation (crun's listen_pid_env) ---- */
+
+Test(oci_conformance, listen_fds_are_passed_on)
+{
+        /* As runc and crun: LISTEN_FDS=n in the caller's environment hands
+         * fds 3..3+n-1 to the process, with LISTEN_FDS and LISTEN_PID=1. */
+        bundle_config("c1", &(struct cfg){.args = "[\"sh\",\"-c\",\"echo $LISTEN_FDS $LISTEN_PID; "
+                                                  "readlink /proc/self/fd/3\"]"});
+        char build[PATH_MAX], cmd[2400], out[300], text[400];
+        const char *b = getenv("PSRUN_BUILD") ? getenv("PSRUN_BUILD") : "build";
+        cr_assert_not_null(realpath(b, build));
+        snprintf(out, sizeof(out), "%s/listen.out", B.dir);
+        snprintf(cmd, sizeof(cmd),
+                 "LISTEN_FDS=1 %s/psrun --root %s run --bundle %s c1 3<%s/config.json >%s 2>&1",
+                 build, B.root, B.dir, B.dir, out);
+        int r = system(cmd);
+        cr_assert(read_text(out, text, sizeof(text)), "no output");
+        cr_assert_eq(r, 0, "%s", text);
+        cr_expect(contains(text, "1 1\n") && contains(text, "config.json"), "%s", text);
+
+        /* Meant for another process: not taken. */
+        snprintf(cmd, sizeof(cmd),
+                 "LISTEN_FDS=1 LISTEN_PID=1 %s/psrun --root %s run --bundle %s c1 3<%s/config.json "
+                 ">%s 2>&1",
+                 build, B.root, B.dir, B.dir, out);
+        r = system(cmd);
+        cr_assert(read_text(out, text, sizeof(text)), "no output");
+        cr_expect(!contains(text, "config.json"), "fd 3 passed on: %s", text);
+        /* Named but not open: an error naming it. */
+        snprintf(cmd, sizeof(cmd),
+                 "LISTEN_FDS=2 %s/psrun --root %s run --bundle %s c1 3<%s/config.json 4<&- >%s "
+                 "2>&1",
+                 build, B.root, B.dir, B.dir, out);
+        r = system(cmd);
+        cr_assert(read_text(out, text, sizeof(text)), "no output");
+        cr_expect_neq(r, 0);
+        cr_expect(contains(text, "LISTEN_FDS") && contains(text, "fd 4"), "%s", text);
+}
