@@ -733,3 +733,39 @@ Test(oci_conformance, listen_fds_are_passed_on)
         cr_expect_neq(r, 0);
         cr_expect(contains(text, "LISTEN_FDS") && contains(text, "fd 4"), "%s", text);
 }
+
+Test(oci_conformance, new_user_namespace_joins_another_containers_ipc)
+{
+        /* A namespace joined by path (ipc here; net alike, but sysfs cannot
+         * be mounted for a network namespace of another user namespace)
+         * belongs to the user namespace it was made in: the container's new
+         * one has no rights there (EPERM in the child). psrun enters it
+         * before clone3. */
+        oci_up("c1", NULL);
+        pid_t pid = oci_pid("c1");
+        cr_assert_gt(pid, 0);
+        char ns[600], theirs[64], link[64];
+        snprintf(ns, sizeof(ns),
+                 "[{\"type\":\"pid\"},{\"type\":\"mount\"},{\"type\":\"user\"},{\"type\":\"uts\"},{"
+                 "\"type\":\"network\"},"
+                 "{\"type\":\"ipc\",\"path\":\"/proc/%d/ns/ipc\"}]",
+                 (int) pid);
+        snprintf(link, sizeof(link), "/proc/%d/ns/ipc", (int) pid);
+        ssize_t n = readlink(link, theirs, sizeof(theirs) - 1);
+        cr_assert_gt(n, 0);
+        theirs[n] = '\0';
+        struct out o;
+        int r = run_config(
+                "c2",
+                &(struct cfg){.args = "[\"readlink\",\"/proc/self/ns/ipc\"]", .namespaces = ns},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, theirs), "not c1's ipc namespace (%s): %s", theirs, o.out);
+        /* psrun's own namespaces are as they were. */
+        char mine[64], self[64];
+        n = readlink("/proc/self/ns/ipc", self, sizeof(self) - 1);
+        cr_assert_gt(n, 0);
+        self[n] = '\0';
+        snprintf(mine, sizeof(mine), "%s", self);
+        cr_expect(strcmp(mine, theirs) != 0);
+}
