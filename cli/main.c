@@ -179,11 +179,21 @@ static int cmd_gc(struct cli_call *c, psrun_error *err)
         return 0;
 }
 
+/* What psrun is built with, as crun's `+FEATURE` line (harnesses grep it:
+ * crun's tests skip systemd-cgroup cases without +SYSTEMD, which psrun
+ * refuses, so it is not claimed). */
+static const char *const version_features[] = {
+        "CAP", "SECCOMP", "LANDLOCK", "APPARMOR", "CGROUP-V1", "CGROUP-V2", "USERNS",
+};
+
 static int cmd_version(struct cli_call *c, psrun_error *err)
 {
-        /* runc's shape: Docker and containerd read the first line. */
+        /* runc's and crun's shape: Docker and containerd read the first line. */
         printf("psrun version %s\nspec: %s\ncgroup driver: %s\n", PSRUN_VERSION,
                OCI_STATE_SPEC_VERSION, cgroup_driver_name());
+        for (size_t i = 0; i < ARRAY_SIZE(version_features); i++)
+                printf("%s+%s", i ? " " : "", version_features[i]);
+        printf("\n");
         return 0;
 }
 

@@ -27,6 +27,7 @@
 #include "runtime/oci/features.h"
 #include "cli/oci-log.h"
 #include "runtime/oci/signal.h"
+#include "runtime/oci/state.h"
 
 #define EXIT_OCI 1
 
@@ -134,10 +135,10 @@ enum {
         CR_NO_PIVOT,
         CR_NO_KEYRING,
         CR_PRESERVE,
+        CR_CONFIG,
         /* run only */
         CR_DETACH,
-        CR_KEEP,
-        CR_CONFIG
+        CR_KEEP
 };
 static const struct option_def create_options[] = {
         [CR_BUNDLE] = {"bundle", 'b', "DIR", "the bundle (default: the current directory)"},
@@ -147,19 +148,22 @@ static const struct option_def create_options[] = {
         [CR_NO_PIVOT] = {"no-pivot", 0, NULL, "move the root with MS_MOVE (ramfs hosts)"},
         [CR_NO_KEYRING] = {"no-new-keyring", 0, NULL, "accepted (psrun makes no keyring)"},
         [CR_PRESERVE] = {"preserve-fds", 0, "N", "pass fds 3..3+N-1 to the process"},
+        [CR_CONFIG] = {"config", 0, "FILE",
+                       "config.json to use instead of the bundle's (relative: to the bundle)"},
         {0},
 };
 static const struct option_def run_oci_options[] = {
-        [CR_BUNDLE] = {"bundle", 'b', "DIR", "the bundle"},
+        [CR_BUNDLE] = {"bundle", 'b', "DIR", "the bundle (default: the current directory)"},
         [CR_PID_FILE] = {"pid-file", 0, "FILE", "write the container's init pid here"},
         [CR_CONSOLE] = {"console-socket", 0, "PATH",
                         "send the terminal's master fd to this unix socket"},
         [CR_NO_PIVOT] = {"no-pivot", 0, NULL, "move the root with MS_MOVE (ramfs hosts)"},
         [CR_NO_KEYRING] = {"no-new-keyring", 0, NULL, "accepted (psrun makes no keyring)"},
         [CR_PRESERVE] = {"preserve-fds", 0, "N", "pass fds 3..3+N-1 to the process"},
+        [CR_CONFIG] = {"config", 0, "FILE",
+                       "config.json to use instead of the bundle's (relative: to the bundle)"},
         [CR_DETACH] = {"detach", 'd', NULL, "start it and return; do not wait"},
         [CR_KEEP] = {"keep", 0, NULL, "do not delete the container when it exits"},
-        [CR_CONFIG] = {"config", 0, "FILE", "config.json to use instead of the bundle's"},
         {0},
 };
 
@@ -169,15 +173,35 @@ static int fill_create(const struct cli_call *p, struct oci_create_options *o, p
                 .id = p->args[0],
                 .bundle = p->value[CR_BUNDLE],
                 .pid_file = p->value[CR_PID_FILE],
+                .config_path = p->value[CR_CONFIG],
                 .console_socket = p->value[CR_CONSOLE],
                 .no_pivot = p->value[CR_NO_PIVOT] != NULL,
                 .detached = true,
                 .no_cgroups = no_cgroups(),
                 .systemd_cgroup = systemd_cgroup(),
         };
+        int r = 0;
         if (p->value[CR_PRESERVE])
-                return parse_preserve_fds(p->value[CR_PRESERVE], &o->preserve_fds, err);
-        return 0;
+                r = parse_preserve_fds(p->value[CR_PRESERVE], &o->preserve_fds, err);
+        /* Socket activation, as runc and crun take it from their caller:
+         * LISTEN_FDS=n hands fds 3..3+n-1 on, unless LISTEN_PID says they
+         * were meant for another process (an inherited environment). */
+        const char *listen = getenv("LISTEN_FDS"), *listen_pid = getenv("LISTEN_PID");
+        char self[32];
+        snprintf(self, sizeof(self), "%d", (int) getpid());
+        if (listen_pid && *listen_pid && strcmp(listen_pid, self) != 0)
+                listen = NULL;
+        if (r >= 0 && listen && *listen) {
+                int64_t v;
+                r = number_parse_option("LISTEN_FDS", listen, 0, 1024, &v, err);
+                /* As --preserve-fds: only fds that were open when psrun started. */
+                if (r >= 0 && 3 + v > cli_globals.first_free_fd)
+                        r = psrun_error_set(err, EBADF, "LISTEN_FDS: %u, but fd %d is not open",
+                                            (unsigned) v, cli_globals.first_free_fd);
+                if (r >= 0)
+                        o->listen_fds = (unsigned) v;
+        }
+        return r;
 }
 
 static int cmd_create(struct cli_call *c, psrun_error *err)
@@ -211,31 +235,54 @@ static int run_option_of(const char *arg)
 
 int cli_wants_oci_run(int argc, char **argv)
 {
-        /* The OCI run names its bundle; psrun's own run never has -b. Its
-         * options are walked as getopt will (values skipped) up to the
-         * first argument that is not one: an option of psrun's own run, or
-         * the command, ends the search. */
-        for (int i = 1; i < argc && argv[i][0] == '-' && strcmp(argv[i], "--") != 0; i++) {
+        /* psrun's own run is `run [OPTIONS] -- CMD...`; the OCI run is
+         * runc's `run [OPTIONS] ID`. The OCI run is meant iff there is no
+         * `--`, every option is one of the OCI run's, and either --bundle is
+         * given or exactly one argument follows the options and it is a
+         * valid container id (the bundle is then the current directory).
+         * Options are walked as getopt will (values skipped). */
+        bool bundle = false;
+        int i;
+        for (i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--") == 0)
+                        return 0;
+                if (argv[i][0] != '-' || argv[i][1] == '\0')
+                        break;
                 int k = run_option_of(argv[i]);
                 if (k < 0)
                         return 0;
                 if (k == CR_BUNDLE)
-                        return 1;
-                if (run_oci_options[k].arg && !strchr(argv[i], '='))
+                        bundle = true;
+                if (run_oci_options[k].arg && !strchr(argv[i], '=') && argv[i][1] == '-')
+                        i++;
+                else if (run_oci_options[k].arg && argv[i][1] != '-' && argv[i][2] == '\0')
                         i++;
         }
-        return 0;
+        for (int j = i; j < argc; j++)
+                if (strcmp(argv[j], "--") == 0)
+                        return 0;
+        if (bundle)
+                return 1;
+        psrun_error err = {0};
+        return argc - i == 1 && oci_id_validate(argv[i], &err) == 0;
 }
 
 static int cmd_oci_run(struct cli_call *c, psrun_error *err)
 {
         struct oci_create_options o;
         int r = fill_create(c, &o, err);
+        /* `psrun run ls` is the OCI run of container "ls" (no `--`): say so
+         * when there is no bundle here, the likelier meaning being a sandbox. */
+        if (r >= 0 && !o.bundle && !o.config_path && access("config.json", F_OK) < 0)
+                r = psrun_error_set(err, ENOENT,
+                                    "run: no config.json in the current directory (`psrun run "
+                                    "ID` is the OCI run of the bundle here; to run a command in "
+                                    "a sandbox: `psrun run -- %s`)",
+                                    o.id);
         if (r < 0)
                 return r;
         bool detach = c->value[CR_DETACH] != NULL;
         o.detached = detach;
-        o.config_path = c->value[CR_CONFIG];
         pid_t pid = 0;
         _cleanup_close_ int pidfd = -1;
         r = oci_create(c->root, &o, &pid, &pidfd, err);

@@ -19,9 +19,16 @@
 #include "common/fileio.h"
 #include "rootfs/mounts.h"
 
+/* An atime mode (noatime, strictatime) is a value in the MOUNT_ATTR__ATIME
+ * field, not a bit: the kernel takes it only with that field cleared. */
+static uint64_t atime_clear(uint64_t attr)
+{
+        return attr & MOUNT_ATTR__ATIME ? MOUNT_ATTR__ATIME : 0;
+}
+
 static int setattr(const char *target, uint64_t attr, bool recursive)
 {
-        struct mount_attr a = {.attr_set = attr};
+        struct mount_attr a = {.attr_set = attr, .attr_clr = atime_clear(attr)};
         if (mount_setattr(AT_FDCWD, target, recursive ? AT_RECURSIVE : 0, &a, sizeof(a)) < 0)
                 return -errno;
         return 0;
@@ -39,7 +46,8 @@ static int bind_from_fd(const struct mount_step *s, int tree)
         /* The detached copy of the source is made read-only (etc.) before it
          * is attached: never visible with weaker flags. */
         if (s->attr_set) {
-                struct mount_attr a = {.attr_set = s->attr_set};
+                struct mount_attr a = {.attr_set = s->attr_set,
+                                       .attr_clr = atime_clear(s->attr_set)};
                 unsigned flags = AT_EMPTY_PATH | (s->recursive ? AT_RECURSIVE : 0);
                 if (mount_setattr(tree, "", flags, &a, sizeof(a)) < 0)
                         return -errno;
@@ -100,10 +108,11 @@ int mount_step_apply(const struct mount_step *s, int host_fd)
                         return -errno;
                 return give(s);
         case MOUNT_OP_MKFILE:
-                fd = open(s->target, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, s->mode);
-                if (fd < 0)
+                /* A mount point: whatever is there already (a FIFO, a
+                 * socket, a device node) is never opened for I/O, which
+                 * could block on a FIFO or wake a device. */
+                if (mknod(s->target, S_IFREG | (s->mode & 07777), 0) < 0 && errno != EEXIST)
                         return -errno;
-                close(fd);
                 return give(s);
         case MOUNT_OP_SYMLINK:
                 if (symlink(s->source, s->target) < 0 && errno != EEXIST)
@@ -127,6 +136,15 @@ int mount_step_apply(const struct mount_step *s, int host_fd)
                         return -errno;
                 return s->attr_set ? setattr(s->target, s->attr_set, s->recursive) : 0;
         case MOUNT_OP_MOUNT:
+                if (s->early) {
+                        /* Made before the pivot (mount_step_apply_early). */
+                        if (host_fd < 0)
+                                return -EBADF;
+                        if (move_mount(host_fd, "", AT_FDCWD, s->target, MOVE_MOUNT_F_EMPTY_PATH) <
+                            0)
+                                return -errno;
+                        return s->attr_set ? setattr(s->target, s->attr_set, s->recursive) : 0;
+                }
                 if (mount(s->source, s->target, s->fstype, s->flags, s->data) < 0)
                         return -errno;
                 return s->attr_set ? setattr(s->target, s->attr_set, s->recursive) : 0;
@@ -156,42 +174,62 @@ int mount_step_apply(const struct mount_step *s, int host_fd)
         }
 }
 
-/* "/proc/self/fd/<fd>" without snprintf (not async-signal-safe). */
-static void fd_path(char buf[32], int fd)
+int mount_step_apply_early(const struct mount_step *s)
 {
-        static const char prefix[] = "/proc/self/fd/";
-        char digits[12];
-        size_t n = 0;
-        do
-                digits[n++] = (char) ('0' + fd % 10);
-        while ((fd /= 10) > 0);
-        memcpy(buf, prefix, sizeof(prefix) - 1);
-        size_t off = sizeof(prefix) - 1;
-        while (n > 0)
-                buf[off++] = digits[--n];
-        buf[off] = '\0';
-}
-
-int mount_step_apply_early(const struct mount_step *s, int root_fd)
-{
-        /* The target, resolved inside the new root: a symbolic link in the
-         * image cannot point the mount elsewhere. Mounted through its fd. */
-        struct open_how how = {
-                .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        /* A new instance as a detached mount (fsopen/fsmount), made while the
+         * host's /proc and /sys are still in this mount namespace: the
+         * kernel lets a user namespace make procfs or sysfs only where a
+         * full instance is visible. It is attached later, at the step's place
+         * in the config's order (mount_step_apply with host_fd), after the
+         * pivot, where every target resolves inside the root. */
+        static const struct {
+                unsigned long flag;
+                uint64_t attr;
+        } attrs[] = {
+                {MS_RDONLY, MOUNT_ATTR_RDONLY},
+                {MS_NOSUID, MOUNT_ATTR_NOSUID},
+                {MS_NODEV, MOUNT_ATTR_NODEV},
+                {MS_NOEXEC, MOUNT_ATTR_NOEXEC},
+                {MS_NOATIME, MOUNT_ATTR_NOATIME},
+                {MS_NODIRATIME, MOUNT_ATTR_NODIRATIME},
+                {MS_STRICTATIME, MOUNT_ATTR_STRICTATIME},
         };
-        const char *rel = s->target[0] == '/' ? s->target + 1 : s->target;
-        int fd = (int) syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
-        if (fd < 0 && errno == ENOENT && !strchr(rel, '/')) {
-                if (mkdirat(root_fd, rel, 0555) < 0 && errno != EEXIST)
-                        return -errno;
-                fd = (int) syscall(SYS_openat2, root_fd, rel, &how, sizeof(how));
-        }
-        if (fd < 0)
+        int fs = fsopen(s->fstype, FSOPEN_CLOEXEC);
+        if (fs < 0)
                 return -errno;
-        char path[32];
-        fd_path(path, fd);
-        int r = mount(s->source, path, s->fstype, s->flags, s->data) < 0 ? -errno : 0;
-        close(fd);
-        return r;
+        int r = 0;
+        if (s->source && fsconfig(fs, FSCONFIG_SET_STRING, "source", s->source, 0) < 0)
+                r = -errno;
+        /* "key=value,flag,...": one fsconfig each, from a copy on the stack. */
+        char data[1024];
+        size_t len = s->data ? strlen(s->data) : 0;
+        if (r == 0 && len >= sizeof(data))
+                r = -E2BIG;
+        if (r == 0 && len) {
+                memcpy(data, s->data, len + 1);
+                for (char *opt = data, *next; r == 0 && opt; opt = next) {
+                        next = strchr(opt, ',');
+                        if (next)
+                                *next++ = '\0';
+                        if (!*opt)
+                                continue;
+                        char *eq = strchr(opt, '=');
+                        if (eq)
+                                *eq = '\0';
+                        if ((eq ? fsconfig(fs, FSCONFIG_SET_STRING, opt, eq + 1, 0)
+                                : fsconfig(fs, FSCONFIG_SET_FLAG, opt, NULL, 0)) < 0)
+                                r = -errno;
+                }
+        }
+        if (r == 0 && fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                r = -errno;
+        uint64_t attr = 0;
+        for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++)
+                if (s->flags & attrs[i].flag)
+                        attr |= attrs[i].attr;
+        int tree = r == 0 ? fsmount(fs, FSMOUNT_CLOEXEC, (unsigned) attr) : -1;
+        if (r == 0 && tree < 0)
+                r = -errno;
+        close(fs);
+        return r < 0 ? r : tree;
 }

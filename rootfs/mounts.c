@@ -62,6 +62,15 @@ int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step)
         return 0;
 }
 
+int rootfs_plan_set_source(struct rootfs_plan *plan, size_t index, const char *source)
+{
+        const char *copy = keep_string(plan, source, strlen(source));
+        if (!copy)
+                return -ENOMEM;
+        plan->steps[index].source = copy;
+        return 0;
+}
+
 static bool plan_creates(const struct rootfs_plan *plan, const char *path)
 {
         for (size_t i = 0; i < plan->n_steps; i++) {

@@ -47,10 +47,10 @@ struct mount_step {
                               * child leaves the host's root and ids */
         bool single;         /* BIND: the source mount alone, not its submounts */
         bool existing;       /* WRITE: the file must exist (sysctls): no create, no truncate */
-        bool early;          /* MOUNT (OCI, user namespace): done before the pivot, while the
-                              * host's /proc and /sys are still there to make a new instance
-                              * "not too revealing"; the target is resolved in the new root
-                              * with RESOLVE_IN_ROOT */
+        bool early;          /* MOUNT (OCI, user namespace): made (detached) before the
+                              * pivot, while the host's /proc and /sys are still there to
+                              * make a new instance "not too revealing"; attached in the
+                              * steps' order, after the pivot */
         dev_t dev;           /* MKNOD */
         mode_t mode;
         bool chown; /* MKDIR/MKFILE/WRITE: give it to uid:gid (sandbox ids) */
@@ -77,6 +77,8 @@ int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step);
  * earlier step has not already created. */
 int rootfs_plan_mkdir_p(struct rootfs_plan *plan, const char *path, mode_t mode);
 void rootfs_plan_free(struct rootfs_plan *plan);
+/* Replace step index's source with a copy of source. 0 or -ENOMEM. */
+int rootfs_plan_set_source(struct rootfs_plan *plan, size_t index, const char *source);
 
 /* "mount proc on /proc", "bind /usr on /usr" — for error messages. */
 void mount_step_describe(const struct mount_step *step, char *buf, size_t len);
@@ -85,6 +87,7 @@ void mount_step_describe(const struct mount_step *step, char *buf, size_t len);
  * host_fd: the detached copy (open_tree) of a from_host BIND's source, made
  * before the pivot, or -1. Returns 0 or -errno. */
 int mount_step_apply(const struct mount_step *step, int host_fd);
-/* An `early` MOUNT before the pivot: the target resolved below root_fd (the
- * new root) with RESOLVE_IN_ROOT and mounted through its fd. */
-int mount_step_apply_early(const struct mount_step *step, int root_fd);
+/* An `early` MOUNT before the pivot: the new instance made as a detached
+ * mount (fsopen/fsmount); returns its fd, which mount_step_apply attaches
+ * (host_fd) at the step's place in the order, or -errno. */
+int mount_step_apply_early(const struct mount_step *step);

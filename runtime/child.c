@@ -82,7 +82,7 @@ struct child_ctx {
         int sync_fd;
         uint32_t index;    /* set by a failing step that has parts */
         int *host_fds;     /* per mount step: O_PATH fd of a host bind source, or -1 */
-        int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root */
+        int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root, then its copy */
         int console_slave; /* -1: no terminal */
         char *exec_path;   /* PATH_MAX bytes: argv[0] as found by step_lookup */
 };
@@ -205,11 +205,20 @@ static int step_join(struct child_ctx *c)
         /* The plan lists the user namespace first: entering it first gives
          * the rights to enter the ones it owns. */
         const struct plan *p = c->plan;
-        for (size_t i = 0; i < p->n_joins; i++)
+        for (size_t i = 0; i < p->n_joins; i++) {
                 if (setns(p->joins[i].fd, p->joins[i].type) < 0) {
                         c->index = (uint32_t) i;
                         return -errno;
                 }
+                /* A mount namespace joined by path: the root is built in a
+                 * private copy of it, never in it (nor in the host's). */
+                if (p->joins[i].type == CLONE_NEWNS &&
+                    (unshare(CLONE_NEWNS) < 0 ||
+                     mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)) {
+                        c->index = (uint32_t) i;
+                        return -errno;
+                }
+        }
         if (p->join_pidfd >= 0 && p->join_flags && setns(p->join_pidfd, (int) p->join_flags) < 0) {
                 c->index = UINT32_MAX;
                 return -errno;
@@ -317,18 +326,29 @@ static int step_root_tmpfs(struct child_ctx *c)
         return 0;
 }
 
-static int step_root_bundle(struct child_ctx *c)
+static int step_copy_rootfs(struct child_ctx *c)
 {
-        /* A private recursive copy of the bundle's root, attached at the base
-         * directory: the bundle's own mount is never changed. */
+        /* A private recursive copy of the bundle's root (the bundle's own
+         * mount is never changed), detached, made before any namespace is
+         * joined: a mount namespace joined by path need not see the bundle,
+         * and a tree of another namespace cannot be copied from there. */
         if (c->plan->root != PLAN_ROOT_BUNDLE)
                 return 0;
-        _cleanup_close_ int tree =
-                open_tree(c->rootfs_fd, "",
-                          OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
+        int tree = open_tree(c->rootfs_fd, "",
+                             OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH);
         if (tree < 0)
                 return -errno;
-        if (move_mount(tree, "", AT_FDCWD, c->plan->base_dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+        safe_close(c->rootfs_fd);
+        c->rootfs_fd = tree;
+        return 0;
+}
+
+static int step_root_bundle(struct child_ctx *c)
+{
+        /* The copy, attached at the base directory. */
+        if (c->plan->root != PLAN_ROOT_BUNDLE)
+                return 0;
+        if (move_mount(c->rootfs_fd, "", AT_FDCWD, c->plan->base_dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
                 return -errno;
         c->rootfs_fd = safe_close(c->rootfs_fd);
         return 0;
@@ -339,18 +359,15 @@ static int step_mounts_early(struct child_ctx *c)
         const struct rootfs_plan *rp = &c->plan->rootfs;
         if (c->plan->root != PLAN_ROOT_BUNDLE)
                 return 0;
-        _cleanup_close_ int root_fd = -1;
         for (size_t i = 0; i < rp->n_steps; i++) {
                 if (!rp->steps[i].early)
                         continue;
-                if (root_fd < 0 &&
-                    (root_fd = open(c->plan->base_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-                        return -errno;
-                int r = mount_step_apply_early(&rp->steps[i], root_fd);
+                int r = mount_step_apply_early(&rp->steps[i]);
                 if (r < 0) {
                         c->index = (uint32_t) i;
                         return r;
                 }
+                c->host_fds[i] = r; /* attached by step_mounts, in order */
         }
         return 0;
 }
@@ -410,8 +427,6 @@ static int step_mounts(struct child_ctx *c)
 {
         const struct rootfs_plan *rp = &c->plan->rootfs;
         for (size_t i = 0; i < rp->n_steps; i++) {
-                if (rp->steps[i].early)
-                        continue;
                 int r = mount_step_apply(&rp->steps[i], c->host_fds[i]);
                 if (c->host_fds[i] >= 0) {
                         close(c->host_fds[i]);
@@ -574,6 +589,27 @@ static int step_setgid(struct child_ctx *c)
         return sys_setresgid(g) < 0 ? -errno : 0;
 }
 
+static int step_stdio_owner(struct child_ctx *c)
+{
+        /* As runc: stdio that is a pipe, socket or file is given to the
+         * process's uid, so that it can reopen /dev/stdout and the like.
+         * Never a device (a terminal of the caller's stays the caller's);
+         * an owner or id the user namespace cannot map (EPERM, EINVAL) or a
+         * read-only file system leaves it as it is. */
+        if (!c->plan->chown_stdio)
+                return 0;
+        for (int fd = 0; fd <= 2; fd++) {
+                struct stat st;
+                if (fstat(fd, &st) < 0 || st.st_uid == c->plan->uid ||
+                    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISREG(st.st_mode)))
+                        continue;
+                if (fchown(fd, c->plan->uid, (gid_t) -1) < 0 && errno != EPERM && errno != EINVAL &&
+                    errno != EROFS)
+                        return -errno;
+        }
+        return 0;
+}
+
 static int step_setuid(struct child_ctx *c)
 {
         uid_t u = c->plan->uid;
@@ -733,14 +769,56 @@ static int step_lookup(struct child_ctx *c)
         return r < 0 ? r : refuse_self(c->exec_path);
 }
 
+/* close_range's fallback, as crun's: every fd >= first but keep, closed or
+ * marked close-on-exec, found by walking /proc/self/fd (a kernel before 5.9
+ * has no close_range; a config's seccomp profile may refuse it). */
+static int fds_from_proc(unsigned first, int keep, bool cloexec)
+{
+        int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dir < 0)
+                return -errno;
+        char buf[2048] __attribute__((aligned(8)));
+        long n;
+        int r = 0;
+        while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+                for (long off = 0; off < n;) {
+                        /* struct linux_dirent64: ino, off, reclen, type, name */
+                        unsigned short reclen;
+                        memcpy(&reclen, buf + off + 16, sizeof(reclen));
+                        const char *name = buf + off + 19;
+                        off += reclen;
+                        unsigned fd = 0;
+                        bool digits = name[0] != '\0';
+                        for (const char *p = name; *p && digits; p++) {
+                                digits = *p >= '0' && *p <= '9';
+                                fd = fd * 10 + (unsigned) (*p - '0');
+                        }
+                        if (!digits || fd < first || (int) fd == keep || (int) fd == dir)
+                                continue;
+                        if (cloexec ? fcntl((int) fd, F_SETFD, FD_CLOEXEC) < 0
+                                    : close((int) fd) < 0)
+                                r = r ? r : -errno;
+                }
+        }
+        if (n < 0)
+                r = -errno;
+        close(dir);
+        return r;
+}
+
 static int step_close_fds(struct child_ctx *c)
 {
         /* No host fd beyond 0-2 (and those --preserve-fds names) reaches the
          * command. CLOEXEC rather than close, so the sync socket can still
-         * report a failing execve. */
+         * report a failing execve. Done before a config's early seccomp
+         * filter (exec_steps): nothing of psrun's own may need a syscall
+         * that filter may refuse. */
         unsigned first = 3 + c->plan->preserve_fds;
-        if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-                return -errno;
+        if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+                if (errno != ENOSYS && errno != EPERM)
+                        return -errno;
+                return fds_from_proc(first, -1, true);
+        }
         return 0;
 }
 
@@ -759,9 +837,15 @@ static int step_wait_start(struct child_ctx *c)
          * lock is an inherited open file, and a flock lives as long as any
          * fd of it; so does everything else we must not hold while we wait. */
         unsigned first = 3 + c->plan->preserve_fds;
-        if ((unsigned) fd > first)
-                (void) syscall(SYS_close_range, first, (unsigned) fd - 1, 0);
-        (void) syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0);
+        int r = 0;
+        if ((unsigned) fd > first && syscall(SYS_close_range, first, (unsigned) fd - 1, 0) < 0)
+                r = -errno;
+        if (r == 0 && syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0) < 0)
+                r = -errno;
+        /* A config's early seccomp filter may refuse close_range: the lock
+         * must go all the same, or `psrun start` waits for it forever. */
+        if (r == -ENOSYS || r == -EPERM)
+                (void) fds_from_proc(first, fd, false);
         char byte;
         ssize_t n;
         do
@@ -811,6 +895,7 @@ static const struct child_step_def setup_steps[] = {
          * the sandbox would reach the host. */
         {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_MOUNT, step_open_sources},
+        {CHILD_STEP_ROOT_BUNDLE, step_copy_rootfs},
         {CHILD_STEP_JOIN, step_join},
         {CHILD_STEP_JOIN, step_cgroupns},
         {CHILD_STEP_HOSTNAME, step_hostname},
@@ -818,9 +903,11 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_LOOPBACK, step_loopback},
         {CHILD_STEP_ROOT_ID, step_root_id},
         {CHILD_STEP_USER_QUOTAS, step_user_quotas},
+        /* Detached, before anything is mounted over the base directory
+         * (under which host paths an overlay names may lie). */
+        {CHILD_STEP_MOUNT, step_mounts_early},
         {CHILD_STEP_ROOT_TMPFS, step_root_tmpfs},
         {CHILD_STEP_ROOT_BUNDLE, step_root_bundle},
-        {CHILD_STEP_MOUNT, step_mounts_early},
         {CHILD_STEP_PIVOT, step_pivot},
         {CHILD_STEP_ROOT_PROPAGATION, step_root_propagation},
         {CHILD_STEP_MOUNT, step_mounts},
@@ -837,10 +924,12 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_RLIMIT, step_rlimits},
         {CHILD_STEP_TIMENS, step_timens},
         {CHILD_STEP_PERSONALITY, step_personality},
+        {CHILD_STEP_CLOSE_FDS, step_close_fds},
         {CHILD_STEP_SECCOMP, step_seccomp_early},
         {CHILD_STEP_BOUNDING, step_bounding},
         {CHILD_STEP_GROUPS, step_groups},
         {CHILD_STEP_SETGID, step_setgid},
+        {CHILD_STEP_SETUID, step_stdio_owner},
         {CHILD_STEP_SETUID, step_setuid},
         {CHILD_STEP_CAPS, step_caps},
         {CHILD_STEP_CHDIR, step_chdir},
@@ -848,7 +937,6 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_APPARMOR, step_apparmor},
         {CHILD_STEP_LANDLOCK, step_landlock},
         {CHILD_STEP_EXEC, step_lookup},
-        {CHILD_STEP_CLOSE_FDS, step_close_fds},
         {CHILD_STEP_WAIT_START, step_wait_start},
         {CHILD_STEP_SECCOMP, step_seccomp},
 };

@@ -110,6 +110,7 @@ struct plan {
         size_t n_user_quotas;
         mode_t umask;
         unsigned preserve_fds; /* fds 3..3+n-1 reach the command (OCI --preserve-fds) */
+        bool chown_stdio;      /* OCI: stdio pipes/sockets/files given to uid, as runc does */
         int console_fd;        /* -1: none; else the connected --console-socket */
         unsigned short console_rows, console_cols; /* 0: leave the pty's size */
         int exec_fifo_fd;          /* -1: none; else wait for `psrun start` on it (O_RDWR) */

@@ -4,7 +4,9 @@
 # Idempotent; called by `make check`, `make demo` and `make bench`.
 set -eu
 
-# Build and test dependencies (Debian package names).
+# Build and test dependencies (Debian package names). podman and conmon:
+# the clients tier; crun and dpkg-dev (dpkg-source): the peer tier, which
+# unpacks crun's source package and compares with crun where it runs.
 PACKAGES="
 build-essential pkg-config clang-format clang libclang-rt-14-dev
 libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev libmnl-dev libyaml-dev
@@ -12,6 +14,8 @@ libcriterion-dev
 busybox-static python3 iproute2 procps util-linux
 qemu-system-x86
 docker.io containerd
+podman conmon
+crun dpkg-dev
 "
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".
 PACKAGES="$PACKAGES ${PSRUN_EXTRA_PACKAGES:-}"

@@ -121,6 +121,33 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# crun's own test suite with psrun as its runtime (tests/peer, docs/testing.md):
+# fetched from Debian's crun source package into $BUILD/peer.
+if [ -x "$BUILD/psrun" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== peer: SKIPPED (needs root: crun's tests create containers)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== peer: crun's tests/*.py with OCI_RUNTIME=psrun"
+		start=$(date +%s)
+		tests/peer/run.sh "$BUILD" </dev/null | grep -vE '^(ok|skip|xfail) - ' | tee "$log"
+		peer_status=${PIPESTATUS[0]}
+		line=$(grep -E '^peer: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r pp pf ps <<<"$(sed -E 's/peer: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+			total_pass=$((total_pass + pp))
+			total_fail=$((total_fail + pf))
+			total_skip=$((total_skip + ps))
+		else
+			total_fail=$((total_fail + 1))
+		fi
+		echo "== peer: ${line:-no summary} ($(($(date +%s) - start)) s)"
+		if [ "$peer_status" -ne 0 ] || [ -z "$line" ]; then
+			failed_tiers="$failed_tiers peer"
+		fi
+	fi
+fi
+
 if [ "$WITH_VM" = "--vm" ]; then
 	echo "== vm: the kernel matrix (scripts/vm-check.sh, docs/testing.md)"
 	scripts/vm-check.sh "$BUILD" | tee "$log"

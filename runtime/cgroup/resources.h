@@ -88,7 +88,19 @@ struct oci_hugepage_limit {
         uint64_t limit;
 };
 
+struct oci_net_priority {
+        char *name; /* an interface */
+        uint32_t priority;
+};
+
+struct oci_network {
+        struct oci_opt_u64 class_id; /* net_cls.classid, uint32 */
+        struct oci_net_priority *priorities;
+        size_t n_priorities;
+};
+
 struct oci_resources {
+        struct oci_network *network; /* net_cls/net_prio: v1 only */
         struct oci_memory *memory;
         struct oci_cpu *cpu;
         struct oci_pids *pids;

@@ -6,8 +6,7 @@
  * pages, devices) has a function of its own.
  *
  * Not applied: memory.kernel (the kernel deprecated kmem limits, runc ignores
- * them too), memory.useHierarchy (always on since 5.x), network and rdma
- * (not parsed).
+ * them too), memory.useHierarchy (always on since 5.x), rdma (not parsed).
  */
 #include "runtime/cgroup/internal.h"
 
@@ -28,6 +27,8 @@
         }
 
 static const struct cg_res_file v1_files[] = {
+        ROW(network, struct oci_network, "classID", class_id, CG_RES_U64, CG_SLOT_NET_CLS,
+            "net_cls.classid"),
         ROW(cpu, struct oci_cpu, "cpus", cpus, CG_RES_STR, CG_SLOT_CPUSET, "cpuset.cpus"),
         ROW(cpu, struct oci_cpu, "mems", mems, CG_RES_STR, CG_SLOT_CPUSET, "cpuset.mems"),
         ROW(memory, struct oci_memory, "reservation", reservation, CG_RES_I64, CG_SLOT_MEMORY,
@@ -254,6 +255,20 @@ static int v1_hugetlb(struct cgroup *cg, const struct oci_resources *res, psrun_
         return 0;
 }
 
+/* net_prio.ifpriomap takes one "interface priority" line per write. */
+static int v1_net_prio(struct cgroup *cg, const struct oci_network *n, psrun_error *err)
+{
+        const char *dir;
+        int r = cg_res_dir(cg, CG_SLOT_NET_PRIO, F "network.priorities", &dir, err);
+        for (size_t i = 0; r >= 0 && i < n->n_priorities; i++) {
+                char line[128];
+                snprintf(line, sizeof(line), "%s %" PRIu32, n->priorities[i].name,
+                         n->priorities[i].priority);
+                r = cg_res_write(F "network.priorities", dir, "net_prio.ifpriomap", line, err);
+        }
+        return r;
+}
+
 int cg_v1_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err)
 {
         int r;
@@ -275,6 +290,9 @@ int cg_v1_apply_resources(struct cgroup *cg, const struct oci_resources *res, ps
         if (res->block_io && (r = v1_block_io(cg, res->block_io, err)) < 0)
                 return r;
         if (res->n_hugepage_limits > 0 && (r = v1_hugetlb(cg, res, err)) < 0)
+                return r;
+        if (res->network && res->network->n_priorities > 0 &&
+            (r = v1_net_prio(cg, res->network, err)) < 0)
                 return r;
         return 0;
 }

@@ -387,10 +387,29 @@ static const struct oci_field hugepage_limit_fields[] = {
 static const struct oci_type hugepage_limit_type =
         OCI_TYPE(hugepage_limit_fields, struct oci_hugepage_limit);
 
-/* network (net_cls/net_prio) and rdma are ignored like unknown fields:
- * psrun drives neither controller. */
+#define OCI_STRUCT struct oci_net_priority
+static const struct oci_field net_priority_fields[] = {
+        {"name", OCI_F_STRING, OCI_AT(name), .required = true},
+        {"priority", OCI_F_INT, OCI_AT(priority), OCI_U32, .required = true},
+};
+#undef OCI_STRUCT
+static const struct oci_type net_priority_type =
+        OCI_TYPE(net_priority_fields, struct oci_net_priority);
+
+#define OCI_STRUCT struct oci_network
+static const struct oci_field network_fields[] = {
+        {"classID", OCI_F_INT, OCI_AT(class_id), OCI_RANGE(OCI_I_OPT_U64, 0, UINT32_MAX)},
+        {"priorities", OCI_F_LIST, OCI_AT(priorities), OCI_COUNT(n_priorities),
+         OCI_LIST_OF(net_priority_type, struct oci_net_priority)},
+};
+#undef OCI_STRUCT
+static const struct oci_type network_type = OCI_TYPE(network_fields, struct oci_network);
+
+/* rdma is ignored like an unknown field: psrun drives no rdma controller.
+ * network is applied where net_cls/net_prio are (v1), refused elsewhere. */
 #define OCI_STRUCT struct oci_resources
 static const struct oci_field resources_fields[] = {
+        {"network", OCI_F_OBJECT, OCI_AT(network), .type = &network_type},
         {"memory", OCI_F_OBJECT, OCI_AT(memory), .type = &memory_type},
         {"cpu", OCI_F_OBJECT, OCI_AT(cpu), .type = &cpu_type},
         {"pids", OCI_F_OBJECT, OCI_AT(pids), .type = &pids_type},

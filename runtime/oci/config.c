@@ -175,7 +175,10 @@ static void apply_mount_option(struct oci_mount *m, const struct mount_option *o
                 m->clear_flags |= o->value;
                 break;
         case MOUNT_OPT_BIND:
-                m->bind = o->value & MS_REC ? OCI_BIND_RECURSIVE : OCI_BIND;
+                /* "rbind" wins over "bind" in any order, as in runc and crun:
+                 * a later "bind" must not drop the submounts. */
+                if (m->bind != OCI_BIND_RECURSIVE)
+                        m->bind = o->value & MS_REC ? OCI_BIND_RECURSIVE : OCI_BIND;
                 break;
         case MOUNT_OPT_PROPAGATION:
                 m->propagation = o->value;

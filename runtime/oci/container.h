@@ -27,6 +27,10 @@ struct oci_create_options {
         const char *console_socket;
         bool no_pivot;
         unsigned preserve_fds;
+        /* Socket activation (the caller's LISTEN_FDS, as runc and crun take
+         * it): fds 3..3+n-1 are passed on, with LISTEN_FDS=n and
+         * LISTEN_PID=1 in the process's environment. 0: none. */
+        unsigned listen_fds;
         /* The container outlives this process: no parent-death signal;
          * its init goes to the nearest subreaper when we exit. */
         bool detached;

@@ -154,6 +154,66 @@ static int joined_pid_namespace(const struct plan *plan)
         return -1;
 }
 
+/* Namespaces joined by path that a new user namespace could not enter:
+ * net, ipc, uts and cgroup namespaces belong to the user namespace they were
+ * made in, and the container's new one has no rights there. As crun does,
+ * psrun's thread enters them before clone3, so the child starts in them
+ * (and leaves them out of its own joins), then returns to its own. */
+struct parent_joins {
+        int type[4];
+        int own[4];
+        size_t n;
+};
+
+static int enter_joins_for_new_userns(struct plan *plan, struct parent_joins *pj, psrun_error *err)
+{
+        static const struct {
+                int type;
+                const char *name;
+        } kinds[] = {{CLONE_NEWNET, "net"},
+                     {CLONE_NEWIPC, "ipc"},
+                     {CLONE_NEWUTS, "uts"},
+                     {CLONE_NEWCGROUP, "cgroup"}};
+        *pj = (struct parent_joins){.n = 0};
+        if (!(plan->clone_flags & CLONE_NEWUSER))
+                return 0;
+        for (size_t i = 0; i < plan->n_joins; i++) {
+                struct plan_join *j = &plan->joins[i];
+                const char *name = NULL;
+                for (size_t k = 0; k < ARRAY_SIZE(kinds); k++)
+                        if (kinds[k].type == j->type)
+                                name = kinds[k].name;
+                if (!name)
+                        continue;
+                char own[64];
+                snprintf(own, sizeof(own), "/proc/thread-self/ns/%s", name);
+                int fd = open(own, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return psrun_error_errno(err, errno, "linux.namespaces: %s", own);
+                pj->type[pj->n] = j->type;
+                pj->own[pj->n++] = fd;
+                if (setns(j->fd, j->type) < 0)
+                        return psrun_error_errno(err, errno, "linux.namespaces: %s", name);
+                j->fd = safe_close(j->fd);
+        }
+        /* The child joins the rest. */
+        size_t kept = 0;
+        for (size_t i = 0; i < plan->n_joins; i++)
+                if (plan->joins[i].fd >= 0)
+                        plan->joins[kept++] = plan->joins[i];
+        plan->n_joins = kept;
+        return 0;
+}
+
+static void leave_parent_joins(struct parent_joins *pj)
+{
+        for (size_t i = pj->n; i-- > 0;) {
+                (void) setns(pj->own[i], pj->type[i]);
+                pj->own[i] = safe_close(pj->own[i]);
+        }
+        pj->n = 0;
+}
+
 static int write_oom_score_adj(pid_t pid, const struct oci_process *proc, psrun_error *err)
 {
         if (!proc->oom_score_adj.set)
@@ -239,9 +299,13 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 return psrun_error_errno(err, errno, "bundle: %s", o->bundle ? o->bundle : ".");
         _cleanup_free_ char *config_path = NULL, *config_text = NULL;
         size_t config_len = 0;
-        if (o->config_path)
+        /* A relative --config names a file in the bundle, as crun reads it. */
+        if (o->config_path && o->config_path[0] == '/')
                 config_path = strdup(o->config_path);
-        else if (asprintf(&config_path, "%s/config.json", bundle) < 0)
+        else if (o->config_path) {
+                if (asprintf(&config_path, "%s/%s", bundle, o->config_path) < 0)
+                        config_path = NULL;
+        } else if (asprintf(&config_path, "%s/config.json", bundle) < 0)
                 config_path = NULL;
         if (!config_path)
                 return psrun_error_errno(err, ENOMEM, "config.json");
@@ -255,6 +319,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 .detached = o->detached,
                 .no_pivot = o->no_pivot,
                 .preserve_fds = o->preserve_fds,
+                .listen_fds = o->listen_fds,
         };
         r = plan_from_oci(&config, &po, &plan, err);
         if (r < 0)
@@ -313,6 +378,12 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         }
         if (r >= 0)
                 fault_point("create:cgroups");
+        char **paths = NULL;
+        if (r >= 0 && cg)
+                r = cgroup_paths(cg, &paths, err);
+        if (r >= 0)
+                r = oci_rootfs_own_cgroup(&plan.rootfs, paths, err);
+        strv_free(paths);
         if (r >= 0)
                 r = oci_container_make_fifo(c, OCI_EXEC_FIFO, err);
         if (r >= 0) {
@@ -326,8 +397,12 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         if (r >= 0 && joined_pid_namespace(&plan) >= 0)
                 r = enter_pid_namespace(joined_pid_namespace(&plan), &own_pidns,
                                         "linux.namespaces: pid", err);
+        struct parent_joins pj = {.n = 0};
+        if (r >= 0)
+                r = enter_joins_for_new_userns(&plan, &pj, err);
         if (r >= 0)
                 r = launch_clone(&plan, cg, &l, err);
+        leave_parent_joins(&pj);
         leave_pid_namespace(&own_pidns);
         if (r >= 0)
                 fault_point("create:cloned");

@@ -179,6 +179,15 @@ static __attribute__((noreturn)) void hook_child(const struct hook_exec *x)
                         goto fail;
                 status_fd = 3;
         }
+        if (x->ns_pidfd >= 0 && x->path_fd < 0) {
+                /* startContainer: the path is the container's, looked up
+                 * once in its namespaces (and its root). */
+                if (setns(x->ns_pidfd, (int) x->ns_flags) < 0)
+                        goto fail;
+                close_fds_from(4);
+                execve(x->path, x->argv, x->envp);
+                goto fail;
+        }
         if (x->ns_pidfd >= 0) {
                 /* The program was opened in the runtime's namespaces (where
                  * the spec resolves its path); the fd stays open across
@@ -354,11 +363,13 @@ static int start_hook(struct hook_run *r, const struct hook_exec *x)
         return 0;
 }
 
-static int run_blocked(const char *what, const struct oci_hook *hook, const char *state_json,
-                       size_t len, int ns_pidfd, unsigned ns_flags, psrun_error *err)
+static int run_blocked(const char *what, const struct oci_hook *hook, bool path_in_container,
+                       const char *state_json, size_t len, int ns_pidfd, unsigned ns_flags,
+                       psrun_error *err)
 {
         _cleanup_close_ int path_fd = -1;
-        if (ns_pidfd >= 0 && (path_fd = open(hook->path, O_PATH | O_CLOEXEC)) < 0)
+        if (ns_pidfd >= 0 && !path_in_container &&
+            (path_fd = open(hook->path, O_PATH | O_CLOEXEC)) < 0)
                 return psrun_error_errno(err, errno, "%s: exec", what);
         _cleanup_(hook_run_done) struct hook_run r = HOOK_RUN_INIT;
         char *default_argv[] = {hook->path, NULL};
@@ -477,7 +488,10 @@ static int hook_run(enum oci_hook_kind kind, size_t index, const struct oci_hook
         bool was_pending = sigismember(&pending, SIGPIPE);
         pthread_sigmask(SIG_BLOCK, &pipe_set, &old_mask);
 
-        int r = run_blocked(what, hook, state_json, len, ns_pidfd, ns_flags, err);
+        /* runtime-spec: startContainer's path resolves in the container's
+         * mount namespace; every other kind's in the runtime's. */
+        int r = run_blocked(what, hook, kind == OCI_HOOK_START_CONTAINER, state_json, len, ns_pidfd,
+                            ns_flags, err);
 
         if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE)) {
                 const struct timespec zero = {0};

@@ -13,9 +13,13 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
+#include "runtime/run.h"
 #include "policy/policy.h"
 
 #ifndef CLONE_NEWTIME
@@ -76,11 +80,23 @@ static int plan_namespaces(const struct oci_config *c, struct plan *p, psrun_err
 
         bool new_user = p->clone_flags & CLONE_NEWUSER;
         size_t n_uid = l ? l->n_uid_mappings : 0, n_gid = l ? l->n_gid_mappings : 0;
+        if (new_user && n_uid == 0 && n_gid == 0) {
+                /* No mappings at all: psrun's own default range, as crun
+                 * maps one of its own; root inside is an unprivileged id
+                 * outside (docs/man/psrun.1). */
+                snprintf(p->uid_map, sizeof(p->uid_map), "0 %u %u\n", PSRUN_ID_BASE,
+                         PSRUN_ID_COUNT);
+                snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE,
+                         PSRUN_ID_COUNT);
+                new_user = false; /* nothing of the config's to format */
+        }
         if (new_user && (n_uid == 0 || n_gid == 0))
                 return psrun_error_set(err, EINVAL,
-                                       "linux.uidMappings: a new user namespace needs uid and "
-                                       "gid mappings");
-        if (!new_user && (n_uid || n_gid))
+                                       "%s: a new user namespace with %s mappings needs %s "
+                                       "mappings too",
+                                       n_uid ? "linux.gidMappings" : "linux.uidMappings",
+                                       n_uid ? "uid" : "gid", n_uid ? "gid" : "uid");
+        if (!(p->clone_flags & CLONE_NEWUSER) && (n_uid || n_gid))
                 return psrun_error_set(err, EINVAL,
                                        "linux.uidMappings: mappings are given but no new user "
                                        "namespace is asked for");
@@ -109,7 +125,11 @@ static int plan_namespaces(const struct oci_config *c, struct plan *p, psrun_err
                          "monotonic %lld %u\nboottime %lld %u\n", (long long) mono->secs,
                          mono->nanosecs, (long long) boot->secs, boot->nanosecs);
         }
-        if ((c->hostname || c->domainname) && !(p->clone_flags & CLONE_NEWUTS))
+        bool uts_joined = false;
+        for (size_t i = 0; i < p->n_joins; i++)
+                uts_joined |= p->joins[i].type == CLONE_NEWUTS;
+        /* A uts namespace joined by path takes the names too, as runc's. */
+        if ((c->hostname || c->domainname) && !(p->clone_flags & CLONE_NEWUTS) && !uts_joined)
                 return psrun_error_set(err, EINVAL,
                                        "%s: needs a new uts namespace (linux.namespaces)",
                                        c->hostname ? "hostname" : "domainname");
@@ -224,19 +244,108 @@ static int plan_seccomp(const struct oci_config *c, struct plan *p, psrun_error 
         return 0;
 }
 
+/* The home directory of uid in the root's /etc/passwd, or NULL. The file is
+ * the container's: resolved inside root_dir (a symbolic link cannot lead out
+ * of it), and read only if it is a regular file (a FIFO or a device there
+ * must not block or touch anything), at most 1 MiB of it. */
+static char *passwd_home(const char *root_dir, uid_t uid)
+{
+        _cleanup_close_ int root = open(root_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return NULL;
+        struct open_how how = {
+                .flags = O_PATH | O_CLOEXEC,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        _cleanup_close_ int path =
+                (int) syscall(SYS_openat2, root, "etc/passwd", &how, sizeof(how));
+        struct stat st;
+        if (path < 0 || fstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+                return NULL;
+        char proc[64];
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path);
+        _cleanup_close_ int fd = open(proc, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        if (fd < 0 || read_all(fd, 1 << 20, &text, &len) < 0)
+                return NULL;
+        /* name:password:uid:gid:gecos:home:shell */
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save)) {
+                char *field[7] = {0};
+                size_t n = 0;
+                for (char *q = line; n < 7; n++) {
+                        field[n] = q;
+                        q = strchr(q, ':');
+                        if (!q)
+                                break;
+                        *q++ = '\0';
+                }
+                uint64_t id;
+                if (n >= 5 && parse_uint64(field[2], &id) == 0 && id == uid && field[5][0])
+                        return strdup(field[5]);
+        }
+        return NULL;
+}
+
+/* HOME, when the config's env has none: from the root's /etc/passwd for the
+ * process's uid, else "/" (as runc and crun do). */
+static int plan_home(struct plan *p, const char *root_dir, psrun_error *err)
+{
+        size_t n = 0;
+        for (; p->envp[n]; n++)
+                if (strncmp(p->envp[n], "HOME=", 5) == 0)
+                        return 0;
+        _cleanup_free_ char *home = root_dir ? passwd_home(root_dir, p->uid) : NULL;
+        char *entry = NULL;
+        if (asprintf(&entry, "HOME=%s", home ? home : "/") < 0)
+                return psrun_error_errno(err, ENOMEM, "plan");
+        char **grown = realloc(p->envp, (n + 2) * sizeof(char *));
+        if (!grown) {
+                free(entry);
+                return psrun_error_errno(err, ENOMEM, "plan");
+        }
+        grown[n] = entry;
+        grown[n + 1] = NULL;
+        p->envp = grown;
+        return 0;
+}
+
+/* Sets NAME=value in p->envp, replacing NAME's entry if there is one. */
+static int env_set(struct plan *p, const char *name, unsigned value, psrun_error *err)
+{
+        char *entry = NULL;
+        if (asprintf(&entry, "%s=%u", name, value) < 0)
+                return psrun_error_errno(err, ENOMEM, "plan");
+        size_t n = 0, len = strlen(name);
+        for (; p->envp[n]; n++)
+                if (strncmp(p->envp[n], name, len) == 0 && p->envp[n][len] == '=') {
+                        free(p->envp[n]);
+                        p->envp[n] = entry;
+                        return 0;
+                }
+        char **grown = realloc(p->envp, (n + 2) * sizeof(char *));
+        if (!grown) {
+                free(entry);
+                return psrun_error_errno(err, ENOMEM, "plan");
+        }
+        grown[n] = entry;
+        grown[n + 1] = NULL;
+        p->envp = grown;
+        return 0;
+}
+
 /* own_userns: the process runs in a user namespace of its own (made for
- * the container, or entered by exec), where it has a full capability set. */
+ * the container, or entered by exec), where it has a full capability set.
+ * root_dir: the container's root as seen from here (for its /etc/passwd). */
 static int plan_process(const struct oci_config *c, const struct oci_process *proc, bool own_userns,
-                        struct plan *p, psrun_error *err)
+                        const char *root_dir, struct plan *p, psrun_error *err)
 {
         bool new_user = own_userns;
         if (!(p->argv = strv_copy(proc->args)) ||
             !(p->envp = strv_copy(proc->env ? proc->env : (char *[]){NULL})) ||
             !(p->workdir = strdup(proc->cwd)))
                 return psrun_error_errno(err, ENOMEM, "plan");
-        for (size_t i = 0; p->envp[i]; i++)
-                if (strncmp(p->envp[i], "PATH=", 5) == 0)
-                        p->path_env = p->envp[i] + 5;
         p->uid = proc->user.uid;
         p->gid = proc->user.gid;
         if (proc->user.n_additional_gids) {
@@ -249,6 +358,13 @@ static int plan_process(const struct oci_config *c, const struct oci_process *pr
         }
         p->umask = proc->user.umask.set ? (mode_t) (proc->user.umask.value & 07777) : 022;
         p->no_new_privs = proc->no_new_privileges;
+        p->chown_stdio = true;
+        int r = plan_home(p, root_dir, err);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; p->envp[i]; i++)
+                if (strncmp(p->envp[i], "PATH=", 5) == 0)
+                        p->path_env = p->envp[i] + 5;
         if (proc->console_size) {
                 p->console_rows = proc->console_size->height;
                 p->console_cols = proc->console_size->width;
@@ -259,7 +375,7 @@ static int plan_process(const struct oci_config *c, const struct oci_process *pr
         if (proc->selinux_label && proc->selinux_label[0])
                 return psrun_error_set(err, EOPNOTSUPP,
                                        "process.selinuxLabel: psrun does not support SELinux");
-        int r = plan_caps(proc, new_user, p, err);
+        r = plan_caps(proc, new_user, p, err);
         if (r >= 0)
                 r = plan_rlimits(proc, new_user, p, err);
         if (r >= 0 && proc->apparmor_profile && proc->apparmor_profile[0]) {
@@ -318,10 +434,13 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
                 return psrun_error_set(err, EOPNOTSUPP,
                                        "linux.mountLabel: psrun does not support SELinux");
         int r = plan_namespaces(c, p, err);
-        if (r >= 0 && !(p->clone_flags & CLONE_NEWNS))
-                r = psrun_error_set(err, EINVAL,
-                                    "linux.namespaces: psrun needs a new mount namespace for the "
-                                    "container's root");
+        /* The root is always built in a mount namespace of psrun's making:
+         * with no mount namespace in the config, a private copy of the
+         * runtime's (the container sees what it saw, and nothing it mounts
+         * reaches the host's); with one joined by path, a private copy of
+         * that one, made right after joining it (runtime/child.c): neither
+         * namespace is changed. */
+        p->clone_flags |= CLONE_NEWNS;
         if (r >= 0 && c->hostname && !(p->hostname = strdup(c->hostname)))
                 r = psrun_error_errno(err, ENOMEM, "plan");
         if (r >= 0 && c->domainname && !(p->domainname = strdup(c->domainname)))
@@ -329,7 +448,16 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
         if (r >= 0)
                 r = resolve_rootfs(c, o->bundle, &p->rootfs_dir, err);
         if (r >= 0)
-                r = plan_process(c, c->process, p->clone_flags & CLONE_NEWUSER, p, err);
+                r = plan_process(c, c->process, p->clone_flags & CLONE_NEWUSER, p->rootfs_dir, p,
+                                 err);
+        if (r >= 0 && o->listen_fds) {
+                /* Socket activation: the fds, and their count for pid 1. */
+                if (p->preserve_fds < o->listen_fds)
+                        p->preserve_fds = o->listen_fds;
+                r = env_set(p, "LISTEN_FDS", o->listen_fds, err);
+                if (r >= 0)
+                        r = env_set(p, "LISTEN_PID", 1, err);
+        }
         if (r >= 0)
                 r = oci_rootfs_plan(c, o->bundle, p->clone_flags & CLONE_NEWUSER, &p->rootfs, err);
         if (r < 0)
@@ -375,7 +503,9 @@ int plan_for_exec(const struct oci_config *c, const struct oci_process *proc, pi
         p->join_pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
         if (p->join_pidfd < 0)
                 return psrun_error_errno(err, errno, "exec: pidfd");
-        int r = plan_process(c, proc, p->join_flags & CLONE_NEWUSER, p, err);
+        char root_dir[64];
+        snprintf(root_dir, sizeof(root_dir), "/proc/%d/root", (int) pid);
+        int r = plan_process(c, proc, p->join_flags & CLONE_NEWUSER, root_dir, p, err);
         if (r < 0)
                 plan_free(p);
         return r;

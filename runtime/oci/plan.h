@@ -21,6 +21,7 @@ struct oci_plan_options {
         bool detached;         /* the container outlives psrun: no parent-death signal */
         bool no_pivot;         /* --no-pivot */
         unsigned preserve_fds; /* --preserve-fds */
+        unsigned listen_fds;   /* LISTEN_FDS (oci_create_options) */
 };
 
 /* The container's init: namespaces, root filesystem and process. */
@@ -47,3 +48,9 @@ uint64_t oci_namespaces_to_join(pid_t pid);
 /* The mount steps for the container's root (runtime/oci/rootfs.c). */
 int oci_rootfs_plan(const struct oci_config *config, const char *bundle, bool new_userns,
                     struct rootfs_plan *plan, psrun_error *err);
+
+/* Once the container's cgroup exists, before the clone: the binds of its own
+ * cgroup directories that a cgroup mount without a cgroup namespace gets
+ * (paths: cgroup_paths()'s lines, NULL when there is no cgroup: then they
+ * become empty directories). */
+int oci_rootfs_own_cgroup(struct rootfs_plan *plan, char *const *paths, psrun_error *err);

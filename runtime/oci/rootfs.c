@@ -11,12 +11,14 @@
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "rootfs/mounts.h"
@@ -126,12 +128,68 @@ static int add_bind(struct rootfs_plan *plan, const struct oci_mount *m, const c
                                        .recursive = true};
                 r = add(plan, &a, err);
         }
+        if (r >= 0 && m->propagation) {
+                /* shared, slave, private, unbindable (r*: the whole tree) on
+                 * the bind mount, as mount(8) applies them after binding. */
+                struct mount_step p = {
+                        .op = MOUNT_OP_MOUNT, .target = m->destination, .flags = m->propagation};
+                r = add(plan, &p, err);
+        }
         return r;
 }
 
+/* The controllers of a v1 hierarchy from its super options ("rw,cpu,cpuacct"
+ * -> "cpu,cpuacct"); "" for cgroup2. */
+static void hierarchy_controllers(char *super, bool v2, char *data, size_t len)
+{
+        data[0] = '\0';
+        for (char *save = NULL, *o = strtok_r(super, ",", &save); o && !v2;
+             o = strtok_r(NULL, ",", &save)) {
+                if (strcmp(o, "rw") == 0 || strcmp(o, "ro") == 0)
+                        continue;
+                if (data[0])
+                        strncat(data, ",", len - strlen(data) - 1);
+                strncat(data, o, len - strlen(data) - 1);
+        }
+}
+
+/* A cgroup mount's read-only-ness: read-only unless the config says "rw"
+ * (a writable view of its own limits is something to ask for). */
+static uint64_t cgroup_attrs(const struct oci_mount *m)
+{
+        bool rw = (m->clear_flags & MS_RDONLY) && !(m->flags & MS_RDONLY);
+        return attr_of_flags(m->flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC)) |
+               (rw ? 0 : MOUNT_ATTR_RDONLY);
+}
+
+/* The container's own cgroup in the hierarchy mounted at mnt, bound at
+ * target: a BIND step whose fstype "cgroup" marks it as waiting for the
+ * cgroup (oci_rootfs_own_cgroup() appends the container's path in that
+ * hierarchy to the source, or turns it into a no-op without one). data: the
+ * hierarchy's controllers ("" for cgroup2). */
+static int add_own_cgroup_bind(struct rootfs_plan *plan, const struct oci_mount *m, const char *mnt,
+                               const char *controllers, const char *target, psrun_error *err)
+{
+        struct mount_step b = {
+                .op = MOUNT_OP_BIND,
+                .source = mnt,
+                .target = target,
+                .fstype = "cgroup",
+                .data = controllers,
+                .from_host = true,
+                .single = true,
+                .attr_set = cgroup_attrs(m),
+        };
+        return add(plan, &b, err);
+}
+
 /* cgroup (v1) on a v1 or hybrid host: a read-only tmpfs holding each of the
- * host's hierarchies, seen through the container's cgroup namespace. */
-static int add_cgroup_v1(struct rootfs_plan *plan, const struct oci_mount *m, psrun_error *err)
+ * host's hierarchies. In a cgroup namespace each is a new mount, rooted at
+ * the namespace's cgroup. Without one a new mount would show the host's
+ * whole hierarchy (every other container's cgroups too): there each is a
+ * bind of the container's own cgroup directory, as runc does. */
+static int add_cgroup_v1(struct rootfs_plan *plan, const struct oci_mount *m, bool cgroupns,
+                         psrun_error *err)
 {
         _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
         if (!f)
@@ -163,15 +221,8 @@ static int add_cgroup_v1(struct rootfs_plan *plan, const struct oci_mount *m, ps
                 if (!base || !base[1] || strncmp(mnt, "/sys/fs/cgroup/", 15) != 0)
                         continue;
                 /* The controllers are the super options that are not rw/ro. */
-                char data[512] = "";
-                for (char *save = NULL, *o = strtok_r(super, ",", &save); o && !v2;
-                     o = strtok_r(NULL, ",", &save)) {
-                        if (strcmp(o, "rw") == 0 || strcmp(o, "ro") == 0)
-                                continue;
-                        if (data[0])
-                                strncat(data, ",", sizeof(data) - strlen(data) - 1);
-                        strncat(data, o, sizeof(data) - strlen(data) - 1);
-                }
+                char data[512];
+                hierarchy_controllers(super, v2, data, sizeof(data));
                 char target[1024];
                 snprintf(target, sizeof(target), "%s/%s", m->destination, base + 1);
                 struct mount_step d = {.op = MOUNT_OP_MKDIR, .target = target, .mode = 0755};
@@ -184,14 +235,68 @@ static int add_cgroup_v1(struct rootfs_plan *plan, const struct oci_mount *m, ps
                         .data = v2 ? NULL : data,
                 };
                 r = add(plan, &d, err);
-                if (r >= 0)
+                if (r >= 0 && cgroupns)
                         r = add(plan, &c, err);
+                else if (r >= 0)
+                        r = add_own_cgroup_bind(plan, m, mnt, data, target, err);
         }
-        if (r < 0 || !(m->flags & MS_RDONLY))
+        if (r < 0 || (cgroupns && !(m->flags & MS_RDONLY)))
                 return r;
         struct mount_step ro = {
                 .op = MOUNT_OP_SETATTR, .target = m->destination, .attr_set = MOUNT_ATTR_RDONLY};
         return add(plan, &ro, err);
+}
+
+int oci_rootfs_own_cgroup(struct rootfs_plan *plan, char *const *paths, psrun_error *err)
+{
+        for (size_t i = 0; i < plan->n_steps; i++) {
+                struct mount_step *s = &plan->steps[i];
+                if (s->op != MOUNT_OP_BIND || !s->fstype || strcmp(s->fstype, "cgroup") != 0)
+                        continue;
+                /* "memory:/a/b", "cpu,cpuacct:/a/b", "0::/a/b" (cgroup2). */
+                const char *rel = NULL;
+                for (char *const *p = paths; p && *p && !rel; p++) {
+                        const char *colon = strrchr(*p, ':');
+                        if (!colon)
+                                continue;
+                        if (!s->data[0]) {
+                                if (strncmp(*p, "0::", 3) == 0)
+                                        rel = *p + 3;
+                                continue;
+                        }
+                        /* Any controller of the line in the hierarchy's list. */
+                        char ctl[256];
+                        size_t n = (size_t) (colon - *p);
+                        if (n >= sizeof(ctl))
+                                continue;
+                        memcpy(ctl, *p, n);
+                        ctl[n] = '\0';
+                        char have[512];
+                        snprintf(have, sizeof(have), ",%s,", s->data);
+                        for (char *save = NULL, *c = strtok_r(ctl, ",", &save); c && !rel;
+                             c = strtok_r(NULL, ",", &save)) {
+                                char want[260];
+                                snprintf(want, sizeof(want), ",%s,", c);
+                                if (strstr(have, want))
+                                        rel = colon + 1;
+                        }
+                }
+                if (!rel) {
+                        /* No cgroup of the container's there (--cgroup-manager
+                         * disabled, a hierarchy psrun does not use): an empty
+                         * directory, never the host's hierarchy. */
+                        s->op = MOUNT_OP_MKDIR;
+                        s->mode = 0755;
+                        continue;
+                }
+                _cleanup_free_ char *source = NULL;
+                if (asprintf(&source, "%s%s", s->source, strcmp(rel, "/") == 0 ? "" : rel) < 0)
+                        return psrun_error_errno(err, ENOMEM, "plan");
+                int r = rootfs_plan_set_source(plan, i, source);
+                if (r < 0)
+                        return psrun_error_errno(err, r, "plan");
+        }
+        return 0;
 }
 
 static bool host_is_cgroup2_only(void)
@@ -211,7 +316,7 @@ static bool host_is_cgroup2_only(void)
 }
 
 static int add_mount(struct rootfs_plan *plan, const struct oci_mount *m, const char *bundle,
-                     bool new_userns, size_t index, psrun_error *err)
+                     bool new_userns, bool cgroupns, size_t index, psrun_error *err)
 {
         if (m->bind != OCI_BIND_NONE)
                 return add_bind(plan, m, bundle, index, err);
@@ -226,14 +331,22 @@ static int add_mount(struct rootfs_plan *plan, const struct oci_mount *m, const 
                 return plan_error(r, err);
         const char *type = m->type;
         if (strcmp(type, "cgroup") == 0 && !host_is_cgroup2_only()) {
-                /* A v1 hierarchy cannot be mounted in a user namespace:
-                 * there the container gets an empty directory. */
-                if (new_userns)
+                /* A v1 hierarchy cannot be mounted in a user namespace: with
+                 * a cgroup namespace there the container gets an empty
+                 * directory; without one, binds of its own cgroups (binds
+                 * need no mount of a hierarchy). */
+                if (new_userns && cgroupns)
                         return 0;
-                return add_cgroup_v1(plan, m, err);
+                return add_cgroup_v1(plan, m, cgroupns, err);
         }
-        if (strcmp(type, "cgroup") == 0)
+        if (strcmp(type, "cgroup") == 0 || strcmp(type, "cgroup2") == 0) {
                 type = "cgroup2";
+                /* Without a cgroup namespace: the container's own cgroup,
+                 * not the host's whole hierarchy (add_cgroup_v1). */
+                if (!cgroupns)
+                        return add_own_cgroup_bind(plan, m, "/sys/fs/cgroup", "", m->destination,
+                                                   err);
+        }
         struct mount_step s = {
                 .op = MOUNT_OP_MOUNT,
                 .source = m->source ? m->source : type,
@@ -243,8 +356,12 @@ static int add_mount(struct rootfs_plan *plan, const struct oci_mount *m, const 
                 .data = m->data,
                 /* In a user namespace the kernel lets proc and sysfs be
                  * mounted only where a full instance is visible: before the
-                 * host's root leaves. */
-                .early = new_userns && (strcmp(type, "proc") == 0 || strcmp(type, "sysfs") == 0),
+                 * host's root leaves. An overlay's lowerdir, upperdir and
+                 * workdir are host paths: made then too. (Made detached,
+                 * attached in the config's order.) */
+                .early =
+                        (new_userns && (strcmp(type, "proc") == 0 || strcmp(type, "sysfs") == 0)) ||
+                        strcmp(type, "overlay") == 0,
         };
         r = add(plan, &s, err);
         if (r >= 0 && (m->attr_set || m->attr_clr)) {
@@ -349,6 +466,12 @@ static int check_sysctl(const char *key, uint64_t flags, psrun_error *err)
 {
         if (!key[0] || key[0] == '.' || strstr(key, "..") || strchr(key, '/'))
                 return psrun_error_set(err, EINVAL, "linux.sysctl: \"%s\": not a sysctl name", key);
+        /* As runc and crun: the hostname has its own field, and two sources
+         * for one value would disagree. */
+        if (strcmp(key, "kernel.hostname") == 0)
+                return psrun_error_set(err, EINVAL,
+                                       "linux.sysctl: \"kernel.hostname\": set the hostname "
+                                       "field instead");
         for (size_t i = 0; i < ARRAY_SIZE(namespaced_sysctls); i++) {
                 const char *name = namespaced_sysctls[i].name;
                 size_t len = strlen(name);
@@ -404,16 +527,122 @@ static int add_masks(struct rootfs_plan *plan, const struct oci_linux *l, psrun_
                           err);
 }
 
+/* Appends "/comp" (n bytes) to path. */
+static int path_push(char **path, const char *comp, size_t n)
+{
+        char *joined = NULL;
+        if (asprintf(&joined, "%s/%.*s", *path, (int) n, comp) < 0)
+                return -ENOMEM;
+        free(*path);
+        *path = joined;
+        return 0;
+}
+
+/* dest as the container will see it: its symbolic links in the image
+ * resolved the way the kernel resolves them with the image as "/" (".."
+ * stops at the root, absolute targets start from it), as runc's
+ * SecureJoin does. The mount then lands where the link points inside the
+ * root ("/etc/localtime" -> "/usr/share/zoneinfo/..."), and missing
+ * directories are made there, not ELOOP on the link. Only lstat and
+ * readlink on paths whose every directory is already resolved: nothing is
+ * followed outside the image. The child resolves the result inside the
+ * pivoted root again, so a link changed in between cannot lead out. */
+static int resolve_in_image(const char *rootfs, const char *dest, char **ret)
+{
+        _cleanup_free_ char *done = strdup("");
+        _cleanup_free_ char *todo = strdup(dest);
+        if (!done || !todo)
+                return -ENOMEM;
+        int links = 0;
+        bool missing = false; /* below a missing component nothing is a link */
+        while (todo[0]) {
+                char *p = todo;
+                while (*p == '/')
+                        p++;
+                size_t n = strcspn(p, "/");
+                const char *rest = p + n;
+                if (n == 0)
+                        break;
+                if (n == 1 && p[0] == '.') {
+                        memmove(todo, rest, strlen(rest) + 1);
+                        continue;
+                }
+                if (n == 2 && p[0] == '.' && p[1] == '.') {
+                        char *slash = strrchr(done, '/');
+                        if (slash)
+                                *slash = '\0';
+                        memmove(todo, rest, strlen(rest) + 1);
+                        missing = false;
+                        continue;
+                }
+                _cleanup_free_ char *candidate = strdup(done);
+                if (!candidate || path_push(&candidate, p, n) < 0)
+                        return -ENOMEM;
+                char host[PATH_MAX], link[PATH_MAX];
+                struct stat st;
+                ssize_t len = -1;
+                if (!missing &&
+                    snprintf(host, sizeof(host), "%s%s", rootfs, candidate) < (int) sizeof(host)) {
+                        if (lstat(host, &st) < 0)
+                                missing = true;
+                        else if (S_ISLNK(st.st_mode))
+                                len = readlink(host, link, sizeof(link) - 1);
+                }
+                if (len > 0 && ++links <= 40) {
+                        link[len] = '\0';
+                        char *next = NULL;
+                        if (asprintf(&next, "%s%s", link, rest) < 0)
+                                return -ENOMEM;
+                        free(todo);
+                        todo = next;
+                        if (link[0] == '/')
+                                done[0] = '\0';
+                        continue;
+                }
+                if (len > 0)
+                        return -ELOOP;
+                free(done);
+                done = TAKE_PTR(candidate);
+                memmove(todo, rest, strlen(rest) + 1);
+        }
+        if (!done[0] && path_push(&done, "", 0) < 0)
+                return -ENOMEM;
+        *ret = TAKE_PTR(done);
+        return 0;
+}
+
 int oci_rootfs_plan(const struct oci_config *c, const char *bundle, bool new_userns,
                     struct rootfs_plan *plan, psrun_error *err)
 {
         uint64_t ns_flags = 0;
-        for (size_t i = 0; c->linux_ && i < c->linux_->n_namespaces; i++)
+        bool cgroupns = false; /* new or joined */
+        for (size_t i = 0; c->linux_ && i < c->linux_->n_namespaces; i++) {
                 if (!c->linux_->namespaces[i].path)
                         ns_flags |= (uint64_t) c->linux_->namespaces[i].type;
+                if (c->linux_->namespaces[i].type == CLONE_NEWCGROUP)
+                        cgroupns = true;
+        }
+        _cleanup_free_ char *joined = NULL, *rootfs = NULL;
+        if (c->root.path[0] == '/')
+                joined = strdup(c->root.path);
+        else if (asprintf(&joined, "%s/%s", bundle, c->root.path) < 0)
+                joined = NULL;
+        if (!joined)
+                return psrun_error_errno(err, ENOMEM, "plan");
+        rootfs = realpath(joined, NULL);
+        if (!rootfs)
+                return psrun_error_errno(err, errno, "root.path: %s", joined);
         int r = 0;
-        for (size_t i = 0; r >= 0 && i < c->n_mounts; i++)
-                r = add_mount(plan, &c->mounts[i], bundle, new_userns, i, err);
+        for (size_t i = 0; r >= 0 && i < c->n_mounts; i++) {
+                struct oci_mount m = c->mounts[i];
+                _cleanup_free_ char *dest = NULL;
+                r = resolve_in_image(rootfs, m.destination, &dest);
+                if (r < 0)
+                        return psrun_error_errno(err, r, "mounts[%zu].destination: %s", i,
+                                                 m.destination);
+                m.destination = dest;
+                r = add_mount(plan, &m, bundle, new_userns, cgroupns, i, err);
+        }
         if (r >= 0 && has_tmpfs_dev(c))
                 r = add_default_devices(plan, c, err);
         if (r >= 0)

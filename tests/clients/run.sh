@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # End-to-end checks of psrun as an OCI runtime under real clients: a
-# test-owned dockerd (docker.sh) and a test-owned containerd driven by ctr
-# (containerd.sh), both with the runtime under test in place of runc.
+# test-owned dockerd (docker.sh), a test-owned containerd driven by ctr
+# (containerd.sh), both with the runtime under test in place of runc, and
+# podman with the runtime as its --runtime (podman.sh).
 #
 # Usage: tests/clients/run.sh [BUILD]      (BUILD defaults to "build")
 #   PSRUN_RUNTIME=PATH  runtime under test (default BUILD/psrun), e.g.
@@ -10,7 +11,10 @@
 #   CLIENTS_TRACE=DIR   record every call the clients make to the runtime
 #                       (argv, config.json, exec process, update resources)
 #                       into DIR, through trace-runtime.py
-#   CLIENTS_BUDGET=S    seconds the checks may take in all (default 180)
+#   CLIENTS_BUDGET=S    seconds the docker and containerd checks may take
+#                       in all (default 180)
+#   CLIENTS_PODMAN_BUDGET=S  seconds the podman checks may take (default 60)
+#   CLIENTS_STAGES="..."  the stages to run (default "docker containerd podman")
 #   CLIENTS_KEEP=1      keep the work directory (logs) after the run
 #   CLIENTS_NO_OVERLAY=1  use docker's vfs and containerd's native
 #                       snapshotter even where overlay works
@@ -31,6 +35,8 @@ BUILD=${1:-build}
 . "$HERE/containerd.sh"
 # shellcheck source=docker.sh
 . "$HERE/docker.sh"
+# shellcheck source=podman.sh
+. "$HERE/podman.sh"
 
 summary() {
 	echo "clients: $PASSED passed, $FAILED failed, $SKIPPED skipped"
@@ -58,6 +64,7 @@ cleanup() {
 	set +e
 	docker_cleanup || true
 	containerd_cleanup || true
+	podman_cleanup || true
 	# Whatever of this run is still alive: shims, daemons (their command
 	# lines name the work directory), processes left in its cgroups.
 	# shellcheck disable=SC2046
@@ -203,19 +210,34 @@ probe_overlay() {
 }
 [ -n "${CLIENTS_NO_OVERLAY:-}" ] || ! probe_overlay || STORAGE_OVERLAY=1
 
+stage_wanted() {
+	[[ " ${CLIENTS_STAGES:-docker containerd podman} " == *" $1 "* ]]
+}
+
 build_images() {
 	python3 "$HERE/mkimage.py" rootfs /bin/busybox "$WORK/image-rootfs.tar" &&
 		python3 "$HERE/mkimage.py" oci "$WORK/image-rootfs.tar" "$CTR_IMAGE" "$WORK/image-oci.tar"
 }
 if step "test image from /bin/busybox" build_images; then
-	started=$SECONDS
-	DEADLINE=$((SECONDS + BUDGET * 2 / 3))
-	docker_stage
-	echo "# docker: $((SECONDS - started)) s (dockerd stopped in ${DK_STOP_SECONDS:-?} s)"
-	started=$SECONDS
-	DEADLINE=$((SECONDS + BUDGET / 3))
-	containerd_stage
-	echo "# containerd: $((SECONDS - started)) s"
+	if stage_wanted docker; then
+		started=$SECONDS
+		DEADLINE=$((SECONDS + BUDGET * 2 / 3))
+		docker_stage
+		echo "# docker: $((SECONDS - started)) s (dockerd stopped in ${DK_STOP_SECONDS:-?} s)"
+	fi
+	if stage_wanted containerd; then
+		started=$SECONDS
+		DEADLINE=$((SECONDS + BUDGET / 3))
+		containerd_stage
+		echo "# containerd: $((SECONDS - started)) s"
+	fi
+	# podman has no daemon to start: a budget of its own, at most 60 s.
+	if stage_wanted podman; then
+		started=$SECONDS
+		DEADLINE=$((SECONDS + ${CLIENTS_PODMAN_BUDGET:-60}))
+		podman_stage
+		echo "# podman: $((SECONDS - started)) s"
+	fi
 fi
 
 cleanup

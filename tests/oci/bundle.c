@@ -181,9 +181,9 @@ void bundle_config(const char *id, const struct cfg *c)
                 "{\"ociVersion\":\"1.0.2\",\n"
                 " \"root\":{\"path\":\"rootfs\",\"readonly\":%s},\n"
                 " \"process\":{\"terminal\":%s,\"user\":%s,\"args\":%s,\n"
-                "  \"env\":[\"PATH=/bin\",\"HOME=/root\"],\"cwd\":\"%s\",\n"
+                "  \"env\":%s,\"cwd\":\"%s\",\n"
                 "  \"capabilities\":{\"bounding\":%s,\"effective\":%s,\"permitted\":%s},\n"
-                "  \"noNewPrivileges\":true%s},\n"
+                "  \"noNewPrivileges\":%s%s},\n"
                 " \"hostname\":\"oci-test\",\n"
                 " \"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\"},\n"
                 "  {\"destination\":\"/dev\",\"type\":\"tmpfs\",\"source\":\"tmpfs\","
@@ -199,10 +199,12 @@ void bundle_config(const char *id, const struct cfg *c)
                 " \"linux\":{\"namespaces\":%s,\"cgroupsPath\":\"%s/%s\"%s%s}}\n",
                 c->readonly ? "true" : "false", c->terminal ? "true" : "false",
                 c->user ? c->user : "{\"uid\":0,\"gid\":0}",
-                c->args ? c->args : "[\"sh\",\"-c\",\"sleep 1000\"]", c->cwd ? c->cwd : "/", caps,
-                caps, caps, c->process_extra ? c->process_extra : "",
-                c->mounts_extra ? c->mounts_extra : "", c->hooks ? c->hooks : "", ns, B.cgroup, id,
-                masks, c->linux_extra ? c->linux_extra : "");
+                c->args ? c->args : "[\"sh\",\"-c\",\"sleep 1000\"]",
+                c->env ? c->env : "[\"PATH=/bin\",\"HOME=/root\"]", c->cwd ? c->cwd : "/", caps,
+                caps, caps, c->new_privs ? "false" : "true",
+                c->process_extra ? c->process_extra : "", c->mounts_extra ? c->mounts_extra : "",
+                c->hooks ? c->hooks : "", ns, B.cgroup, id, masks,
+                c->linux_extra ? c->linux_extra : "");
         cr_assert_gt(n, 0);
         char path[512];
         snprintf(path, sizeof(path), "%s/config.json", B.dir);

@@ -37,6 +37,8 @@ struct cfg {
         const char *namespaces;    /* JSON array replacing the default list */
         const char *linux_extra;   /* ",\"sysctl\":{...}" */
         bool no_masks;             /* no maskedPaths/readonlyPaths */
+        const char *env;           /* JSON array; default ["PATH=/bin","HOME=/root"] */
+        bool new_privs;            /* process.noNewPrivileges false */
 };
 
 struct out {

@@ -137,7 +137,9 @@ Test(oci_commands, hooks_in_order_with_state_on_stdin)
         /* Every hook appends "<kind> <hostname> <state>" to one file: the
          * runtime's hooks by its host path, createContainer and
          * startContainer (run in the container's namespaces) by the
-         * container's. The bundle's static busybox runs them all. */
+         * container's. The bundle's static busybox runs them all, found by
+         * its host path but for startContainer, whose path resolves in the
+         * container (runtime-spec). */
         struct out o;
         char log[400], busybox[400], hooks[8192];
         snprintf(log, sizeof(log), "%s/rootfs/tmp/hooks.log", B.dir);
@@ -153,8 +155,9 @@ Test(oci_commands, hooks_in_order_with_state_on_stdin)
                         hooks + off, sizeof(hooks) - off,
                         "%s\"%s\":[{\"path\":\"%s\",\"args\":[\"sh\",\"-c\",\"echo %s "
                         "$(hostname) $(cat | tr -d ' \\\\n') >> %s\"]}]",
-                        i ? "," : "", kinds[i].kind, busybox, kinds[i].kind,
-                        kinds[i].in_container ? "/tmp/hooks.log" : log);
+                        i ? "," : "", kinds[i].kind,
+                        strcmp(kinds[i].kind, "startContainer") == 0 ? "/bin/busybox" : busybox,
+                        kinds[i].kind, kinds[i].in_container ? "/tmp/hooks.log" : log);
         bundle_config("c1", &(struct cfg){.hooks = hooks});
         cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
         cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);

@@ -593,9 +593,11 @@ Test(oci_config, mount_options_later_ones_win)
         cr_assert_eq(m->clear_flags, MS_RDONLY);
         oci_config_free(&c);
 
+        /* Except recursion: "rbind" stays recursive whatever "bind" follows
+         * (runc and crun; dropping it would hide the source's submounts). */
         m = parse_mount_options(&c, "\"shared\", \"rprivate\", \"bind\", \"rbind\", \"bind\"");
         cr_assert_eq(m->propagation, MS_PRIVATE | MS_REC);
-        cr_assert_eq(m->bind, OCI_BIND);
+        cr_assert_eq(m->bind, OCI_BIND_RECURSIVE);
         oci_config_free(&c);
 
         m = parse_mount_options(&c, "\"rro\", \"rrw\", \"rnoatime\", \"rstrictatime\"");
@@ -821,4 +823,28 @@ Test(oci_config, seccomp_names)
         cr_assert_not_null(c.linux_->seccomp->profile.rules);
         oci_config_free(&c);
         assert_no_leaks();
+}
+
+Test(oci_config, resources_network_is_parsed)
+{
+        /* Parsed (not ignored as before), so that it is applied where
+         * net_cls/net_prio exist and refused elsewhere, never dropped. */
+        struct oci_config c;
+        psrun_error err = {0};
+        const char *json = "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"r\"},"
+                           "\"linux\":{\"resources\":{\"network\":{\"classID\":1048577,"
+                           "\"priorities\":[{\"name\":\"eth0\",\"priority\":500}]}}}}";
+        cr_assert_eq(oci_config_parse(json, strlen(json), &c, &err), 0, "%s", err.msg);
+        const struct oci_network *n = c.linux_->resources->network;
+        cr_assert_not_null(n);
+        cr_expect(n->class_id.set && n->class_id.value == 1048577);
+        cr_assert_eq(n->n_priorities, 1);
+        cr_expect_str_eq(n->priorities[0].name, "eth0");
+        cr_expect_eq(n->priorities[0].priority, 500);
+        oci_config_free(&c);
+
+        json = "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"r\"},"
+               "\"linux\":{\"resources\":{\"network\":{\"classID\":4294967296}}}}";
+        cr_expect_lt(oci_config_parse(json, strlen(json), &c, &err), 0);
+        cr_expect(strstr(err.msg, "linux.resources.network.classID"), "%s", err.msg);
 }

@@ -23,7 +23,7 @@ Test(oci_config_errors, unknown_fields_are_ignored)
                 " \"hooks\": {\"prestart\": [{\"path\": \"/h\", \"y\": 1}], \"later\": 3},\n"
                 " \"linux\": {\"namespaces\": [{\"type\": \"pid\", \"z\": []}],\n"
                 "   \"resources\": {\"memory\": {\"limit\": 1, \"future\": \"x\"}, \"rdma\": 1,\n"
-                "     \"network\": [1], \"misc\": {}},\n"
+                "     \"network\": {\"future\": 1}, \"misc\": {}},\n"
                 "   \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [\n"
                 "     {\"names\": [\"a\"], \"action\": \"SCMP_ACT_LOG\", \"comment\": 1,\n"
                 "      \"args\": [{\"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_EQ\", \"w\": "
