@@ -32,8 +32,8 @@ static const struct {
         {"@go", preset_go},     {"@github", preset_github},
 };
 
-const char *const policy_domain_preset_names[] = {"@pypi", "@npm", "@crates", "@go", "@github",
-                                                  NULL};
+const char *const policy_domain_preset_names[] = {"@pypi", "@npm",    "@crates",
+                                                  "@go",   "@github", NULL};
 
 const char *const *policy_domain_preset(const char *name)
 {
@@ -188,8 +188,8 @@ static int check_list(const char *name, char *const *v, size_t n,
                 if (normalize(v[i], &norm, err) < 0)
                         return psrun_error_prefix(err, "%s[%zu]", name, i);
                 if (strcmp(norm, v[i]) != 0)
-                        return psrun_error_set(err, EINVAL, "%s[%zu]: must be written as %s",
-                                               name, i, norm);
+                        return psrun_error_set(err, EINVAL, "%s[%zu]: must be written as %s", name,
+                                               i, norm);
         }
         return 0;
 }
@@ -201,8 +201,8 @@ int policy_check_network(const struct policy *p, psrun_error *err)
                             policy_normalize_cidr_port, err)) < 0 ||
             (r = check_list("allow_private", p->allow_private, p->n_allow_private,
                             policy_normalize_cidr, err)) < 0 ||
-            (r = check_list("dns_upstream", p->dns_upstream, p->n_dns_upstream,
-                            policy_normalize_ip, err)) < 0)
+            (r = check_list("dns_upstream", p->dns_upstream, p->n_dns_upstream, policy_normalize_ip,
+                            err)) < 0)
                 return r;
         if (p->network_pool) {
                 struct policy_cidr c;
@@ -233,8 +233,7 @@ int policy_check_network(const struct policy *p, psrun_error *err)
                                        "allow_cidrs: only used with `network: restricted`");
         if (p->network == POLICY_NETWORK_NONE &&
             (p->n_allow_private > 0 || p->network_pool || p->network_log || p->n_dns_upstream))
-                return psrun_error_set(err, EINVAL,
-                                       "%s: not used with `network: none`",
+                return psrun_error_set(err, EINVAL, "%s: not used with `network: none`",
                                        p->n_allow_private > 0 ? "allow_private"
                                        : p->network_pool      ? "network_pool"
                                        : p->network_log       ? "network_log"

@@ -523,7 +523,8 @@ static int parse_ports_key(struct parse_ctx *ctx, const struct policy_key *key, 
                 if (r < 0)
                         return r;
                 if (parse_uint64(s, &v) < 0 || v == 0 || v > 65535)
-                        return ctx_fail(ctx, item, path, ERANGE, "\"%s\" is not a port (1 to 65535)",
+                        return ctx_fail(ctx, item, path, ERANGE,
+                                        "\"%s\" is not a port (1 to 65535)",
                                         policy_escape(s, shown, sizeof(shown)));
                 ports[i] = (uint16_t) v;
         }
@@ -696,12 +697,12 @@ static const struct policy_key policy_keys[] = {
         {"allow_domains", parse_domains_key, OFFSET(allow_domains),
          .expect = "a list of domain names"},
         {"allow_ports", parse_ports_key, OFFSET(allow_ports), .expect = "a list of ports"},
-        {"allow_cidrs", parse_strv_key, OFFSET(allow_cidrs), COUNT(n_allow_cidrs), .expect = "a list of CIDR[:port]",
-         .normalize = policy_normalize_cidr_port},
-        {"allow_private", parse_strv_key, OFFSET(allow_private), COUNT(n_allow_private), .expect = "a list of CIDRs",
-         .normalize = policy_normalize_cidr},
-        {"dns_upstream", parse_strv_key, OFFSET(dns_upstream), COUNT(n_dns_upstream), .expect = "a list of IP addresses",
-         .normalize = policy_normalize_ip},
+        {"allow_cidrs", parse_strv_key, OFFSET(allow_cidrs), COUNT(n_allow_cidrs),
+         .expect = "a list of CIDR[:port]", .normalize = policy_normalize_cidr_port},
+        {"allow_private", parse_strv_key, OFFSET(allow_private), COUNT(n_allow_private),
+         .expect = "a list of CIDRs", .normalize = policy_normalize_cidr},
+        {"dns_upstream", parse_strv_key, OFFSET(dns_upstream), COUNT(n_dns_upstream),
+         .expect = "a list of IP addresses", .normalize = policy_normalize_ip},
         {"dns_min_ttl", parse_number_key, OFFSET(dns_min_ttl_ms), .expect = "a duration",
          .parse_number = parse_duration_ms, .hint = " (use e.g. 30s, 5m)", .min = 0,
          .max = POLICY_DNS_TTL_MAX, .format = format_duration_ms},

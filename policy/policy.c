@@ -697,7 +697,7 @@ static int check_mounts(const struct policy *p, psrun_error *err)
 }
 
 static int (*const validators[])(const struct policy *p, psrun_error *err) = {
-        check_ranges, check_enums,  check_strings,        check_env,
+        check_ranges,  check_enums,  check_strings,        check_env,
         check_domains, check_mounts, policy_check_network,
 };
 

@@ -29,6 +29,7 @@ struct rootfs_options {
         const char *workdir; /* created (owned by uid:gid) when under /workspace or /tmp */
         const struct policy_mount *mounts;
         size_t n_mounts;
+        const char *resolv_conf; /* NULL: no resolver (network none) */
 };
 
 int rootfs_plan_standalone(const struct rootfs_options *opts, struct rootfs_plan *plan,

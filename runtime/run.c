@@ -222,6 +222,17 @@ static void cgroup_destroyp(struct cgroup **cg)
 }
 
 /* A failure of psrun itself after `start`: the result says so. */
+/* The network of the sandbox (netns/), for the cleanup attribute. */
+struct network {
+        const struct netns_plan *plan;
+        struct netns_state state;
+};
+
+static void network_teardown(struct network *n)
+{
+        netns_teardown(n->plan, &n->state);
+}
+
 static int fail(struct run_result *res, psrun_error *err, int r, uint64_t start)
 {
         res->wall_ms = now_ms() - start;
@@ -263,6 +274,9 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 (void) block_signals(&fwd);
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
+        /* Declared after the launch, so torn down before it is closed: by
+         * then the sandbox is gone. */
+        _cleanup_(network_teardown) struct network net = {&plan.net, {0}};
         uint64_t t0 = now_ms();
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
@@ -271,6 +285,10 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
          * starts the command only once it is in them: nothing of the command
          * runs unconfined. */
         r = launch_confine(&l, &plan, cg, err);
+        /* The network (veth, addresses, firewall) while the child waits:
+         * the command starts with it in place, or not at all. */
+        if (r >= 0)
+                r = netns_setup(&plan.net, l.pid, &net.state, err);
         if (r >= 0)
                 r = launch_release(&l, err);
         struct supervisor s = {
