@@ -77,7 +77,8 @@ int addr_pool_pick(struct netns_plan *p, psrun_error *err)
                 r = rtnl_route_alloc_cache(sk, AF_INET, 0, &cache);
         if (r < 0) {
                 nl_socket_free(sk);
-                return psrun_error_set(err, EIO, "network: address pool: read the host's routes: %s",
+                return psrun_error_set(err, EIO,
+                                       "network: address pool: read the host's routes: %s",
                                        nl_geterror(r));
         }
         r = -EADDRINUSE;
