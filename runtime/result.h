@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "netns/stats.h"
+
 enum run_reason {
         RUN_REASON_EXITED,
         RUN_REASON_SIGNALED,
@@ -21,7 +23,8 @@ struct run_result {
         uint64_t wall_ms;
         uint64_t cpu_ms;
         uint64_t peak_memory_bytes;
-        char error[512]; /* setup_error: the one-line message */
+        char error[512];            /* setup_error: the one-line message */
+        struct netns_stats network; /* restricted and full mode */
 };
 
 const char *run_reason_to_string(enum run_reason r);

@@ -22,6 +22,7 @@
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/child.h"
 #include "runtime/launch.h"
+#include "netns/dns-proxy.h"
 
 static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                         SIGUSR1, SIGUSR2, SIGWINCH};
@@ -275,8 +276,9 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
         /* Declared after the launch, so torn down before it is closed: by
-         * then the sandbox is gone. */
+         * then the sandbox is gone. The proxy stops first. */
         _cleanup_(network_teardown) struct network net = {&plan.net, {0}};
+        _cleanup_(dns_proxy_stopp) struct dns_proxy *proxy = NULL;
         uint64_t t0 = now_ms();
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
@@ -289,6 +291,8 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
          * the command starts with it in place, or not at all. */
         if (r >= 0)
                 r = netns_setup(&plan.net, l.pid, &net.state, err);
+        if (r >= 0)
+                r = dns_proxy_start(&plan.net, net.state.nft, &proxy, err);
         if (r >= 0)
                 r = launch_release(&l, err);
         struct supervisor s = {
@@ -322,5 +326,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(&s, init_status, &st, res);
+        /* What the network refused, counted until the sandbox ended. */
+        dns_proxy_stop(TAKE_PTR(proxy), &res->network);
         return 0;
 }
