@@ -83,9 +83,9 @@ STATIC ?= 1
 STATIC_PKGS := libseccomp libcap yaml-0.1 libnl-route-3.0 libnl-3.0
 ifeq ($(STATIC)$(SANITIZE),1)
 PSRUN_LIBS = -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -Wl,-Bdynamic \
-             $(shell pkg-config --libs libnftables 2>/dev/null) -lpthread -lm
+             $(shell pkg-config --libs libnftables libmnl 2>/dev/null) -lpthread -lm
 else
-PSRUN_LIBS = $(shell pkg-config --libs $(STATIC_PKGS) libnftables 2>/dev/null) -lpthread -lm
+PSRUN_LIBS = $(shell pkg-config --libs $(STATIC_PKGS) libnftables libmnl 2>/dev/null) -lpthread -lm
 endif
 
 $(PSRUN): $(CLI_SRCS:%.c=$(BUILD)/%.o) $(ARCHIVE)

@@ -149,6 +149,7 @@ int addr_pool_lease(struct netns_plan *p, psrun_error *err)
                         return psrun_error_errno(err, errno, "network: lease: link %s", name);
                 }
                 p->gateway.s_addr = htonl(net + 1);
+                p->nflog_group = (uint16_t) (NETNS_NFLOG_BASE | (((start + k) % slots) & 0x7fff));
                 p->sandbox.s_addr = htonl(net + 2);
                 snprintf(p->lease_path, sizeof(p->lease_path), "%s/%s", NETNS_STATE_DIR, name);
                 p->lease_fd = TAKE_FD(fd);

@@ -13,12 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DNS_NAME_MAX     254 /* 253 characters and the NUL */
-#define DNS_MAX_ADDRS    16
-#define DNS_MAX_CNAMES   8
-#define DNS_UDP_MAX      1232 /* what we accept and offer with EDNS */
-#define DNS_TCP_MAX      65535
-#define DNS_HEADER_SIZE  12
+#define DNS_NAME_MAX    254 /* 253 characters and the NUL */
+#define DNS_MAX_ADDRS   16
+#define DNS_MAX_CNAMES  8
+#define DNS_UDP_MAX     1232 /* what we accept and offer with EDNS */
+#define DNS_TCP_MAX     65535
+#define DNS_HEADER_SIZE 12
 
 enum {
         DNS_TYPE_A = 1,

@@ -36,11 +36,12 @@
 #include "common/cleanup.h"
 #include "netns/dns-packet.h"
 
-#define MAX_PENDING        64
-#define MAX_TCP            8
-#define UPSTREAM_TIMEOUT   2000 /* ms per upstream server */
-#define CLIENT_TIMEOUT     5000 /* ms for a TCP client to send its query */
-#define PIN_MIN_TIMEOUT_S  1
+#define MAX_PENDING       64
+#define MAX_TCP           8
+#define UPSTREAM_TIMEOUT  2000 /* ms per upstream server */
+#define CLIENT_TIMEOUT    5000 /* ms for a TCP client to send its query */
+#define PIN_MIN_TIMEOUT_S 1
+#define FIXED_FDS         4 /* stop, udp, tcp, nflog */
 
 enum up_state { UP_IDLE, UP_UDP, UP_TCP_CONNECT, UP_TCP_READ };
 
@@ -74,6 +75,7 @@ struct dns_proxy {
         const struct netns_plan *plan;
         struct nft_ctx *nft;
         FILE *log;
+        struct mnl_socket *nflog;
         int stop_fd, udp_fd, tcp_fd;
         pthread_t thread;
         bool started;
@@ -136,8 +138,8 @@ void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr,
 {
         for (size_t i = 0; i < s->n_denied; i++) {
                 struct netns_denied *d = &s->denied[i];
-                bool same = addr ? (strcmp(d->addr, addr) == 0 && d->port == port &&
-                                    d->proto && strcmp(d->proto, proto) == 0)
+                bool same = addr ? (strcmp(d->addr, addr) == 0 && d->port == port && d->proto &&
+                                    strcmp(d->proto, proto) == 0)
                                  : (!d->addr[0] && strcmp(d->name, name) == 0);
                 if (same) {
                         d->count++;
@@ -160,6 +162,22 @@ void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr,
         d->count = 1;
 }
 
+/* A connection the firewall refused (NFLOG). */
+static void refused(void *userdata, const char *addr, uint16_t port, const char *proto)
+{
+        struct dns_proxy *p = userdata;
+        netns_stats_deny(&p->stats, NULL, addr, port, proto);
+        if (!p->log)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fprintf(p->log,
+                "{\"time\":%lld.%03ld,\"event\":\"connect\",\"addr\":\"%s\",\"port\":%u,"
+                "\"proto\":\"%s\",\"action\":\"reject\"}\n",
+                (long long) ts.tv_sec, ts.tv_nsec / 1000000, addr, (unsigned) port, proto);
+        fflush(p->log);
+}
+
 /* ---- policy ---- */
 
 static bool name_allowed(const struct netns_plan *plan, const char *name)
@@ -176,19 +194,19 @@ static const struct {
         uint8_t addr[16];
         unsigned prefix;
 } refused_ranges[] = {
-        {AF_INET, {0}, 8},                           /* this network */
-        {AF_INET, {10}, 8},                          /* RFC 1918 */
-        {AF_INET, {100, 64}, 10},                    /* CGNAT */
-        {AF_INET, {127}, 8},                         /* loopback */
-        {AF_INET, {169, 254}, 16},                   /* link-local, metadata */
-        {AF_INET, {172, 16}, 12},                    /* RFC 1918 */
-        {AF_INET, {192, 168}, 16},                   /* RFC 1918 */
-        {AF_INET, {224}, 3},                         /* multicast, reserved */
-        {AF_INET6, {0}, 96},                         /* ::, ::1, v4-compatible */
+        {AF_INET, {0}, 8},                                          /* this network */
+        {AF_INET, {10}, 8},                                         /* RFC 1918 */
+        {AF_INET, {100, 64}, 10},                                   /* CGNAT */
+        {AF_INET, {127}, 8},                                        /* loopback */
+        {AF_INET, {169, 254}, 16},                                  /* link-local, metadata */
+        {AF_INET, {172, 16}, 12},                                   /* RFC 1918 */
+        {AF_INET, {192, 168}, 16},                                  /* RFC 1918 */
+        {AF_INET, {224}, 3},                                        /* multicast, reserved */
+        {AF_INET6, {0}, 96},                                        /* ::, ::1, v4-compatible */
         {AF_INET6, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff}, 96}, /* v4-mapped */
-        {AF_INET6, {0xfc}, 7},                       /* ULA, fd00:ec2::254 */
-        {AF_INET6, {0xfe, 0x80}, 10},                /* link-local */
-        {AF_INET6, {0xff}, 8},                       /* multicast */
+        {AF_INET6, {0xfc}, 7},                                      /* ULA, fd00:ec2::254 */
+        {AF_INET6, {0xfe, 0x80}, 10},                               /* link-local */
+        {AF_INET6, {0xff}, 8},                                      /* multicast */
 };
 
 static bool addr_refused(const struct netns_plan *plan, const struct dns_addr *a)
@@ -243,8 +261,8 @@ static void reply(struct dns_proxy *p, int client_tcp, const struct sockaddr_sto
 }
 
 static void deny_name(struct dns_proxy *p, int client_tcp, const struct sockaddr_storage *to,
-                      socklen_t to_len, const struct dns_query *q, const char *name,
-                      uint8_t rcode, const char *reason)
+                      socklen_t to_len, const struct dns_query *q, const char *name, uint8_t rcode,
+                      const char *reason)
 {
         p->stats.denied_queries++;
         netns_stats_deny(&p->stats, name, NULL, 0, NULL);
@@ -432,7 +450,8 @@ static void upstream_ready(struct dns_proxy *p, struct pending *e, short revents
                 return;
         }
         if (e->state == UP_TCP_READ) {
-                size_t want = e->tcp_got < 2 ? 2 : 2 + (size_t) (e->tcp_buf[0] << 8 | e->tcp_buf[1]);
+                size_t want =
+                        e->tcp_got < 2 ? 2 : 2 + (size_t) (e->tcp_buf[0] << 8 | e->tcp_buf[1]);
                 ssize_t n = recv(e->fd, e->tcp_buf + e->tcp_got, want - e->tcp_got, MSG_DONTWAIT);
                 if (n == 0 || (n < 0 && errno != EAGAIN)) {
                         fail_pending(p, e, DNS_RCODE_SERVFAIL);
@@ -440,8 +459,8 @@ static void upstream_ready(struct dns_proxy *p, struct pending *e, short revents
                 }
                 if (n > 0)
                         e->tcp_got += (size_t) n;
-                if (e->tcp_got >= 2 && e->tcp_got == 2 + (size_t) (e->tcp_buf[0] << 8 |
-                                                                    e->tcp_buf[1])) {
+                if (e->tcp_got >= 2 &&
+                    e->tcp_got == 2 + (size_t) (e->tcp_buf[0] << 8 | e->tcp_buf[1])) {
                         size_t len = e->tcp_got - 2;
                         got_upstream(p, e, e->tcp_buf + 2, len);
                         if (e->used) /* not an answer to us: give up */
@@ -617,16 +636,17 @@ static void *proxy_main(void *arg)
 {
         struct dns_proxy *p = arg;
         for (;;) {
-                struct pollfd pfd[3 + MAX_TCP + MAX_PENDING];
+                struct pollfd pfd[FIXED_FDS + MAX_TCP + MAX_PENDING];
                 size_t map[MAX_TCP + MAX_PENDING];
                 nfds_t n = 0;
                 pfd[n++] = (struct pollfd){p->stop_fd, POLLIN, 0};
                 pfd[n++] = (struct pollfd){p->udp_fd, POLLIN, 0};
                 pfd[n++] = (struct pollfd){p->tcp_fd, POLLIN, 0};
+                pfd[n++] = (struct pollfd){p->nflog ? nflog_fd(p->nflog) : -1, POLLIN, 0};
                 uint64_t now = now_ms(), next = now + 1000;
                 for (size_t i = 0; i < MAX_TCP; i++)
                         if (p->tcp[i].fd >= 0 && !p->tcp[i].waiting) {
-                                map[n - 3] = i;
+                                map[n - FIXED_FDS] = i;
                                 pfd[n++] = (struct pollfd){p->tcp[i].fd, POLLIN, 0};
                                 next = p->tcp[i].deadline < next ? p->tcp[i].deadline : next;
                         }
@@ -634,7 +654,7 @@ static void *proxy_main(void *arg)
                 for (size_t i = 0; i < MAX_PENDING; i++)
                         if (p->pending[i].used) {
                                 struct pending *e = &p->pending[i];
-                                map[n - 3] = i;
+                                map[n - FIXED_FDS] = i;
                                 pfd[n++] = (struct pollfd){
                                         e->fd, e->state == UP_TCP_CONNECT ? POLLOUT : POLLIN, 0};
                                 next = e->deadline < next ? e->deadline : next;
@@ -650,14 +670,17 @@ static void *proxy_main(void *arg)
                                 udp_ready(p);
                         if (pfd[2].revents)
                                 tcp_accept(p);
-                        for (nfds_t i = 3; i < n; i++) {
+                        if (pfd[3].revents)
+                                nflog_read(p->nflog, refused, p);
+                        for (nfds_t i = FIXED_FDS; i < n; i++) {
                                 if (!pfd[i].revents)
                                         continue;
                                 if (i < first_pending)
-                                        tcp_client_ready(p, map[i - 3]);
-                                else if (p->pending[map[i - 3]].used &&
-                                         p->pending[map[i - 3]].fd == pfd[i].fd)
-                                        upstream_ready(p, &p->pending[map[i - 3]], pfd[i].revents);
+                                        tcp_client_ready(p, map[i - FIXED_FDS]);
+                                else if (p->pending[map[i - FIXED_FDS]].used &&
+                                         p->pending[map[i - FIXED_FDS]].fd == pfd[i].fd)
+                                        upstream_ready(p, &p->pending[map[i - FIXED_FDS]],
+                                                       pfd[i].revents);
                         }
                 }
                 expire(p, now_ms());
@@ -667,8 +690,8 @@ static void *proxy_main(void *arg)
 
 static int listen_on(const struct netns_plan *plan, int type, psrun_error *err)
 {
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(53),
-                                 .sin_addr = plan->gateway};
+        struct sockaddr_in sa = {
+                .sin_family = AF_INET, .sin_port = htons(53), .sin_addr = plan->gateway};
         int fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return psrun_error_errno(err, errno, "network: dns proxy: socket");
@@ -715,6 +738,8 @@ int dns_proxy_start(const struct netns_plan *plan, struct nft_ctx *nft, struct d
                                 close(fd);
                 }
         }
+        if (r >= 0)
+                r = nflog_open(plan->nflog_group, &p->nflog, err);
         if (r >= 0 && (p->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
                 r = psrun_error_errno(err, errno, "network: dns proxy: eventfd");
         if (r >= 0 && (p->udp_fd = listen_on(plan, SOCK_DGRAM, err)) < 0)
@@ -744,6 +769,11 @@ void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
                 uint64_t one = 1;
                 (void) !write(p->stop_fd, &one, sizeof(one));
                 pthread_join(p->thread, NULL);
+        }
+        /* What the kernel logged until the sandbox ended. */
+        if (p->nflog) {
+                nflog_read(p->nflog, refused, p);
+                nflog_close(p->nflog);
         }
         for (size_t i = 0; i < MAX_PENDING; i++)
                 if (p->pending[i].used)

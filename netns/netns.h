@@ -29,7 +29,8 @@
 #define NETNS_STATE_DIR    "/run/psrun/net"
 #define NETNS_MAX_CIDRS    64
 #define NETNS_MAX_UPSTREAM 4
-#define NETNS_NFLOG_GROUP  7411
+/* NFLOG groups of the sandboxes: base + the lease's slot (one reader each). */
+#define NETNS_NFLOG_BASE 0x8000
 
 /* The pool of sandbox subnets: one /30 per sandbox. */
 struct netns_pool {
@@ -49,6 +50,7 @@ struct netns_plan {
         bool pool_given;                 /* network_pool set: no host-route check */
         struct in_addr gateway, sandbox; /* the host end's and the sandbox's address */
         int lease_fd;                    /* -1: no lease held */
+        uint16_t nflog_group;            /* refused connections are logged here */
         char lease_path[64];
 
         uint16_t ports[POLICY_MAX_PORTS];
@@ -102,6 +104,15 @@ int addr_pool_pick(struct netns_plan *plan, psrun_error *err);
 int addr_pool_lease(struct netns_plan *plan, psrun_error *err);
 /* Reads a lease file: the run's id and whether its owner still lives. */
 int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive);
+
+/* netns/nflog.c: refused connections as the kernel logs them */
+struct mnl_socket;
+typedef void (*nflog_fn)(void *userdata, const char *addr, uint16_t port, const char *proto);
+int nflog_open(uint16_t group, struct mnl_socket **ret, psrun_error *err);
+void nflog_close(struct mnl_socket *nl);
+int nflog_fd(struct mnl_socket *nl);
+/* Reads what is queued (non-blocking) and calls fn for each packet. */
+void nflog_read(struct mnl_socket *nl, nflog_fn fn, void *userdata);
 
 /* netns/veth.c */
 int veth_create(const struct netns_plan *plan, pid_t child, psrun_error *err);

@@ -183,7 +183,7 @@ int nft_add_sandbox_table(struct nft_ctx *ctx, const struct netns_plan *p, psrun
         }
         add(&b, "    goto refuse\n  }\n");
         add(&b, "  chain refuse {\n");
-        add(&b, "    ct state new log group %d\n", NETNS_NFLOG_GROUP);
+        add(&b, "    ct state new log group %u\n", (unsigned) p->nflog_group);
         add(&b, "    meta l4proto tcp reject with tcp reset\n");
         add(&b, "    reject with icmpx admin-prohibited\n  }\n");
         add(&b, "  chain postrouting {\n    type nat hook postrouting priority 100; policy "
