@@ -119,7 +119,9 @@ int dns_parse_query(const uint8_t *msg, size_t len, struct dns_query *q)
                 return -EPROTO;
         if (((flags >> 11) & 0xf) != 0)
                 return -ENOTSUP;
-        if (get16(msg + 4) != 1 || get16(msg + 6) != 0 || get16(msg + 8) != 0)
+        /* One question, no answers; the additional section may hold an
+         * EDNS OPT record (dig, Go, systemd-resolved send one). */
+        if (get16(msg + 4) != 1 || get16(msg + 6) != 0)
                 return -EPROTO;
         size_t off = DNS_HEADER_SIZE;
         int r = read_name(msg, len, &off, q->name);

@@ -18,8 +18,7 @@
 #include "common/cleanup.h"
 #include "netns/netns.h"
 
-static int config(struct mnl_socket *nl, uint16_t group, uint8_t family, uint8_t cmd,
-                  bool set_mode)
+static int config(struct mnl_socket *nl, uint16_t group, uint8_t family, uint8_t cmd, bool set_mode)
 {
         char buf[MNL_SOCKET_BUFFER_SIZE];
         struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
