@@ -204,6 +204,12 @@ int policy_check_network(const struct policy *p, psrun_error *err)
             (r = check_list("dns_upstream", p->dns_upstream, p->n_dns_upstream, policy_normalize_ip,
                             err)) < 0)
                 return r;
+        /* IPv6 is off inside the sandbox (docs/network.md): a v6 entry
+         * would silently allow nothing. */
+        for (size_t i = 0; i < p->n_allow_cidrs; i++)
+                if (p->allow_cidrs[i] && p->allow_cidrs[i][0] == '[')
+                        return psrun_error_set(
+                                err, EINVAL, "allow_cidrs[%zu]: IPv6 is off inside the sandbox", i);
         if (p->network_pool) {
                 struct policy_cidr c;
                 if (policy_parse_cidr(p->network_pool, false, &c, err) < 0)

@@ -181,6 +181,12 @@ sandbox "$TMP/rb" -o network=restricted -o 'allow_domains=[rebind.test]' \
 	-o dns_upstream=[198.18.0.53] -- resolve rebind.test
 expect "$TMP/rb" "resolve rebind.test" again "7: an allowed name answering a private address is refused"
 
+# ---- allow_cidrs: an address without a name, on the port given ----
+sandbox "$TMP/cidr" "${RESTRICTED[@]}" -o 'allow_cidrs=[198.18.0.20/32:443]' -- \
+	tcp 198.18.0.20 443 -- tcp 198.18.0.20 80
+expect "$TMP/cidr" "tcp 198.18.0.20 443" ok "allow_cidrs opens its address and port"
+expect "$TMP/cidr" "tcp 198.18.0.20 80" refused "allow_cidrs opens no other port"
+
 # ---- 8: a pin ends with its TTL ----
 sandbox "$TMP/ttl" "${RESTRICTED[@]}" -o dns_min_ttl=1 -- resolve ttl2.zone.test -- \
 	tcp 198.18.0.11 80 -- sleep 3.5 -- tcp 198.18.0.11 80

@@ -13,7 +13,8 @@
 static size_t make_query(uint8_t *buf, uint16_t id, uint16_t flags, uint16_t qdcount,
                          const char *wire_name, size_t name_len, uint16_t qtype)
 {
-        uint8_t h[12] = {(uint8_t) (id >> 8), (uint8_t) id, (uint8_t) (flags >> 8), (uint8_t) flags,
+        uint8_t h[12] = {(uint8_t) (id >> 8),      (uint8_t) id,
+                         (uint8_t) (flags >> 8),   (uint8_t) flags,
                          (uint8_t) (qdcount >> 8), (uint8_t) qdcount};
         memcpy(buf, h, 12);
         memcpy(buf + 12, wire_name, name_len);
@@ -94,7 +95,8 @@ Test(dns_packet, query_round_trip_and_reply)
 
         size_t qlen = make_query(buf, 7, 0x0100, 1, "\4pypi\3org\0", 10, DNS_TYPE_A);
         cr_assert_eq(dns_parse_query(buf, qlen, &q), 0);
-        struct dns_addr addrs[2] = {{AF_INET, {192, 0, 2, 1}}, {AF_INET6, {0x20, 0x01, 0x0d, 0xb8}}};
+        struct dns_addr addrs[2] = {{AF_INET, {192, 0, 2, 1}},
+                                    {AF_INET6, {0x20, 0x01, 0x0d, 0xb8}}};
         uint8_t out[512];
         len = dns_build_reply(&q, DNS_RCODE_NOERROR, addrs, 2, 60, out, sizeof(out));
         cr_assert_gt(len, 0);
@@ -117,8 +119,8 @@ static size_t make_cname_answer(uint8_t *buf, const char *end_wire, size_t end_l
         buf[7] = 3; /* ancount */
         size_t off = len;
         /* a.test CNAME mid.test (pointer to the question) */
-        const uint8_t cname1[] = {0xc0, 12, 0, 5, 0, 1, 0, 0, 0, 30, 0, 10,
-                                  3,    'm', 'i', 'd', 4, 't', 'e', 's', 't', 0};
+        const uint8_t cname1[] = {0xc0, 12, 0,   5,   0,   1, 0,   0,   0,   30,  0,
+                                  10,   3,  'm', 'i', 'd', 4, 't', 'e', 's', 't', 0};
         memcpy(buf + off, cname1, sizeof(cname1));
         size_t mid = off + 12;
         off += sizeof(cname1);
@@ -130,8 +132,8 @@ static size_t make_cname_answer(uint8_t *buf, const char *end_wire, size_t end_l
         memcpy(buf + off, end_wire, end_len);
         off += end_len;
         /* end A 192.0.2.7 (or, for the loop, a.test again) */
-        const uint8_t a[] = {0xc0, (uint8_t) (loop ? 12 : end), 0, 1, 0, 1, 0, 0, 0, 40, 0, 4,
-                             192,  0,                           2, 7};
+        const uint8_t a[] = {
+                0xc0, (uint8_t) (loop ? 12 : end), 0, 1, 0, 1, 0, 0, 0, 40, 0, 4, 192, 0, 2, 7};
         memcpy(buf + off, a, sizeof(a));
         return off + sizeof(a);
 }

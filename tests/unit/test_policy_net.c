@@ -78,6 +78,10 @@ Test(policy_net, presets_expand_and_values_normalize)
                      err.msg);
         cr_expect_str_eq(p.allow_cidrs[0], "[2001:db8::1/128]:443");
         cr_expect_str_eq(p.allow_cidrs[1], "192.0.2.7/32");
+        cr_expect_lt(policy_validate(&p, &err), 0, "IPv6 is off inside: refused, not ignored");
+        cr_expect(strstr(err.msg, "allow_cidrs[0]: IPv6"), "%s", err.msg);
+        cr_assert_eq(set(&p, "allow_cidrs=[192.0.2.0/24:8443, 192.0.2.7]", &err), 0, "%s", err.msg);
+        cr_expect_str_eq(p.allow_cidrs[0], "192.0.2.0/24:8443");
         cr_assert_eq(set(&p, "allow_ports=[8080]", &err), 0);
         cr_expect_eq(p.n_allow_ports, 1, "a list replaces the default 80, 443");
         cr_expect_eq(policy_validate(&p, &err), 0, "%s", err.msg);
@@ -93,6 +97,7 @@ Test(policy_net, presets_expand_and_values_normalize)
         cr_assert_eq(policy_load_buffer(&q, "json", buf, len, &err), 0, "%s", err.msg);
         cr_expect_eq(q.n_allow_domains, 7);
         cr_expect_eq(q.n_allow_cidrs, 2);
+        cr_expect_str_eq(q.allow_cidrs[0], "192.0.2.0/24:8443");
         cr_expect_eq(q.n_allow_ports, 1);
         cr_expect_eq(q.allow_ports[0], 8080);
         free(buf);
