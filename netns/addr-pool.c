@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,6 +117,15 @@ static int open_state_dir(psrun_error *err)
         return fd;
 }
 
+/* Whether addr is assigned to an interface of this namespace: only then
+ * can a socket bind to it. */
+static bool address_in_use(uint32_t addr)
+{
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = addr};
+        return fd >= 0 && bind(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0;
+}
+
 int addr_pool_lease(struct netns_plan *p, psrun_error *err)
 {
         _cleanup_close_ int dfd = open_state_dir(err);
@@ -147,6 +157,11 @@ int addr_pool_lease(struct netns_plan *p, psrun_error *err)
                         if (errno == EEXIST)
                                 continue;
                         return psrun_error_errno(err, errno, "network: lease: link %s", name);
+                }
+                if (address_in_use(htonl(net + 1))) {
+                        /* An ended run's veth not yet gone with its namespace. */
+                        (void) unlinkat(dfd, name, 0);
+                        continue;
                 }
                 p->gateway.s_addr = htonl(net + 1);
                 p->nflog_group = (uint16_t) (NETNS_NFLOG_BASE | (((start + k) % slots) & 0x7fff));

@@ -187,8 +187,13 @@ int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st,
 
 void netns_teardown(const struct netns_plan *p, struct netns_state *st)
 {
-        if (st->veth_made)
-                veth_delete(p->host_if);
+        /* The veth is not deleted here: deleting one waits for RCU grace
+         * periods (17-19 ms here, most of a run's network cost). The pair
+         * goes with the sandbox's namespace, which the kernel frees in the
+         * background once the sandbox's last process is gone (it is, when
+         * we get here), and no fd of ours holds it. A later lease of the
+         * same /30 skips it while its gateway address still exists
+         * (addr-pool.c). */
         if (st->table_made)
                 (void) nft_delete_table(st->nft, p->table, NULL);
         st->veth_made = st->table_made = false;

@@ -40,8 +40,8 @@ Test(errors, network_keys)
 {
         /* Refused while parsing, before any veth or nft table exists (the
          * modes themselves are tested in a fake internet: tests/net). */
-        const char *const argv[] = {"run", "-o", "network=full", "-o", "network_pool=10.0.0.0/33",
-                                    "--", "true", NULL};
+        const char *const argv[] = {
+                "run", "-o", "network=full", "-o", "network_pool=10.0.0.0/33", "--", "true", NULL};
         expect_error(argv, 125, "network_pool: \"10.0.0.0/33\": prefix length must be 0 to 32");
 }
 

@@ -282,7 +282,13 @@ fi
 
 # ---- leaks: 50 in a row, 8 at once, kill -9 then gc ----
 leftovers() {
-	local l=""
+	local l="" i
+	# A veth goes with its sandbox's namespace, which the kernel frees in
+	# the background after the run: give it a moment.
+	for i in $(seq 30); do
+		ip -n $OUT -o link show 2>/dev/null | grep -q ' psr' || break
+		sleep 0.1
+	done
 	ip -n $OUT -o link show 2>/dev/null | grep -q ' psr' && l="$l veth"
 	ip netns exec $OUT nft list tables 2>/dev/null | grep -q psrun_ && l="$l nft-table"
 	[ "$(ls /run/psrun/net 2>/dev/null | sort)" != "$LEASES_BEFORE" ] && l="$l lease"
