@@ -17,6 +17,11 @@
  *            dropped, so clients fail fast.
  *            to the veth: replies only; inbound connections never.
  *   postrouting: masquerade the sandbox's address.
+ *
+ * The table is `flags owner`: bound to the netlink socket of the nft_ctx
+ * that made it (kept open for the proxy's pins), changeable through that
+ * socket only, and removed by the kernel when the socket closes, which
+ * makes the teardown cheap and leaves nothing behind a `kill -9`.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -152,6 +157,10 @@ int nft_add_sandbox_table(struct nft_ctx *ctx, const struct netns_plan *p, psrun
         struct buf b = {0};
 
         add(&b, "table inet %s {\n", p->table);
+        /* Owned by this context's netlink socket: only it may change the
+         * table, and the kernel deletes the table when the socket closes,
+         * also when psrun is killed. */
+        add(&b, "  flags owner;\n");
         add(&b, "  set pin4 { type ipv4_addr . inet_service; flags timeout; }\n");
         add(&b, "  set pin6 { type ipv6_addr . inet_service; flags timeout; }\n");
         add_private_set(&b, p);
