@@ -76,16 +76,17 @@ $(SHARED): $(LIB_OBJS) libpsrun.sym
 
 # psrun links its libraries statically: no dynamic loading of five libraries
 # at every start (~2 ms, ~60 page faults). libnftables exists only as a
-# shared library (Debian ships no .a, and dlopen from a static binary
-# crashes), so libc and libnftables are loaded dynamically, the rest is
-# linked in. STATIC=0 links everything dynamically.
+# shared library (Debian ships no .a), and dlopen from a static binary
+# crashes, so psrun is a dynamic executable that links everything else in
+# and dlopen()s libnftables when a sandbox first needs it (netns/nft.c).
+# STATIC=0 links every library dynamically.
 STATIC ?= 1
 STATIC_PKGS := libseccomp libcap yaml-0.1 libnl-route-3.0 libnl-3.0
 ifeq ($(STATIC)$(SANITIZE),1)
 PSRUN_LIBS = -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -Wl,-Bdynamic \
-             $(shell pkg-config --libs libnftables libmnl 2>/dev/null) -lpthread -lm
+             -ldl -lpthread -lm
 else
-PSRUN_LIBS = $(shell pkg-config --libs $(STATIC_PKGS) libnftables libmnl 2>/dev/null) -lpthread -lm
+PSRUN_LIBS = $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -ldl -lpthread -lm
 endif
 
 $(PSRUN): $(CLI_SRCS:%.c=$(BUILD)/%.o) $(ARCHIVE)

@@ -75,7 +75,7 @@ struct dns_proxy {
         const struct netns_plan *plan;
         struct nft_ctx *nft;
         FILE *log;
-        struct mnl_socket *nflog;
+        struct nflog *nflog;
         int stop_fd, udp_fd, tcp_fd;
         pthread_t thread;
         bool started;

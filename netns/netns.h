@@ -106,13 +106,13 @@ int addr_pool_lease(struct netns_plan *plan, psrun_error *err);
 int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive);
 
 /* netns/nflog.c: refused connections as the kernel logs them */
-struct mnl_socket;
+struct nflog;
 typedef void (*nflog_fn)(void *userdata, const char *addr, uint16_t port, const char *proto);
-int nflog_open(uint16_t group, struct mnl_socket **ret, psrun_error *err);
-void nflog_close(struct mnl_socket *nl);
-int nflog_fd(struct mnl_socket *nl);
+int nflog_open(uint16_t group, struct nflog **ret, psrun_error *err);
+void nflog_close(struct nflog *nl);
+int nflog_fd(struct nflog *nl);
 /* Reads what is queued (non-blocking) and calls fn for each packet. */
-void nflog_read(struct mnl_socket *nl, nflog_fn fn, void *userdata);
+void nflog_read(struct nflog *nl, nflog_fn fn, void *userdata);
 
 /* netns/veth.c */
 int veth_create(const struct netns_plan *plan, pid_t child, psrun_error *err);

@@ -3,109 +3,133 @@
  * Refused connections, as the kernel reports them: the `refuse` chain of a
  * sandbox's nft table logs the first packet of each refused flow to NFLOG
  * group plan->nflog_group (one group per sandbox: a group has one reader),
- * and the DNS proxy's thread reads them here (libmnl) and counts them.
+ * and the DNS proxy's thread reads them here (plain netlink: six messages' worth of code does
+ * not need a library loaded at every start) and counts them.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <libmnl/libmnl.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_log.h>
-#include <netinet/ip.h>
+#include <linux/netlink.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
 #include "netns/netns.h"
 
-static int config(struct mnl_socket *nl, uint16_t group, uint8_t family, uint8_t cmd, bool set_mode)
+struct nflog {
+        int fd;
+};
+
+static void put_attr(char *buf, size_t *len, uint16_t type, const void *data, uint16_t size)
 {
-        char buf[MNL_SOCKET_BUFFER_SIZE];
-        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-        nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_CONFIG;
-        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-        struct nfgenmsg *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-        g->nfgen_family = family;
-        g->version = NFNETLINK_V0;
-        g->res_id = htons(group);
-        struct nfulnl_msg_config_cmd c = {.command = cmd};
-        mnl_attr_put(nlh, NFULA_CFG_CMD, sizeof(c), &c);
-        if (set_mode) {
-                /* The IP and transport headers are all we read. */
-                struct nfulnl_msg_config_mode m = {.copy_range = htonl(64),
-                                                   .copy_mode = NFULNL_COPY_PACKET};
-                mnl_attr_put(nlh, NFULA_CFG_MODE, sizeof(m), &m);
-                /* Each packet at once, not batched for up to a second: a
-                 * short run must see its refusals before it ends. */
-                mnl_attr_put_u32(nlh, NFULA_CFG_QTHRESH, htonl(1));
-        }
-        if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
-                return -errno;
-        ssize_t n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-        if (n < 0)
-                return -errno;
-        return mnl_cb_run(buf, (size_t) n, 0, 0, NULL, NULL) < 0 ? -errno : 0;
+        struct nlattr *a = (struct nlattr *) (buf + *len);
+        a->nla_type = type;
+        a->nla_len = (uint16_t) (NLA_HDRLEN + size);
+        memcpy(buf + *len + NLA_HDRLEN, data, size);
+        *len += NLA_ALIGN(a->nla_len);
 }
 
-int nflog_open(uint16_t group, struct mnl_socket **ret, psrun_error *err)
+/* NFULNL_MSG_CONFIG for group: bind, copy 64 bytes of each packet, and
+ * send each packet at once (the default batches for up to a second: a
+ * short run would end before its refusals arrive). Waits for the ack. */
+static int config(int fd, uint16_t group)
 {
-        struct mnl_socket *nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-        if (!nl)
+        char buf[256] __attribute__((aligned(NLMSG_ALIGNTO))) = {0};
+        struct nlmsghdr *nlh = (struct nlmsghdr *) buf;
+        size_t len = NLMSG_HDRLEN;
+        nlh->nlmsg_type = (NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_CONFIG;
+        nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+        nlh->nlmsg_seq = 1;
+        struct nfgenmsg *g = (struct nfgenmsg *) (buf + len);
+        g->nfgen_family = AF_UNSPEC;
+        g->version = NFNETLINK_V0;
+        g->res_id = htons(group);
+        len += NLMSG_ALIGN(sizeof(*g));
+        struct nfulnl_msg_config_cmd cmd = {.command = NFULNL_CFG_CMD_BIND};
+        put_attr(buf, &len, NFULA_CFG_CMD, &cmd, sizeof(cmd));
+        struct nfulnl_msg_config_mode mode = {.copy_range = htonl(64),
+                                              .copy_mode = NFULNL_COPY_PACKET};
+        put_attr(buf, &len, NFULA_CFG_MODE, &mode, sizeof(mode));
+        uint32_t qthresh = htonl(1);
+        put_attr(buf, &len, NFULA_CFG_QTHRESH, &qthresh, sizeof(qthresh));
+        nlh->nlmsg_len = (uint32_t) len;
+
+        struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+        if (sendto(fd, buf, len, 0, (struct sockaddr *) &kernel, sizeof(kernel)) < 0)
+                return -errno;
+        char reply[512] __attribute__((aligned(NLMSG_ALIGNTO)));
+        ssize_t n = recv(fd, reply, sizeof(reply), 0);
+        if (n < 0)
+                return -errno;
+        struct nlmsghdr *r = (struct nlmsghdr *) reply;
+        if (!NLMSG_OK(r, (size_t) n) || r->nlmsg_type != NLMSG_ERROR)
+                return -EPROTO;
+        struct nlmsgerr *e = NLMSG_DATA(r);
+        return e->error;
+}
+
+int nflog_open(uint16_t group, struct nflog **ret, psrun_error *err)
+{
+        int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+        if (fd < 0)
                 return psrun_error_errno(err, errno, "network: nflog: socket");
-        int r = mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ? -errno : 0;
+        struct sockaddr_nl self = {.nl_family = AF_NETLINK};
+        int r = bind(fd, (struct sockaddr *) &self, sizeof(self)) < 0 ? -errno : 0;
         if (r >= 0)
-                r = config(nl, group, AF_UNSPEC, NFULNL_CFG_CMD_BIND, true);
+                r = config(fd, group);
+        struct nflog *nl = r >= 0 ? malloc(sizeof(*nl)) : NULL;
+        if (r >= 0 && !nl)
+                r = -ENOMEM;
         if (r < 0) {
-                mnl_socket_close(nl);
+                close(fd);
                 return psrun_error_errno(err, r, "network: nflog: bind group %u", group);
         }
+        nl->fd = fd;
         *ret = nl;
         return 0;
 }
 
-void nflog_close(struct mnl_socket *nl)
+void nflog_close(struct nflog *nl)
 {
-        if (nl)
-                mnl_socket_close(nl);
+        if (!nl)
+                return;
+        close(nl->fd);
+        free(nl);
 }
 
-int nflog_fd(struct mnl_socket *nl)
+int nflog_fd(struct nflog *nl)
 {
-        return mnl_socket_get_fd(nl);
+        return nl->fd;
 }
 
-struct packet_ctx {
-        const void *payload;
-        size_t len;
-};
-
-static int attr_cb(const struct nlattr *attr, void *data)
+/* One NFULNL_MSG_PACKET: its payload is the IPv4 header and (at least) the
+ * first 4 bytes of TCP/UDP, the ports. */
+static void packet(const struct nlmsghdr *nlh, nflog_fn fn, void *userdata)
 {
-        struct packet_ctx *p = data;
-        if (mnl_attr_get_type(attr) == NFULA_PAYLOAD) {
-                p->payload = mnl_attr_get_payload(attr);
-                p->len = mnl_attr_get_payload_len(attr);
+        size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
+        const uint8_t *b = NULL;
+        size_t len = 0;
+        while (off + NLA_HDRLEN <= nlh->nlmsg_len) {
+                const struct nlattr *a = (const struct nlattr *) ((const char *) nlh + off);
+                if (a->nla_len < NLA_HDRLEN || off + a->nla_len > nlh->nlmsg_len)
+                        return;
+                if ((a->nla_type & NLA_TYPE_MASK) == NFULA_PAYLOAD) {
+                        b = (const uint8_t *) a + NLA_HDRLEN;
+                        len = a->nla_len - NLA_HDRLEN;
+                }
+                off += NLA_ALIGN(a->nla_len);
         }
-        return MNL_CB_OK;
-}
-
-struct read_ctx {
-        nflog_fn fn;
-        void *userdata;
-};
-
-static int msg_cb(const struct nlmsghdr *nlh, void *data)
-{
-        struct read_ctx *rc = data;
-        struct packet_ctx p = {0};
-        mnl_attr_parse(nlh, sizeof(struct nfgenmsg), attr_cb, &p);
-        const uint8_t *b = p.payload;
-        if (!b || p.len < 20 || (b[0] >> 4) != 4)
-                return MNL_CB_OK;
+        if (!b || len < 20 || (b[0] >> 4) != 4)
+                return;
         size_t ihl = (size_t) (b[0] & 0xf) * 4;
         uint8_t proto = b[9];
         uint16_t port = 0;
-        if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) && p.len >= ihl + 4)
+        if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) && len >= ihl + 4)
                 port = (uint16_t) (b[ihl + 2] << 8 | b[ihl + 3]);
         char addr[INET_ADDRSTRLEN];
         inet_ntop(AF_INET, b + 16, addr, sizeof(addr));
@@ -113,18 +137,20 @@ static int msg_cb(const struct nlmsghdr *nlh, void *data)
                            : proto == IPPROTO_UDP  ? "udp"
                            : proto == IPPROTO_ICMP ? "icmp"
                                                    : "ip";
-        rc->fn(rc->userdata, addr, port, name);
-        return MNL_CB_OK;
+        fn(userdata, addr, port, name);
 }
 
-void nflog_read(struct mnl_socket *nl, nflog_fn fn, void *userdata)
+void nflog_read(struct nflog *nl, nflog_fn fn, void *userdata)
 {
-        char buf[MNL_SOCKET_BUFFER_SIZE];
-        struct read_ctx rc = {fn, userdata};
+        char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
         for (int i = 0; i < 64; i++) {
-                ssize_t n = recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT);
+                ssize_t n = recv(nl->fd, buf, sizeof(buf), MSG_DONTWAIT);
                 if (n <= 0)
                         return;
-                (void) mnl_cb_run(buf, (size_t) n, 0, 0, msg_cb, &rc);
+                size_t left = (size_t) n;
+                for (struct nlmsghdr *h = (struct nlmsghdr *) buf; NLMSG_OK(h, left);
+                     h = NLMSG_NEXT(h, left))
+                        if (h->nlmsg_type == ((NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET))
+                                packet(h, fn, userdata);
         }
 }

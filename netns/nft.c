@@ -24,8 +24,11 @@
  * makes the teardown cheap and leaves nothing behind a `kill -9`.
  */
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <nftables/libnftables.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,13 +76,66 @@ __attribute__((format(printf, 2, 3))) static void add(struct buf *b, const char 
         }
 }
 
+/*
+ * libnftables is loaded when a sandbox first needs it, not linked: it
+ * exists only as a shared library (with libnftnl, libmnl, libjansson,
+ * libgmp and libxtables behind it), and loading all that at every start
+ * would cost every sandbox, `none` included, a few milliseconds.
+ */
+#define LIBNFTABLES "libnftables.so.1"
+
+static struct {
+        struct nft_ctx *(*ctx_new)(uint32_t flags);
+        void (*ctx_free)(struct nft_ctx *ctx);
+        int (*buffer_output)(struct nft_ctx *ctx);
+        int (*buffer_error)(struct nft_ctx *ctx);
+        const char *(*error_buffer)(struct nft_ctx *ctx);
+        int (*run_cmd)(struct nft_ctx *ctx, const char *buf);
+        char error[160];
+} lib;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static void lib_load(void)
+{
+        static const struct {
+                const char *name;
+                size_t offset;
+        } symbols[] = {
+                {"nft_ctx_new", offsetof(typeof(lib), ctx_new)},
+                {"nft_ctx_free", offsetof(typeof(lib), ctx_free)},
+                {"nft_ctx_buffer_output", offsetof(typeof(lib), buffer_output)},
+                {"nft_ctx_buffer_error", offsetof(typeof(lib), buffer_error)},
+                {"nft_ctx_get_error_buffer", offsetof(typeof(lib), error_buffer)},
+                {"nft_run_cmd_from_buffer", offsetof(typeof(lib), run_cmd)},
+        };
+        void *h = dlopen(LIBNFTABLES, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        if (!h) {
+                snprintf(lib.error, sizeof(lib.error), "%s", dlerror());
+                return;
+        }
+        for (size_t i = 0; i < ARRAY_SIZE(symbols); i++) {
+                void *sym = dlsym(h, symbols[i].name);
+                if (!sym) {
+                        snprintf(lib.error, sizeof(lib.error), "%s: no %s", LIBNFTABLES,
+                                 symbols[i].name);
+                        lib.ctx_new = NULL;
+                        return;
+                }
+                memcpy((char *) &lib + symbols[i].offset, &sym, sizeof(sym));
+        }
+}
+
 int nft_open(struct nft_ctx **ret, psrun_error *err)
 {
-        struct nft_ctx *ctx = nft_ctx_new(NFT_CTX_DEFAULT);
+        pthread_once(&lib_once, lib_load);
+        if (!lib.ctx_new)
+                return psrun_error_set(err, ENOENT, "network: nft: %s (install libnftables1)",
+                                       lib.error);
+        struct nft_ctx *ctx = lib.ctx_new(NFT_CTX_DEFAULT);
         if (!ctx)
                 return psrun_error_errno(err, ENOMEM, "network: nft: context");
-        nft_ctx_buffer_output(ctx);
-        nft_ctx_buffer_error(ctx);
+        lib.buffer_output(ctx);
+        lib.buffer_error(ctx);
         *ret = ctx;
         return 0;
 }
@@ -87,16 +143,16 @@ int nft_open(struct nft_ctx **ret, psrun_error *err)
 void nft_close(struct nft_ctx *ctx)
 {
         if (ctx)
-                nft_ctx_free(ctx);
+                lib.ctx_free(ctx);
 }
 
 /* libnftables says "Error: Could not process rule: Operation not
  * permitted" and then the offending line; keep the reason. */
 static int run(struct nft_ctx *ctx, const char *cmd, const char *what, psrun_error *err)
 {
-        if (nft_run_cmd_from_buffer(ctx, cmd) == 0)
+        if (lib.run_cmd(ctx, cmd) == 0)
                 return 0;
-        const char *text = nft_ctx_get_error_buffer(ctx);
+        const char *text = lib.error_buffer(ctx);
         char reason[160] = "failed";
         int e = EIO;
         if (text && *text) {
