@@ -194,8 +194,10 @@ void netns_teardown(const struct netns_plan *p, struct netns_state *st)
          * we get here), and no fd of ours holds it. A later lease of the
          * same /30 skips it while its gateway address still exists
          * (addr-pool.c). */
-        /* The table is owned by st->nft's socket (nft.c): closing it is
-         * the delete, without waiting for the transaction's commit. */
+        /* After the sandbox is gone, never before: until then the table
+         * is what confines it. */
+        if (st->table_made)
+                (void) nft_delete_table(st->nft, p->table, NULL);
         st->veth_made = st->table_made = false;
         if (st->nft)
                 nft_close(st->nft);

@@ -18,10 +18,11 @@
  *            to the veth: replies only; inbound connections never.
  *   postrouting: masquerade the sandbox's address.
  *
- * The table is `flags owner`: bound to the netlink socket of the nft_ctx
- * that made it (kept open for the proxy's pins), changeable through that
- * socket only, and removed by the kernel when the socket closes, which
- * makes the teardown cheap and leaves nothing behind a `kill -9`.
+ * The table is deliberately not `flags owner` (deleted by the kernel when
+ * psrun's socket closes): if psrun were killed, the rules would vanish
+ * before the sandbox's pdeathsig kill, a window in which the sandbox could
+ * reach the host unfiltered. Killed runs' tables stay, closed, until
+ * `psrun gc` deletes them with their lease.
  */
 #include <arpa/inet.h>
 #include <dlfcn.h>
@@ -213,10 +214,6 @@ int nft_add_sandbox_table(struct nft_ctx *ctx, const struct netns_plan *p, psrun
         struct buf b = {0};
 
         add(&b, "table inet %s {\n", p->table);
-        /* Owned by this context's netlink socket: only it may change the
-         * table, and the kernel deletes the table when the socket closes,
-         * also when psrun is killed. */
-        add(&b, "  flags owner;\n");
         add(&b, "  set pin4 { type ipv4_addr . inet_service; flags timeout; }\n");
         add(&b, "  set pin6 { type ipv6_addr . inet_service; flags timeout; }\n");
         add_private_set(&b, p);
