@@ -64,6 +64,10 @@ trap 'exit 130' INT TERM
 ip netns add $OUT || skip_all "cannot create a network namespace"
 ip netns add $INET
 ip link add ${OUT}x type veth peer name ${INET}x 2>/dev/null || skip_all "no veth support"
+if ! msg=$(ip netns exec $OUT nft add table inet psnet_probe 2>&1); then
+	skip_all "nftables unavailable in a network namespace: $msg"
+fi
+ip netns exec $OUT nft delete table inet psnet_probe
 ip link set ${OUT}x netns $OUT
 ip link set ${INET}x netns $INET
 ip -n $OUT addr add 192.0.2.2/24 dev ${OUT}x
