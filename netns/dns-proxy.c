@@ -71,6 +71,14 @@ struct tcp_client {
         uint64_t deadline;
 };
 
+/* Pins this proxy made, and until when (a pin never outlives its timeout:
+ * only this proxy adds elements, and the kernel expires them). */
+#define PIN_CACHE 256
+struct pin {
+        struct dns_addr addr;
+        uint64_t until_ms; /* 0: free */
+};
+
 struct dns_proxy {
         const struct netns_plan *plan;
         struct nft_ctx *nft;
@@ -82,6 +90,8 @@ struct dns_proxy {
         struct pending pending[MAX_PENDING];
         struct tcp_client tcp[MAX_TCP];
         struct netns_stats stats;
+        struct pin pins[PIN_CACHE];
+        size_t next_pin; /* the slot to reuse when none is free */
 };
 
 static uint64_t now_ms(void)
@@ -226,6 +236,36 @@ static bool addr_refused(const struct netns_plan *plan, const struct dns_addr *a
                         return true;
         }
         return false;
+}
+
+/* ---- pins ---- */
+
+static bool same_addr(const struct dns_addr *a, const struct dns_addr *b)
+{
+        return a->family == b->family &&
+               memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+/* How long the pin of a has left, by our own record; 0 if none. Kept
+ * conservative: a second of margin for the time the client needs. */
+static uint64_t pin_left_ms(struct dns_proxy *p, const struct dns_addr *a, uint64_t now)
+{
+        for (size_t i = 0; i < PIN_CACHE; i++)
+                if (p->pins[i].until_ms > now + 1000 && same_addr(&p->pins[i].addr, a))
+                        return p->pins[i].until_ms - now - 1000;
+        return 0;
+}
+
+static void pin_remember(struct dns_proxy *p, const struct dns_addr *a, uint64_t until)
+{
+        uint64_t now = now_ms();
+        size_t slot = PIN_CACHE;
+        for (size_t i = 0; i < PIN_CACHE && slot == PIN_CACHE; i++)
+                if (same_addr(&p->pins[i].addr, a) || p->pins[i].until_ms <= now)
+                        slot = i;
+        if (slot == PIN_CACHE)
+                slot = p->next_pin++ % PIN_CACHE;
+        p->pins[slot] = (struct pin){.addr = *a, .until_ms = until};
 }
 
 /* ---- replies ---- */
@@ -383,17 +423,29 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
         if (timeout_s < PIN_MIN_TIMEOUT_S)
                 timeout_s = PIN_MIN_TIMEOUT_S;
         /* Pin first, answer second: the connection that follows the answer
-         * must find its pin. A pin that fails is a SERVFAIL, not an answer. */
-        for (size_t i = 0; i < n; i++)
+         * must find its pin. A pin that fails is a SERVFAIL, not an answer.
+         * An address pinned earlier with at least half of this timeout left
+         * is not pinned again (an nft transaction per answer would cost a
+         * commit each); the reply's TTL is then what the pin has left. */
+        uint64_t now = now_ms(), left_ms = (uint64_t) timeout_s * 1000;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t left = pin_left_ms(p, &keep[i], now);
+                if (left >= (uint64_t) timeout_s * 500) {
+                        left_ms = left < left_ms ? left : left_ms;
+                        continue;
+                }
                 if (nft_pin(p->nft, p->plan->table, keep[i].family, keep[i].addr, p->plan->ports,
                             p->plan->n_ports, timeout_s, NULL) < 0) {
                         log_query(p, &q, "error", "pin failed", keep, n);
                         fail_pending(p, e, DNS_RCODE_SERVFAIL);
                         return;
                 }
+                pin_remember(p, &keep[i], now + (uint64_t) timeout_s * 1000);
+        }
         p->stats.allowed_queries++;
         log_query(p, &q, "allow", "allowed", keep, n);
-        uint32_t ttl = a.ttl < timeout_s ? a.ttl : timeout_s;
+        uint32_t ttl_left = (uint32_t) (left_ms / 1000);
+        uint32_t ttl = a.ttl < ttl_left ? a.ttl : ttl_left;
         reply(p, e->client_tcp, &e->client, e->client_len, &q, DNS_RCODE_NOERROR, keep, n, ttl);
         pending_free(e);
 }
