@@ -3,7 +3,7 @@
 # link; `make check` installs what is missing, builds and runs every test;
 # `make demo` runs a real script in the default sandbox.
 
-PKGS := libseccomp libcap libnl-3.0 libnl-route-3.0 libmnl yaml-0.1
+PKGS := libseccomp libcap libnl-3.0 libnl-route-3.0 libmnl libnftables yaml-0.1
 TEST_PKGS := criterion
 
 CC ?= cc
@@ -75,13 +75,19 @@ $(SHARED): $(LIB_OBJS) libpsrun.sym
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=libpsrun.sym -Wl,-soname,libpsrun.so.0 \
 		-o $@ $(LIB_OBJS) $(PKG_LIBS) -lm
 
-# psrun itself is linked statically: no dynamic loading of five libraries
-# at every start (~2 ms, ~60 page faults), and nothing of the host's library
-# search path is consulted. STATIC=0 links it dynamically.
+# psrun links its libraries statically: no dynamic loading of five libraries
+# at every start (~2 ms, ~60 page faults). libnftables exists only as a
+# shared library (Debian ships no .a), and dlopen from a static binary
+# crashes, so psrun is a dynamic executable that links everything else in
+# and dlopen()s libnftables when a sandbox first needs it (netns/nft.c).
+# STATIC=0 links every library dynamically.
 STATIC ?= 1
-PSRUN_LIBS = $(shell pkg-config --libs $(if $(filter 1,$(STATIC)),--static) libseccomp libcap yaml-0.1) -lm
+STATIC_PKGS := libseccomp libcap yaml-0.1 libnl-route-3.0 libnl-3.0
 ifeq ($(STATIC)$(SANITIZE),1)
-PSRUN_LDFLAGS := -static-pie
+PSRUN_LIBS = -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -Wl,-Bdynamic \
+             -ldl -lpthread -lm
+else
+PSRUN_LIBS = $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -ldl -lpthread -lm
 endif
 
 $(PSRUN): $(CLI_SRCS:%.c=$(BUILD)/%.o) $(ARCHIVE)
@@ -151,7 +157,8 @@ FUZZ_BUILD := build-fuzz
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_LIB_SRCS := $(wildcard common/*.c policy/policy*.c runtime/oci/config*.c runtime/oci/state*.c) \
                  runtime/plan-names.c \
-                 policy/units.c policy/suggest.c policy/seccomp.c policy/seccomp-default.c
+                 policy/units.c policy/suggest.c policy/seccomp.c policy/seccomp-default.c \
+                 netns/dns-packet.c
 FUZZ_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iinclude -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=undefined
 

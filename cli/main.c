@@ -13,6 +13,7 @@
 #include "common/cleanup.h"
 #include "common/number.h"
 #include "policy/policy.h"
+#include "netns/netns.h"
 #include "runtime/cgroup/cgroup.h"
 #include "cli/cli.h"
 #include "runtime/oci/container.h"
@@ -174,8 +175,14 @@ static int cmd_gc(struct cli_call *c, psrun_error *err)
                 if (containers < 0)
                         return containers;
         }
-        printf("removed %d leftover cgroup%s and %d OCI container%s whose creator died\n", r,
-               r == 1 ? "" : "s", containers, containers == 1 ? "" : "s");
+        /* veths, nft tables and address leases of runs that died */
+        int networks = netns_gc(err);
+        if (networks < 0)
+                return networks;
+        printf("removed %d leftover cgroup%s, %d OCI container%s whose creator died and %d "
+               "leftover network%s\n",
+               r, r == 1 ? "" : "s", containers, containers == 1 ? "" : "s", networks,
+               networks == 1 ? "" : "s");
         return 0;
 }
 
@@ -206,7 +213,9 @@ static const struct command commands[] = {
          "print the effective policy (defaults, then the file, then -o) as JSON", policy_options,
          0},
         {"gc", cmd_gc, "[OPTIONS]", "", 0, 0,
-         "remove cgroups left behind by psrun runs that were killed", gc_options, 0},
+         "remove cgroups, veths, nft tables and address leases left behind by psrun runs that "
+         "were killed",
+         gc_options, 0},
         {"version", cmd_version, "", "", 0, 0, "print the version", NULL, 0},
         {"help", cmd_help, "", "[COMMAND]", 0, 1, "show help for psrun or a command", NULL, 0},
 };

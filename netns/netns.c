@@ -1,36 +1,245 @@
 /* SPDX-License-Identifier: MIT */
 #include "netns/netns.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
 
 struct netns_mode {
-        /* NULL: the mode is part of the vocabulary but not built yet */
-        int (*plan)(struct netns_plan *plan, psrun_error *err);
+        bool veth; /* a veth pair, an address lease and an nft table */
 };
 
-static int plan_none(struct netns_plan *plan, psrun_error *err)
+static const struct netns_mode modes[_POLICY_NETWORK_MAX] = {
+        [POLICY_NETWORK_NONE] = {false},
+        [POLICY_NETWORK_RESTRICTED] = {true},
+        [POLICY_NETWORK_FULL] = {true},
+};
+
+static int copy_cidrs(char *const *v, size_t n, bool with_port, struct policy_cidr *out,
+                      size_t *n_out, const char *key, psrun_error *err)
 {
-        /* A fresh namespace has lo down: programs that talk to themselves
-         * over 127.0.0.1 still work, nothing else is reachable. */
-        plan->loopback_up = true;
+        if (n > NETNS_MAX_CIDRS)
+                return psrun_error_set(err, E2BIG, "%s: at most %d entries", key, NETNS_MAX_CIDRS);
+        for (size_t i = 0; i < n; i++)
+                if (policy_parse_cidr(v[i], with_port, &out[i], err) < 0)
+                        return psrun_error_prefix(err, "%s[%zu]", key, i);
+        *n_out = n;
         return 0;
 }
 
-static const struct netns_mode modes[_POLICY_NETWORK_MAX] = {
-        [POLICY_NETWORK_NONE] = {plan_none},
-        [POLICY_NETWORK_RESTRICTED] = {NULL},
-        [POLICY_NETWORK_FULL] = {NULL},
-};
-
-int netns_plan(enum policy_network mode, struct netns_plan *plan, psrun_error *err)
+/* The host's nameservers, for the proxy's upstream. */
+static int read_host_resolvers(struct netns_plan *p, psrun_error *err)
 {
-        memset(plan, 0, sizeof(*plan));
-        if ((unsigned) mode >= _POLICY_NETWORK_MAX)
-                return psrun_error_set(err, EINVAL, "network: unknown mode %d", (int) mode);
-        if (!modes[mode].plan)
-                return psrun_error_set(err, EOPNOTSUPP,
-                                       "network: `%s` is not supported yet (only `none`)",
-                                       policy_network_to_string(mode));
-        return modes[mode].plan(plan, err);
+        _cleanup_fclose_ FILE *f = fopen("/etc/resolv.conf", "re");
+        char line[256];
+        while (f && p->n_upstream < NETNS_MAX_UPSTREAM && fgets(line, sizeof(line), f)) {
+                char addr[128];
+                if (sscanf(line, " nameserver %127s", addr) != 1)
+                        continue;
+                char *pct = strchr(addr, '%'); /* fe80::1%eth0: no zone ids */
+                if (pct)
+                        continue;
+                struct policy_cidr c;
+                if (policy_parse_cidr(addr, false, &c, NULL) == 0)
+                        p->upstream[p->n_upstream++] = c;
+        }
+        if (p->n_upstream == 0)
+                return psrun_error_set(err, ENOENT,
+                                       "network: dns_upstream: not given, and the host's "
+                                       "/etc/resolv.conf names no nameserver");
+        return 0;
+}
+
+int netns_plan(const struct policy *pol, struct netns_plan *p, psrun_error *err)
+{
+        memset(p, 0, sizeof(*p));
+        p->lease_fd = -1;
+        if ((unsigned) pol->network >= _POLICY_NETWORK_MAX)
+                return psrun_error_set(err, EINVAL, "network: unknown mode %d", (int) pol->network);
+        p->mode = pol->network;
+        /* A fresh namespace has lo down: programs that talk to themselves
+         * over 127.0.0.1 still work. */
+        p->loopback_up = true;
+        p->veth = modes[p->mode].veth;
+        if (!p->veth)
+                return 0;
+
+        memcpy(p->ports, pol->allow_ports, pol->n_allow_ports * sizeof(p->ports[0]));
+        p->n_ports = pol->n_allow_ports;
+        int r = copy_cidrs(pol->allow_cidrs, pol->n_allow_cidrs, true, p->cidrs, &p->n_cidrs,
+                           "allow_cidrs", err);
+        if (r >= 0)
+                r = copy_cidrs(pol->allow_private, pol->n_allow_private, false, p->privates,
+                               &p->n_privates, "allow_private", err);
+        if (r >= 0 && pol->n_dns_upstream > NETNS_MAX_UPSTREAM)
+                r = psrun_error_set(err, E2BIG, "dns_upstream: at most %d addresses",
+                                    NETNS_MAX_UPSTREAM);
+        if (r >= 0)
+                r = copy_cidrs(pol->dns_upstream, pol->n_dns_upstream, false, p->upstream,
+                               &p->n_upstream, "dns_upstream", err);
+        if (r >= 0 && p->n_upstream == 0)
+                r = read_host_resolvers(p, err);
+        if (r < 0)
+                return r;
+        if (pol->network_pool) {
+                struct policy_cidr c;
+                r = policy_parse_cidr(pol->network_pool, false, &c, err);
+                if (r < 0)
+                        return psrun_error_prefix(err, "network_pool");
+                memcpy(&p->pool.base, c.addr, 4);
+                p->pool.prefix = c.prefix;
+                p->pool_given = true;
+        }
+        p->min_ttl_ms = pol->dns_min_ttl_ms;
+        p->max_ttl_ms = pol->dns_max_ttl_ms;
+        p->allow_domains = (const char *const *) pol->allow_domains;
+        p->n_allow_domains = pol->n_allow_domains;
+        p->log_path = pol->network_log;
+
+        uint32_t rnd;
+        if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
+                return psrun_error_errno(err, errno, "network: getrandom");
+        snprintf(p->id, sizeof(p->id), "%08x", rnd);
+        snprintf(p->host_if, sizeof(p->host_if), "psr%s", p->id);
+        snprintf(p->table, sizeof(p->table), "psrun_%s", p->id);
+        return 0;
+}
+
+int netns_lease(struct netns_plan *p, psrun_error *err)
+{
+        if (!p->veth)
+                return 0;
+        int r = addr_pool_pick(p, err);
+        if (r >= 0)
+                r = addr_pool_lease(p, err);
+        if (r < 0)
+                return r;
+        char gw[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &p->gateway, gw, sizeof(gw));
+        /* The proxy on the gateway is the only resolver the sandbox can
+         * reach; glibc's defaults (5 s, 2 attempts) would make a refused
+         * name slow, so fail fast. */
+        snprintf(p->resolv_conf, sizeof(p->resolv_conf),
+                 "# psrun: the DNS proxy on the gateway\nnameserver %s\noptions timeout:2 "
+                 "attempts:2\n",
+                 gw);
+        return 0;
+}
+
+void netns_release(struct netns_plan *p)
+{
+        if (p->lease_fd < 0)
+                return;
+        (void) unlink(p->lease_path);
+        p->lease_fd = safe_close(p->lease_fd);
+}
+
+/* Writes 1 to a sysctl of the namespace we are in; 0 or -errno. */
+static int sysctl_write(const char *path, const char *value)
+{
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = write(fd, value, strlen(value));
+        return n == (ssize_t) strlen(value) ? 0 : n < 0 ? -errno : -EIO;
+}
+
+static int enable_forwarding(psrun_error *err)
+{
+        /* NAT needs the host to forward IPv4 at all; what it may forward
+         * from the sandbox is decided by psrun's table. */
+        char buf[4] = "";
+        _cleanup_close_ int fd = open("/proc/sys/net/ipv4/ip_forward", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0 && buf[0] == '1')
+                return 0;
+        int r = sysctl_write("/proc/sys/net/ipv4/ip_forward", "1");
+        if (r < 0)
+                return psrun_error_errno(err, r, "network: sysctl net.ipv4.ip_forward=1");
+        return 0;
+}
+
+int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st, psrun_error *err)
+{
+        memset(st, 0, sizeof(*st));
+        if (!p->veth)
+                return 0;
+        /* The firewall first: no packet passes before the rules hold. */
+        int r = nft_open(&st->nft, err);
+        if (r >= 0) {
+                r = nft_add_sandbox_table(st->nft, p, err);
+                st->table_made = r >= 0;
+        }
+        if (r >= 0)
+                r = enable_forwarding(err);
+        if (r >= 0) {
+                r = veth_create(p, child, err);
+                st->veth_made = r >= 0;
+        }
+        return r;
+}
+
+void netns_teardown(const struct netns_plan *p, struct netns_state *st)
+{
+        /* The veth is not deleted here: deleting one waits for RCU grace
+         * periods (17-19 ms here, most of a run's network cost). The pair
+         * goes with the sandbox's namespace, which the kernel frees in the
+         * background once the sandbox's last process is gone (it is, when
+         * we get here), and no fd of ours holds it. A later lease of the
+         * same /30 skips it while its gateway address still exists
+         * (addr-pool.c). */
+        /* After the sandbox is gone, never before: until then the table
+         * is what confines it. */
+        if (st->table_made)
+                (void) nft_delete_table(st->nft, p->table, NULL);
+        st->veth_made = st->table_made = false;
+        if (st->nft)
+                nft_close(st->nft);
+        st->nft = NULL;
+}
+
+int netns_gc(psrun_error *err)
+{
+        _cleanup_close_ int dfd = open(NETNS_STATE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return errno == ENOENT
+                               ? 0
+                               : psrun_error_errno(err, errno, "gc: open %s", NETNS_STATE_DIR);
+        int dup = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        if (dup < 0)
+                return psrun_error_errno(err, errno, "gc: %s", NETNS_STATE_DIR);
+        DIR *d = fdopendir(dup);
+        if (!d) {
+                close(dup);
+                return psrun_error_errno(err, errno, "gc: %s", NETNS_STATE_DIR);
+        }
+        struct nft_ctx *nft = NULL;
+        int removed = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                char id[9];
+                bool alive;
+                if (de->d_name[0] == '.' ||
+                    addr_pool_lease_owner(dfd, de->d_name, id, &alive) < 0 || alive)
+                        continue;
+                char name[32];
+                snprintf(name, sizeof(name), "psr%s", id);
+                veth_delete(name);
+                if (nft || nft_open(&nft, NULL) >= 0) {
+                        snprintf(name, sizeof(name), "psrun_%s", id);
+                        (void) nft_delete_table(nft, name, NULL);
+                }
+                if (unlinkat(dfd, de->d_name, 0) == 0)
+                        removed++;
+        }
+        closedir(d);
+        if (nft)
+                nft_close(nft);
+        return removed;
 }

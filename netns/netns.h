@@ -3,20 +3,127 @@
 
 /*
  * Network modes as a small ops table. Every sandbox gets a new network
- * namespace; the mode decides what is put in it.
+ * namespace; the mode decides what is put in it (docs/network.md).
  *   none:       only lo, up.
- *   full:       (not yet) a veth pair, an address pair, NAT via nftables.
- *   restricted: (not yet) as full, egress default-drop, psrun's DNS proxy.
+ *   full:       a veth pair, an address pair from the pool, NAT and a
+ *               firewall in psrun's own nft table (never the host itself,
+ *               metadata, link-local, other sandboxes or private ranges).
+ *   restricted: as full, but forwarding is default-deny: only (address .
+ *               port) pairs the DNS proxy pinned for allowed names.
+ *
+ * Split in three: netns_plan() is pure (policy in, plan out);
+ * netns_lease() takes an address pair (a file under NETNS_STATE_DIR that
+ * `psrun gc` can find); netns_setup() runs in the parent between clone3 and
+ * the release of the child and builds the veth, addresses, routes and the
+ * nft table; netns_teardown() undoes it on every path.
  */
 
+#include <netinet/in.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #include "common/error.h"
 #include "policy/policy.h"
 
-struct netns_plan {
-        bool loopback_up; /* the child brings lo up */
+#define NETNS_STATE_DIR    "/run/psrun/net"
+#define NETNS_MAX_CIDRS    64
+#define NETNS_MAX_UPSTREAM 4
+/* NFLOG groups of the sandboxes: base + the lease's slot (one reader each). */
+#define NETNS_NFLOG_BASE 0x8000
+
+/* The pool of sandbox subnets: one /30 per sandbox. */
+struct netns_pool {
+        struct in_addr base; /* network order */
+        unsigned prefix;
 };
 
-/* Plan the network for a mode; -EOPNOTSUPP for modes not built yet. */
-int netns_plan(enum policy_network mode, struct netns_plan *plan, psrun_error *err);
+struct netns_plan {
+        enum policy_network mode;
+        bool loopback_up; /* the child brings lo up */
+        bool veth;        /* full, restricted */
+
+        char id[9];       /* 8 hex digits: psrun_<id>, psr<id> */
+        char host_if[16]; /* the host end: "psr<id>" */
+        char table[24];   /* "psrun_<id>" */
+        struct netns_pool pool;
+        bool pool_given;                 /* network_pool set: no host-route check */
+        struct in_addr gateway, sandbox; /* the host end's and the sandbox's address */
+        int lease_fd;                    /* -1: no lease held */
+        uint16_t nflog_group;            /* refused connections are logged here */
+        char lease_path[64];
+
+        uint16_t ports[POLICY_MAX_PORTS];
+        size_t n_ports;
+        struct policy_cidr cidrs[NETNS_MAX_CIDRS]; /* allow_cidrs */
+        size_t n_cidrs;
+        struct policy_cidr privates[NETNS_MAX_CIDRS]; /* allow_private */
+        size_t n_privates;
+        struct policy_cidr upstream[NETNS_MAX_UPSTREAM]; /* dns_upstream, prefix full */
+        size_t n_upstream;
+        uint64_t min_ttl_ms, max_ttl_ms;
+        const char *const *allow_domains; /* the policy's, borrowed */
+        size_t n_allow_domains;
+        const char *log_path; /* borrowed */
+
+        char resolv_conf[128]; /* the sandbox's /etc/resolv.conf */
+};
+
+/* What netns_setup() built, for teardown. */
+struct netns_state {
+        bool veth_made;
+        bool table_made;
+        struct nft_ctx *nft; /* kept for the DNS proxy's pins */
+};
+
+/* Plan the network for a policy; pure apart from reading the host's
+ * resolv.conf when dns_upstream is not given. */
+int netns_plan(const struct policy *pol, struct netns_plan *plan, psrun_error *err);
+/* Take an address pair from the pool (checking the host's routes when no
+ * pool is given) and fill resolv_conf. No-op without a veth. */
+int netns_lease(struct netns_plan *plan, psrun_error *err);
+/* Gives the lease back (removes its file). Safe to call twice. */
+void netns_release(struct netns_plan *plan);
+
+/* In the parent, the child stopped before its command: veth into its
+ * namespace, addresses, routes, the nft table. Fails closed: the message
+ * names the step ("network: nft: add table psrun_…: Operation not
+ * permitted"). On failure what was made is in *st for netns_teardown(). */
+int netns_setup(const struct netns_plan *plan, pid_t child, struct netns_state *st,
+                psrun_error *err);
+void netns_teardown(const struct netns_plan *plan, struct netns_state *st);
+
+/* Removes veths, tables and leases of psrun runs that died. Returns how
+ * many leases were removed, or -errno. */
+int netns_gc(psrun_error *err);
+
+/* ---- the pieces, one file each ---- */
+
+/* netns/addr-pool.c */
+int addr_pool_pick(struct netns_plan *plan, psrun_error *err);
+int addr_pool_lease(struct netns_plan *plan, psrun_error *err);
+/* Reads a lease file: the run's id and whether its owner still lives. */
+int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive);
+
+/* netns/nflog.c: refused connections as the kernel logs them */
+struct nflog;
+typedef void (*nflog_fn)(void *userdata, const char *addr, uint16_t port, const char *proto);
+int nflog_open(uint16_t group, struct nflog **ret, psrun_error *err);
+void nflog_close(struct nflog *nl);
+int nflog_fd(struct nflog *nl);
+/* Reads what is queued (non-blocking) and calls fn for each packet. */
+void nflog_read(struct nflog *nl, nflog_fn fn, void *userdata);
+
+/* netns/veth.c */
+int veth_create(const struct netns_plan *plan, pid_t child, psrun_error *err);
+void veth_delete(const char *host_if);
+
+/* netns/nft.c */
+struct nft_ctx;
+int nft_open(struct nft_ctx **ret, psrun_error *err);
+void nft_close(struct nft_ctx *ctx);
+int nft_add_sandbox_table(struct nft_ctx *ctx, const struct netns_plan *plan, psrun_error *err);
+int nft_delete_table(struct nft_ctx *ctx, const char *table, psrun_error *err);
+/* Pins addr . port for timeout_s seconds in the table's pin4/pin6 set. */
+int nft_pin(struct nft_ctx *ctx, const char *table, int family, const uint8_t *addr,
+            const uint16_t *ports, size_t n_ports, unsigned timeout_s, psrun_error *err);

@@ -25,6 +25,26 @@ static void size_value(FILE *f, uint64_t bytes)
         json_write_string(f, buf);
 }
 
+static void strv_value(FILE *f, bool *first, const char *name, char *const *v, size_t n)
+{
+        key(f, first, name);
+        fputc('[', f);
+        for (size_t i = 0; i < n; i++) {
+                if (i)
+                        fputs(", ", f);
+                json_write_string(f, v[i]);
+        }
+        fputc(']', f);
+}
+
+static void duration_value(FILE *f, bool *first, const char *name, uint64_t ms)
+{
+        char buf[32];
+        key(f, first, name);
+        snprintf(buf, sizeof(buf), "%" PRIu64 "ms", ms);
+        json_write_string(f, buf);
+}
+
 int policy_write_json(const struct policy *p, FILE *f)
 {
         bool first = true;
@@ -39,6 +59,26 @@ int policy_write_json(const struct policy *p, FILE *f)
                 json_write_string(f, p->allow_domains[i]);
         }
         fputc(']', f);
+        if (p->network != POLICY_NETWORK_NONE) {
+                key(f, &first, "allow_ports");
+                fputc('[', f);
+                for (size_t i = 0; i < p->n_allow_ports; i++)
+                        fprintf(f, "%s%u", i ? ", " : "", (unsigned) p->allow_ports[i]);
+                fputc(']', f);
+                strv_value(f, &first, "allow_cidrs", p->allow_cidrs, p->n_allow_cidrs);
+                strv_value(f, &first, "allow_private", p->allow_private, p->n_allow_private);
+                strv_value(f, &first, "dns_upstream", p->dns_upstream, p->n_dns_upstream);
+                duration_value(f, &first, "dns_min_ttl", p->dns_min_ttl_ms);
+                duration_value(f, &first, "dns_max_ttl", p->dns_max_ttl_ms);
+                if (p->network_pool) {
+                        key(f, &first, "network_pool");
+                        json_write_string(f, p->network_pool);
+                }
+                if (p->network_log) {
+                        key(f, &first, "network_log");
+                        json_write_string(f, p->network_log);
+                }
+        }
         key(f, &first, "memory_limit");
         size_value(f, p->memory_limit);
         key(f, &first, "cpu_limit");

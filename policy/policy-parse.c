@@ -385,7 +385,12 @@ static int parse_user_key(struct parse_ctx *ctx, const struct policy_key *key, y
         return 0;
 }
 
-/* allow_domains from a later source adds to the list (without duplicates). */
+static int add_domain(struct policy *p, char *domain);
+static int add_preset(struct parse_ctx *ctx, yaml_node_t *item, const char *path, const char *name,
+                      struct policy *p);
+
+/* allow_domains from a later source adds to the list (without duplicates);
+ * a preset ("@pypi") adds its names. */
 static int parse_domains_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
                              struct policy *p)
 {
@@ -404,22 +409,129 @@ static int parse_domains_key(struct parse_ctx *ctx, const struct policy_key *key
                 yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
                 const char *s;
                 char *domain;
-                bool duplicate = false;
 
                 r = node_text(ctx, item, path, "a domain name", &s);
                 if (r < 0)
                         return r;
+                if (s[0] == '@') {
+                        r = add_preset(ctx, item, path, s, p);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (policy_normalize_domain(s, &domain, ctx->err) < 0)
                         return ctx_prefix(ctx, item, path);
-                for (size_t j = 0; j < p->n_allow_domains && !duplicate; j++)
-                        duplicate = streq(p->allow_domains[j], domain);
-                if (duplicate) {
-                        free(domain);
-                } else {
-                        p->allow_domains[p->n_allow_domains++] = domain;
-                        p->allow_domains[p->n_allow_domains] = NULL;
-                }
+                r = add_domain(p, domain);
+                if (r < 0)
+                        return psrun_error_errno(ctx->err, ENOMEM, "%s", key->name);
         }
+        return 0;
+}
+
+/* Takes domain; the list has room (or is grown here). */
+static int add_domain(struct policy *p, char *domain)
+{
+        for (size_t j = 0; j < p->n_allow_domains; j++)
+                if (streq(p->allow_domains[j], domain)) {
+                        free(domain);
+                        return 0;
+                }
+        char **grown = realloc(p->allow_domains, (p->n_allow_domains + 2) * sizeof(char *));
+        if (!grown) {
+                free(domain);
+                return -ENOMEM;
+        }
+        p->allow_domains = grown;
+        p->allow_domains[p->n_allow_domains++] = domain;
+        p->allow_domains[p->n_allow_domains] = NULL;
+        return 0;
+}
+
+/* "@pypi" stands for its names: `psrun policy` prints them expanded. */
+static int add_preset(struct parse_ctx *ctx, yaml_node_t *item, const char *path, const char *name,
+                      struct policy *p)
+{
+        char shown[SHOWN_MAX];
+        const char *const *names = policy_domain_preset(name);
+        if (!names) {
+                const char *hint = policy_suggest_from(name, policy_domain_preset_names, 5);
+                policy_escape(name, shown, sizeof(shown));
+                if (hint)
+                        return ctx_fail(ctx, item, path, EINVAL,
+                                        "unknown preset `%s`, did you mean `%s`?", shown, hint);
+                return ctx_fail(ctx, item, path, EINVAL,
+                                "unknown preset `%s` (known: @pypi @npm @crates @go @github)",
+                                shown);
+        }
+        for (; *names; names++) {
+                char *d = strdup(*names);
+                if (!d || add_domain(p, d) < 0)
+                        return psrun_error_errno(ctx->err, ENOMEM, "%s", path);
+        }
+        return 0;
+}
+
+/* A list of strings, each checked and normalized by key->normalize; a later
+ * source replaces the list. */
+static int parse_strv_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                          struct policy *p)
+{
+        char path[PATH_TEXT_MAX];
+        size_t n;
+        int r = list_length(ctx, node, key->name, key->expect, &n);
+
+        if (r < 0)
+                return r;
+        _cleanup_strv_free_ char **v = calloc(n + 1, sizeof(char *));
+        if (!v)
+                return psrun_error_errno(ctx->err, ENOMEM, "%s", key->name);
+        for (size_t i = 0; i < n; i++) {
+                yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
+                const char *s;
+
+                r = node_text(ctx, item, path, key->expect, &s);
+                if (r < 0)
+                        return r;
+                if (key->normalize(s, &v[i], ctx->err) < 0)
+                        return ctx_prefix(ctx, item, path);
+        }
+        char ***field = FIELD(p, key, char **);
+        size_t *count = (size_t *) (void *) ((char *) p + key->count_offset);
+        strv_free(*field);
+        *field = TAKE_PTR(v);
+        *count = n;
+        return 0;
+}
+
+/* allow_ports: a list of port numbers; replaces the default 80, 443. */
+static int parse_ports_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                           struct policy *p)
+{
+        char path[PATH_TEXT_MAX], shown[SHOWN_MAX];
+        uint16_t ports[POLICY_MAX_PORTS];
+        size_t n;
+        int r = list_length(ctx, node, key->name, key->expect, &n);
+
+        if (r < 0)
+                return r;
+        if (n > POLICY_MAX_PORTS)
+                return ctx_fail(ctx, node, key->name, E2BIG, "at most %d ports", POLICY_MAX_PORTS);
+        for (size_t i = 0; i < n; i++) {
+                yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
+                const char *s;
+                uint64_t v;
+
+                r = node_text(ctx, item, path, "a port number", &s);
+                if (r < 0)
+                        return r;
+                if (parse_uint64(s, &v) < 0 || v == 0 || v > 65535)
+                        return ctx_fail(ctx, item, path, ERANGE,
+                                        "\"%s\" is not a port (1 to 65535)",
+                                        policy_escape(s, shown, sizeof(shown)));
+                ports[i] = (uint16_t) v;
+        }
+        memcpy(p->allow_ports, ports, n * sizeof(ports[0]));
+        p->n_allow_ports = n;
         return 0;
 }
 
@@ -576,6 +688,7 @@ static const char *layer_name(int v)
 }
 
 #define OFFSET(field)   .offset = offsetof(struct policy, field)
+#define COUNT(field)    .count_offset = offsetof(struct policy, field)
 #define SIZE_HINT       " (use e.g. 512M, 2G)"
 #define SIZE_KEY        .expect = "a size", .parse_number = parse_size, .hint = SIZE_HINT
 #define ENUM_KEY(name_) .parse = parse_enum, .enum_name = (name_)
@@ -588,6 +701,23 @@ static const struct policy_key policy_keys[] = {
         {"network", OFFSET(network), ENUM_KEY(network_name)},
         {"allow_domains", parse_domains_key, OFFSET(allow_domains),
          .expect = "a list of domain names"},
+        {"allow_ports", parse_ports_key, OFFSET(allow_ports), .expect = "a list of ports"},
+        {"allow_cidrs", parse_strv_key, OFFSET(allow_cidrs), COUNT(n_allow_cidrs),
+         .expect = "a list of CIDR[:port]", .normalize = policy_normalize_cidr_port},
+        {"allow_private", parse_strv_key, OFFSET(allow_private), COUNT(n_allow_private),
+         .expect = "a list of CIDRs", .normalize = policy_normalize_cidr},
+        {"dns_upstream", parse_strv_key, OFFSET(dns_upstream), COUNT(n_dns_upstream),
+         .expect = "a list of IP addresses", .normalize = policy_normalize_ip},
+        {"dns_min_ttl", parse_number_key, OFFSET(dns_min_ttl_ms), .expect = "a duration",
+         .parse_number = parse_duration_ms, .hint = " (use e.g. 30s, 5m)", .min = 0,
+         .max = POLICY_DNS_TTL_MAX, .format = format_duration_ms},
+        {"dns_max_ttl", parse_number_key, OFFSET(dns_max_ttl_ms), .expect = "a duration",
+         .parse_number = parse_duration_ms, .hint = " (use e.g. 30s, 5m)", .min = 1000,
+         .max = POLICY_DNS_TTL_MAX, .format = format_duration_ms},
+        {"network_pool", parse_string_key, OFFSET(network_pool), .expect = "a CIDR",
+         .normalize = policy_normalize_cidr},
+        {"network_log", parse_string_key, OFFSET(network_log), .expect = "a path",
+         .normalize = policy_normalize_source},
         {"memory_limit", parse_number_key, OFFSET(memory_limit), SIZE_KEY,
          .min = POLICY_MEMORY_LIMIT_MIN, .max = POLICY_MEMORY_LIMIT_MAX, .format = format_size},
         {"cpu_limit", parse_cpu_key, OFFSET(cpu_limit), .expect = "a number"},

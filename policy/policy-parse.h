@@ -87,6 +87,8 @@ struct policy_key {
         const char *(*enum_name)(int v);
         /* strings: check and copy */
         int (*normalize)(const char *in, char **ret, psrun_error *err);
+        /* lists of strings: where the count is */
+        size_t count_offset;
 };
 
 /* policy-parse-mounts.c: the `mounts` key. */

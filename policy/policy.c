@@ -376,6 +376,10 @@ int policy_init(struct policy *p)
                 .fanotify_mark_limit = POLICY_DEFAULT_FANOTIFY_MARK_LIMIT,
                 .namespace_limit = POLICY_DEFAULT_NAMESPACE_LIMIT,
                 .sigpending_limit = POLICY_DEFAULT_SIGPENDING_LIMIT,
+                .allow_ports = {80, 443},
+                .n_allow_ports = 2,
+                .dns_min_ttl_ms = POLICY_DEFAULT_DNS_MIN_TTL,
+                .dns_max_ttl_ms = POLICY_DEFAULT_DNS_MAX_TTL,
         };
         p->workdir = strdup(POLICY_DEFAULT_WORKDIR);
         p->hostname = strdup(POLICY_DEFAULT_HOSTNAME);
@@ -410,6 +414,11 @@ void policy_free(struct policy *p)
         if (!p)
                 return;
         strv_free(p->allow_domains);
+        strv_free(p->allow_cidrs);
+        strv_free(p->allow_private);
+        strv_free(p->dns_upstream);
+        free(p->network_pool);
+        free(p->network_log);
         env_free(p->env, p->n_env);
         mounts_free(p->mounts, p->n_mounts);
         free(p->workdir);
@@ -425,9 +434,29 @@ static bool dup_or_null(const char *s, char **ret)
         return !s || *ret;
 }
 
+static int copy_strv(char ***dst, size_t *n, char *const *src, size_t src_n)
+{
+        if (!src)
+                return 0;
+        *dst = calloc(src_n + 1, sizeof(char *));
+        if (!*dst)
+                return -ENOMEM;
+        for (; *n < src_n; (*n)++)
+                if (!dup_or_null(src[*n], &(*dst)[*n]))
+                        return -ENOMEM;
+        return 0;
+}
+
 /* Copies the arrays of src into the zeroed pointers of p. */
 static int copy_arrays(struct policy *p, const struct policy *src)
 {
+        if (copy_strv(&p->allow_cidrs, &p->n_allow_cidrs, src->allow_cidrs, src->n_allow_cidrs) <
+                    0 ||
+            copy_strv(&p->allow_private, &p->n_allow_private, src->allow_private,
+                      src->n_allow_private) < 0 ||
+            copy_strv(&p->dns_upstream, &p->n_dns_upstream, src->dns_upstream,
+                      src->n_dns_upstream) < 0)
+                return -ENOMEM;
         if (src->allow_domains) {
                 p->allow_domains = calloc(src->n_allow_domains + 1, sizeof(char *));
                 if (!p->allow_domains)
@@ -476,9 +505,13 @@ int policy_copy(struct policy *dst, const struct policy *src)
         p.n_env = 0;
         p.mounts = NULL;
         p.n_mounts = 0;
-        p.workdir = p.hostname = p.apparmor_profile = NULL;
+        p.allow_cidrs = p.allow_private = p.dns_upstream = NULL;
+        p.n_allow_cidrs = p.n_allow_private = p.n_dns_upstream = 0;
+        p.workdir = p.hostname = p.apparmor_profile = p.network_pool = p.network_log = NULL;
 
         if (!dup_or_null(src->workdir, &p.workdir) || !dup_or_null(src->hostname, &p.hostname) ||
+            !dup_or_null(src->network_pool, &p.network_pool) ||
+            !dup_or_null(src->network_log, &p.network_log) ||
             !dup_or_null(src->apparmor_profile, &p.apparmor_profile) || copy_arrays(&p, src) < 0) {
                 *dst = (struct policy){0};
                 return -ENOMEM;
@@ -684,7 +717,8 @@ static int check_mounts(const struct policy *p, psrun_error *err)
 }
 
 static int (*const validators[])(const struct policy *p, psrun_error *err) = {
-        check_ranges, check_enums, check_strings, check_env, check_domains, check_mounts,
+        check_ranges,  check_enums,  check_strings,        check_env,
+        check_domains, check_mounts, policy_check_network,
 };
 
 int policy_validate(const struct policy *p, psrun_error *err)

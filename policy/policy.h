@@ -46,10 +46,24 @@ struct policy_mount {
         bool readonly;
 };
 
+#define POLICY_MAX_PORTS 64
+
 struct policy {
         enum policy_network network;
-        char **allow_domains; /* NULL-terminated, may be NULL */
+        char **allow_domains; /* NULL-terminated, may be NULL; presets expanded */
         size_t n_allow_domains;
+        /* network: full and restricted (docs/network.md) */
+        uint16_t allow_ports[POLICY_MAX_PORTS]; /* restricted: ports of pinned names */
+        size_t n_allow_ports;
+        char **allow_cidrs; /* restricted: "CIDR" or "CIDR:port", NULL-terminated */
+        size_t n_allow_cidrs;
+        char **allow_private; /* "CIDR": private ranges made reachable */
+        size_t n_allow_private;
+        char **dns_upstream; /* IP addresses; none: the host's resolv.conf */
+        size_t n_dns_upstream;
+        uint64_t dns_min_ttl_ms, dns_max_ttl_ms; /* clamp of a pin's lifetime */
+        char *network_pool; /* "CIDR" sandboxes take /30s from; NULL: pick a free one */
+        char *network_log;  /* host path of the JSON-lines log; NULL: none */
 
         uint64_t memory_limit; /* bytes */
         double cpu_limit;      /* CPUs, > 0 */
@@ -94,6 +108,9 @@ struct policy {
 #define POLICY_DEFAULT_GID          1000
 #define POLICY_DEFAULT_WORKDIR      "/workspace"
 #define POLICY_DEFAULT_HOSTNAME     "sandbox"
+#define POLICY_DEFAULT_DNS_MIN_TTL  (30ULL * 1000)
+#define POLICY_DEFAULT_DNS_MAX_TTL  (3600ULL * 1000)
+#define POLICY_DNS_TTL_MAX          (7ULL * 24 * 3600 * 1000)
 
 /* Kernel quotas: well below the host's defaults (128 inotify instances and
  * fanotify groups, 4096 ptys, tens of thousands of queued signals). */
@@ -210,6 +227,31 @@ int policy_check_env_name(const char *name, psrun_error *err);
 int policy_check_apparmor_profile(const char *name, psrun_error *err);
 /* "UID[:GID]" (0..65535; GID defaults to UID), "root" or "sandbox". */
 int policy_parse_user(const char *s, uint32_t *uid, uint32_t *gid, psrun_error *err);
+
+/* ---- network keys (policy/policy-net.c) ---- */
+
+/* An address block: family AF_INET or AF_INET6, address in network order. */
+struct policy_cidr {
+        int family;
+        uint8_t addr[16];
+        unsigned prefix;
+        uint16_t port; /* allow_cidrs "CIDR:port"; 0: every allowed port */
+};
+
+/* "192.0.2.0/24", "2001:db8::/32", a bare address (a host route);
+ * with_port also takes "192.0.2.1/32:443" and "[2001:db8::1]:443". Host
+ * bits must be zero. Pure. */
+int policy_parse_cidr(const char *s, bool with_port, struct policy_cidr *ret, psrun_error *err);
+bool policy_cidr_contains(const struct policy_cidr *c, int family, const uint8_t *addr);
+/* The names behind "@pypi" etc., NULL-terminated; NULL for an unknown preset. */
+const char *const *policy_domain_preset(const char *name);
+/* The preset names, for messages and docs. */
+extern const char *const policy_domain_preset_names[];
+int policy_normalize_cidr(const char *in, char **ret, psrun_error *err);
+int policy_normalize_cidr_port(const char *in, char **ret, psrun_error *err);
+int policy_normalize_ip(const char *in, char **ret, psrun_error *err);
+/* Cross-field checks of the network keys, for policy_validate(). */
+int policy_check_network(const struct policy *p, psrun_error *err);
 
 /* Copy s into buf for a one-line message: control characters, quotes and
  * backslashes escaped, long values cut with "...". Returns buf. */

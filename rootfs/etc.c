@@ -117,9 +117,10 @@ int rootfs_add_etc(struct rootfs_plan *plan, const struct rootfs_options *o)
                              "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n"
                              "networks: files\nprotocols: files\nservices: files\n");
         /* network none: no resolver; lookups of anything but /etc/hosts fail
-         * fast. The restricted mode writes its proxy's address here. */
+         * fast. full and restricted: psrun's DNS proxy on the gateway. */
         if (r >= 0)
-                r = add_file(plan, "/etc/resolv.conf", "# psrun: no DNS in this sandbox\n");
+                r = add_file(plan, "/etc/resolv.conf",
+                             o->resolv_conf ? o->resolv_conf : "# psrun: no DNS in this sandbox\n");
         for (const char *const *p = host_etc_entries; r >= 0 && *p; p++)
                 r = add_host_entry(plan, *p);
         return r;

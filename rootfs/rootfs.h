@@ -30,6 +30,7 @@ struct rootfs_options {
         const struct policy_mount *mounts;
         size_t n_mounts;
         uint64_t pty_limit; /* max= of the sandbox's devpts instance; 0: the kernel's */
+        const char *resolv_conf; /* NULL: no resolver (network none) */
 };
 
 int rootfs_plan_standalone(const struct rootfs_options *opts, struct rootfs_plan *plan,

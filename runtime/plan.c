@@ -23,6 +23,7 @@ void plan_init(struct plan *p)
         p->exec_fifo_fd = -1;
         p->landlock.ruleset_fd = -1;
         p->personality = 0xffffffffUL;
+        p->net.lease_fd = -1;
         p->umask = 022;
 }
 
@@ -35,6 +36,7 @@ void plan_free(struct plan *p)
         safe_close(p->join_pidfd);
         safe_close(p->console_fd);
         safe_close(p->exec_fifo_fd);
+        netns_release(&p->net);
         free(p->groups);
         free(p->hostname);
         free(p->domainname);
@@ -210,8 +212,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
 {
         plan_init(p);
 
-        struct netns_plan net;
-        int r = netns_plan(pol->network, &net, err);
+        int r = netns_plan(pol, &p->net, err);
         if (r < 0)
                 return r;
         if (pol->backend != POLICY_BACKEND_NATIVE)
@@ -227,7 +228,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
         p->uid = pol->uid;
         p->gid = pol->gid;
-        p->loopback_up = net.loopback_up;
+        p->loopback_up = p->net.loopback_up;
         p->use_init = true;
         p->pdeathsig = true;
         p->no_new_privs = true;
@@ -265,7 +266,13 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 .n_mounts = pol->n_mounts,
                 .pty_limit = pol->pty_limit,
         };
-        r = rootfs_plan_standalone(&ro, &p->rootfs, err);
+        /* The lease last but one: the sandbox's resolv.conf names the
+         * gateway. plan_free() gives it back. */
+        r = netns_lease(&p->net, err);
+        if (r >= 0 && p->net.veth)
+                ro.resolv_conf = p->net.resolv_conf;
+        if (r >= 0)
+                r = rootfs_plan_standalone(&ro, &p->rootfs, err);
         if (r >= 0)
                 r = plan_apparmor(pol, o, p, err);
         if (r >= 0)

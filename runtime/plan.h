@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "netns/netns.h"
 #include "policy/apparmor.h"
 #include "policy/caps.h"
 #include "policy/landlock.h"
@@ -85,6 +86,10 @@ struct plan {
         gid_t gid;
         gid_t *groups;
         size_t n_groups;
+
+        /* network: planned and leased by the parent (netns/netns.h); the
+         * parent builds it between clone3 and the release */
+        struct netns_plan net;
 
         char *hostname;   /* NULL: leave as is */
         char *domainname; /* NULL: leave as is */

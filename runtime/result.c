@@ -25,6 +25,30 @@ int run_reason_from_string(const char *s)
         return -EINVAL;
 }
 
+/* "network": {"allowed_queries": N, "denied_queries": N, "denied": [{"name":
+ * "evil.test", "count": 2}, {"addr": "192.0.2.9", "port": 443, "proto":
+ * "tcp", "count": 1}], "denied_more": N} */
+static void write_network(const struct netns_stats *n, FILE *f)
+{
+        fprintf(f, ",\"network\":{\"allowed_queries\":%llu,\"denied_queries\":%llu,\"denied\":[",
+                (unsigned long long) n->allowed_queries, (unsigned long long) n->denied_queries);
+        for (size_t i = 0; i < n->n_denied; i++) {
+                const struct netns_denied *d = &n->denied[i];
+                fputs(i ? ",{" : "{", f);
+                if (d->addr[0]) {
+                        fputs("\"addr\":", f);
+                        json_write_string(f, d->addr);
+                        fprintf(f, ",\"port\":%u,\"proto\":", (unsigned) d->port);
+                        json_write_string(f, d->proto ? d->proto : "");
+                } else {
+                        fputs("\"name\":", f);
+                        json_write_string(f, d->name);
+                }
+                fprintf(f, ",\"count\":%llu}", (unsigned long long) d->count);
+        }
+        fprintf(f, "],\"denied_more\":%llu}", (unsigned long long) n->denied_more);
+}
+
 void run_result_write_json(const struct run_result *r, FILE *f)
 {
         fprintf(f, "{\"exit_code\":%d,\"signal\":", r->exit_code);
@@ -50,6 +74,8 @@ void run_result_write_json(const struct run_result *r, FILE *f)
                 fputs(",\"error\":", f);
                 json_write_string(f, r->error);
         }
+        if (r->network.active)
+                write_network(&r->network, f);
         fputs("}\n", f);
         fflush(f);
 }

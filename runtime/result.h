@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "netns/stats.h"
+
 enum run_reason {
         RUN_REASON_EXITED,
         RUN_REASON_SIGNALED,
@@ -30,6 +32,7 @@ struct run_result {
                 char landlock[16];
                 char apparmor[16];
         } layers;
+        struct netns_stats network; /* restricted and full mode */
 };
 
 const char *run_reason_to_string(enum run_reason r);

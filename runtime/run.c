@@ -23,6 +23,7 @@
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/child.h"
 #include "runtime/launch.h"
+#include "netns/dns-proxy.h"
 
 static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                         SIGUSR1, SIGUSR2, SIGWINCH};
@@ -241,6 +242,17 @@ static void cgroup_destroyp(struct cgroup **cg)
 }
 
 /* A failure of psrun itself after `start`: the result says so. */
+/* The network of the sandbox (netns/), for the cleanup attribute. */
+struct network {
+        const struct netns_plan *plan;
+        struct netns_state state;
+};
+
+static void network_teardown(struct network *n)
+{
+        netns_teardown(n->plan, &n->state);
+}
+
 static int fail(struct run_result *res, psrun_error *err, int r, uint64_t start)
 {
         res->wall_ms = now_ms() - start;
@@ -284,6 +296,10 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 (void) block_signals(&fwd);
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
+        /* Declared after the launch, so torn down before it is closed: by
+         * then the sandbox is gone. The proxy stops first. */
+        _cleanup_(network_teardown) struct network net = {&plan.net, {0}};
+        _cleanup_(dns_proxy_stopp) struct dns_proxy *proxy = NULL;
         uint64_t t0 = now_ms();
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
@@ -293,6 +309,12 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
          * starts the command only once it is in them: nothing of the command
          * runs unconfined. */
         r = launch_confine(&l, &plan, cg, err);
+        /* The network (veth, addresses, firewall) while the child waits:
+         * the command starts with it in place, or not at all. */
+        if (r >= 0)
+                r = netns_setup(&plan.net, l.pid, &net.state, err);
+        if (r >= 0)
+                r = dns_proxy_start(&plan.net, net.state.nft, &proxy, err);
         if (r >= 0)
                 fault_point("run:confined");
         if (r >= 0)
@@ -330,5 +352,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(&s, init_status, &st, res);
+        /* What the network refused, counted until the sandbox ended. */
+        dns_proxy_stop(TAKE_PTR(proxy), &res->network);
         return 0;
 }

@@ -68,6 +68,28 @@ for tier in $TIERS; do
 	fi
 done
 
+# The network modes against a fake internet of network namespaces that the
+# tier builds itself (tests/net, docs/network.md).
+if [ -x "$BUILD/psrun" ]; then
+	echo "== net: network modes in a fake internet of network namespaces"
+	start=$(date +%s)
+	tests/net/run.sh "$BUILD" </dev/null | tee "$log"
+	net_status=${PIPESTATUS[0]}
+	line=$(grep -E '^net: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+	if [ -n "$line" ]; then
+		read -r np nf ns <<<"$(sed -E 's/net: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+		total_pass=$((total_pass + np))
+		total_fail=$((total_fail + nf))
+		total_skip=$((total_skip + ns))
+	else
+		total_fail=$((total_fail + 1))
+	fi
+	echo "== net: ${line:-no summary} ($(($(date +%s) - start)) s)"
+	if [ "$net_status" -ne 0 ] || [ -z "$line" ]; then
+		failed_tiers="$failed_tiers net"
+	fi
+fi
+
 # The OCI runtime under a real dockerd and containerd that the harness starts
 # itself (tests/clients, docs/integration.md).
 if [ -x "$BUILD/psrun" ]; then

@@ -36,10 +36,13 @@ Test(errors, impossible_limit)
         expect_error(argv, 125, "memory_limit");
 }
 
-Test(errors, network_modes_not_yet)
+Test(errors, network_keys)
 {
-        const char *const argv[] = {"run", "-o", "network=full", "--", "true", NULL};
-        expect_error(argv, 125, "network: `full` is not supported yet");
+        /* Refused while parsing, before any veth or nft table exists (the
+         * modes themselves are tested in a fake internet: tests/net). */
+        const char *const argv[] = {
+                "run", "-o", "network=full", "-o", "network_pool=10.0.0.0/33", "--", "true", NULL};
+        expect_error(argv, 125, "network_pool: \"10.0.0.0/33\": prefix length must be 0 to 32");
 }
 
 Test(errors, command_not_found)

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# bench/net.sh PSRUN
+#
+# The network modes side by side, in one interleaved run, inside a fake
+# internet of network namespaces built here (as tests/net/run.sh does; no
+# packet leaves them, nothing of the host's network changes):
+#
+#   none, full, restricted   start-to-exit of `psrun run -o network=X -- true`
+#   dns-direct               one A query from psrun's namespace straight to
+#                            the fake upstream (a Python client, UDP)
+#   dns-proxy                the same query from inside a restricted sandbox
+#                            through psrun's proxy (which forwards and pins)
+#
+# Prints median, p90 and min per row, and the differences the targets of
+# docs/benchmarks.md are about. Not a test: it never fails on a miss.
+#
+#   BENCH_RUNS=100   rounds of the start-up rows; DNS: 5 x BENCH_RUNS queries
+set -u
+export LC_ALL=C
+[ $# -eq 1 ] || {
+	echo "usage: $0 PATH/TO/psrun" >&2
+	exit 2
+}
+PSRUN=$(realpath "$1")
+HERE=$(cd "$(dirname "$0")" && pwd)
+RUNS=${BENCH_RUNS:-100}
+[ "$(id -u)" -eq 0 ] || {
+	echo "bench: needs root" >&2
+	exit 2
+}
+PY=/usr/bin/python3
+OUT=psbench$$o
+INET=psbench$$i
+TMP=$(mktemp -d)
+PIDS=""
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	[ -e /run/netns/$OUT ] && nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
+	ip netns del $OUT 2>/dev/null
+	ip netns del $INET 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ip netns add $OUT && ip netns add $INET || exit 1
+ip link add ${OUT}x type veth peer name ${INET}x
+ip link set ${OUT}x netns $OUT
+ip link set ${INET}x netns $INET
+ip -n $OUT addr add 192.0.2.2/24 dev ${OUT}x
+ip -n $INET addr add 192.0.2.1/24 dev ${INET}x
+ip -n $INET addr add 198.18.0.53/32 dev lo
+for ns in $OUT $INET; do ip -n $ns link set lo up; done
+ip -n $OUT link set ${OUT}x up
+ip -n $INET link set ${INET}x up
+ip -n $OUT route add default via 192.0.2.1
+ip netns exec $INET "$PY" "$HERE/../tests/net/fake_dns.py" 198.18.0.53 /dev/null &
+PIDS="$PIDS $!"
+sleep 0.5
+
+POL_full=(-o network=full -o dns_upstream=[198.18.0.53])
+POL_restricted=(-o network=restricted -o 'allow_domains=[allowed.test]' -o dns_upstream=[198.18.0.53])
+POL_none=()
+ms() { echo $(($(date +%s%N) / 1000)); }
+for ((i = 0; i < RUNS + 5; i++)); do
+	for mode in none full restricted; do
+		declare -n pol=POL_$mode
+		t=$(ms)
+		nsenter --net=/run/netns/$OUT "$PSRUN" run "${pol[@]}" -- /bin/true 2>/dev/null
+		[ $i -ge 5 ] && echo $(($(ms) - t)) >>"$TMP/$mode"
+	done
+done
+
+# N queries, one at a time; prints the microseconds of each.
+CLIENT='
+import socket, struct, sys, time
+server, n = sys.argv[1], int(sys.argv[2])
+if server == "GW":
+    for line in open("/proc/net/route").readlines()[1:]:
+        p = line.split()
+        if p[1] == "00000000":
+            server = socket.inet_ntoa(struct.pack("<I", int(p[2], 16)))
+q = struct.pack(">HHHHHH", 1, 0x0100, 1, 0, 0, 0) + b"\7allowed\4test\0" + struct.pack(">HH", 1, 1)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.connect((server, 53))
+s.settimeout(2)
+for i in range(n):
+    t = time.perf_counter_ns()
+    s.send(q)
+    s.recv(512)
+    print((time.perf_counter_ns() - t) // 1000)
+'
+NQ=$((RUNS * 5))
+nsenter --net=/run/netns/$OUT "$PY" -c "$CLIENT" 198.18.0.53 $NQ >"$TMP/dns-direct"
+nsenter --net=/run/netns/$OUT "$PSRUN" run "${POL_restricted[@]}" -- "$PY" -c "$CLIENT" GW $NQ \
+	>"$TMP/dns-proxy" 2>/dev/null
+
+stats() { # file -> "median p90 min"
+	sort -n "$1" | awk '{v[NR]=$1} END {printf "%d %d %d", v[int((NR+1)/2)], v[int(NR*0.9)], v[1]}'
+}
+printf "%-12s %10s %10s %10s   (%s)\n" row median p90 min "microseconds"
+for row in none full restricted dns-direct dns-proxy; do
+	read -r med p90 min <<<"$(stats "$TMP/$row")"
+	printf "%-12s %10d %10d %10d\n" "$row" "$med" "$p90" "$min"
+	eval "med_${row//-/_}=$med"
+done
+echo "full - none:        $(((med_full - med_none) / 1000)).$(((med_full - med_none) % 1000 / 100)) ms (target <= 5 ms)"
+echo "restricted - none:  $(((med_restricted - med_none) / 1000)).$(((med_restricted - med_none) % 1000 / 100)) ms (target <= 5 ms)"
+echo "proxy - direct:     $((med_dns_proxy - med_dns_direct)) us (target <= 500 us)"

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The address pool: one /30 per sandbox (network, gateway .1, sandbox .2,
+ * broadcast) out of `network_pool`, or out of the first candidate /16 that
+ * none of the host's routes touch. A lease is a file NETNS_STATE_DIR/<subnet>
+ * holding the run's id, created atomically (an O_TMPFILE linked into place,
+ * which fails if the name exists) and flock()ed for the owner's lifetime: a
+ * lease nobody holds the lock of belongs to a dead run, and `psrun gc`
+ * removes it with the run's veth and nft table.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netlink/route/route.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "netns/netns.h"
+
+/* Candidates when no network_pool is given, in order. */
+static const char *const pool_candidates[] = {
+        "10.213.0.0/16", "10.214.0.0/16", "10.215.0.0/16", "100.85.0.0/16", "100.86.0.0/16",
+};
+
+static bool overlaps(uint32_t a, unsigned alen, uint32_t b, unsigned blen)
+{
+        unsigned len = alen < blen ? alen : blen;
+        uint32_t mask = len ? ~0U << (32 - len) : 0;
+        return (a & mask) == (b & mask);
+}
+
+struct route_scan {
+        uint32_t net;
+        unsigned prefix;
+        bool used;
+};
+
+static void check_route(struct nl_object *obj, void *arg)
+{
+        struct route_scan *s = arg;
+        struct rtnl_route *route = (struct rtnl_route *) obj;
+        struct nl_addr *dst = rtnl_route_get_dst(route);
+        if (!dst || nl_addr_get_family(dst) != AF_INET)
+                return;
+        unsigned len = nl_addr_get_prefixlen(dst);
+        /* The default route covers everything and says nothing. */
+        if (len == 0)
+                return;
+        /* Routes of psrun's own sandboxes are inside the pool by design. */
+        struct rtnl_nexthop *nh = rtnl_route_nexthop_n(route, 0);
+        char name[IF_NAMESIZE] = "";
+        if (nh && if_indextoname((unsigned) rtnl_route_nh_get_ifindex(nh), name) &&
+            strncmp(name, "psr", 3) == 0)
+                return;
+        uint32_t a;
+        memcpy(&a, nl_addr_get_binary_addr(dst), 4);
+        if (overlaps(ntohl(a), len, s->net, s->prefix))
+                s->used = true;
+}
+
+int addr_pool_pick(struct netns_plan *p, psrun_error *err)
+{
+        if (p->pool_given)
+                return 0;
+        struct nl_sock *sk = nl_socket_alloc();
+        if (!sk)
+                return psrun_error_errno(err, ENOMEM, "network: address pool");
+        int r = nl_connect(sk, NETLINK_ROUTE);
+        struct nl_cache *cache = NULL;
+        if (r == 0)
+                r = rtnl_route_alloc_cache(sk, AF_INET, 0, &cache);
+        if (r < 0) {
+                nl_socket_free(sk);
+                return psrun_error_set(err, EIO,
+                                       "network: address pool: read the host's routes: %s",
+                                       nl_geterror(r));
+        }
+        r = -EADDRINUSE;
+        for (size_t i = 0; i < ARRAY_SIZE(pool_candidates) && r < 0; i++) {
+                struct policy_cidr c;
+                (void) policy_parse_cidr(pool_candidates[i], false, &c, NULL);
+                uint32_t net;
+                memcpy(&net, c.addr, 4);
+                struct route_scan s = {.net = ntohl(net), .prefix = c.prefix};
+                nl_cache_foreach(cache, check_route, &s);
+                if (!s.used) {
+                        memcpy(&p->pool.base, c.addr, 4);
+                        p->pool.prefix = c.prefix;
+                        r = 0;
+                }
+        }
+        nl_cache_free(cache);
+        nl_socket_free(sk);
+        if (r < 0)
+                return psrun_error_set(err, EADDRINUSE,
+                                       "network: address pool: the host routes every candidate "
+                                       "(10.213-215.0.0/16, 100.85-86.0.0/16); set network_pool");
+        return 0;
+}
+
+static int open_state_dir(psrun_error *err)
+{
+        if (mkdir("/run/psrun", 0700) < 0 && errno != EEXIST)
+                return psrun_error_errno(err, errno, "network: lease: mkdir /run/psrun");
+        if (mkdir(NETNS_STATE_DIR, 0700) < 0 && errno != EEXIST)
+                return psrun_error_errno(err, errno, "network: lease: mkdir %s", NETNS_STATE_DIR);
+        int fd = open(NETNS_STATE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "network: lease: open %s", NETNS_STATE_DIR);
+        return fd;
+}
+
+/* Whether addr is assigned to an interface of this namespace: only then
+ * can a socket bind to it. */
+static bool address_in_use(uint32_t addr)
+{
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = addr};
+        return fd >= 0 && bind(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0;
+}
+
+int addr_pool_lease(struct netns_plan *p, psrun_error *err)
+{
+        _cleanup_close_ int dfd = open_state_dir(err);
+        if (dfd < 0)
+                return dfd;
+        _cleanup_close_ int fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "network: lease: create");
+        if (flock(fd, LOCK_EX) < 0)
+                return psrun_error_errno(err, errno, "network: lease: lock");
+        char text[32];
+        int n = snprintf(text, sizeof(text), "%s\n", p->id);
+        if (write(fd, text, (size_t) n) != n)
+                return psrun_error_errno(err, EIO, "network: lease: write");
+
+        uint32_t base = ntohl(p->pool.base.s_addr);
+        uint32_t slots = 1U << (32 - p->pool.prefix - 2);
+        uint32_t start;
+        if (getrandom(&start, sizeof(start), 0) != (ssize_t) sizeof(start))
+                start = (uint32_t) getpid();
+        char proc[64];
+        snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+        for (uint32_t k = 0; k < slots; k++) {
+                uint32_t net = base + ((start + k) % slots) * 4;
+                struct in_addr a = {htonl(net)};
+                char name[INET_ADDRSTRLEN];
+                inet_ntop(AF_INET, &a, name, sizeof(name));
+                if (linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) < 0) {
+                        if (errno == EEXIST)
+                                continue;
+                        return psrun_error_errno(err, errno, "network: lease: link %s", name);
+                }
+                if (address_in_use(htonl(net + 1))) {
+                        /* An ended run's veth not yet gone with its namespace. */
+                        (void) unlinkat(dfd, name, 0);
+                        continue;
+                }
+                p->gateway.s_addr = htonl(net + 1);
+                p->nflog_group = (uint16_t) (NETNS_NFLOG_BASE | (((start + k) % slots) & 0x7fff));
+                p->sandbox.s_addr = htonl(net + 2);
+                snprintf(p->lease_path, sizeof(p->lease_path), "%s/%s", NETNS_STATE_DIR, name);
+                p->lease_fd = TAKE_FD(fd);
+                return 0;
+        }
+        return psrun_error_set(err, EADDRINUSE, "network: lease: every /30 of the pool is taken");
+}
+
+int addr_pool_lease_owner(int dfd, const char *name, char id[9], bool *alive)
+{
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        char text[32] = "";
+        ssize_t n = read(fd, text, sizeof(text) - 1);
+        if (n < 9 || strspn(text, "0123456789abcdef") != 8)
+                return -EINVAL;
+        memcpy(id, text, 8);
+        id[8] = '\0';
+        /* The owner holds the lock while it lives. */
+        *alive = flock(fd, LOCK_EX | LOCK_NB) < 0;
+        return 0;
+}

@@ -1,0 +1,843 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The DNS proxy on the gateway: one thread of the supervising `psrun run`
+ * process, in psrun's (the host's) network namespace, serving UDP and TCP 53
+ * on the gateway address of one sandbox's veth.
+ *
+ * restricted: a name not on the allowlist gets NXDOMAIN here and is never
+ * forwarded (no tunnelling through the upstream). An allowed name's A query
+ * goes upstream (UDP, TCP when truncated); every CNAME hop must be allowed
+ * too; addresses in private, loopback, link-local, CGNAT, metadata or pool
+ * ranges are dropped unless allow_private covers them (rebinding); what is
+ * left is pinned in the nft sets (address . each allowed port) BEFORE the
+ * reply leaves, so the first connection already finds its pin. AAAA (IPv6
+ * is off inside) and every other type: NODATA.
+ * full: every query is relayed as it is (the id rewritten).
+ *
+ * Bounded: at most MAX_PENDING queries upstream and MAX_TCP clients, each
+ * with a deadline; every socket is non-blocking; garbage is dropped.
+ */
+#include "netns/dns-proxy.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "netns/dns-packet.h"
+
+#define MAX_PENDING       64
+#define MAX_TCP           8
+#define UPSTREAM_TIMEOUT  2000 /* ms per upstream server */
+#define CLIENT_TIMEOUT    5000 /* ms for a TCP client to send its query */
+#define PIN_MIN_TIMEOUT_S 1
+#define FIXED_FDS         4 /* stop, udp, tcp, nflog */
+
+enum up_state { UP_IDLE, UP_UDP, UP_TCP_CONNECT, UP_TCP_READ };
+
+struct pending {
+        bool used;
+        bool raw;       /* full mode: relay as is */
+        int client_tcp; /* index into tcp[], or -1: UDP */
+        struct sockaddr_storage client;
+        socklen_t client_len;
+        struct dns_query q;
+        uint16_t client_id, up_id;
+        uint8_t query[DNS_UDP_MAX + 2]; /* what goes upstream; +2 for the TCP length */
+        size_t query_len;
+        size_t upstream; /* index into plan->upstream */
+        enum up_state state;
+        int fd;
+        uint8_t *tcp_buf; /* UP_TCP_READ: 2 + DNS_TCP_MAX */
+        size_t tcp_sent, tcp_got;
+        uint64_t deadline;
+};
+
+struct tcp_client {
+        int fd; /* -1: free */
+        uint8_t buf[2 + DNS_UDP_MAX];
+        size_t got;
+        bool waiting; /* a query of it is upstream */
+        uint64_t deadline;
+};
+
+/* Pins this proxy made, and until when (a pin never outlives its timeout:
+ * only this proxy adds elements, and the kernel expires them). */
+#define PIN_CACHE 256
+struct pin {
+        struct dns_addr addr;
+        uint64_t until_ms; /* 0: free */
+};
+
+struct dns_proxy {
+        const struct netns_plan *plan;
+        struct nft_ctx *nft;
+        FILE *log;
+        struct nflog *nflog;
+        int stop_fd, udp_fd, tcp_fd;
+        pthread_t thread;
+        bool started;
+        struct pending pending[MAX_PENDING];
+        struct tcp_client tcp[MAX_TCP];
+        struct netns_stats stats;
+        struct pin pins[PIN_CACHE];
+        size_t next_pin; /* the slot to reuse when none is free */
+};
+
+static uint64_t now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* ---- the log and the counts ---- */
+
+static void log_string(FILE *f, const char *s)
+{
+        fputc('"', f);
+        for (; *s; s++) {
+                unsigned char c = (unsigned char) *s;
+                if (c == '"' || c == '\\')
+                        fprintf(f, "\\%c", c);
+                else if (c < 0x20 || c >= 0x7f)
+                        fprintf(f, "\\u%04x", c);
+                else
+                        fputc(c, f);
+        }
+        fputc('"', f);
+}
+
+static void log_query(struct dns_proxy *p, const struct dns_query *q, const char *action,
+                      const char *reason, const struct dns_addr *addrs, size_t n_addrs)
+{
+        if (!p->log)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fprintf(p->log, "{\"time\":%lld.%03ld,\"event\":\"dns\",\"name\":", (long long) ts.tv_sec,
+                ts.tv_nsec / 1000000);
+        log_string(p->log, q->name);
+        fprintf(p->log, ",\"qtype\":%u,\"action\":\"%s\",\"reason\":\"%s\"", q->qtype, action,
+                reason);
+        if (n_addrs) {
+                fputs(",\"addrs\":[", p->log);
+                for (size_t i = 0; i < n_addrs; i++) {
+                        char a[INET6_ADDRSTRLEN];
+                        inet_ntop(addrs[i].family, addrs[i].addr, a, sizeof(a));
+                        fprintf(p->log, "%s\"%s\"", i ? "," : "", a);
+                }
+                fputc(']', p->log);
+        }
+        fputs("}\n", p->log);
+        fflush(p->log);
+}
+
+void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr, uint16_t port,
+                      const char *proto)
+{
+        for (size_t i = 0; i < s->n_denied; i++) {
+                struct netns_denied *d = &s->denied[i];
+                bool same = addr ? (strcmp(d->addr, addr) == 0 && d->port == port && d->proto &&
+                                    strcmp(d->proto, proto) == 0)
+                                 : (!d->addr[0] && strcmp(d->name, name) == 0);
+                if (same) {
+                        d->count++;
+                        return;
+                }
+        }
+        if (s->n_denied == NETNS_MAX_DENIED) {
+                s->denied_more++;
+                return;
+        }
+        struct netns_denied *d = &s->denied[s->n_denied++];
+        memset(d, 0, sizeof(*d));
+        if (addr) {
+                snprintf(d->addr, sizeof(d->addr), "%s", addr);
+                d->port = port;
+                d->proto = proto;
+        } else {
+                snprintf(d->name, sizeof(d->name), "%s", name);
+        }
+        d->count = 1;
+}
+
+/* A connection the firewall refused (NFLOG). */
+static void refused(void *userdata, const char *addr, uint16_t port, const char *proto)
+{
+        struct dns_proxy *p = userdata;
+        netns_stats_deny(&p->stats, NULL, addr, port, proto);
+        if (!p->log)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        fprintf(p->log,
+                "{\"time\":%lld.%03ld,\"event\":\"connect\",\"addr\":\"%s\",\"port\":%u,"
+                "\"proto\":\"%s\",\"action\":\"reject\"}\n",
+                (long long) ts.tv_sec, ts.tv_nsec / 1000000, addr, (unsigned) port, proto);
+        fflush(p->log);
+}
+
+/* ---- policy ---- */
+
+static bool name_allowed(const struct netns_plan *plan, const char *name)
+{
+        for (size_t i = 0; i < plan->n_allow_domains; i++)
+                if (dns_name_matches(name, plan->allow_domains[i]))
+                        return true;
+        return false;
+}
+
+/* Ranges an answer may not point into unless allow_private covers it. */
+static const struct {
+        int family;
+        uint8_t addr[16];
+        unsigned prefix;
+} refused_ranges[] = {
+        {AF_INET, {0}, 8},                                          /* this network */
+        {AF_INET, {10}, 8},                                         /* RFC 1918 */
+        {AF_INET, {100, 64}, 10},                                   /* CGNAT */
+        {AF_INET, {127}, 8},                                        /* loopback */
+        {AF_INET, {169, 254}, 16},                                  /* link-local, metadata */
+        {AF_INET, {172, 16}, 12},                                   /* RFC 1918 */
+        {AF_INET, {192, 168}, 16},                                  /* RFC 1918 */
+        {AF_INET, {224}, 3},                                        /* multicast, reserved */
+        {AF_INET6, {0}, 96},                                        /* ::, ::1, v4-compatible */
+        {AF_INET6, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff}, 96}, /* v4-mapped */
+        {AF_INET6, {0xfc}, 7},                                      /* ULA, fd00:ec2::254 */
+        {AF_INET6, {0xfe, 0x80}, 10},                               /* link-local */
+        {AF_INET6, {0xff}, 8},                                      /* multicast */
+};
+
+static bool addr_refused(const struct netns_plan *plan, const struct dns_addr *a)
+{
+        for (size_t i = 0; i < plan->n_privates; i++)
+                if (policy_cidr_contains(&plan->privates[i], a->family, a->addr))
+                        return false;
+        struct policy_cidr pool = {.family = AF_INET, .prefix = plan->pool.prefix};
+        memcpy(pool.addr, &plan->pool.base, 4);
+        if (policy_cidr_contains(&pool, a->family, a->addr))
+                return true;
+        for (size_t i = 0; i < ARRAY_SIZE(refused_ranges); i++) {
+                struct policy_cidr c = {.family = refused_ranges[i].family,
+                                        .prefix = refused_ranges[i].prefix};
+                memcpy(c.addr, refused_ranges[i].addr, 16);
+                if (policy_cidr_contains(&c, a->family, a->addr))
+                        return true;
+        }
+        return false;
+}
+
+/* ---- pins ---- */
+
+static bool same_addr(const struct dns_addr *a, const struct dns_addr *b)
+{
+        return a->family == b->family &&
+               memcmp(a->addr, b->addr, a->family == AF_INET ? 4 : 16) == 0;
+}
+
+/* How long the pin of a has left, by our own record; 0 if none. Kept
+ * conservative: a second of margin for the time the client needs. */
+static uint64_t pin_left_ms(struct dns_proxy *p, const struct dns_addr *a, uint64_t now)
+{
+        for (size_t i = 0; i < PIN_CACHE; i++)
+                if (p->pins[i].until_ms > now + 1000 && same_addr(&p->pins[i].addr, a))
+                        return p->pins[i].until_ms - now - 1000;
+        return 0;
+}
+
+static void pin_remember(struct dns_proxy *p, const struct dns_addr *a, uint64_t until)
+{
+        uint64_t now = now_ms();
+        size_t slot = PIN_CACHE;
+        for (size_t i = 0; i < PIN_CACHE && slot == PIN_CACHE; i++)
+                if (same_addr(&p->pins[i].addr, a) || p->pins[i].until_ms <= now)
+                        slot = i;
+        if (slot == PIN_CACHE)
+                slot = p->next_pin++ % PIN_CACHE;
+        p->pins[slot] = (struct pin){.addr = *a, .until_ms = until};
+}
+
+/* ---- replies ---- */
+
+static void send_to_client(struct dns_proxy *p, int client_tcp, const struct sockaddr_storage *to,
+                           socklen_t to_len, const uint8_t *msg, size_t len)
+{
+        if (client_tcp < 0) {
+                (void) sendto(p->udp_fd, msg, len, MSG_DONTWAIT | MSG_NOSIGNAL,
+                              (const struct sockaddr *) to, to_len);
+                return;
+        }
+        struct tcp_client *c = &p->tcp[client_tcp];
+        if (c->fd < 0)
+                return;
+        uint8_t hdr[2] = {(uint8_t) (len >> 8), (uint8_t) len};
+        struct iovec iov[2] = {{hdr, 2}, {(void *) msg, len}};
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+        /* A client that does not read its reply loses it: we never block. */
+        (void) sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+        c->fd = safe_close(c->fd);
+        c->waiting = false;
+}
+
+static void reply(struct dns_proxy *p, int client_tcp, const struct sockaddr_storage *to,
+                  socklen_t to_len, const struct dns_query *q, uint8_t rcode,
+                  const struct dns_addr *addrs, size_t n, uint32_t ttl)
+{
+        uint8_t buf[512];
+        int len = dns_build_reply(q, rcode, addrs, n, ttl, buf, sizeof(buf));
+        if (len > 0)
+                send_to_client(p, client_tcp, to, to_len, buf, (size_t) len);
+}
+
+static void deny_name(struct dns_proxy *p, int client_tcp, const struct sockaddr_storage *to,
+                      socklen_t to_len, const struct dns_query *q, const char *name, uint8_t rcode,
+                      const char *reason)
+{
+        p->stats.denied_queries++;
+        netns_stats_deny(&p->stats, name, NULL, 0, NULL);
+        log_query(p, q, "deny", reason, NULL, 0);
+        reply(p, client_tcp, to, to_len, q, rcode, NULL, 0, 0);
+}
+
+/* ---- upstream ---- */
+
+static void pending_free(struct pending *e)
+{
+        e->fd = safe_close(e->fd);
+        free(e->tcp_buf);
+        e->tcp_buf = NULL;
+        e->used = false;
+}
+
+static int upstream_sockaddr(const struct netns_plan *plan, size_t i, struct sockaddr_storage *ss,
+                             socklen_t *len)
+{
+        const struct policy_cidr *u = &plan->upstream[i];
+        memset(ss, 0, sizeof(*ss));
+        if (u->family == AF_INET) {
+                struct sockaddr_in *s = (struct sockaddr_in *) ss;
+                s->sin_family = AF_INET;
+                s->sin_port = htons(53);
+                memcpy(&s->sin_addr, u->addr, 4);
+                *len = sizeof(*s);
+        } else {
+                struct sockaddr_in6 *s = (struct sockaddr_in6 *) ss;
+                s->sin6_family = AF_INET6;
+                s->sin6_port = htons(53);
+                memcpy(&s->sin6_addr, u->addr, 16);
+                *len = sizeof(*s);
+        }
+        return u->family;
+}
+
+/* Sends e's query to upstream e->upstream, over TCP when tcp. */
+static int upstream_send(struct dns_proxy *p, struct pending *e, bool tcp)
+{
+        struct sockaddr_storage ss;
+        socklen_t len;
+        int family = upstream_sockaddr(p->plan, e->upstream, &ss, &len);
+        e->fd = safe_close(e->fd);
+        e->fd = socket(family, (tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (e->fd < 0)
+                return -errno;
+        if (connect(e->fd, (struct sockaddr *) &ss, len) < 0 && errno != EINPROGRESS)
+                return -errno;
+        e->deadline = now_ms() + UPSTREAM_TIMEOUT;
+        e->tcp_sent = e->tcp_got = 0;
+        if (tcp) {
+                e->state = UP_TCP_CONNECT;
+                return 0;
+        }
+        e->state = UP_UDP;
+        return send(e->fd, e->query + 2, e->query_len, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+static void fail_pending(struct dns_proxy *p, struct pending *e, uint8_t rcode)
+{
+        struct dns_query q = e->q;
+        q.id = e->client_id;
+        reply(p, e->client_tcp, &e->client, e->client_len, &q, rcode, NULL, 0, 0);
+        pending_free(e);
+}
+
+/* The upstream's answer to e (restricted mode). */
+static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, size_t len)
+{
+        struct dns_answer a;
+        struct dns_query q = e->q;
+        q.id = e->client_id;
+        if (dns_parse_answer(msg, len, e->q.name, e->q.qtype, &a) < 0 || a.id != e->up_id)
+                return; /* not ours, or garbage: keep waiting until the deadline */
+        if (a.truncated) {
+                if (e->state == UP_UDP && upstream_send(p, e, true) == 0)
+                        return;
+                fail_pending(p, e, DNS_RCODE_SERVFAIL);
+                return;
+        }
+        if (a.rcode != DNS_RCODE_NOERROR) {
+                p->stats.allowed_queries++;
+                log_query(p, &q, "allow", a.rcode == DNS_RCODE_NXDOMAIN ? "nxdomain" : "error",
+                          NULL, 0);
+                reply(p, e->client_tcp, &e->client, e->client_len, &q, a.rcode, NULL, 0, 0);
+                pending_free(e);
+                return;
+        }
+        for (size_t i = 0; i < a.n_cnames; i++)
+                if (!name_allowed(p->plan, a.cnames[i])) {
+                        deny_name(p, e->client_tcp, &e->client, e->client_len, &q, a.cnames[i],
+                                  DNS_RCODE_REFUSED, "cname not allowed");
+                        pending_free(e);
+                        return;
+                }
+        struct dns_addr keep[DNS_MAX_ADDRS];
+        size_t n = 0, refused = 0;
+        for (size_t i = 0; i < a.n_addrs; i++) {
+                if (addr_refused(p->plan, &a.addrs[i]))
+                        refused++;
+                else
+                        keep[n++] = a.addrs[i];
+        }
+        if (n == 0 && refused > 0) {
+                deny_name(p, e->client_tcp, &e->client, e->client_len, &q, q.name,
+                          DNS_RCODE_REFUSED, "private address");
+                pending_free(e);
+                return;
+        }
+        uint64_t t = (uint64_t) a.ttl * 1000;
+        if (t < p->plan->min_ttl_ms)
+                t = p->plan->min_ttl_ms;
+        if (t > p->plan->max_ttl_ms)
+                t = p->plan->max_ttl_ms;
+        unsigned timeout_s = (unsigned) ((t + 999) / 1000);
+        if (timeout_s < PIN_MIN_TIMEOUT_S)
+                timeout_s = PIN_MIN_TIMEOUT_S;
+        /* Pin first, answer second: the connection that follows the answer
+         * must find its pin. A pin that fails is a SERVFAIL, not an answer.
+         * An address pinned earlier with at least half of this timeout left
+         * is not pinned again (an nft transaction per answer would cost a
+         * commit each); the reply's TTL is then what the pin has left. */
+        uint64_t now = now_ms(), left_ms = (uint64_t) timeout_s * 1000;
+        for (size_t i = 0; i < n; i++) {
+                uint64_t left = pin_left_ms(p, &keep[i], now);
+                if (left >= (uint64_t) timeout_s * 500) {
+                        left_ms = left < left_ms ? left : left_ms;
+                        continue;
+                }
+                if (nft_pin(p->nft, p->plan->table, keep[i].family, keep[i].addr, p->plan->ports,
+                            p->plan->n_ports, timeout_s, NULL) < 0) {
+                        log_query(p, &q, "error", "pin failed", keep, n);
+                        fail_pending(p, e, DNS_RCODE_SERVFAIL);
+                        return;
+                }
+                pin_remember(p, &keep[i], now + (uint64_t) timeout_s * 1000);
+        }
+        p->stats.allowed_queries++;
+        log_query(p, &q, "allow", "allowed", keep, n);
+        uint32_t ttl_left = (uint32_t) (left_ms / 1000);
+        uint32_t ttl = a.ttl < ttl_left ? a.ttl : ttl_left;
+        reply(p, e->client_tcp, &e->client, e->client_len, &q, DNS_RCODE_NOERROR, keep, n, ttl);
+        pending_free(e);
+}
+
+/* full mode: the upstream's reply, relayed with the client's id. */
+static void relay(struct dns_proxy *p, struct pending *e, uint8_t *msg, size_t len)
+{
+        if (len < DNS_HEADER_SIZE || ((msg[0] << 8) | msg[1]) != e->up_id || !(msg[2] & 0x80))
+                return;
+        msg[0] = (uint8_t) (e->client_id >> 8);
+        msg[1] = (uint8_t) e->client_id;
+        p->stats.allowed_queries++;
+        send_to_client(p, e->client_tcp, &e->client, e->client_len, msg, len);
+        pending_free(e);
+}
+
+static void got_upstream(struct dns_proxy *p, struct pending *e, uint8_t *msg, size_t len)
+{
+        if (e->raw)
+                relay(p, e, msg, len);
+        else
+                answer(p, e, msg, len);
+}
+
+static void upstream_ready(struct dns_proxy *p, struct pending *e, short revents)
+{
+        if (e->state == UP_UDP) {
+                uint8_t buf[DNS_UDP_MAX * 4];
+                ssize_t n = recv(e->fd, buf, sizeof(buf), MSG_DONTWAIT);
+                if (n > 0)
+                        got_upstream(p, e, buf, (size_t) n);
+                return;
+        }
+        if (e->state == UP_TCP_CONNECT) {
+                /* The query with its length in front, as one write. */
+                e->query[0] = (uint8_t) (e->query_len >> 8);
+                e->query[1] = (uint8_t) e->query_len;
+                ssize_t n = send(e->fd, e->query + e->tcp_sent, e->query_len + 2 - e->tcp_sent,
+                                 MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (n < 0 && errno != EAGAIN) {
+                        fail_pending(p, e, DNS_RCODE_SERVFAIL);
+                        return;
+                }
+                if (n > 0)
+                        e->tcp_sent += (size_t) n;
+                if (e->tcp_sent == e->query_len + 2) {
+                        e->tcp_buf = malloc(2 + DNS_TCP_MAX);
+                        if (!e->tcp_buf) {
+                                fail_pending(p, e, DNS_RCODE_SERVFAIL);
+                                return;
+                        }
+                        e->state = UP_TCP_READ;
+                }
+                return;
+        }
+        if (e->state == UP_TCP_READ) {
+                size_t want =
+                        e->tcp_got < 2 ? 2 : 2 + (size_t) (e->tcp_buf[0] << 8 | e->tcp_buf[1]);
+                ssize_t n = recv(e->fd, e->tcp_buf + e->tcp_got, want - e->tcp_got, MSG_DONTWAIT);
+                if (n == 0 || (n < 0 && errno != EAGAIN)) {
+                        fail_pending(p, e, DNS_RCODE_SERVFAIL);
+                        return;
+                }
+                if (n > 0)
+                        e->tcp_got += (size_t) n;
+                if (e->tcp_got >= 2 &&
+                    e->tcp_got == 2 + (size_t) (e->tcp_buf[0] << 8 | e->tcp_buf[1])) {
+                        size_t len = e->tcp_got - 2;
+                        got_upstream(p, e, e->tcp_buf + 2, len);
+                        if (e->used) /* not an answer to us: give up */
+                                fail_pending(p, e, DNS_RCODE_SERVFAIL);
+                }
+        }
+}
+
+/* ---- queries from the sandbox ---- */
+
+static struct pending *new_pending(struct dns_proxy *p)
+{
+        for (size_t i = 0; i < MAX_PENDING; i++)
+                if (!p->pending[i].used) {
+                        struct pending *e = &p->pending[i];
+                        memset(e, 0, sizeof(*e));
+                        e->used = true;
+                        e->fd = -1;
+                        return e;
+                }
+        return NULL;
+}
+
+static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, int client_tcp,
+                         const struct sockaddr_storage *from, socklen_t from_len)
+{
+        struct dns_query q;
+        int r = dns_parse_query(msg, len, &q);
+        if (r == -EBADMSG || len < DNS_HEADER_SIZE) {
+                p->stats.denied_queries++;
+                if (client_tcp >= 0)
+                        p->tcp[client_tcp].fd = safe_close(p->tcp[client_tcp].fd);
+                return; /* garbage: no answer */
+        }
+        if (r < 0) {
+                /* Several questions, an answer, another opcode: refuse
+                 * without echoing what we did not understand. */
+                struct dns_query bare = {.id = q.id, .rd = q.rd};
+                uint8_t buf[DNS_HEADER_SIZE];
+                int n = dns_build_reply(&bare, r == -ENOTSUP ? DNS_RCODE_NOTIMP : DNS_RCODE_FORMERR,
+                                        NULL, 0, 0, buf, sizeof(buf));
+                p->stats.denied_queries++;
+                if (n > 0) {
+                        buf[5] = 0; /* no question */
+                        send_to_client(p, client_tcp, from, from_len, buf, DNS_HEADER_SIZE);
+                }
+                return;
+        }
+        bool raw = p->plan->mode == POLICY_NETWORK_FULL;
+        if (!raw) {
+                if (q.qclass != DNS_CLASS_IN || !name_allowed(p->plan, q.name)) {
+                        deny_name(p, client_tcp, from, from_len, &q, q.name, DNS_RCODE_NXDOMAIN,
+                                  "not allowed");
+                        return;
+                }
+                if (q.qtype != DNS_TYPE_A) {
+                        /* AAAA: IPv6 is off inside. HTTPS, SVCB, TXT, ANY…: not
+                         * needed to connect, and a channel out. */
+                        p->stats.allowed_queries++;
+                        log_query(p, &q, "allow", "nodata", NULL, 0);
+                        reply(p, client_tcp, from, from_len, &q, DNS_RCODE_NOERROR, NULL, 0, 0);
+                        return;
+                }
+        }
+        struct pending *e = new_pending(p);
+        if (!e) {
+                reply(p, client_tcp, from, from_len, &q, DNS_RCODE_SERVFAIL, NULL, 0, 0);
+                return;
+        }
+        e->raw = raw;
+        e->q = q;
+        e->client_id = q.id;
+        e->client_tcp = client_tcp;
+        memcpy(&e->client, from, from_len);
+        e->client_len = from_len;
+        if (getrandom(&e->up_id, sizeof(e->up_id), 0) != (ssize_t) sizeof(e->up_id))
+                e->up_id = (uint16_t) now_ms();
+        if (raw) {
+                if (len > sizeof(e->query) - 2) {
+                        pending_free(e);
+                        return;
+                }
+                memcpy(e->query + 2, msg, len);
+                e->query[2] = (uint8_t) (e->up_id >> 8);
+                e->query[3] = (uint8_t) e->up_id;
+                e->query_len = len;
+        } else {
+                int n = dns_build_query(e->up_id, q.name, q.qtype, e->query + 2,
+                                        sizeof(e->query) - 2);
+                if (n < 0) {
+                        fail_pending(p, e, DNS_RCODE_FORMERR);
+                        return;
+                }
+                e->query_len = (size_t) n;
+        }
+        if (upstream_send(p, e, client_tcp >= 0 && raw) < 0)
+                fail_pending(p, e, DNS_RCODE_SERVFAIL);
+}
+
+static void udp_ready(struct dns_proxy *p)
+{
+        for (int i = 0; i < 16; i++) {
+                uint8_t buf[DNS_UDP_MAX];
+                struct sockaddr_storage from;
+                socklen_t from_len = sizeof(from);
+                ssize_t n = recvfrom(p->udp_fd, buf, sizeof(buf), MSG_DONTWAIT,
+                                     (struct sockaddr *) &from, &from_len);
+                if (n < 0)
+                        return;
+                handle_query(p, buf, (size_t) n, -1, &from, from_len);
+        }
+}
+
+static void tcp_accept(struct dns_proxy *p)
+{
+        int fd = accept4(p->tcp_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+                return;
+        for (size_t i = 0; i < MAX_TCP; i++)
+                if (p->tcp[i].fd < 0) {
+                        p->tcp[i] = (struct tcp_client){.fd = fd,
+                                                        .deadline = now_ms() + CLIENT_TIMEOUT};
+                        return;
+                }
+        close(fd); /* too many at once */
+}
+
+static void tcp_client_ready(struct dns_proxy *p, size_t i)
+{
+        struct tcp_client *c = &p->tcp[i];
+        size_t want = c->got < 2 ? 2 : 2 + (size_t) (c->buf[0] << 8 | c->buf[1]);
+        if (want > sizeof(c->buf)) {
+                c->fd = safe_close(c->fd);
+                return;
+        }
+        ssize_t n = recv(c->fd, c->buf + c->got, want - c->got, MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN)) {
+                c->fd = safe_close(c->fd);
+                return;
+        }
+        if (n > 0)
+                c->got += (size_t) n;
+        if (c->got >= 2 && c->got == 2 + (size_t) (c->buf[0] << 8 | c->buf[1])) {
+                c->waiting = true;
+                struct sockaddr_storage none = {0};
+                handle_query(p, c->buf + 2, c->got - 2, (int) i, &none, 0);
+        }
+}
+
+/* ---- the thread ---- */
+
+static void expire(struct dns_proxy *p, uint64_t now)
+{
+        for (size_t i = 0; i < MAX_PENDING; i++) {
+                struct pending *e = &p->pending[i];
+                if (!e->used || now < e->deadline)
+                        continue;
+                /* The next upstream server, over the same transport. */
+                bool tcp = e->state != UP_UDP;
+                if (e->upstream + 1 < p->plan->n_upstream) {
+                        e->upstream++;
+                        if (upstream_send(p, e, tcp) == 0)
+                                continue;
+                }
+                fail_pending(p, e, DNS_RCODE_SERVFAIL);
+        }
+        for (size_t i = 0; i < MAX_TCP; i++)
+                if (p->tcp[i].fd >= 0 && !p->tcp[i].waiting && now >= p->tcp[i].deadline)
+                        p->tcp[i].fd = safe_close(p->tcp[i].fd);
+}
+
+static void *proxy_main(void *arg)
+{
+        struct dns_proxy *p = arg;
+        for (;;) {
+                struct pollfd pfd[FIXED_FDS + MAX_TCP + MAX_PENDING];
+                size_t map[MAX_TCP + MAX_PENDING];
+                nfds_t n = 0;
+                pfd[n++] = (struct pollfd){p->stop_fd, POLLIN, 0};
+                pfd[n++] = (struct pollfd){p->udp_fd, POLLIN, 0};
+                pfd[n++] = (struct pollfd){p->tcp_fd, POLLIN, 0};
+                pfd[n++] = (struct pollfd){p->nflog ? nflog_fd(p->nflog) : -1, POLLIN, 0};
+                uint64_t now = now_ms(), next = now + 1000;
+                for (size_t i = 0; i < MAX_TCP; i++)
+                        if (p->tcp[i].fd >= 0 && !p->tcp[i].waiting) {
+                                map[n - FIXED_FDS] = i;
+                                pfd[n++] = (struct pollfd){p->tcp[i].fd, POLLIN, 0};
+                                next = p->tcp[i].deadline < next ? p->tcp[i].deadline : next;
+                        }
+                size_t first_pending = n;
+                for (size_t i = 0; i < MAX_PENDING; i++)
+                        if (p->pending[i].used) {
+                                struct pending *e = &p->pending[i];
+                                map[n - FIXED_FDS] = i;
+                                pfd[n++] = (struct pollfd){
+                                        e->fd, e->state == UP_TCP_CONNECT ? POLLOUT : POLLIN, 0};
+                                next = e->deadline < next ? e->deadline : next;
+                        }
+                int timeout = next > now ? (int) (next - now) : 0;
+                int r = poll(pfd, n, timeout);
+                if (r < 0 && errno != EINTR)
+                        break;
+                if (pfd[0].revents)
+                        break;
+                if (r > 0) {
+                        if (pfd[1].revents)
+                                udp_ready(p);
+                        if (pfd[2].revents)
+                                tcp_accept(p);
+                        if (pfd[3].revents)
+                                nflog_read(p->nflog, refused, p);
+                        for (nfds_t i = FIXED_FDS; i < n; i++) {
+                                if (!pfd[i].revents)
+                                        continue;
+                                if (i < first_pending)
+                                        tcp_client_ready(p, map[i - FIXED_FDS]);
+                                else if (p->pending[map[i - FIXED_FDS]].used &&
+                                         p->pending[map[i - FIXED_FDS]].fd == pfd[i].fd)
+                                        upstream_ready(p, &p->pending[map[i - FIXED_FDS]],
+                                                       pfd[i].revents);
+                        }
+                }
+                expire(p, now_ms());
+        }
+        return NULL;
+}
+
+static int listen_on(const struct netns_plan *plan, int type, psrun_error *err)
+{
+        struct sockaddr_in sa = {
+                .sin_family = AF_INET, .sin_port = htons(53), .sin_addr = plan->gateway};
+        int fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "network: dns proxy: socket");
+        int one = 1;
+        (void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        /* Only the sandbox's veth: no one else may use this resolver. */
+        if (setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, plan->host_if,
+                       (socklen_t) strlen(plan->host_if)) < 0 ||
+            bind(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ||
+            (type == SOCK_STREAM && listen(fd, 16) < 0)) {
+                int e = errno;
+                close(fd);
+                return psrun_error_errno(err, e, "network: dns proxy: listen on %s:53/%s",
+                                         inet_ntoa(plan->gateway),
+                                         type == SOCK_STREAM ? "tcp" : "udp");
+        }
+        return fd;
+}
+
+int dns_proxy_start(const struct netns_plan *plan, struct nft_ctx *nft, struct dns_proxy **ret,
+                    psrun_error *err)
+{
+        *ret = NULL;
+        if (!plan->veth)
+                return 0;
+        struct dns_proxy *p = calloc(1, sizeof(*p));
+        if (!p)
+                return psrun_error_errno(err, ENOMEM, "network: dns proxy");
+        p->plan = plan;
+        p->nft = nft;
+        p->stop_fd = p->udp_fd = p->tcp_fd = -1;
+        p->stats.active = true;
+        for (size_t i = 0; i < MAX_TCP; i++)
+                p->tcp[i].fd = -1;
+        int r = 0;
+        if (plan->log_path) {
+                int fd = open(plan->log_path,
+                              O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
+                              0600);
+                if (fd < 0 || !(p->log = fdopen(fd, "a"))) {
+                        r = psrun_error_errno(err, errno, "network: network_log: open %s",
+                                              plan->log_path);
+                        if (fd >= 0)
+                                close(fd);
+                }
+        }
+        if (r >= 0)
+                r = nflog_open(plan->nflog_group, &p->nflog, err);
+        if (r >= 0 && (p->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+                r = psrun_error_errno(err, errno, "network: dns proxy: eventfd");
+        if (r >= 0 && (p->udp_fd = listen_on(plan, SOCK_DGRAM, err)) < 0)
+                r = p->udp_fd;
+        if (r >= 0 && (p->tcp_fd = listen_on(plan, SOCK_STREAM, err)) < 0)
+                r = p->tcp_fd;
+        if (r >= 0) {
+                int e = pthread_create(&p->thread, NULL, proxy_main, p);
+                if (e != 0)
+                        r = psrun_error_errno(err, e, "network: dns proxy: thread");
+                else
+                        p->started = true;
+        }
+        if (r < 0) {
+                dns_proxy_stop(p, NULL);
+                return r;
+        }
+        *ret = p;
+        return 0;
+}
+
+void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
+{
+        if (!p)
+                return;
+        if (p->started) {
+                uint64_t one = 1;
+                (void) !write(p->stop_fd, &one, sizeof(one));
+                pthread_join(p->thread, NULL);
+        }
+        /* What the kernel logged until the sandbox ended. */
+        if (p->nflog) {
+                nflog_read(p->nflog, refused, p);
+                nflog_close(p->nflog);
+        }
+        for (size_t i = 0; i < MAX_PENDING; i++)
+                if (p->pending[i].used)
+                        pending_free(&p->pending[i]);
+        for (size_t i = 0; i < MAX_TCP; i++)
+                safe_close(p->tcp[i].fd);
+        safe_close(p->stop_fd);
+        safe_close(p->udp_fd);
+        safe_close(p->tcp_fd);
+        if (p->log)
+                fclose(p->log);
+        if (stats)
+                *stats = p->stats;
+        free(p);
+}

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: MIT
+# Run inside a sandbox by tests/net/run.sh (as `python3 -c "$(cat probe.py)" CMD...`):
+# each command prints one line "CMD ARGS -> RESULT". Results: ok, refused
+# (a reset or ICMP error: the fast failure), timeout, or the error's name.
+import errno
+import os
+import socket
+import struct
+import sys
+import time
+
+
+def classify(e):
+    if isinstance(e, socket.timeout):
+        return "timeout"
+    if isinstance(e, socket.gaierror):
+        return {socket.EAI_NONAME: "nxdomain", socket.EAI_AGAIN: "again"}.get(e.errno, "gai%d" % e.errno)
+    if isinstance(e, OSError) and e.errno in (errno.ECONNREFUSED, errno.EHOSTUNREACH,
+                                             errno.ENETUNREACH, errno.EACCES, errno.EPERM):
+        return "refused" if e.errno in (errno.ECONNREFUSED, errno.EHOSTUNREACH) else \
+            errno.errorcode[e.errno].lower()
+    return type(e).__name__ + (":" + errno.errorcode.get(e.errno, "?") if getattr(e, "errno", None) else "")
+
+
+def tcp(addr, port, source=None):
+    fam = socket.AF_INET6 if ":" in addr else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(2)
+    if source:
+        s.bind((source, 0))
+    t = time.monotonic()
+    try:
+        s.connect((addr, int(port)))
+        data = s.recv(100)
+        return "ok" if data.startswith(b"hello") else "ok-nodata"
+    except Exception as e:
+        r = classify(e)
+        # a refusal must be fast: reset or ICMP at SYN time, not a drop
+        if r == "refused" and time.monotonic() - t > 1:
+            r = "refused-slow"
+        return r
+
+
+def udp(addr, port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(1)
+    try:
+        s.connect((addr, int(port)))
+        s.send(b"ping")
+        return "ok" if s.recv(100) == b"ping" else "garbage"
+    except Exception as e:
+        return classify(e)
+
+
+def query(name, qtype):
+    w = b"".join(bytes([len(l)]) + l.encode() for l in name.split(".")) + b"\0"
+    return struct.pack(">HHHHHH", 0x4242, 0x0100, 1, 0, 0, 0) + w + struct.pack(">HH", qtype, 1)
+
+
+def dns(server, name, proto, qtype=1):
+    """rcode and answer count, by a raw query to server."""
+    q = query(name, int(qtype))
+    try:
+        if proto == "udp":
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.settimeout(1.5)
+            s.connect((server, 53))
+            s.send(q)
+            r = s.recv(4096)
+        else:
+            s = socket.create_connection((server, 53), timeout=1.5)
+            s.sendall(struct.pack(">H", len(q)) + q)
+            n = struct.unpack(">H", s.recv(2))[0]
+            r = b""
+            while len(r) < n:
+                c = s.recv(n - len(r))
+                if not c:
+                    break
+                r += c
+        return "rcode%d-an%d" % (r[3] & 0xf, struct.unpack(">H", r[6:8])[0])
+    except Exception as e:
+        return classify(e)
+
+
+def resolve(name):
+    try:
+        return socket.gethostbyname(name)
+    except Exception as e:
+        return classify(e)
+
+
+def sock(kind):
+    fams = {"raw": (socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP),
+            "packet": (socket.AF_PACKET, socket.SOCK_RAW, 0)}
+    try:
+        socket.socket(*fams[kind]).close()
+        return "ok"
+    except Exception as e:
+        return classify(e)
+
+
+def gateway():
+    with open("/proc/net/route") as f:
+        for line in f.readlines()[1:]:
+            p = line.split()
+            if p[1] == "00000000":
+                return socket.inet_ntoa(struct.pack("<I", int(p[2], 16)))
+    return "none"
+
+
+def run(cmd, args):
+    if cmd == "gw":
+        return gateway()
+    if cmd == "sleep":
+        time.sleep(float(args[0]))
+        return "ok"
+    return {"tcp": tcp, "udp": udp, "dns": dns, "resolve": resolve, "sock": sock}[cmd](*args)
+
+
+# Commands separated by "--": tcp 1.2.3.4 80 -- resolve a.test -- ...
+argv, cmds, cur = sys.argv[1:], [], []
+for a in argv:
+    if a == "--":
+        cmds.append(cur)
+        cur = []
+    else:
+        cur.append(a)
+cmds.append(cur)
+for c in cmds:
+    if not c:
+        continue
+    args = [gateway() if a == "GW" else a for a in c[1:]]
+    print(" ".join([c[0]] + c[1:]), "->", run(c[0], args), flush=True)
