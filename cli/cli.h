@@ -119,3 +119,8 @@ extern const struct command_set oci_command_set;
 /* `psrun run --bundle DIR ID` is the OCI run; psrun's own run otherwise. */
 extern const struct command oci_run_command;
 int cli_wants_oci_run(int argc, char **argv);
+
+/* `psrun session SUBCOMMAND ...` (cli/session-cli.c; argv[0] is the
+ * subcommand) and its help text. */
+int cli_cmd_session(int argc, char **argv);
+extern const char cli_session_help[];
