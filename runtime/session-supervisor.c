@@ -377,19 +377,24 @@ static void remove_state_dir(const char *dir)
 /* Kill everything, report to whoever waits, remove every trace, exit. */
 static _Noreturn void shut_down(struct supervisor *s, int destroy_conn)
 {
+        /* Execs first: they are our children in init's pid namespace, and
+         * init, dying, waits until every process of its namespace is
+         * reaped (zap_pid_ns_processes) — so reap them before waiting for
+         * init. */
+        if (s->init.pidfd >= 0)
+                (void) syscall(SYS_pidfd_send_signal, s->init.pidfd, SIGKILL, NULL, 0);
         for (size_t i = 0; i < MAX_EXECS; i++)
                 if (s->execs[i].used)
                         kill_exec(&s->execs[i]);
+        for (size_t i = 0; i < MAX_EXECS; i++)
+                if (s->execs[i].used)
+                        finish_exec(s, &s->execs[i]);
         if (s->init.pidfd >= 0) {
-                (void) syscall(SYS_pidfd_send_signal, s->init.pidfd, SIGKILL, NULL, 0);
                 siginfo_t si;
                 while (waitid((idtype_t) P_PIDFD, (id_t) s->init.pidfd, &si, WEXITED) < 0 &&
                        errno == EINTR)
                         ;
         }
-        for (size_t i = 0; i < MAX_EXECS; i++)
-                if (s->execs[i].used)
-                        finish_exec(s, &s->execs[i]);
         launch_close(&s->init);
         cgroup_destroy(s->init_cg);
         cgroup_destroy(s->cg);
