@@ -278,8 +278,8 @@ Test(session, streaming_and_stdin, .timeout = 30)
         psrun_exec_result_free(&res);
 
         /* stdin bytes, and a signal to a running exec. */
-        psrun_exec_options bo = {.stdin_mode = PSRUN_STDIN_BYTES, .stdin_data = "xyz",
-                                 .stdin_len = 3};
+        psrun_exec_options bo = {
+                .stdin_mode = PSRUN_STDIN_BYTES, .stdin_data = "xyz", .stdin_len = 3};
         res = sess_sh(&t, "cat", &bo);
         cr_expect_str_eq(res.stdout_data, "xyz");
         psrun_exec_result_free(&res);
@@ -349,7 +349,7 @@ Test(session, killed_supervisor_then_gc, .timeout = 30)
         sess_start(&t, NULL);
         sess_sh_ok(&t, "sleep 0.1");
         cr_assert_eq(kill(t.supervisor, SIGKILL), 0);
-        for (int i = 0; i < 200 && kill(t.supervisor, 0) == 0; i++)
+        for (int i = 0; i < 200 && !sess_pid_gone(t.supervisor); i++)
                 usleep(10000);
         psrun_session *s;
         psrun_error err = {0};
