@@ -99,3 +99,26 @@ Test(session_cli, bad_input_is_one_line_and_exit_125, .timeout = 30)
         free(list);
         sess_end(&t);
 }
+
+/* docs/api.md's example, compiled from the document by `make tests`. */
+Test(session_cli, the_api_example_runs, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        const char *b = getenv("PSRUN_BUILD");
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/examples/api-example", b && *b ? b : "build");
+        cr_assert_eq(access(path, X_OK), 0, "%s not built (make tests)", path);
+        char cmd[4200];
+        snprintf(cmd, sizeof(cmd), "%s > /dev/null 2>&1", path);
+        int st = system(cmd);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed: %d", path, st);
+        /* It destroyed its own session: only ours is left. */
+        psrun_session_info *list;
+        size_t n;
+        psrun_error err = {0};
+        cr_assert_eq(psrun_session_list(NULL, &list, &n, &err), 0);
+        cr_expect_eq(n, 1);
+        free(list);
+        sess_end(&t);
+}
