@@ -468,3 +468,43 @@ Test(session, threads_running_sessions_and_execs, .timeout = 60)
         free(list);
         sess_end(&t);
 }
+
+Test(session, tie_to_caller_ends_with_the_caller, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        int pipefd[2];
+        cr_assert_eq(pipe(pipefd), 0);
+        pid_t child = fork();
+        cr_assert_geq(child, 0);
+        if (child == 0) {
+                close(pipefd[0]);
+                psrun_policy *p = psrun_policy_new();
+                psrun_session *s;
+                psrun_error err = {0};
+                psrun_session_options o = {.name = "tied", .tie_to_caller = 1};
+                int r = psrun_session_create(p, &o, &s, &err);
+                char c = r == 0 ? 'y' : 'n';
+                if (write(pipefd[1], &c, 1) != 1)
+                        _exit(2);
+                _exit(r == 0 ? 0 : 1);
+        }
+        close(pipefd[1]);
+        char c = 0;
+        cr_assert_eq(read(pipefd[0], &c, 1), 1);
+        close(pipefd[0]);
+        cr_assert_eq(c, 'y');
+        int st;
+        waitpid(child, &st, 0);
+        /* The creator is gone: so is its tied session, soon. */
+        char dir[256];
+        snprintf(dir, sizeof(dir), "%s/tied", t.root);
+        struct stat sb;
+        int i;
+        for (i = 0; i < 300 && stat(dir, &sb) == 0; i++)
+                usleep(10000);
+        cr_expect(stat(dir, &sb) < 0, "the tied session outlived its caller");
+        /* The untied one is still there. */
+        sess_sh_ok(&t, "true");
+        sess_end(&t);
+}
