@@ -60,6 +60,7 @@ struct supervisor {
         int workspace_fd;
         struct cgroup *cg;      /* the session's: the policy's limits for everything */
         struct cgroup *init_cg; /* init's, below it */
+        struct cgroup *spare;   /* the next exec's, made while idle */
         struct launch init;
         struct plan tmpl; /* what every exec shares: joins, identity, layers */
         uint64_t created_ms, created_unix, last_activity_ms;
@@ -311,9 +312,8 @@ static int start_exec(struct supervisor *s, int conn, const struct sess_req *req
                 .pids_max = s->pol->pids_limit,
                 .cpus = s->pol->cpu_limit,
         };
-        struct cgroup *cg = NULL;
-        r = cgroup_create_child(s->cg, &limits, &cg, err);
-        if (r < 0)
+        struct cgroup *cg = TAKE_PTR(s->spare);
+        if (!cg && (r = cgroup_create_child(s->cg, &limits, &cg, err)) < 0)
                 return psrun_error_prefix(err, "exec");
 
         /* The child starts with our 0-2: make them the client's for the
@@ -396,6 +396,7 @@ static _Noreturn void shut_down(struct supervisor *s, int destroy_conn)
                         ;
         }
         launch_close(&s->init);
+        cgroup_destroy(s->spare);
         cgroup_destroy(s->init_cg);
         cgroup_destroy(s->cg);
         s->listen_fd = safe_close(s->listen_fd);
@@ -519,6 +520,20 @@ static void handle_exec_conn(struct exec_slot *e)
         kill_exec(e);
 }
 
+/* The next exec's cgroup, made off its critical path. */
+static void make_spare(struct supervisor *s)
+{
+        if (s->spare)
+                return;
+        struct cgroup_limits limits = {
+                .memory_bytes = s->pol->memory_limit,
+                .pids_max = s->pol->pids_limit,
+                .cpus = s->pol->cpu_limit,
+        };
+        if (cgroup_create_child(s->cg, &limits, &s->spare, NULL) < 0)
+                s->spare = NULL;
+}
+
 static int poll_timeout(struct supervisor *s, uint64_t now)
 {
         uint64_t next = UINT64_MAX;
@@ -561,6 +576,7 @@ static _Noreturn void serve(struct supervisor *s)
         /* pollfd layout: listen, init, tie, then 3 per exec slot. */
         struct pollfd pfd[3 + 3 * MAX_EXECS];
         for (;;) {
+                make_spare(s);
                 pfd[0] = (struct pollfd){s->listen_fd, POLLIN, 0};
                 pfd[1] = (struct pollfd){s->init.pidfd, POLLIN, 0};
                 pfd[2] = (struct pollfd){s->tie_fd, POLLIN, 0};

