@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -57,6 +58,7 @@ struct supervisor {
         char *dir;
         int listen_fd;
         int tie_fd;
+        int signal_fd; /* SIGTERM, SIGINT: destroy the session */
         int workspace_fd;
         struct cgroup *cg;      /* the session's: the policy's limits for everything */
         struct cgroup *init_cg; /* init's, below it */
@@ -573,16 +575,18 @@ static void check_deadlines(struct supervisor *s)
 
 static _Noreturn void serve(struct supervisor *s)
 {
-        /* pollfd layout: listen, init, tie, then 3 per exec slot. */
-        struct pollfd pfd[3 + 3 * MAX_EXECS];
+        /* pollfd layout: listen, init, tie, signals, then 3 per exec slot. */
+        enum { BASE = 4 };
+        struct pollfd pfd[BASE + 3 * MAX_EXECS];
         for (;;) {
                 make_spare(s);
                 pfd[0] = (struct pollfd){s->listen_fd, POLLIN, 0};
                 pfd[1] = (struct pollfd){s->init.pidfd, POLLIN, 0};
                 pfd[2] = (struct pollfd){s->tie_fd, POLLIN, 0};
+                pfd[3] = (struct pollfd){s->signal_fd, POLLIN, 0};
                 for (size_t i = 0; i < MAX_EXECS; i++) {
                         struct exec_slot *e = &s->execs[i];
-                        struct pollfd *p = &pfd[3 + 3 * i];
+                        struct pollfd *p = &pfd[BASE + 3 * i];
                         p[0] = (struct pollfd){e->used ? e->l.pidfd : -1, POLLIN, 0};
                         p[1] = (struct pollfd){e->used && !e->sync_eof ? e->l.sync_fd : -1, POLLIN,
                                                0};
@@ -594,11 +598,14 @@ static _Noreturn void serve(struct supervisor *s)
                 check_deadlines(s);
                 if (n <= 0)
                         continue;
-                if (pfd[1].revents || pfd[2].revents)
-                        shut_down(s, -1); /* init died, or the tied caller */
+                /* init died, the tied caller exited, or we were asked to end
+                 * (SIGTERM: `kill` of the supervisor destroys the session as
+                 * cleanly as destroy does). */
+                if (pfd[1].revents || pfd[2].revents || pfd[3].revents)
+                        shut_down(s, -1);
                 for (size_t i = 0; i < MAX_EXECS; i++) {
                         struct exec_slot *e = &s->execs[i];
-                        struct pollfd *p = &pfd[3 + 3 * i];
+                        struct pollfd *p = &pfd[BASE + 3 * i];
                         if (!e->used)
                                 continue;
                         if (p[1].revents)
@@ -805,10 +812,17 @@ static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int r
                 .dir = dir,
                 .listen_fd = -1,
                 .tie_fd = tie_fd,
+                .signal_fd = -1,
                 .workspace_fd = -1,
                 .init = LAUNCH_INIT,
         };
         plan_init(&s.tmpl);
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigaddset(&term, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &term, NULL) == 0)
+                s.signal_fd = signalfd(-1, &term, SFD_CLOEXEC | SFD_NONBLOCK);
         s.created_ms = s.last_activity_ms = now_ms();
         s.created_unix = (uint64_t) time(NULL);
         struct {

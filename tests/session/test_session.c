@@ -516,3 +516,22 @@ Test(session, tie_to_caller_ends_with_the_caller, .timeout = 30)
         sess_sh_ok(&t, "true");
         sess_end(&t);
 }
+
+Test(session, sigterm_to_the_supervisor_destroys_it_cleanly, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        struct bg b = {.t = &t, .line = "sleep 60"};
+        pthread_t th;
+        cr_assert_eq(pthread_create(&th, NULL, bg_exec, &b), 0);
+        usleep(300000);
+        cr_assert_eq(kill(t.supervisor, SIGTERM), 0);
+        pthread_join(th, NULL);
+        cr_expect_eq(b.r, 0);
+        cr_expect_eq(b.res.result.signal, SIGKILL);
+        psrun_exec_result_free(&b.res);
+        psrun_session_close(t.s);
+        t.s = NULL;
+        /* No gc needed: state, cgroups and processes are gone. */
+        sess_end(&t);
+}
