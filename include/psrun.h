@@ -154,7 +154,8 @@ typedef struct psrun_exec_options {
 } psrun_exec_options;
 
 typedef struct psrun_exec_result {
-        psrun_result result; /* as psrun_run's; reason also "timeout" "oom" "pids" */
+        psrun_result result; /* as psrun_run's; reason also "disk_full": the command
+                              * failed while /workspace was full */
         /* What was kept: all of it, or the first and last output_limit/2
          * bytes with one line `[... N bytes omitted ...]` between them.
          * NUL-terminated for convenience (the data may hold NULs too). */

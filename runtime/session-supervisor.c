@@ -137,8 +137,14 @@ static void drain_exec_messages(struct supervisor *s, struct exec_slot *e)
         }
 }
 
+static bool workspace_full(int ws_fd)
+{
+        struct statfs sf;
+        return ws_fd >= 0 && fstatfs(ws_fd, &sf) == 0 && sf.f_bavail == 0;
+}
+
 static void fill_exec_result(struct exec_slot *e, const siginfo_t *si,
-                             const struct cgroup_stats *st, struct run_result *res)
+                             const struct cgroup_stats *st, bool disk_full, struct run_result *res)
 {
         memset(res, 0, sizeof(*res));
         res->wall_ms = now_ms() - e->start_ms;
@@ -169,6 +175,8 @@ static void fill_exec_result(struct exec_slot *e, const siginfo_t *si,
                 res->reason = RUN_REASON_TIMEOUT;
         else if (st->pids_max_hits > 0)
                 res->reason = RUN_REASON_PIDS;
+        else if (disk_full)
+                res->reason = RUN_REASON_DISK_FULL;
 }
 
 /* The exec's process has ended (or is about to, killed): reap it, kill
@@ -184,7 +192,7 @@ static void finish_exec(struct supervisor *s, struct exec_slot *e)
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(e->cg, &st, NULL);
         struct sess_reply rep = {.kind = SESS_REPLY_RESULT, .pid = e->l.pid};
-        fill_exec_result(e, &si, &st, &rep.result);
+        fill_exec_result(e, &si, &st, workspace_full(s->workspace_fd), &rep.result);
         if (e->conn >= 0)
                 (void) send_reply(e->conn, &rep, -1);
         e->conn = safe_close(e->conn);

@@ -535,3 +535,27 @@ Test(session, sigterm_to_the_supervisor_destroys_it_cleanly, .timeout = 30)
         /* No gc needed: state, cgroups and processes are gone. */
         sess_end(&t);
 }
+
+Test(session, disk_full_and_output_limit_boundaries, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"disk_limit", "1M", "output_limit", "64", NULL});
+        psrun_exec_result res = sess_sh(&t, "head -c 2000000 /dev/zero > /workspace/f", NULL);
+        cr_expect_neq(res.result.exit_code, 0);
+        cr_expect_str_eq(res.result.reason, "disk_full");
+        psrun_exec_result_free(&res);
+        sess_sh_ok(&t, "rm /workspace/f");
+        /* Exactly the limit: all of it. One byte more: 32 + marker + 32. */
+        res = sess_sh(&t, "head -c 64 /dev/zero | tr '\\0' a", NULL);
+        cr_expect_eq(res.stdout_len, 64);
+        cr_expect(!res.stdout_truncated);
+        psrun_exec_result_free(&res);
+        res = sess_sh(&t, "head -c 65 /dev/zero | tr '\\0' a", NULL);
+        cr_expect(res.stdout_truncated);
+        cr_expect_eq(res.stdout_bytes, 65);
+        cr_expect_str_eq(res.stdout_data,
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n[... 1 bytes omitted ...]\n"
+                         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+        psrun_exec_result_free(&res);
+        sess_end(&t);
+}
