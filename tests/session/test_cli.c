@@ -83,6 +83,9 @@ Test(session_cli, bad_input_is_one_line_and_exit_125, .timeout = 30)
                 {{"session", "create", "-o", "memory_limit=lots"}, "memory_limit"},
                 {{"session", "create", "--name", "t"}, "name"},
                 {{"session", "frobnicate"}, "frobnicate"},
+                {{"session"}, "command"},
+                {{"session", "write", "t"}, "usage"},
+                {{"session", "ls", "t", "/etc"}, "dir"},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 cli(&r, cases[i].argv);
