@@ -15,6 +15,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -101,6 +102,11 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
         if (r < 0)
                 return psrun_error_errno(err, r == -ECONNREFUSED ? ESRCH : r,
                                          "session: connect to its supervisor");
+        /* Bounded: a supervisor that does not answer is an error, not a
+         * hang (its first reply comes at once; an exec's result is read
+         * only once poll says it is there). */
+        struct timeval tv = {.tv_sec = 30};
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         struct iovec iov[2] = {{(void *) req, sizeof(*req)}, {(void *) payload, payload_len}};
         union {
                 char buf[CMSG_SPACE(3 * sizeof(int))];
