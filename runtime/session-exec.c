@@ -471,6 +471,12 @@ PSRUN_PUBLIC void psrun_exec_result_free(psrun_exec_result *res)
         res->stdout_len = res->stderr_len = 0;
 }
 
+static void write_stream(FILE *f, const char *key, const char *data, size_t len)
+{
+        fprintf(f, ",\"%s\":", key);
+        json_write_bytes(f, data, len);
+}
+
 PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int fd)
 {
         if (!res)
@@ -498,10 +504,8 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
                 fputs(",\"error\":", f);
                 json_write_string(f, r->error);
         }
-        fputs(",\"stdout\":", f);
-        json_write_bytes(f, res->stdout_data, res->stdout_len);
-        fputs(",\"stderr\":", f);
-        json_write_bytes(f, res->stderr_data, res->stderr_len);
+        write_stream(f, "stdout", res->stdout_data, res->stdout_len);
+        write_stream(f, "stderr", res->stderr_data, res->stderr_len);
         fprintf(f,
                 ",\"stdout_bytes\":%llu,\"stderr_bytes\":%llu,\"stdout_truncated\":%s,"
                 "\"stderr_truncated\":%s}\n",

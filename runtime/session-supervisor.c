@@ -34,7 +34,6 @@
 #include "common/signals.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/launch.h"
-#include "runtime/oci/plan.h"
 #include "runtime/run.h"
 #include "runtime/session.h"
 
@@ -685,6 +684,7 @@ static int open_workspace(struct supervisor *s, psrun_error *err)
 static int make_template(struct supervisor *s, psrun_error *err)
 {
         struct plan *t = &s->tmpl;
+        uint64_t init_flags = t->clone_flags;
         t->clone_flags = 0;
         t->uid_map[0] = t->gid_map[0] = '\0';
         t->root = PLAN_ROOT_JOINED;
@@ -695,7 +695,9 @@ static int make_template(struct supervisor *s, psrun_error *err)
         t->hostname = NULL;
         rootfs_plan_free(&t->rootfs);
         memset(&t->rootfs, 0, sizeof(t->rootfs));
-        t->join_flags = oci_namespaces_to_join(s->init.pid);
+        /* Every namespace init was made with but the pid one, which is
+         * entered for our children below. */
+        t->join_flags = init_flags & ~(uint64_t) CLONE_NEWPID;
         t->join_pidfd = fcntl(s->init.pidfd, F_DUPFD_CLOEXEC, 3);
         if (t->join_pidfd < 0)
                 return psrun_error_errno(err, errno, "session: pidfd");
