@@ -220,9 +220,9 @@ Test(session, a_large_flood_keeps_our_memory_small, .timeout = 60)
         sess_start(&t, NULL);
         struct rusage before, after;
         getrusage(RUSAGE_SELF, &before);
-        /* 1 GiB, or as much as 20 s allow (an emulated VM is slow): the
+        /* 1 GiB, or as much as 12 s allow (an emulated VM is slow): the
          * point is that our memory does not follow. */
-        psrun_exec_options o = {.timeout_ms = 20000};
+        psrun_exec_options o = {.timeout_ms = 12000};
         psrun_exec_result res = sess_sh(&t, "head -c 1073741824 /dev/zero", &o);
         getrusage(RUSAGE_SELF, &after);
         if (strcmp(res.result.reason, "exited") == 0)
