@@ -83,7 +83,7 @@ Test(session_cli, bad_input_is_one_line_and_exit_125, .timeout = 30)
                 {{"session", "create", "-o", "memory_limit=lots"}, "memory_limit"},
                 {{"session", "create", "--name", "t"}, "name"},
                 {{"session", "frobnicate"}, "frobnicate"},
-                {{"session"}, "command"},
+                {{"session"}, "COMMAND"},
                 {{"session", "write", "t"}, "usage"},
                 {{"session", "ls", "t", "/etc"}, "dir"},
         };
