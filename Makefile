@@ -41,7 +41,7 @@ ARCHIVE := $(BUILD)/libpsrun-internal.a
 SHARED := $(BUILD)/libpsrun.so
 PSRUN := $(BUILD)/psrun
 
-TEST_TIERS := unit kernel integration escape oci
+TEST_TIERS := unit kernel integration escape oci session
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
@@ -108,7 +108,17 @@ $(BUILD)/tests/helper/%: tests/helper/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -static -o $@ $<
 
-tests: $(PSRUN) $(SHARED) $(TEST_BINS) $(HELPERS)
+# docs/api.md's example, compiled from the document itself against the
+# public header and libpsrun.so only (run by the session tier).
+API_EXAMPLE := $(BUILD)/examples/api-example
+$(API_EXAMPLE): docs/api.md include/psrun.h $(SHARED)
+	@mkdir -p $(dir $@)
+	ln -sf libpsrun.so $(BUILD)/libpsrun.so.0
+	sed -n '/^```c api-example$$/,/^```$$/p' $< | sed '1d;$$d' > $@.c
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude -o $@ $@.c -L$(BUILD) \
+		-l:libpsrun.so -Wl,-rpath,$(abspath $(BUILD))
+
+tests: $(PSRUN) $(SHARED) $(TEST_BINS) $(HELPERS) $(API_EXAMPLE)
 
 # `make check` is the README's test command and what CI runs: every tier on
 # this host, then the kernel matrix (docs/testing.md) in a cgroup v2 +

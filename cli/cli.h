@@ -128,3 +128,8 @@ int cli_wants_oci_run(int argc, char **argv);
  * already runs from one (cli/sealed.c); returns only on failure (-errno) or
  * when already sealed (0). argv: main's, whole. */
 int cli_reexec_sealed(char **argv, psrun_error *err);
+
+/* `psrun session SUBCOMMAND ...` (cli/session-cli.c; argv[0] is the
+ * subcommand) and its help text. */
+int cli_cmd_session(int argc, char **argv);
+extern const char cli_session_help[];

@@ -160,6 +160,10 @@ static const struct option_def gc_options[] = {
 
 static int cmd_gc(struct cli_call *c, psrun_error *err)
 {
+        /* Sessions first: their cgroups are named in their state. */
+        int sessions = psrun_session_gc(NULL, err);
+        if (sessions < 0)
+                return sessions;
         int r = cgroup_gc(c->value[GC_CGROUP_PARENT], err);
         if (r < 0)
                 return r;
@@ -183,6 +187,8 @@ static int cmd_gc(struct cli_call *c, psrun_error *err)
                "leftover network%s\n",
                r, r == 1 ? "" : "s", containers, containers == 1 ? "" : "s", networks,
                networks == 1 ? "" : "s");
+        if (sessions > 0)
+                printf("removed %d dead session%s\n", sessions, sessions == 1 ? "" : "s");
         return 0;
 }
 
@@ -206,15 +212,24 @@ static int cmd_version(struct cli_call *c, psrun_error *err)
 
 static int cmd_help(struct cli_call *c, psrun_error *err);
 
+/* `psrun session COMMAND ...`: its own small dispatcher (cli/session-cli.c),
+ * which prints its errors and returns the exit status. */
+static int cmd_session(struct cli_call *c, psrun_error *err)
+{
+        return cli_cmd_session(c->n_args, c->args);
+}
+
 static const struct command commands[] = {
         {"run", cmd_run, "[OPTIONS] [--]", "CMD [ARGS...]", 0, CLI_UNBOUNDED,
          "run a command in a new sandbox and wait for it", run_options, 0},
         {"policy", cmd_policy, "[--policy FILE] [-o KEY=VALUE]...", "", 0, 0,
          "print the effective policy (defaults, then the file, then -o) as JSON", policy_options,
          0},
+        {"session", cmd_session, "", "COMMAND [ARGS...]", 1, CLI_UNBOUNDED,
+         "long-lived sandboxes: create, exec, write, read, ls, rm, list, destroy", NULL, 0},
         {"gc", cmd_gc, "[OPTIONS]", "", 0, 0,
-         "remove cgroups, veths, nft tables and address leases left behind by psrun runs that "
-         "were killed",
+         "remove what killed psrun runs and dead sessions left behind: cgroups, OCI "
+         "containers, veths, nft tables and address leases",
          gc_options, 0},
         {"version", cmd_version, "", "", 0, 0, "print the version", NULL, 0},
         {"help", cmd_help, "", "[COMMAND]", 0, 1, "show help for psrun or a command", NULL, 0},
@@ -273,6 +288,8 @@ static void print_help(const char *name)
                        cmd->summary);
                 printf("\nOptions:\n");
                 cli_print_options(stdout, cmd->options);
+                if (cmd->run == cmd_session)
+                        fputs(cli_session_help, stdout);
                 if (cmd->run == cmd_run)
                         printf("\nPolicy keys: see psrun-policy(5). Exit status: the command's "
                                "(128+N if killed by signal N);\n125 if psrun failed, 126/127 if "

@@ -3,8 +3,10 @@
 
 #include <stdint.h>
 
-/* Length of a valid UTF-8 sequence at p, or 0 if invalid. */
-static int utf8_len(const unsigned char *p)
+#include <string.h>
+
+/* Length of a valid UTF-8 sequence at p (avail bytes left), or 0 if invalid. */
+static int utf8_len(const unsigned char *p, size_t avail)
 {
         if (p[0] < 0x80)
                 return 1;
@@ -12,6 +14,8 @@ static int utf8_len(const unsigned char *p)
                 : p[0] >= 0xe0                ? 3
                 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2
                                               : 0;
+        if ((size_t) n > avail)
+                return 0;
         for (int i = 1; i < n; i++)
                 if ((p[i] & 0xc0) != 0x80)
                         return 0;
@@ -20,8 +24,14 @@ static int utf8_len(const unsigned char *p)
 
 void json_write_string(FILE *f, const char *s)
 {
+        json_write_bytes(f, s, s ? strlen(s) : 0);
+}
+
+void json_write_bytes(FILE *f, const char *s, size_t len)
+{
         fputc('"', f);
-        for (const unsigned char *p = (const unsigned char *) s; p && *p;) {
+        const unsigned char *end = (const unsigned char *) s + len;
+        for (const unsigned char *p = (const unsigned char *) s; p && p < end;) {
                 unsigned char ch = *p;
                 if (ch == '"' || ch == '\\') {
                         fputc('\\', f);
@@ -40,7 +50,7 @@ void json_write_string(FILE *f, const char *s)
                         fprintf(f, "\\u%04x", ch);
                         p++;
                 } else {
-                        int n = utf8_len(p);
+                        int n = utf8_len(p, (size_t) (end - p));
                         if (n == 0) {
                                 fprintf(f, "\\u%04x", ch);
                                 p++;

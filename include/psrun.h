@@ -16,6 +16,7 @@
  * exits; notes (such as a skipped optional layer) go to a log callback.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -72,6 +73,164 @@ PSRUN_PUBLIC int psrun_run(const psrun_policy *policy, char *const argv[],
 
 /* Write the result as one line of JSON (with a newline) to fd. */
 PSRUN_PUBLIC int psrun_result_write_json(const psrun_result *result, int fd);
+
+/*
+ * Sessions (docs/sessions.md): a long-lived sandbox made from a policy, many
+ * commands run in it, files moved in and out, then destroyed. Each session
+ * has one small supervisor process of its own (no daemon) that outlives the
+ * caller unless tie_to_caller is set. Only root may create or use sessions.
+ *
+ * Thread safety: a psrun_session handle is immutable after create/open and
+ * may be used by any number of threads at once (each call opens its own
+ * connection to the supervisor); psrun_session_destroy/close must not race
+ * other calls on the same handle. A psrun_exec_handle belongs to one thread
+ * at a time. Every other function here is safe to call from any thread.
+ */
+typedef struct psrun_session psrun_session;
+
+typedef struct psrun_session_options {
+        const char *name;          /* the session's id; NULL: a random one */
+        const char *state_dir;     /* NULL: $PSRUN_SESSION_ROOT, else /run/psrun-sessions */
+        const char *cgroup_parent; /* NULL: below the caller's own cgroup */
+        int tie_to_caller;         /* nonzero: destroyed when the calling process exits */
+} psrun_session_options;
+
+/* Start a session under policy (which may be freed afterwards). The
+ * sandbox is up and /workspace empty when this returns. */
+PSRUN_PUBLIC int psrun_session_create(const psrun_policy *policy,
+                                      const psrun_session_options *options, psrun_session **session,
+                                      psrun_error *err);
+/* A handle to a live session by id, from any process of root's. -ENOENT:
+ * no such session; -ESRCH: its supervisor is dead (see `psrun gc`). */
+PSRUN_PUBLIC int psrun_session_open(const char *id, const char *state_dir, psrun_session **session,
+                                    psrun_error *err);
+PSRUN_PUBLIC const char *psrun_session_id(const psrun_session *session);
+/* Kill every process of the session, remove its cgroups and state; frees
+ * the handle whatever happens. A dead session's leftovers are removed too. */
+PSRUN_PUBLIC int psrun_session_destroy(psrun_session *session, psrun_error *err);
+/* Free the handle only; the session goes on. NULL-safe. */
+PSRUN_PUBLIC void psrun_session_close(psrun_session *session);
+
+typedef struct psrun_session_info {
+        char id[65];
+        int alive;             /* 0: the supervisor died (`psrun gc` removes it) */
+        int supervisor_pid;    /* 0 when not alive */
+        uint64_t created_unix; /* seconds since the epoch */
+        unsigned running_execs;
+} psrun_session_info;
+
+/* Every session under state_dir (NULL: as for options), sorted by id.
+ * *list is malloc'd (free()); 0 entries: *list NULL. */
+PSRUN_PUBLIC int psrun_session_list(const char *state_dir, psrun_session_info **list, size_t *n,
+                                    psrun_error *err);
+/* Remove sessions whose supervisor died; returns how many. */
+PSRUN_PUBLIC int psrun_session_gc(const char *state_dir, psrun_error *err);
+
+enum psrun_stdin {
+        PSRUN_STDIN_NONE = 0, /* /dev/null */
+        PSRUN_STDIN_BYTES,    /* stdin_data, stdin_len, then EOF */
+        PSRUN_STDIN_FD,       /* stdin_fd, passed as it is */
+        PSRUN_STDIN_PIPE,     /* psrun_exec_write_stdin / psrun_exec_close_stdin */
+};
+
+/* stream: 1 stdout, 2 stderr. Called in the thread that waits. */
+typedef void (*psrun_output_fn)(void *userdata, int stream, const char *data, size_t len);
+
+typedef struct psrun_exec_options {
+        const char *cwd;        /* NULL: the policy's workdir */
+        const char *const *env; /* NAME=value additions, NULL-terminated; may be NULL */
+        enum psrun_stdin stdin_mode;
+        const void *stdin_data;
+        size_t stdin_len;
+        int stdin_fd;
+        uint64_t timeout_ms;   /* 0: the policy's timeout */
+        uint64_t output_limit; /* bytes kept per stream; 0: the policy's output_limit */
+        /* Streaming: each chunk as it arrives (it is also kept in the result). */
+        psrun_output_fn on_output;
+        void *userdata;
+        /* Nonzero: the command's stdout/stderr are these fds, not captured. */
+        int pass_output;
+        int stdout_fd, stderr_fd;
+} psrun_exec_options;
+
+typedef struct psrun_exec_result {
+        psrun_result result; /* as psrun_run's; reason also "disk_full": the command
+                              * failed while /workspace was full */
+        /* What was kept: all of it, or the first and last output_limit/2
+         * bytes with one line `[... N bytes omitted ...]` between them.
+         * NUL-terminated for convenience (the data may hold NULs too). */
+        char *stdout_data, *stderr_data;
+        size_t stdout_len, stderr_len;
+        uint64_t stdout_bytes, stderr_bytes; /* what the command wrote */
+        int stdout_truncated, stderr_truncated;
+} psrun_exec_result;
+
+/* Run argv (NULL-terminated) in the session and wait. Each exec has its own
+ * cgroup with the policy's limits and its own timeout: a runaway exec is
+ * killed as a tree and the session lives on. Returns 0 when the command
+ * ran (whatever it did), -errno when it could not be started. */
+PSRUN_PUBLIC int psrun_exec(psrun_session *session, char *const argv[],
+                            const psrun_exec_options *options, psrun_exec_result *result,
+                            psrun_error *err);
+/* The same with `/bin/sh -c command`. */
+PSRUN_PUBLIC int psrun_exec_shell(psrun_session *session, const char *command,
+                                  const psrun_exec_options *options, psrun_exec_result *result,
+                                  psrun_error *err);
+PSRUN_PUBLIC void psrun_exec_result_free(psrun_exec_result *result);
+/* One JSON line: psrun run --json's fields plus stdout, stderr (as JSON
+ * strings), stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated. */
+PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *result, int fd);
+
+/* A running exec, for streaming and interactive use. */
+typedef struct psrun_exec_handle psrun_exec_handle;
+PSRUN_PUBLIC int psrun_exec_start(psrun_session *session, char *const argv[],
+                                  const psrun_exec_options *options, psrun_exec_handle **handle,
+                                  psrun_error *err);
+/* Writes all of data (stdin_mode PSRUN_STDIN_PIPE), delivering output that
+ * arrives meanwhile. -EPIPE: the command closed its stdin. */
+PSRUN_PUBLIC int psrun_exec_write_stdin(psrun_exec_handle *handle, const void *data, size_t len,
+                                        psrun_error *err);
+PSRUN_PUBLIC int psrun_exec_close_stdin(psrun_exec_handle *handle);
+PSRUN_PUBLIC int psrun_exec_signal(psrun_exec_handle *handle, int sig, psrun_error *err);
+/* Wait for the end, fill result, free the handle. */
+PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *handle, psrun_exec_result *result,
+                                 psrun_error *err);
+
+/*
+ * Files in /workspace, host-side, binary-safe. path is relative to
+ * /workspace or absolute under it; it is resolved inside the workspace
+ * only (openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS from a directory
+ * fd): a symlink or `..` planted by the sandbox never leads out of it.
+ */
+/* Create or replace path atomically (temp file + rename), parents created,
+ * owned by the sandbox's user. A full workspace is -ENOSPC. */
+PSRUN_PUBLIC int psrun_write_file(psrun_session *session, const char *path, const void *data,
+                                  size_t len, unsigned mode, psrun_error *err);
+
+typedef struct psrun_file_data {
+        char *data;    /* malloc'd, NUL-terminated */
+        size_t len;    /* bytes read */
+        uint64_t size; /* the file's size */
+        int truncated; /* more follows after offset + len */
+} psrun_file_data;
+
+/* Up to max_bytes (0: all) from offset. Only regular files. */
+PSRUN_PUBLIC int psrun_read_file(psrun_session *session, const char *path, uint64_t offset,
+                                 size_t max_bytes, psrun_file_data *out, psrun_error *err);
+
+typedef struct psrun_file_entry {
+        char *name;       /* relative to the listed directory */
+        const char *type; /* "file" "dir" "symlink" "fifo" "socket" "char" "block" */
+        uint64_t size;
+        unsigned mode; /* permission bits */
+        int64_t mtime; /* seconds since the epoch */
+} psrun_file_entry;
+
+PSRUN_PUBLIC int psrun_list_files(psrun_session *session, const char *dir, int recursive,
+                                  psrun_file_entry **entries, size_t *n, psrun_error *err);
+PSRUN_PUBLIC void psrun_file_entries_free(psrun_file_entry *entries, size_t n);
+/* Remove a file, symlink or directory tree (never following a symlink). */
+PSRUN_PUBLIC int psrun_remove(psrun_session *session, const char *path, psrun_error *err);
 
 PSRUN_PUBLIC const char *psrun_version(void);
 

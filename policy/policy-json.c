@@ -91,6 +91,14 @@ int policy_write_json(const struct policy *p, FILE *f)
         char ms[32];
         snprintf(ms, sizeof(ms), "%" PRIu64 "ms", p->timeout_ms);
         json_write_string(f, ms);
+        key(f, &first, "idle_timeout");
+        snprintf(ms, sizeof(ms), "%" PRIu64 "ms", p->idle_timeout_ms);
+        json_write_string(f, ms);
+        key(f, &first, "lifetime");
+        snprintf(ms, sizeof(ms), "%" PRIu64 "ms", p->lifetime_ms);
+        json_write_string(f, ms);
+        key(f, &first, "output_limit");
+        size_value(f, p->output_limit);
         key(f, &first, "env");
         fputc('{', f);
         for (size_t i = 0; i < p->n_env; i++) {

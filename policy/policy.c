@@ -363,6 +363,9 @@ int policy_init(struct policy *p)
                 .pids_limit = POLICY_DEFAULT_PIDS_LIMIT,
                 .disk_limit = POLICY_DEFAULT_DISK_LIMIT,
                 .timeout_ms = POLICY_DEFAULT_TIMEOUT_MS,
+                .idle_timeout_ms = POLICY_DEFAULT_IDLE_TIMEOUT_MS,
+                .lifetime_ms = POLICY_DEFAULT_LIFETIME_MS,
+                .output_limit = POLICY_DEFAULT_OUTPUT_LIMIT,
                 .readonly_rootfs = true,
                 .uid = POLICY_DEFAULT_UID,
                 .gid = POLICY_DEFAULT_GID,
@@ -568,6 +571,12 @@ static const struct range_check {
          format_uint64},
         {"sigpending_limit", offsetof(struct policy, sigpending_limit), 0, POLICY_QUOTA_MAX,
          format_uint64},
+        {"idle_timeout", offsetof(struct policy, idle_timeout_ms), 0, POLICY_TIMEOUT_MS_MAX,
+         format_duration_ms},
+        {"lifetime", offsetof(struct policy, lifetime_ms), 0, POLICY_TIMEOUT_MS_MAX,
+         format_duration_ms},
+        {"output_limit", offsetof(struct policy, output_limit), POLICY_OUTPUT_LIMIT_MIN,
+         POLICY_OUTPUT_LIMIT_MAX, format_size},
 };
 
 static int check_ranges(const struct policy *p, psrun_error *err)

@@ -8,15 +8,12 @@
 
 #include "common/cleanup.h"
 #include "policy/policy.h"
+#include "runtime/api-internal.h"
 #include "runtime/run.h"
 
 #ifndef PSRUN_VERSION
 #define PSRUN_VERSION "0.1.0"
 #endif
-
-struct psrun_policy {
-        struct policy p;
-};
 
 PSRUN_PUBLIC psrun_policy *psrun_policy_new(void)
 {

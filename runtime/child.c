@@ -998,19 +998,22 @@ static int command_main(void *arg)
  * namespace, so no background process outlives the command. */
 static _Noreturn void run_init(struct child_ctx *c, const sigset_t *waitset)
 {
+        pid_t main_pid = 0; /* a session's init has no command */
+        if (!c->plan->init_only) {
 #if defined(__SANITIZE_ADDRESS__)
-        /* ASan cannot follow the switch to command_stack: in sanitizer builds
-         * the command gets a copy of init's memory instead (a raw clone, not
-         * fork(), which would take glibc's locks). */
-        pid_t main_pid = (pid_t) syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
-        if (main_pid == 0)
-                become_command(c);
+                /* ASan cannot follow the switch to command_stack: in sanitizer
+                 * builds the command gets a copy of init's memory instead (a
+                 * raw clone, not fork(), which would take glibc's locks). */
+                main_pid = (pid_t) syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+                if (main_pid == 0)
+                        become_command(c);
 #else
-        pid_t main_pid = clone(command_main, command_stack + sizeof(command_stack),
-                               CLONE_VM | CLONE_VFORK | SIGCHLD, c);
+                main_pid = clone(command_main, command_stack + sizeof(command_stack),
+                                 CLONE_VM | CLONE_VFORK | SIGCHLD, c);
 #endif
-        if (main_pid < 0)
-                fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
+                if (main_pid < 0)
+                        fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
+        }
 
         /* Nothing of the command may reach or inspect pid 1: no capabilities
          * but CAP_KILL, not dumpable (so not ptrace-able, /proc/1/mem
@@ -1022,6 +1025,12 @@ static _Noreturn void run_init(struct child_ctx *c, const sigset_t *waitset)
         if (fd > 0)
                 (void) syscall(SYS_close_range, 0, (unsigned) fd - 1, 0);
         (void) syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0);
+        if (c->plan->init_only) {
+                /* The session's supervisor waits for this before it accepts
+                 * execs; after it, nothing more is ever sent. */
+                struct child_msg m = {.kind = CHILD_MSG_READY};
+                send_msg(fd, &m);
+        }
 
         for (;;) {
                 siginfo_t si;
@@ -1029,7 +1038,10 @@ static _Noreturn void run_init(struct child_ctx *c, const sigset_t *waitset)
                 if (sig < 0)
                         continue;
                 if (sig != SIGCHLD) {
-                        (void) kill(main_pid, sig);
+                        /* Never kill(0 or -1, ...): a session's init has no
+                         * command to forward to. */
+                        if (main_pid > 0)
+                                (void) kill(main_pid, sig);
                         continue;
                 }
                 for (;;) {

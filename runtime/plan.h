@@ -109,6 +109,9 @@ struct plan {
         char **envp;
         const char *path_env; /* PATH value used to find argv[0], points into envp */
         bool use_init;        /* a tiny init as pid 1 that reaps and forwards signals */
+        /* A session's init: no command; pid 1 reports READY once set up and
+         * then only reaps, until it is killed (runtime/session-supervisor.c). */
+        bool init_only;
         struct plan_rlimit rlimits[PLAN_MAX_RLIMITS];
         size_t n_rlimits;
         struct plan_user_quota user_quotas[PLAN_MAX_USER_QUOTAS];

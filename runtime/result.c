@@ -7,9 +7,10 @@
 #include "common/json.h"
 
 static const char *const reason_names[_RUN_REASON_MAX] = {
-        [RUN_REASON_EXITED] = "exited",   [RUN_REASON_SIGNALED] = "signaled",
-        [RUN_REASON_TIMEOUT] = "timeout", [RUN_REASON_OOM] = "oom",
-        [RUN_REASON_PIDS] = "pids",       [RUN_REASON_SETUP_ERROR] = "setup_error",
+        [RUN_REASON_EXITED] = "exited",       [RUN_REASON_SIGNALED] = "signaled",
+        [RUN_REASON_TIMEOUT] = "timeout",     [RUN_REASON_OOM] = "oom",
+        [RUN_REASON_PIDS] = "pids",           [RUN_REASON_SETUP_ERROR] = "setup_error",
+        [RUN_REASON_DISK_FULL] = "disk_full",
 };
 
 const char *run_reason_to_string(enum run_reason r)

@@ -13,6 +13,7 @@ enum run_reason {
         RUN_REASON_OOM,
         RUN_REASON_PIDS,
         RUN_REASON_SETUP_ERROR,
+        RUN_REASON_DISK_FULL, /* sessions: failed with the workspace full */
         _RUN_REASON_MAX,
 };
 

@@ -20,8 +20,8 @@ for arg in "$@"; do
 	esac
 done
 export PSRUN_BUILD=$BUILD
-TIERS="unit kernel integration escape oci"
-ROOT_TIERS="kernel integration escape oci"
+TIERS="unit kernel integration escape oci session"
+ROOT_TIERS="kernel integration escape oci session"
 
 total_pass=0
 total_fail=0

@@ -27,6 +27,7 @@ apparmor     kernel       apparmor/*
 integration  integration  *
 escape       escape       *
 oci          oci          *
+session      session      *
 "}
 # Groups also run on this host for the matrix's first column (0: VM only).
 VM_HOST_COLUMN=${VM_HOST_COLUMN:-1}

@@ -408,6 +408,29 @@ Test(policy, timeout)
                      "policy.yaml:1:10: timeout: expected a duration, got a list");
 }
 
+/* Session keys (docs/sessions.md): 0 means "none" for the two durations. */
+Test(policy, session_keys)
+{
+        struct policy p;
+        load_ok(&p, "idle_timeout: 10m\nlifetime: 0\noutput_limit: 4K\n");
+        cr_expect_eq(p.idle_timeout_ms, 600000);
+        cr_expect_eq(p.lifetime_ms, 0);
+        cr_expect_eq(p.output_limit, 4096);
+        policy_free(&p);
+        load_ok(&p, "lifetime: 2h\n");
+        cr_expect_eq(p.idle_timeout_ms, POLICY_DEFAULT_IDLE_TIMEOUT_MS);
+        cr_expect_eq(p.lifetime_ms, 7200000);
+        cr_expect_eq(p.output_limit, POLICY_DEFAULT_OUTPUT_LIMIT);
+        policy_free(&p);
+        expect_error("idle_timeout: 31d", ERANGE,
+                     "policy.yaml:1:15: idle_timeout: \"31d\" is too large (at most 30d)");
+        expect_error("lifetime: soon", EINVAL,
+                     "policy.yaml:1:11: lifetime: \"soon\" is not a duration (use e.g. 2h, 0 for "
+                     "none)");
+        expect_error("output_limit: 10", ERANGE,
+                     "policy.yaml:1:15: output_limit: \"10\" is too small (at least 64)");
+}
+
 Test(policy, env_forms)
 {
         struct policy p;

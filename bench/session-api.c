@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench/session-api.c: what an embedder pays, in process, through the public
+ * API only (built and run by bench/session.sh):
+ *   exec    psrun_exec of `true` into a live session (N times)
+ *   create  psrun_session_create + psrun_session_destroy
+ *   files   psrun_write_file then psrun_read_file of 100 MiB of binary data
+ *   flood   this process's peak RSS while an exec prints 1 GiB
+ */
+#include <psrun.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+        double x = *(const double *) a, y = *(const double *) b;
+        return x < y ? -1 : x > y;
+}
+
+static void report(const char *name, double *v, int n)
+{
+        qsort(v, (size_t) n, sizeof(*v), cmp);
+        printf("%-24s median %7.3f ms  p90 %7.3f ms  min %7.3f ms  (n=%d)\n", name, v[n / 2],
+               v[n * 9 / 10], v[0], n);
+}
+
+int main(int argc, char **argv)
+{
+        int runs = argc > 1 ? atoi(argv[1]) : 200;
+        if (runs < 10)
+                runs = 10;
+        psrun_error err = {0};
+        psrun_policy *p = psrun_policy_new();
+        psrun_session *s;
+        if (psrun_session_create(p, NULL, &s, &err) < 0) {
+                fprintf(stderr, "create: %s\n", err.msg);
+                return 1;
+        }
+        double *v = calloc((size_t) runs, sizeof(double));
+        char *argv_true[] = {"true", NULL};
+        for (int i = 0; i < runs + 10; i++) {
+                psrun_exec_result res;
+                double t0 = now_ms();
+                if (psrun_exec(s, argv_true, NULL, &res, &err) < 0 || res.result.exit_code) {
+                        fprintf(stderr, "exec: %s %s\n", err.msg, res.result.error);
+                        return 1;
+                }
+                if (i >= 10)
+                        v[i - 10] = now_ms() - t0;
+                psrun_exec_result_free(&res);
+        }
+        report("exec true (API)", v, runs);
+
+        size_t size = 100U << 20;
+        char *big = malloc(size);
+        for (size_t i = 0; i < size; i++)
+                big[i] = (char) (i * 2654435761U >> 13);
+        double t0 = now_ms();
+        if (psrun_write_file(s, "big", big, size, 0644, &err) < 0) {
+                fprintf(stderr, "write: %s\n", err.msg);
+                return 1;
+        }
+        double t1 = now_ms();
+        psrun_file_data d;
+        if (psrun_read_file(s, "big", 0, 0, &d, &err) < 0 || d.len != size ||
+            memcmp(d.data, big, size) != 0) {
+                fprintf(stderr, "read: %s\n", err.msg);
+                return 1;
+        }
+        double t2 = now_ms();
+        printf("%-24s write %6.0f ms (%.2f GB/s)  read %6.0f ms (%.2f GB/s)\n", "100 MiB file",
+               t1 - t0, size / (t1 - t0) / 1e6, t2 - t1, size / (t2 - t1) / 1e6);
+        free(d.data);
+        free(big);
+
+        struct rusage before, after;
+        getrusage(RUSAGE_SELF, &before);
+        psrun_exec_result res;
+        t0 = now_ms();
+        psrun_exec_shell(s, "head -c 1073741824 /dev/zero", NULL, &res, &err);
+        getrusage(RUSAGE_SELF, &after);
+        printf("%-24s %.0f ms, %llu bytes, peak RSS %ld KiB (grew %ld KiB)\n", "1 GiB of output",
+               now_ms() - t0, (unsigned long long) res.stdout_bytes, after.ru_maxrss,
+               after.ru_maxrss - before.ru_maxrss);
+        psrun_exec_result_free(&res);
+        psrun_session_destroy(s, NULL);
+
+        int n = runs / 10 > 10 ? runs / 10 : 10;
+        for (int i = 0; i < n; i++) {
+                t0 = now_ms();
+                if (psrun_session_create(p, NULL, &s, &err) < 0 ||
+                    psrun_session_destroy(s, &err) < 0) {
+                        fprintf(stderr, "create/destroy: %s\n", err.msg);
+                        return 1;
+                }
+                v[i] = now_ms() - t0;
+        }
+        report("create + destroy (API)", v, n);
+        psrun_policy_free(p);
+        free(v);
+        return 0;
+}

@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Host-side files of a session's /workspace (psrun_write_file, _read_file,
+ * _list_files, _remove). The supervisor hands us an O_PATH fd of the
+ * workspace's root (opened before any sandboxed code ran); every path is
+ * resolved from it with openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS),
+ * so `..`, absolute symlinks and /proc magic links planted by the sandbox
+ * all stay inside the workspace. The last component is never followed when
+ * something is created, replaced or removed (renameat/unlinkat act on the
+ * name itself), and nothing but a regular file is ever opened for reading:
+ * O_PATH first, fstat, then a reopen of that very inode.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fileio.h"
+#include "runtime/session.h"
+
+#define WORKSPACE         "/workspace"
+#define LIST_MAX_ENTRIES  100000
+#define LIST_MAX_DEPTH    64
+#define RESOLVE_WORKSPACE (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+
+struct ws {
+        int fd; /* O_PATH of the workspace's root */
+        uid_t uid;
+        gid_t gid;
+        uint64_t disk_limit;
+};
+
+static int ws_open(psrun_session *s, struct ws *w, psrun_error *err)
+{
+        if (!s)
+                return psrun_error_set(err, EINVAL, "session: no session given");
+        struct sess_req req = {.op = SESS_OP_WORKSPACE};
+        struct sess_reply rep;
+        int fd = -1;
+        int r = session_call(session_dir(s), &req, NULL, 0, NULL, 0, &rep, &fd, NULL, err);
+        if (r < 0)
+                return r;
+        if (fd < 0)
+                return psrun_error_set(err, EPROTO, "session: no workspace fd in the reply");
+        *w = (struct ws){.fd = fd, .uid = rep.uid, .gid = rep.gid, .disk_limit = rep.disk_limit};
+        return 0;
+}
+
+static void ws_close(struct ws *w)
+{
+        w->fd = safe_close(w->fd);
+}
+
+/* Create and remove as the sandbox's user: the workspace's file system
+ * belongs to the sandbox's user namespace, where our own uid has no
+ * mapping (the kernel refuses to create files for it), and what we create
+ * is the sandbox user's by construction. fsuid/fsgid are per thread (the
+ * raw syscalls, which glibc's wrappers are) and drop the file-system
+ * capabilities while they are not 0: other threads are not affected. */
+struct fsids {
+        int uid, gid;
+};
+
+static struct fsids become_sandbox_user(const struct ws *w)
+{
+        struct fsids old;
+        old.gid = setfsgid(w->gid);
+        old.uid = setfsuid(w->uid);
+        return old;
+}
+
+static void restore_ids(struct fsids old)
+{
+        (void) setfsuid((uid_t) old.uid);
+        (void) setfsgid((gid_t) old.gid);
+}
+
+/* "x/y", "/workspace/x/y" -> "x/y"; "/workspace" -> "."; anything else
+ * absolute is refused (named in the message). */
+static int workspace_relative(const char *field, const char *path, const char **rel,
+                              psrun_error *err)
+{
+        if (!path || !path[0])
+                return psrun_error_set(err, EINVAL, "%s: empty path", field);
+        if (path[0] != '/') {
+                *rel = path;
+                return 0;
+        }
+        size_t n = strlen(WORKSPACE);
+        if (strncmp(path, WORKSPACE, n) == 0 && (path[n] == '\0' || path[n] == '/')) {
+                const char *p = path + n;
+                while (*p == '/')
+                        p++;
+                *rel = *p ? p : ".";
+                return 0;
+        }
+        return psrun_error_set(err, EPERM, "%s: `%s` is outside " WORKSPACE, field, path);
+}
+
+static int resolve(const struct ws *w, const char *rel, uint64_t flags, mode_t mode)
+{
+        struct open_how how = {
+                .flags = flags | O_CLOEXEC, .mode = mode, .resolve = RESOLVE_WORKSPACE};
+        int fd = (int) syscall(SYS_openat2, w->fd, rel, &how, sizeof(how));
+        return fd < 0 ? -errno : fd;
+}
+
+/* Split rel into its parent directory (opened, created if asked) and last
+ * component. The last component must name something: not "." or "..". */
+static int open_parent(const struct ws *w, const char *field, const char *path, const char *rel,
+                       bool create, int *dir_fd, char name[NAME_MAX + 1], psrun_error *err)
+{
+        size_t len = strlen(rel);
+        while (len > 1 && rel[len - 1] == '/')
+                len--;
+        if (len >= PATH_MAX)
+                return psrun_error_set(err, ENAMETOOLONG, "%s: path too long", field);
+        char buf[PATH_MAX];
+        memcpy(buf, rel, len);
+        buf[len] = '\0';
+        char *slash = strrchr(buf, '/');
+        const char *last = slash ? slash + 1 : buf;
+        if (!last[0] || strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+                return psrun_error_set(err, EINVAL, "%s: `%s` does not name a file", field, path);
+        if (strlen(last) > NAME_MAX)
+                return psrun_error_set(err, ENAMETOOLONG, "%s: a name in `%s` is too long", field,
+                                       path);
+        snprintf(name, NAME_MAX + 1, "%s", last);
+        const char *parent = ".";
+        if (slash) {
+                *slash = '\0';
+                parent = buf[0] ? buf : ".";
+        }
+        int fd = resolve(w, parent, O_PATH | O_DIRECTORY, 0);
+        if (fd == -ENOENT && create) {
+                /* Create the missing parents one by one, each owned by the
+                 * sandbox's user, each resolved in the workspace again. */
+                char partial[PATH_MAX];
+                size_t plen = strlen(parent);
+                memcpy(partial, parent, plen + 1);
+                for (size_t i = 0; i <= plen; i++) {
+                        if (partial[i] != '/' && partial[i] != '\0')
+                                continue;
+                        char saved = partial[i];
+                        partial[i] = '\0';
+                        if (i > 0 && partial[i - 1] != '/') {
+                                char *cut = strrchr(partial, '/');
+                                const char *comp = cut ? cut + 1 : partial;
+                                _cleanup_close_ int up = -1;
+                                if (cut) {
+                                        *cut = '\0';
+                                        up = resolve(w, partial[0] ? partial : ".",
+                                                     O_PATH | O_DIRECTORY, 0);
+                                        *cut = '/';
+                                } else {
+                                        up = resolve(w, ".", O_PATH | O_DIRECTORY, 0);
+                                }
+                                if (up < 0)
+                                        return psrun_error_errno(err, up, "%s: `%s`", field, path);
+                                if (strcmp(comp, "..") != 0 && strcmp(comp, ".") != 0) {
+                                        if (mkdirat(up, comp, 0755) < 0 && errno != EEXIST)
+                                                return psrun_error_errno(err, errno,
+                                                                         "%s: create the "
+                                                                         "directories of `%s`",
+                                                                         field, path);
+                                }
+                        }
+                        partial[i] = saved;
+                }
+                fd = resolve(w, parent, O_PATH | O_DIRECTORY, 0);
+        }
+        if (fd < 0)
+                return psrun_error_errno(err, fd, "%s: `%s`", field, path);
+        *dir_fd = fd;
+        return 0;
+}
+
+static int write_as_user(const struct ws *wp, const char *path, const char *rel, const void *data,
+                         size_t len, unsigned mode, psrun_error *err)
+{
+        struct ws w = *wp;
+        _cleanup_close_ int dir = -1;
+        char name[NAME_MAX + 1];
+        int r = open_parent(&w, "path", path, rel, true, &dir, name, err);
+        if (r < 0)
+                return r;
+        /* A fresh name of ours, O_EXCL: nothing the sandbox planted under
+         * it is followed or reused. */
+        char tmp[64];
+        uint64_t rnd = 0;
+        if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
+                rnd ^= (uint64_t) getpid() << 20 ^ (uint64_t) (uintptr_t) &rnd;
+        snprintf(tmp, sizeof(tmp), ".psrun-write-%016llx", (unsigned long long) rnd);
+        _cleanup_close_ int fd =
+                openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "path: `%s`", path);
+        r = write_all(fd, data, len);
+        if (r >= 0 && fchmod(fd, (mode_t) (mode & 0777)) < 0)
+                r = -errno;
+        if (r >= 0 && renameat(dir, tmp, dir, name) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlinkat(dir, tmp, 0);
+                if (r == -ENOSPC || r == -EDQUOT)
+                        return psrun_error_set(err, ENOSPC,
+                                               "path: `%s`: the workspace is full (disk_limit "
+                                               "%llu bytes)",
+                                               path, (unsigned long long) w.disk_limit);
+                return psrun_error_errno(err, r, "path: `%s`", path);
+        }
+        return 0;
+}
+
+PSRUN_PUBLIC int psrun_write_file(psrun_session *s, const char *path, const void *data, size_t len,
+                                  unsigned mode, psrun_error *err)
+{
+        const char *rel;
+        int r = workspace_relative("path", path, &rel, err);
+        if (r < 0)
+                return r;
+        if (!data && len)
+                return psrun_error_set(err, EINVAL, "write_file: no data given");
+        struct ws w;
+        r = ws_open(s, &w, err);
+        if (r < 0)
+                return r;
+        struct fsids ids = become_sandbox_user(&w);
+        r = write_as_user(&w, path, rel, data, len, mode, err);
+        restore_ids(ids);
+        ws_close(&w);
+        return r;
+}
+
+PSRUN_PUBLIC int psrun_read_file(psrun_session *s, const char *path, uint64_t offset,
+                                 size_t max_bytes, psrun_file_data *out, psrun_error *err)
+{
+        if (!out)
+                return psrun_error_set(err, EINVAL, "read_file: no result given");
+        memset(out, 0, sizeof(*out));
+        const char *rel;
+        int r = workspace_relative("path", path, &rel, err);
+        if (r < 0)
+                return r;
+        struct ws w;
+        r = ws_open(s, &w, err);
+        if (r < 0)
+                return r;
+        /* O_PATH never opens the object itself: a FIFO cannot block us and
+         * a device is never opened. Only a regular file is reopened. */
+        _cleanup_close_ int opath = resolve(&w, rel, O_PATH, 0);
+        ws_close(&w);
+        if (opath < 0)
+                return psrun_error_errno(err, opath, "path: `%s`", path);
+        struct stat st;
+        if (fstat(opath, &st) < 0)
+                return psrun_error_errno(err, errno, "path: `%s`", path);
+        if (!S_ISREG(st.st_mode))
+                return psrun_error_set(err, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
+                                       "path: `%s` is not a regular file", path);
+        char self[64];
+        snprintf(self, sizeof(self), "/proc/self/fd/%d", opath);
+        _cleanup_close_ int fd = open(self, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "path: `%s`", path);
+        struct stat again;
+        if (fstat(fd, &again) < 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev)
+                return psrun_error_set(err, EAGAIN, "path: `%s` changed while opened", path);
+        uint64_t size = (uint64_t) again.st_size;
+        uint64_t avail = offset < size ? size - offset : 0;
+        size_t want = max_bytes && max_bytes < avail ? max_bytes : (size_t) avail;
+        if ((uint64_t) want != (max_bytes && max_bytes < avail ? max_bytes : avail))
+                return psrun_error_set(err, EFBIG, "path: `%s` is too large to read at once", path);
+        char *buf = malloc(want + 1);
+        if (!buf)
+                return psrun_error_errno(err, ENOMEM, "read_file");
+        size_t got = 0;
+        while (got < want) {
+                ssize_t n = pread(fd, buf + got, want - got, (off_t) (offset + got));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0) {
+                        r = -errno;
+                        free(buf);
+                        return psrun_error_errno(err, r, "path: `%s`", path);
+                }
+                if (n == 0)
+                        break;
+                got += (size_t) n;
+        }
+        buf[got] = '\0';
+        out->data = buf;
+        out->len = got;
+        out->size = size;
+        out->truncated = offset + got < size;
+        return 0;
+}
+
+static const char *type_name(mode_t m)
+{
+        static const struct {
+                mode_t type;
+                const char *name;
+        } types[] = {
+                {S_IFREG, "file"},    {S_IFDIR, "dir"},  {S_IFLNK, "symlink"}, {S_IFIFO, "fifo"},
+                {S_IFSOCK, "socket"}, {S_IFCHR, "char"}, {S_IFBLK, "block"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+                if ((m & S_IFMT) == types[i].type)
+                        return types[i].name;
+        return "other";
+}
+
+struct listing {
+        psrun_file_entry *e;
+        size_t n, cap;
+};
+
+static int list_dir(int dir_fd, const char *prefix, bool recursive, int depth, struct listing *l)
+{
+        int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+        int r = 0;
+        struct dirent *de;
+        while (r >= 0 && (de = readdir(d))) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                        continue;
+                struct stat st;
+                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue; /* gone meanwhile */
+                if (l->n >= LIST_MAX_ENTRIES) {
+                        r = -E2BIG;
+                        break;
+                }
+                if (l->n == l->cap) {
+                        size_t cap = l->cap ? 2 * l->cap : 64;
+                        psrun_file_entry *grown = realloc(l->e, cap * sizeof(*grown));
+                        if (!grown) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        l->e = grown;
+                        l->cap = cap;
+                }
+                psrun_file_entry *e = &l->e[l->n];
+                if (asprintf(&e->name, "%s%s", prefix, de->d_name) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                e->type = type_name(st.st_mode);
+                e->size = (uint64_t) st.st_size;
+                e->mode = st.st_mode & 07777;
+                e->mtime = (int64_t) st.st_mtime;
+                l->n++;
+                if (recursive && S_ISDIR(st.st_mode) && depth < LIST_MAX_DEPTH) {
+                        /* One component, O_NOFOLLOW: a directory swapped for
+                         * a symlink meanwhile is not entered. */
+                        _cleanup_close_ int sub =
+                                openat(dirfd(d), de->d_name,
+                                       O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        _cleanup_free_ char *p = NULL;
+                        if (sub < 0)
+                                continue;
+                        if (asprintf(&p, "%s/", e->name) < 0) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        r = list_dir(sub, p, recursive, depth + 1, l);
+                }
+        }
+        closedir(d);
+        return r;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+        return strcmp(((const psrun_file_entry *) a)->name, ((const psrun_file_entry *) b)->name);
+}
+
+PSRUN_PUBLIC void psrun_file_entries_free(psrun_file_entry *e, size_t n)
+{
+        for (size_t i = 0; e && i < n; i++)
+                free(e[i].name);
+        free(e);
+}
+
+PSRUN_PUBLIC int psrun_list_files(psrun_session *s, const char *dir, int recursive,
+                                  psrun_file_entry **entries, size_t *n, psrun_error *err)
+{
+        if (!entries || !n)
+                return psrun_error_set(err, EINVAL, "list_files: no result given");
+        *entries = NULL;
+        *n = 0;
+        const char *rel;
+        int r = workspace_relative("dir", dir ? dir : WORKSPACE, &rel, err);
+        if (r < 0)
+                return r;
+        struct ws w;
+        r = ws_open(s, &w, err);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd = resolve(&w, rel, O_PATH | O_DIRECTORY, 0);
+        ws_close(&w);
+        if (fd < 0)
+                return psrun_error_errno(err, fd, "dir: `%s`", dir ? dir : WORKSPACE);
+        struct listing l = {0};
+        r = list_dir(fd, "", recursive != 0, 0, &l);
+        if (r < 0) {
+                psrun_file_entries_free(l.e, l.n);
+                if (r == -E2BIG)
+                        return psrun_error_set(err, E2BIG, "dir: more than %d entries",
+                                               LIST_MAX_ENTRIES);
+                return psrun_error_errno(err, r, "dir: `%s`", dir ? dir : WORKSPACE);
+        }
+        if (l.n)
+                qsort(l.e, l.n, sizeof(*l.e), cmp_entry);
+        *entries = l.e;
+        *n = l.n;
+        return 0;
+}
+
+/* Remove name in dir_fd, a directory's contents first; never follows a
+ * symlink (unlinkat acts on the link, subdirectories are opened with
+ * O_NOFOLLOW one component at a time). */
+static int remove_at(int dir_fd, const char *name, int depth)
+{
+        if (unlinkat(dir_fd, name, 0) == 0)
+                return 0;
+        if (errno != EISDIR && errno != EPERM)
+                return -errno;
+        if (depth > LIST_MAX_DEPTH * 4)
+                return -ELOOP;
+        int fd = openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        DIR *d = fdopendir(fd);
+        if (!d) {
+                close(fd);
+                return -errno;
+        }
+        int r = 0;
+        struct dirent *de;
+        while (r >= 0 && (de = readdir(d)))
+                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                        r = remove_at(dirfd(d), de->d_name, depth + 1);
+        closedir(d);
+        if (r < 0)
+                return r;
+        return unlinkat(dir_fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+}
+
+PSRUN_PUBLIC int psrun_remove(psrun_session *s, const char *path, psrun_error *err)
+{
+        const char *rel;
+        int r = workspace_relative("path", path, &rel, err);
+        if (r < 0)
+                return r;
+        struct ws w;
+        r = ws_open(s, &w, err);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int dir = -1;
+        char name[NAME_MAX + 1];
+        r = open_parent(&w, "path", path, rel, false, &dir, name, err);
+        if (r < 0) {
+                ws_close(&w);
+                return r;
+        }
+        _cleanup_close_ int rdir = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rdir < 0) {
+                ws_close(&w);
+                return psrun_error_errno(err, errno, "path: `%s`", path);
+        }
+        struct fsids ids = become_sandbox_user(&w);
+        r = remove_at(rdir, name, 0);
+        restore_ids(ids);
+        ws_close(&w);
+        if (r < 0)
+                return psrun_error_errno(err, r, "path: `%s`", path);
+        return 0;
+}

@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The session half of the public API (include/psrun.h): handles, the
+ * control-socket client, execs with captured or streamed output.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/json.h"
+#include "runtime/api-internal.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/session.h"
+
+/* ---- ids, paths, the control socket ---- */
+
+int session_id_valid(const char *id)
+{
+        size_t n = id ? strlen(id) : 0;
+        if (n == 0 || n > SESSION_ID_MAX || id[0] == '.' || id[0] == '-')
+                return 0;
+        return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+const char *session_root(const char *given)
+{
+        if (given && given[0])
+                return given;
+        const char *env = secure_getenv(SESSION_ROOT_ENV);
+        return env && env[0] ? env : SESSION_ROOT_DEFAULT;
+}
+
+static int connect_control(const char *dir, int *ret)
+{
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if ((size_t) snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/control", dir) >=
+            sizeof(sa.sun_path))
+                return -ENAMETOOLONG;
+        int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        *ret = fd;
+        return 0;
+}
+
+int session_recv_reply(int fd, struct sess_reply *rep, int *fd_out)
+{
+        struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = u.buf,
+                             .msg_controllen = sizeof(u.buf)};
+        ssize_t n;
+        do
+                n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n > 0 && c; c = CMSG_NXTHDR(&msg, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                        int got;
+                        memcpy(&got, CMSG_DATA(c), sizeof(int));
+                        if (fd_out && *fd_out < 0)
+                                *fd_out = got;
+                        else
+                                close(got);
+                }
+        if (n < 0)
+                return -errno;
+        if (n != (ssize_t) sizeof(*rep))
+                return -EPIPE;
+        return 0;
+}
+
+int session_call(const char *dir, const struct sess_req *req, const char *payload,
+                 size_t payload_len, const int *fds, int n_fds, struct sess_reply *reply,
+                 int *fd_out, int *keep_fd, psrun_error *err)
+{
+        _cleanup_close_ int fd = -1;
+        int r = connect_control(dir, &fd);
+        if (r < 0)
+                return psrun_error_errno(err, r == -ECONNREFUSED ? ESRCH : r,
+                                         "session: connect to its supervisor");
+        /* Bounded: a supervisor that does not answer is an error, not a
+         * hang (its first reply comes at once; an exec's result is read
+         * only once poll says it is there). */
+        struct timeval tv = {.tv_sec = 30};
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        struct iovec iov[2] = {{(void *) req, sizeof(*req)}, {(void *) payload, payload_len}};
+        union {
+                char buf[CMSG_SPACE(3 * sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = payload_len ? 2 : 1};
+        if (n_fds > 0) {
+                msg.msg_control = u.buf;
+                msg.msg_controllen = CMSG_SPACE((size_t) n_fds * sizeof(int));
+                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN((size_t) n_fds * sizeof(int));
+                memcpy(CMSG_DATA(c), fds, (size_t) n_fds * sizeof(int));
+        }
+        if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
+                return psrun_error_errno(err, errno == EMSGSIZE ? E2BIG : errno,
+                                         "session: send the request");
+        if (fd_out)
+                *fd_out = -1;
+        r = session_recv_reply(fd, reply, fd_out);
+        if (r < 0)
+                return psrun_error_errno(err, r == -EPIPE ? ESRCH : r,
+                                         "session: the supervisor did not answer");
+        if (reply->kind == SESS_REPLY_ERROR) {
+                if (fd_out && *fd_out >= 0)
+                        *fd_out = safe_close(*fd_out);
+                if (err)
+                        *err = reply->err;
+                return -(reply->err.code ? reply->err.code : EIO);
+        }
+        if (keep_fd)
+                *keep_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int session_alive(const char *dir)
+{
+        _cleanup_free_ char *lock = NULL;
+        if (asprintf(&lock, "%s/lock", dir) < 0)
+                return -ENOMEM;
+        _cleanup_close_ int fd = open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (flock(fd, LOCK_SH | LOCK_NB) < 0)
+                return errno == EWOULDBLOCK ? 1 : -errno;
+        return 0;
+}
+
+int session_reap(const char *dir, psrun_error *err)
+{
+        _cleanup_free_ char *lock_path = NULL, *info_path = NULL;
+        if (asprintf(&lock_path, "%s/lock", dir) < 0 || asprintf(&info_path, "%s/info", dir) < 0)
+                return psrun_error_errno(err, ENOMEM, "session");
+        /* Held for the whole removal: a supervisor starting with this id
+         * meanwhile is impossible (its mkdir would fail), and two gc's do
+         * not remove the same session at once. */
+        _cleanup_close_ int lock = open(lock_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+        if (lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) < 0)
+                return psrun_error_set(err, EBUSY, "session: its supervisor is alive");
+        _cleanup_fclose_ FILE *f = fopen(info_path, "re");
+        size_t n = 0;
+        char *paths[32] = {0};
+        char line[4096];
+        while (f && n + 1 < ARRAY_SIZE(paths) && fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                if (strncmp(line, "cgroup ", 7) == 0)
+                        paths[n++] = strdup(line + 7);
+        }
+        int r = 0;
+        if (n > 0) {
+                struct cgroup *cg = NULL;
+                r = cgroup_open(paths, &cg, NULL);
+                if (r >= 0)
+                        r = cgroup_remove(cg, err);
+                else if (r == -ENOENT)
+                        r = 0;
+        }
+        for (size_t i = 0; i < n; i++)
+                free(paths[i]);
+        if (r < 0)
+                return r;
+        static const char *const files[] = {"info", "info.tmp", "control", "lock"};
+        for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+                _cleanup_free_ char *p = NULL;
+                if (asprintf(&p, "%s/%s", dir, files[i]) >= 0)
+                        (void) unlink(p);
+        }
+        if (rmdir(dir) < 0 && errno != ENOENT)
+                return psrun_error_errno(err, errno, "session: remove %s", dir);
+        return 0;
+}
+
+/* ---- handles ---- */
+
+struct psrun_session {
+        char id[SESSION_ID_MAX + 1];
+        char *dir;
+};
+
+const char *session_dir(const psrun_session *s)
+{
+        return s->dir;
+}
+
+static int new_handle(const char *root, const char *id, psrun_session **ret, psrun_error *err)
+{
+        psrun_session *s = calloc(1, sizeof(*s));
+        if (!s || asprintf(&s->dir, "%s/%s", root, id) < 0) {
+                free(s);
+                return psrun_error_errno(err, ENOMEM, "session");
+        }
+        snprintf(s->id, sizeof(s->id), "%s", id);
+        *ret = s;
+        return 0;
+}
+
+PSRUN_PUBLIC int psrun_session_create(const psrun_policy *pol, const psrun_session_options *o,
+                                      psrun_session **ret, psrun_error *err)
+{
+        static const psrun_session_options defaults = {0};
+        if (!o)
+                o = &defaults;
+        if (!pol || !ret)
+                return psrun_error_set(err, EINVAL, "session: no policy or result pointer given");
+        *ret = NULL;
+        char id[SESSION_ID_MAX + 1];
+        if (o->name) {
+                if (!session_id_valid(o->name))
+                        return psrun_error_set(err, EINVAL,
+                                               "name: `%s` is not 1-64 of A-Z a-z 0-9 _ . - "
+                                               "(not starting with . or -)",
+                                               o->name);
+                snprintf(id, sizeof(id), "%s", o->name);
+        } else {
+                uint8_t rnd[8];
+                if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
+                        return psrun_error_errno(err, errno, "session: getrandom");
+                for (size_t i = 0; i < sizeof(rnd); i++)
+                        snprintf(id + 2 * i, 3, "%02x", rnd[i]);
+        }
+        int r = policy_validate(&pol->p, err);
+        if (r < 0)
+                return r;
+        if (geteuid() != 0)
+                return psrun_error_set(err, EPERM,
+                                       "session: psrun needs root: it maps a range "
+                                       "of user ids and creates cgroups");
+        _cleanup_close_ int tie = -1;
+        if (o->tie_to_caller) {
+                tie = (int) syscall(SYS_pidfd_open, getpid(), 0);
+                if (tie < 0)
+                        return psrun_error_errno(err, errno, "tie_to_caller: pidfd_open");
+        }
+        const char *root = session_root(o->state_dir);
+        r = session_spawn(&pol->p, root, id, o->cgroup_parent, tie, err);
+        if (r < 0)
+                return r;
+        return new_handle(root, id, ret, err);
+}
+
+PSRUN_PUBLIC int psrun_session_open(const char *id, const char *state_dir, psrun_session **ret,
+                                    psrun_error *err)
+{
+        if (!ret)
+                return psrun_error_set(err, EINVAL, "session: no result pointer given");
+        *ret = NULL;
+        if (!session_id_valid(id))
+                return psrun_error_set(err, EINVAL, "id: `%s` is not a session id", id ? id : "");
+        psrun_session *s = NULL;
+        int r = new_handle(session_root(state_dir), id, &s, err);
+        if (r < 0)
+                return r;
+        struct stat st;
+        if (stat(s->dir, &st) < 0) {
+                psrun_session_close(s);
+                return psrun_error_set(err, ENOENT, "id: no session `%s`", id);
+        }
+        if (session_alive(s->dir) <= 0) {
+                psrun_session_close(s);
+                return psrun_error_set(err, ESRCH,
+                                       "id: session `%s` is dead (its supervisor is gone; "
+                                       "`psrun gc` removes it)",
+                                       id);
+        }
+        *ret = s;
+        return 0;
+}
+
+PSRUN_PUBLIC const char *psrun_session_id(const psrun_session *s)
+{
+        return s ? s->id : NULL;
+}
+
+PSRUN_PUBLIC void psrun_session_close(psrun_session *s)
+{
+        if (!s)
+                return;
+        free(s->dir);
+        free(s);
+}
+
+PSRUN_PUBLIC int psrun_session_destroy(psrun_session *s, psrun_error *err)
+{
+        if (!s)
+                return psrun_error_set(err, EINVAL, "session: no session given");
+        struct sess_req req = {.op = SESS_OP_DESTROY};
+        struct sess_reply rep;
+        psrun_error cerr = {0};
+        int r = session_call(s->dir, &req, NULL, 0, NULL, 0, &rep, NULL, NULL, &cerr);
+        if (r < 0) {
+                /* A dead supervisor: remove what it left, as gc would. */
+                struct stat st;
+                if (stat(s->dir, &st) < 0)
+                        r = psrun_error_set(err, ENOENT, "id: no session `%s`", s->id);
+                else
+                        r = session_reap(s->dir, err);
+        }
+        psrun_session_close(s);
+        return r < 0 ? r : 0;
+}
+
+static int cmp_info(const void *a, const void *b)
+{
+        return strcmp(((const psrun_session_info *) a)->id, ((const psrun_session_info *) b)->id);
+}
+
+PSRUN_PUBLIC int psrun_session_list(const char *state_dir, psrun_session_info **list, size_t *n,
+                                    psrun_error *err)
+{
+        if (!list || !n)
+                return psrun_error_set(err, EINVAL, "session: list: no result pointers given");
+        *list = NULL;
+        *n = 0;
+        const char *root = session_root(state_dir);
+        DIR *d = opendir(root);
+        if (!d)
+                return errno == ENOENT ? 0 : psrun_error_errno(err, errno, "session: %s", root);
+        psrun_session_info *out = NULL;
+        size_t cap = 0, count = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (!session_id_valid(de->d_name))
+                        continue;
+                if (count == cap) {
+                        cap = cap ? 2 * cap : 16;
+                        psrun_session_info *grown = realloc(out, cap * sizeof(*out));
+                        if (!grown) {
+                                free(out);
+                                closedir(d);
+                                return psrun_error_errno(err, ENOMEM, "session: list");
+                        }
+                        out = grown;
+                }
+                psrun_session_info *i = &out[count++];
+                memset(i, 0, sizeof(*i));
+                snprintf(i->id, sizeof(i->id), "%s", de->d_name);
+                _cleanup_free_ char *dir = NULL;
+                if (asprintf(&dir, "%s/%s", root, de->d_name) < 0)
+                        continue;
+                i->alive = session_alive(dir) > 0;
+                struct sess_req req = {.op = SESS_OP_INFO};
+                struct sess_reply rep;
+                if (i->alive &&
+                    session_call(dir, &req, NULL, 0, NULL, 0, &rep, NULL, NULL, NULL) >= 0) {
+                        i->supervisor_pid = rep.pid;
+                        i->created_unix = rep.created_unix;
+                        i->running_execs = rep.running_execs;
+                }
+        }
+        closedir(d);
+        if (count)
+                qsort(out, count, sizeof(*out), cmp_info);
+        *list = out;
+        *n = count;
+        return 0;
+}
+
+PSRUN_PUBLIC int psrun_session_gc(const char *state_dir, psrun_error *err)
+{
+        psrun_session_info *list;
+        size_t n;
+        int r = psrun_session_list(state_dir, &list, &n, err);
+        if (r < 0)
+                return r;
+        int removed = 0;
+        const char *root = session_root(state_dir);
+        for (size_t i = 0; i < n; i++) {
+                if (list[i].alive)
+                        continue;
+                _cleanup_free_ char *dir = NULL;
+                if (asprintf(&dir, "%s/%s", root, list[i].id) < 0)
+                        continue;
+                if (session_reap(dir, NULL) >= 0)
+                        removed++;
+        }
+        free(list);
+        return removed;
+}

@@ -1,0 +1,946 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A session's supervisor: one small process per session, the parent of the
+ * sandbox's init and of every exec, holder of the session's cgroups and
+ * timers, answering the control socket in the state directory. No daemon:
+ * it is started by session_spawn() and gone with the session.
+ *
+ * It is single-threaded, so it may change its own fds 0-2 and its
+ * pid_for_children namespace around a clone3 without locks.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/signals.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/launch.h"
+#include "runtime/run.h"
+#include "runtime/session.h"
+
+#define MAX_EXECS 64
+
+struct exec_slot {
+        bool used;
+        int conn; /* -1: the client went away */
+        struct launch l;
+        struct cgroup *cg;
+        uint64_t start_ms, deadline_ms;
+        bool timed_out;
+        bool sync_eof;
+        bool have_error;
+        char error[512];
+        char *argv0, *cwd; /* for the error message */
+};
+
+struct supervisor {
+        const struct policy *pol;
+        char *dir;
+        int listen_fd;
+        int tie_fd;
+        int signal_fd; /* SIGTERM, SIGINT: destroy the session */
+        int workspace_fd;
+        struct cgroup *cg;      /* the session's: the policy's limits for everything */
+        struct cgroup *init_cg; /* init's, below it */
+        struct cgroup *spare;   /* the next exec's, made while idle */
+        struct launch init;
+        struct plan tmpl; /* what every exec shares: joins, identity, layers */
+        uint64_t created_ms, created_unix, last_activity_ms;
+        struct exec_slot execs[MAX_EXECS];
+        unsigned n_running;
+};
+
+static uint64_t now_ms(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static int send_reply(int fd, const struct sess_reply *rep, int pass_fd)
+{
+        struct iovec iov = {.iov_base = (void *) rep, .iov_len = sizeof(*rep)};
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+        if (pass_fd >= 0) {
+                msg.msg_control = u.buf;
+                msg.msg_controllen = sizeof(u.buf);
+                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+        }
+        return sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+static void reply_error(int fd, const psrun_error *err)
+{
+        struct sess_reply rep = {.kind = SESS_REPLY_ERROR, .err = *err};
+        (void) send_reply(fd, &rep, -1);
+}
+
+/* ---- execs ---- */
+
+static void kill_exec(struct exec_slot *e)
+{
+        (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, SIGKILL, NULL, 0);
+        if (e->cg)
+                (void) cgroup_kill(e->cg, NULL);
+}
+
+static void drain_exec_messages(struct supervisor *s, struct exec_slot *e)
+{
+        for (;;) {
+                struct child_msg m;
+                ssize_t n = recv(e->l.sync_fd, &m, sizeof(m), MSG_DONTWAIT);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n == 0)
+                        e->sync_eof = true;
+                if (n != (ssize_t) sizeof(m))
+                        return;
+                if (m.kind == CHILD_MSG_ERROR && !e->have_error) {
+                        /* The exec's plan is gone; what the message needs of
+                         * it is the template's, with this exec's command. */
+                        struct plan p = s->tmpl;
+                        char *argv[] = {e->argv0 ? e->argv0 : "?", NULL};
+                        p.argv = argv;
+                        if (e->cwd)
+                                p.workdir = e->cwd;
+                        e->have_error = true;
+                        launch_describe_error(&p, &m, e->error, sizeof(e->error));
+                }
+        }
+}
+
+static bool workspace_full(int ws_fd)
+{
+        struct statfs sf;
+        return ws_fd >= 0 && fstatfs(ws_fd, &sf) == 0 && sf.f_bavail == 0;
+}
+
+static void fill_exec_result(struct exec_slot *e, const siginfo_t *si,
+                             const struct cgroup_stats *st, bool disk_full, struct run_result *res)
+{
+        memset(res, 0, sizeof(*res));
+        res->wall_ms = now_ms() - e->start_ms;
+        res->cpu_ms = st->cpu_usec / 1000;
+        res->peak_memory_bytes = st->memory_peak_bytes;
+        if (si->si_code == CLD_EXITED) {
+                res->exit_code = si->si_status;
+                res->reason = RUN_REASON_EXITED;
+        } else {
+                res->signal = si->si_status;
+                res->exit_code = 128 + si->si_status;
+                res->reason = RUN_REASON_SIGNALED;
+        }
+        if (e->have_error) {
+                res->reason = RUN_REASON_SETUP_ERROR;
+                res->signal = 0;
+                if (si->si_code != CLD_EXITED)
+                        res->exit_code = CHILD_EXIT_SETUP;
+                snprintf(res->error, sizeof(res->error), "%s", e->error);
+                return;
+        }
+        if (res->exit_code == 0 && !e->timed_out)
+                return;
+        /* Most decisive first, as for psrun run. */
+        if (st->oom_kills > 0)
+                res->reason = RUN_REASON_OOM;
+        else if (e->timed_out)
+                res->reason = RUN_REASON_TIMEOUT;
+        else if (st->pids_max_hits > 0)
+                res->reason = RUN_REASON_PIDS;
+        else if (disk_full)
+                res->reason = RUN_REASON_DISK_FULL;
+}
+
+/* The exec's process has ended (or is about to, killed): reap it, kill
+ * what it left in its cgroup, report, clean up. */
+static void finish_exec(struct supervisor *s, struct exec_slot *e)
+{
+        siginfo_t si = {0};
+        while (waitid((idtype_t) P_PIDFD, (id_t) e->l.pidfd, &si, WEXITED) < 0 && errno == EINTR)
+                ;
+        drain_exec_messages(s, e);
+        /* Background processes do not outlive their command. */
+        (void) cgroup_kill(e->cg, NULL);
+        struct cgroup_stats st = {0};
+        (void) cgroup_read_stats(e->cg, &st, NULL);
+        struct sess_reply rep = {.kind = SESS_REPLY_RESULT, .pid = e->l.pid};
+        fill_exec_result(e, &si, &st, workspace_full(s->workspace_fd), &rep.result);
+        if (e->conn >= 0)
+                (void) send_reply(e->conn, &rep, -1);
+        e->conn = safe_close(e->conn);
+        launch_close(&e->l);
+        cgroup_destroy(e->cg);
+        e->cg = NULL;
+        free(e->argv0);
+        free(e->cwd);
+        e->argv0 = e->cwd = NULL;
+        e->used = false;
+        s->n_running--;
+        s->last_activity_ms = now_ms();
+}
+
+/* The request's strings: cwd, argv[argc], env[envc], each NUL-terminated,
+ * nothing after. */
+static int split_payload(char *buf, size_t len, uint32_t argc, uint32_t envc, char **cwd,
+                         char ***argv, char ***env, psrun_error *err)
+{
+        if (argc == 0 || argc > 65536 || envc > 65536)
+                return psrun_error_set(err, EINVAL, "exec: argv: no command given");
+        if (len == 0 || buf[len - 1] != '\0')
+                return psrun_error_set(err, EPROTO, "exec: malformed request");
+        char **a = calloc(argc + 1, sizeof(char *));
+        char **v = calloc(envc + 1, sizeof(char *));
+        if (!a || !v) {
+                free(a);
+                free(v);
+                return psrun_error_errno(err, ENOMEM, "exec");
+        }
+        size_t want = 1 + argc + envc, got = 0;
+        char *p = buf, *end = buf + len;
+        while (p < end && got < want) {
+                if (got == 0)
+                        *cwd = p;
+                else if (got <= argc)
+                        a[got - 1] = p;
+                else
+                        v[got - 1 - argc] = p;
+                got++;
+                p += strlen(p) + 1;
+        }
+        if (got != want || p != end || !a[0][0]) {
+                free(a);
+                free(v);
+                return psrun_error_set(err, EPROTO, "exec: malformed request");
+        }
+        *argv = a;
+        *env = v;
+        return 0;
+}
+
+/* The template's environment with the request's NAME=value additions; the
+ * strings stay where they are. */
+static char **merge_env(char *const *base, char *const *add)
+{
+        size_t nb = 0, na = 0;
+        while (base[nb])
+                nb++;
+        while (add[na])
+                na++;
+        char **out = calloc(nb + na + 1, sizeof(char *));
+        if (!out)
+                return NULL;
+        size_t n = 0;
+        for (size_t i = 0; i < nb; i++)
+                out[n++] = base[i];
+        for (size_t i = 0; i < na; i++) {
+                size_t klen = strcspn(add[i], "=") + 1;
+                size_t k = 0;
+                while (k < n && strncmp(out[k], add[i], klen) != 0)
+                        k++;
+                out[k] = add[i];
+                if (k == n)
+                        n++;
+        }
+        out[n] = NULL;
+        return out;
+}
+
+static struct exec_slot *free_slot(struct supervisor *s)
+{
+        for (size_t i = 0; i < MAX_EXECS; i++)
+                if (!s->execs[i].used)
+                        return &s->execs[i];
+        return NULL;
+}
+
+static int start_exec(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
+                      size_t len, int fds[3], psrun_error *err)
+{
+        char *cwd = NULL;
+        _cleanup_free_ char **argv = NULL;
+        _cleanup_free_ char **env = NULL;
+        int r = split_payload(payload, len, req->argc, req->envc, &cwd, &argv, &env, err);
+        if (r < 0)
+                return r;
+        if (cwd[0] && cwd[0] != '/')
+                return psrun_error_set(err, EINVAL, "exec: cwd: `%s` is not an absolute path", cwd);
+        for (size_t i = 0; env[i]; i++)
+                if (env[i][0] == '=' || !strchr(env[i], '='))
+                        return psrun_error_set(err, EINVAL, "exec: env: `%s` is not NAME=value",
+                                               env[i]);
+        struct exec_slot *e = free_slot(s);
+        if (!e)
+                return psrun_error_set(err, EAGAIN, "exec: too many concurrent execs (at most %d)",
+                                       MAX_EXECS);
+        _cleanup_free_ char **envp = merge_env(s->tmpl.envp, env);
+        if (!envp)
+                return psrun_error_errno(err, ENOMEM, "exec");
+
+        struct plan p = s->tmpl; /* shallow: only read, by us and the child */
+        p.argv = argv;
+        p.envp = envp;
+        p.path_env = NULL;
+        for (size_t i = 0; envp[i]; i++)
+                if (strncmp(envp[i], "PATH=", 5) == 0)
+                        p.path_env = envp[i] + 5;
+        if (cwd[0])
+                p.workdir = cwd;
+
+        /* Each exec gets its own cgroup with the policy's limits, below the
+         * session's: a runaway exec is limited, accounted and killed as a
+         * tree without touching init or the other execs. */
+        struct cgroup_limits limits = {
+                .memory_bytes = s->pol->memory_limit,
+                .pids_max = s->pol->pids_limit,
+                .cpus = s->pol->cpu_limit,
+        };
+        struct cgroup *cg = TAKE_PTR(s->spare);
+        if (!cg && (r = cgroup_create_child(s->cg, &limits, &cg, err)) < 0)
+                return psrun_error_prefix(err, "exec");
+
+        /* The child starts with our 0-2: make them the client's for the
+         * clone, then /dev/null again. */
+        for (int i = 0; i < 3; i++)
+                (void) dup2(fds[i], i);
+        struct launch l = LAUNCH_INIT;
+        r = launch_clone(&p, cg, &l, err);
+        int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        for (int i = 0; i < 3; i++)
+                (void) dup2(null_fd, i);
+        safe_close(null_fd);
+        if (r >= 0)
+                r = launch_confine(&l, &p, cg, err);
+        if (r >= 0)
+                r = launch_release(&l, err);
+        if (r < 0) {
+                if (l.pidfd >= 0) {
+                        (void) syscall(SYS_pidfd_send_signal, l.pidfd, SIGKILL, NULL, 0);
+                        siginfo_t si;
+                        (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
+                }
+                launch_close(&l);
+                cgroup_destroy(cg);
+                return psrun_error_prefix(err, "exec");
+        }
+        uint64_t timeout = req->timeout_ms ? req->timeout_ms : s->pol->timeout_ms;
+        *e = (struct exec_slot){
+                .used = true,
+                .conn = conn,
+                .l = l,
+                .cg = cg,
+                .start_ms = now_ms(),
+                .argv0 = strdup(argv[0]),
+                .cwd = cwd[0] ? strdup(cwd) : NULL,
+        };
+        e->deadline_ms = timeout ? e->start_ms + timeout : 0;
+        s->n_running++;
+        struct sess_reply rep = {
+                .kind = SESS_REPLY_STARTED,
+                .pid = l.pid,
+                .output_limit = s->pol->output_limit,
+        };
+        (void) send_reply(conn, &rep, -1);
+        return 0;
+}
+
+/* ---- the session ---- */
+
+static void remove_state_dir(const char *dir)
+{
+        static const char *const files[] = {"info", "control", "lock"};
+        _cleanup_close_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return;
+        for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+                (void) unlinkat(dfd, files[i], 0);
+        (void) rmdir(dir);
+}
+
+/* Kill everything, report to whoever waits, remove every trace, exit. */
+static _Noreturn void shut_down(struct supervisor *s, int destroy_conn)
+{
+        /* Execs first: they are our children in init's pid namespace, and
+         * init, dying, waits until every process of its namespace is
+         * reaped (zap_pid_ns_processes) — so reap them before waiting for
+         * init. */
+        if (s->init.pidfd >= 0)
+                (void) syscall(SYS_pidfd_send_signal, s->init.pidfd, SIGKILL, NULL, 0);
+        for (size_t i = 0; i < MAX_EXECS; i++)
+                if (s->execs[i].used)
+                        kill_exec(&s->execs[i]);
+        for (size_t i = 0; i < MAX_EXECS; i++)
+                if (s->execs[i].used)
+                        finish_exec(s, &s->execs[i]);
+        if (s->init.pidfd >= 0) {
+                siginfo_t si;
+                while (waitid((idtype_t) P_PIDFD, (id_t) s->init.pidfd, &si, WEXITED) < 0 &&
+                       errno == EINTR)
+                        ;
+        }
+        launch_close(&s->init);
+        cgroup_destroy(s->spare);
+        cgroup_destroy(s->init_cg);
+        cgroup_destroy(s->cg);
+        s->listen_fd = safe_close(s->listen_fd);
+        remove_state_dir(s->dir);
+        if (destroy_conn >= 0) {
+                struct sess_reply rep = {.kind = SESS_REPLY_OK};
+                (void) send_reply(destroy_conn, &rep, -1);
+        }
+        _exit(0);
+}
+
+static void handle_request(struct supervisor *s, int conn)
+{
+        /* Requests come from root only (the socket's directory is root's),
+         * and in one message right after connecting. */
+        struct timeval tv = {.tv_sec = 2};
+        (void) setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        struct ucred cred;
+        socklen_t cl = sizeof(cred);
+        if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != 0) {
+                close(conn);
+                return;
+        }
+        _cleanup_free_ char *buf = malloc(sizeof(struct sess_req) + SESSION_MSG_MAX);
+        if (!buf) {
+                close(conn);
+                return;
+        }
+        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(struct sess_req) + SESSION_MSG_MAX};
+        union {
+                char buf[CMSG_SPACE(3 * sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = u.buf,
+                             .msg_controllen = sizeof(u.buf)};
+        ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+        int fds[3] = {-1, -1, -1};
+        int n_fds = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        for (size_t i = 0; i < k; i++) {
+                                int fd;
+                                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                                if (n_fds < 3)
+                                        fds[n_fds++] = fd;
+                                else
+                                        close(fd);
+                        }
+                }
+        s->last_activity_ms = now_ms();
+        psrun_error err = {0};
+        struct sess_req req;
+        if (n < (ssize_t) sizeof(req) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+                psrun_error_set(&err, EPROTO,
+                                "session: malformed or too long request (at most "
+                                "%d KiB of argv and env)",
+                                SESSION_MSG_MAX / 1024);
+                reply_error(conn, &err);
+                close(conn);
+                goto out;
+        }
+        memcpy(&req, buf, sizeof(req));
+        switch (req.op) {
+        case SESS_OP_EXEC:
+                if (n_fds != 3) {
+                        psrun_error_set(&err, EPROTO, "exec: stdin, stdout and stderr expected");
+                } else if (start_exec(s, conn, &req, buf + sizeof(req), (size_t) n - sizeof(req),
+                                      fds, &err) >= 0) {
+                        conn = -1; /* the exec's now */
+                        break;
+                }
+                reply_error(conn, &err);
+                break;
+        case SESS_OP_WORKSPACE:
+        case SESS_OP_INFO: {
+                struct sess_reply rep = {
+                        .kind = SESS_REPLY_OK,
+                        .pid = getpid(),
+                        .uid = PSRUN_ID_BASE + s->pol->uid,
+                        .gid = PSRUN_ID_BASE + s->pol->gid,
+                        .disk_limit = s->pol->disk_limit,
+                        .output_limit = s->pol->output_limit,
+                        .created_unix = s->created_unix,
+                        .running_execs = s->n_running,
+                };
+                (void) send_reply(conn, &rep, req.op == SESS_OP_WORKSPACE ? s->workspace_fd : -1);
+                break;
+        }
+        case SESS_OP_DESTROY:
+                for (int i = 0; i < n_fds; i++)
+                        close(fds[i]);
+                shut_down(s, conn);
+        default:
+                psrun_error_set(&err, EPROTO, "session: unknown request %u", req.op);
+                reply_error(conn, &err);
+                break;
+        }
+        safe_close(conn);
+out:
+        for (int i = 0; i < n_fds; i++)
+                close(fds[i]);
+}
+
+static void handle_exec_conn(struct exec_slot *e)
+{
+        struct sess_req req;
+        ssize_t n = recv(e->conn, &req, sizeof(req), MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return;
+        if (n == (ssize_t) sizeof(req) && req.op == SESS_OP_SIGNAL) {
+                if (req.sig > 0 && req.sig < 65)
+                        (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, req.sig, NULL, 0);
+                return;
+        }
+        /* The client went away (or spoke nonsense): nobody waits for this
+         * exec's result, so it must not go on running unobserved. */
+        e->conn = safe_close(e->conn);
+        kill_exec(e);
+}
+
+/* The next exec's cgroup, made off its critical path. */
+static void make_spare(struct supervisor *s)
+{
+        if (s->spare)
+                return;
+        struct cgroup_limits limits = {
+                .memory_bytes = s->pol->memory_limit,
+                .pids_max = s->pol->pids_limit,
+                .cpus = s->pol->cpu_limit,
+        };
+        if (cgroup_create_child(s->cg, &limits, &s->spare, NULL) < 0)
+                s->spare = NULL;
+}
+
+static int poll_timeout(struct supervisor *s, uint64_t now)
+{
+        uint64_t next = UINT64_MAX;
+        for (size_t i = 0; i < MAX_EXECS; i++) {
+                struct exec_slot *e = &s->execs[i];
+                if (e->used && e->deadline_ms && !e->timed_out && e->deadline_ms < next)
+                        next = e->deadline_ms;
+        }
+        if (s->pol->idle_timeout_ms && s->n_running == 0 &&
+            s->last_activity_ms + s->pol->idle_timeout_ms < next)
+                next = s->last_activity_ms + s->pol->idle_timeout_ms;
+        if (s->pol->lifetime_ms && s->created_ms + s->pol->lifetime_ms < next)
+                next = s->created_ms + s->pol->lifetime_ms;
+        if (next == UINT64_MAX)
+                return -1;
+        if (next <= now)
+                return 0;
+        return next - now > 60000 ? 60000 : (int) (next - now);
+}
+
+static void check_deadlines(struct supervisor *s)
+{
+        uint64_t now = now_ms();
+        if (s->pol->lifetime_ms && now >= s->created_ms + s->pol->lifetime_ms)
+                shut_down(s, -1);
+        if (s->pol->idle_timeout_ms && s->n_running == 0 &&
+            now >= s->last_activity_ms + s->pol->idle_timeout_ms)
+                shut_down(s, -1);
+        for (size_t i = 0; i < MAX_EXECS; i++) {
+                struct exec_slot *e = &s->execs[i];
+                if (e->used && e->deadline_ms && !e->timed_out && now >= e->deadline_ms) {
+                        e->timed_out = true;
+                        kill_exec(e);
+                }
+        }
+}
+
+static _Noreturn void serve(struct supervisor *s)
+{
+        /* pollfd layout: listen, init, tie, signals, then 3 per exec slot. */
+        enum { BASE = 4 };
+        struct pollfd pfd[BASE + 3 * MAX_EXECS];
+        for (;;) {
+                make_spare(s);
+                pfd[0] = (struct pollfd){s->listen_fd, POLLIN, 0};
+                pfd[1] = (struct pollfd){s->init.pidfd, POLLIN, 0};
+                pfd[2] = (struct pollfd){s->tie_fd, POLLIN, 0};
+                pfd[3] = (struct pollfd){s->signal_fd, POLLIN, 0};
+                for (size_t i = 0; i < MAX_EXECS; i++) {
+                        struct exec_slot *e = &s->execs[i];
+                        struct pollfd *p = &pfd[BASE + 3 * i];
+                        p[0] = (struct pollfd){e->used ? e->l.pidfd : -1, POLLIN, 0};
+                        p[1] = (struct pollfd){e->used && !e->sync_eof ? e->l.sync_fd : -1, POLLIN,
+                                               0};
+                        p[2] = (struct pollfd){e->used ? e->conn : -1, POLLIN, 0};
+                }
+                int n = poll(pfd, ARRAY_SIZE(pfd), poll_timeout(s, now_ms()));
+                if (n < 0 && errno != EINTR)
+                        shut_down(s, -1);
+                check_deadlines(s);
+                if (n <= 0)
+                        continue;
+                /* init died, the tied caller exited, or we were asked to end
+                 * (SIGTERM: `kill` of the supervisor destroys the session as
+                 * cleanly as destroy does). */
+                if (pfd[1].revents || pfd[2].revents || pfd[3].revents)
+                        shut_down(s, -1);
+                for (size_t i = 0; i < MAX_EXECS; i++) {
+                        struct exec_slot *e = &s->execs[i];
+                        struct pollfd *p = &pfd[BASE + 3 * i];
+                        if (!e->used)
+                                continue;
+                        if (p[1].revents)
+                                drain_exec_messages(s, e);
+                        if (p[2].revents && e->conn >= 0)
+                                handle_exec_conn(e);
+                        if (p[0].revents)
+                                finish_exec(s, e);
+                }
+                if (pfd[0].revents) {
+                        int conn = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+                        if (conn >= 0)
+                                handle_request(s, conn);
+                }
+        }
+}
+
+/* ---- start ---- */
+
+static int write_info(struct supervisor *s, psrun_error *err)
+{
+        _cleanup_strv_free_ char **paths = NULL;
+        int r = cgroup_paths(s->cg, &paths, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *tmp = NULL, *path = NULL;
+        if (asprintf(&tmp, "%s/info.tmp", s->dir) < 0 || asprintf(&path, "%s/info", s->dir) < 0)
+                return psrun_error_errno(err, ENOMEM, "session");
+        _cleanup_fclose_ FILE *f = fopen(tmp, "we");
+        if (!f)
+                return psrun_error_errno(err, errno, "session: write %s", tmp);
+        fprintf(f, "pid %d\ncreated %llu\ninit %d\n", (int) getpid(),
+                (unsigned long long) s->created_unix, (int) s->init.pid);
+        for (char **p = paths; *p; p++)
+                fprintf(f, "cgroup %s\n", *p);
+        if (fflush(f) != 0 || rename(tmp, path) < 0)
+                return psrun_error_errno(err, errno, "session: write %s", path);
+        return 0;
+}
+
+static int open_workspace(struct supervisor *s, psrun_error *err)
+{
+        /* Opened once, before any command of the sandbox has run: the path
+         * is init's root as init's setup left it. */
+        char proc_root[64];
+        snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int) s->init.pid);
+        _cleanup_close_ int root = open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return psrun_error_errno(err, errno, "session: open the sandbox's root");
+        struct open_how how = {
+                .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
+        };
+        int fd = (int) syscall(SYS_openat2, root, "workspace", &how, sizeof(how));
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "session: open /workspace");
+        struct statfs sf;
+        if (fstatfs(fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC) {
+                close(fd);
+                return psrun_error_set(err, EXDEV,
+                                       "session: /workspace is not the sandbox's tmpfs");
+        }
+        s->workspace_fd = fd;
+        return 0;
+}
+
+/* The exec template: the init's plan minus what only init does. Execs join
+ * init's namespaces (setns with its pidfd) instead of making new ones. */
+static int make_template(struct supervisor *s, psrun_error *err)
+{
+        struct plan *t = &s->tmpl;
+        uint64_t init_flags = t->clone_flags;
+        t->clone_flags = 0;
+        t->uid_map[0] = t->gid_map[0] = '\0';
+        t->root = PLAN_ROOT_JOINED;
+        t->use_init = false;
+        t->init_only = false;
+        t->loopback_up = false;
+        free(t->hostname);
+        t->hostname = NULL;
+        rootfs_plan_free(&t->rootfs);
+        memset(&t->rootfs, 0, sizeof(t->rootfs));
+        /* Every namespace init was made with but the pid one, which is
+         * entered for our children below. */
+        t->join_flags = init_flags & ~(uint64_t) CLONE_NEWPID;
+        t->join_pidfd = fcntl(s->init.pidfd, F_DUPFD_CLOEXEC, 3);
+        if (t->join_pidfd < 0)
+                return psrun_error_errno(err, errno, "session: pidfd");
+        /* Our children from now on are born in the sandbox's pid namespace. */
+        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
+                return psrun_error_errno(err, errno, "session: enter the pid namespace");
+        return 0;
+}
+
+static int listen_control(struct supervisor *s, psrun_error *err)
+{
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if ((size_t) snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/control", s->dir) >=
+            sizeof(sa.sun_path))
+                return psrun_error_set(err, ENAMETOOLONG,
+                                       "session: state directory `%s` is too long for a socket",
+                                       s->dir);
+        s->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (s->listen_fd < 0)
+                return psrun_error_errno(err, errno, "session: socket");
+        if (bind(s->listen_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ||
+            chmod(sa.sun_path, 0600) < 0 || listen(s->listen_fd, 128) < 0)
+                return psrun_error_errno(err, errno, "session: listen on %s", sa.sun_path);
+        return 0;
+}
+
+static int start(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
+{
+        _cleanup_free_ char *lock_path = NULL;
+        if (asprintf(&lock_path, "%s/lock", s->dir) < 0)
+                return psrun_error_errno(err, ENOMEM, "session");
+        /* Held until we exit; never closed, never inherited past execve. */
+        int lock = open(lock_path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0)
+                return psrun_error_errno(err, errno, "session: lock %s", lock_path);
+
+        struct run_options ro = {.cgroup_parent = cgroup_parent};
+        char *argv[] = {"psrun-session-init", NULL};
+        int r = plan_from_policy(s->pol, argv, &ro, &s->tmpl, err);
+        if (r < 0)
+                return r;
+        s->tmpl.init_only = true;
+
+        struct cgroup_limits limits = {
+                .memory_bytes = s->pol->memory_limit,
+                .pids_max = s->pol->pids_limit + 1, /* + init */
+                .cpus = s->pol->cpu_limit,
+        };
+        r = cgroup_create(cgroup_parent, &limits, &s->cg, err);
+        if (r >= 0)
+                r = cgroup_create_child(s->cg, NULL, &s->init_cg, err);
+        if (r < 0)
+                return r;
+        r = launch_clone(&s->tmpl, s->init_cg, &s->init, err);
+        if (r >= 0)
+                r = launch_confine(&s->init, &s->tmpl, s->init_cg, err);
+        if (r >= 0)
+                r = launch_release(&s->init, err);
+        struct child_msg m = {0};
+        if (r >= 0) {
+                r = launch_read_msg(&s->init, &m);
+                if (r >= 0 && m.kind == CHILD_MSG_ERROR) {
+                        char what[512];
+                        launch_describe_error(&s->tmpl, &m, what, sizeof(what));
+                        r = psrun_error_set(err, m.err ? m.err : EIO, "session: %s", what);
+                } else if (r < 0 || m.kind != CHILD_MSG_READY) {
+                        r = psrun_error_set(err, EIO,
+                                            "session: the sandbox's init died while "
+                                            "starting");
+                }
+        }
+        if (r >= 0)
+                r = open_workspace(s, err);
+        if (r >= 0)
+                r = make_template(s, err);
+        if (r >= 0)
+                r = listen_control(s, err);
+        if (r >= 0)
+                r = write_info(s, err);
+        return r;
+}
+
+static void detach_from_caller(int *ready_fd, int *tie_fd)
+{
+        /* Keep only the two fds we were given (as 3 and 4): nothing of the
+         * embedding program (its pipes, its sockets) may be held open by a
+         * process that outlives it. */
+        int hi = (*ready_fd > *tie_fd ? *ready_fd : *tie_fd) + 1;
+        int a = fcntl(*ready_fd, F_DUPFD_CLOEXEC, hi < 5 ? 5 : hi);
+        int b = *tie_fd >= 0 ? fcntl(*tie_fd, F_DUPFD_CLOEXEC, hi < 5 ? 5 : hi) : -1;
+        (void) dup3(a, 3, O_CLOEXEC);
+        *ready_fd = 3;
+        if (b >= 0) {
+                (void) dup3(b, 4, O_CLOEXEC);
+                *tie_fd = 4;
+        } else {
+                *tie_fd = -1;
+        }
+        (void) syscall(SYS_close_range, b >= 0 ? 5 : 4, ~0U, 0);
+        int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        for (int i = 0; i < 3; i++)
+                (void) dup2(null_fd, i);
+        if (null_fd > 2)
+                close(null_fd);
+        signals_reset_dispositions();
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+        umask(077);
+        (void) prctl(PR_SET_NAME, "psrun-session", 0, 0, 0);
+}
+
+static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int ready_fd, int tie_fd,
+                                      const char *cgroup_parent)
+{
+        detach_from_caller(&ready_fd, &tie_fd);
+        static struct supervisor s;
+        s = (struct supervisor){
+                .pol = pol,
+                .dir = dir,
+                .listen_fd = -1,
+                .tie_fd = tie_fd,
+                .signal_fd = -1,
+                .workspace_fd = -1,
+                .init = LAUNCH_INIT,
+        };
+        plan_init(&s.tmpl);
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigaddset(&term, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &term, NULL) == 0)
+                s.signal_fd = signalfd(-1, &term, SFD_CLOEXEC | SFD_NONBLOCK);
+        s.created_ms = s.last_activity_ms = now_ms();
+        s.created_unix = (uint64_t) time(NULL);
+        struct {
+                int32_t r;
+                psrun_error err;
+        } ready = {0};
+        ready.r = start(&s, cgroup_parent, &ready.err);
+        if (ready.r < 0) {
+                if (s.init.pidfd >= 0)
+                        (void) syscall(SYS_pidfd_send_signal, s.init.pidfd, SIGKILL, NULL, 0);
+                siginfo_t si;
+                if (s.init.pidfd >= 0)
+                        (void) waitid((idtype_t) P_PIDFD, (id_t) s.init.pidfd, &si, WEXITED);
+                cgroup_destroy(s.init_cg);
+                cgroup_destroy(s.cg);
+                remove_state_dir(dir);
+                (void) send(ready_fd, &ready, sizeof(ready), MSG_NOSIGNAL);
+                _exit(1);
+        }
+        (void) send(ready_fd, &ready, sizeof(ready), MSG_NOSIGNAL);
+        close(ready_fd);
+        serve(&s);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+        _cleanup_free_ char *copy = strdup(path);
+        if (!copy)
+                return -ENOMEM;
+        for (char *p = copy + 1; *p; p++)
+                if (*p == '/') {
+                        *p = '\0';
+                        if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        *p = '/';
+                }
+        if (mkdir(copy, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+int session_spawn(const struct policy *pol, const char *root, const char *id,
+                  const char *cgroup_parent, int tie_fd, psrun_error *err)
+{
+        int r = mkdir_p(root, 0700);
+        if (r < 0)
+                return psrun_error_errno(err, r, "session: create %s", root);
+        struct stat st;
+        if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
+                return psrun_error_set(err, EPERM,
+                                       "session: %s must be a directory of root's that "
+                                       "nobody else can write",
+                                       root);
+        _cleanup_free_ char *dir = NULL;
+        if (asprintf(&dir, "%s/%s", root, id) < 0)
+                return psrun_error_errno(err, ENOMEM, "session");
+        if (mkdir(dir, 0700) < 0) {
+                if (errno == EEXIST)
+                        return psrun_error_set(err, EEXIST, "name: a session `%s` exists already",
+                                               id);
+                return psrun_error_errno(err, errno, "session: create %s", dir);
+        }
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+                r = -errno;
+                rmdir(dir);
+                return psrun_error_errno(err, r, "session: socketpair");
+        }
+        /* Two forks: the supervisor is nobody's child in the caller's
+         * process tree, so the caller has no zombie to reap later and the
+         * session outlives it. (glibc's fork keeps malloc usable in the
+         * child of a multi-threaded caller.) */
+        pid_t pid = fork();
+        if (pid == 0) {
+                close(sv[0]);
+                setsid();
+                pid_t sup = fork();
+                if (sup != 0)
+                        _exit(sup < 0 ? 1 : 0);
+                supervisor_main(pol, dir, sv[1], tie_fd, cgroup_parent);
+        }
+        close(sv[1]);
+        if (pid < 0) {
+                r = -errno;
+                close(sv[0]);
+                rmdir(dir);
+                return psrun_error_errno(err, r, "session: fork");
+        }
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        struct {
+                int32_t r;
+                psrun_error err;
+        } ready;
+        ssize_t n;
+        do
+                n = recv(sv[0], &ready, sizeof(ready), 0);
+        while (n < 0 && errno == EINTR);
+        close(sv[0]);
+        if (n != (ssize_t) sizeof(ready)) {
+                remove_state_dir(dir);
+                return psrun_error_set(err, EIO, "session: the supervisor died while starting");
+        }
+        if (ready.r < 0) {
+                if (err)
+                        *err = ready.err;
+                return ready.r;
+        }
+        return 0;
+}

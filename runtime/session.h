@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Sessions (docs/sessions.md): a long-lived sandbox whose plan comes from a
+ * policy, with one supervisor process per session answering a control
+ * socket in the session's state directory:
+ *
+ *   <root>/<id>/lock      flock'ed by the supervisor for its whole life:
+ *                         free means the supervisor is dead (`psrun gc`)
+ *   <root>/<id>/info      "key value" lines: pid, created, cgroups (for gc)
+ *   <root>/<id>/control   SOCK_SEQPACKET, mode 0600 in a 0700 root-owned dir
+ *
+ * One connection per request. A request is one message (struct sess_req and
+ * its strings), with fds by SCM_RIGHTS; the replies are struct sess_reply.
+ * An exec's connection stays open until its result: closing it kills the
+ * exec; SESS_OP_SIGNAL on it signals the exec.
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "policy/policy.h"
+#include "runtime/result.h"
+
+#define SESSION_ROOT_DEFAULT "/run/psrun-sessions"
+#define SESSION_ROOT_ENV     "PSRUN_SESSION_ROOT"
+#define SESSION_ID_MAX       64
+#define SESSION_MSG_MAX      (192 * 1024) /* argv + env + cwd of one exec */
+
+enum sess_op {
+        SESS_OP_EXEC = 1,      /* fds: stdin, stdout, stderr */
+        SESS_OP_SIGNAL = 2,    /* on an exec's connection */
+        SESS_OP_WORKSPACE = 3, /* reply: an O_PATH fd of /workspace */
+        SESS_OP_DESTROY = 4,
+        SESS_OP_INFO = 5,
+};
+
+struct sess_req {
+        uint32_t op;
+        uint32_t argc;       /* EXEC: strings after the header: cwd, argv..., env... */
+        uint32_t envc;       /* NAME=value additions */
+        int32_t sig;         /* SIGNAL */
+        uint64_t timeout_ms; /* EXEC: 0: the policy's */
+};
+
+enum sess_reply_kind {
+        SESS_REPLY_OK = 1,      /* WORKSPACE (with the fd), DESTROY, INFO */
+        SESS_REPLY_STARTED = 2, /* EXEC: the command's pid (in the supervisor's view) */
+        SESS_REPLY_RESULT = 3,  /* EXEC: the end */
+        SESS_REPLY_ERROR = 4,   /* err holds the message */
+};
+
+struct sess_reply {
+        uint32_t kind;
+        int32_t pid;
+        struct run_result result;
+        psrun_error err;
+        /* INFO / WORKSPACE */
+        uint32_t uid, gid; /* host ids of the sandbox user */
+        uint64_t disk_limit;
+        uint64_t output_limit;
+        uint64_t created_unix;
+        uint32_t running_execs;
+};
+
+/* Ids: 1-64 of [A-Za-z0-9_.-], not starting with '.' or '-'. */
+int session_id_valid(const char *id);
+/* The sessions' root: the given one, $PSRUN_SESSION_ROOT or the default. */
+const char *session_root(const char *given);
+
+/* Start the supervisor of a new session (a grandchild that outlives the
+ * caller) and wait until it answers or fails. tie_fd: a pidfd whose exit
+ * destroys the session, or -1. */
+int session_spawn(const struct policy *policy, const char *root, const char *id,
+                  const char *cgroup_parent, int tie_fd, psrun_error *err);
+
+/* One request, with up to 3 fds; reads the first reply. Returns the
+ * connected socket (to read more replies) when keep_fd is set. */
+int session_call(const char *dir, const struct sess_req *req, const char *payload,
+                 size_t payload_len, const int *fds, int n_fds, struct sess_reply *reply,
+                 int *fd_out, int *keep_fd, psrun_error *err);
+
+/* Reads one reply (and an fd passed with it into *fd_out, if asked). */
+int session_recv_reply(int fd, struct sess_reply *reply, int *fd_out);
+
+/* The state directory of a handle's session. */
+struct psrun_session;
+const char *session_dir(const struct psrun_session *s);
+
+/* Whether the supervisor of the session in dir is alive (its lock held). */
+int session_alive(const char *dir);
+/* Remove what a dead supervisor left: cgroups named in info, the dir. */
+int session_reap(const char *dir, psrun_error *err);

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The session tier: sessions through the public API and the CLI. Each test
+ * gets its own state directory (a fresh $PSRUN_SESSION_ROOT) and checks at
+ * the end that the session left nothing: no state, no supervisor, no
+ * cgroup of its supervisor's.
+ */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <psrun.h>
+
+#include "lib/testlib.h"
+
+struct sess {
+        char root[64];
+        psrun_session *s;
+        int supervisor;
+};
+
+/* Read "pid N" from the session's info file. */
+static inline int sess_supervisor_pid(const struct sess *t, const char *id)
+{
+        char path[256];
+        snprintf(path, sizeof(path), "%s/%s/info", t->root, id);
+        FILE *f = fopen(path, "re");
+        int pid = 0;
+        if (f) {
+                if (fscanf(f, "pid %d", &pid) != 1)
+                        pid = 0;
+                fclose(f);
+        }
+        return pid;
+}
+
+/* A fresh state root, exported for the CLI; then a session with the given
+ * -o style settings (NULL-terminated "key", "value" pairs). */
+static inline void sess_start(struct sess *t, const char *const *kv)
+{
+        test_require_root();
+        test_tmp_template(t->root, sizeof(t->root), "psrun-sess");
+        cr_assert_not_null(mkdtemp(t->root));
+        setenv("PSRUN_SESSION_ROOT", t->root, 1);
+        psrun_policy *p = psrun_policy_new();
+        psrun_error err = {0};
+        for (size_t i = 0; kv && kv[i]; i += 2)
+                cr_assert_eq(psrun_policy_set(p, kv[i], kv[i + 1], &err), 0, "%s", err.msg);
+        psrun_session_options o = {.name = "t"};
+        int r = psrun_session_create(p, &o, &t->s, &err);
+        psrun_policy_free(p);
+        cr_assert_eq(r, 0, "create: %s", err.msg);
+        t->supervisor = sess_supervisor_pid(t, "t");
+        cr_assert_gt(t->supervisor, 0);
+}
+
+/* Gone, or a zombie: a test process may be a child subreaper, and then
+ * the supervisor becomes its child when the creating fork exits. */
+static inline bool sess_pid_gone(int pid)
+{
+        (void) waitpid(pid, NULL, WNOHANG);
+        if (kill(pid, 0) < 0)
+                return true;
+        char path[64], state = 0;
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return true;
+        if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+                state = 0;
+        fclose(f);
+        return state == 'Z';
+}
+
+/* Nothing of the session is left: its directory, its supervisor, its
+ * cgroups (named after the supervisor). */
+static inline void sess_expect_gone(struct sess *t)
+{
+        char dir[256];
+        snprintf(dir, sizeof(dir), "%s/t", t->root);
+        /* An expiring session's results are sent before it is gone. */
+        for (int i = 0; i < 300 && t->supervisor && !sess_pid_gone(t->supervisor); i++)
+                usleep(10000);
+        struct stat st;
+        cr_expect(stat(dir, &st) < 0 && errno == ENOENT, "state dir %s left", dir);
+        cr_expect(!t->supervisor || sess_pid_gone(t->supervisor), "supervisor %d still alive",
+                  t->supervisor);
+        char why[512];
+        cr_expect(test_no_cgroup_leftovers_of(t->supervisor, why, sizeof(why)), "session left: %s",
+                  why);
+}
+
+static inline void sess_end(struct sess *t)
+{
+        if (t->s) {
+                psrun_error err = {0};
+                cr_expect_eq(psrun_session_destroy(t->s, &err), 0, "destroy: %s", err.msg);
+                t->s = NULL;
+        }
+        sess_expect_gone(t);
+        rmdir(t->root);
+}
+
+/* Run a shell line, expect it to exit 0; returns the result (free it). */
+static inline psrun_exec_result sess_sh(struct sess *t, const char *line,
+                                        const psrun_exec_options *o)
+{
+        psrun_exec_result res;
+        psrun_error err = {0};
+        int r = psrun_exec_shell(t->s, line, o, &res, &err);
+        cr_assert_eq(r, 0, "exec `%s`: %s", line, err.msg);
+        return res;
+}
+
+static inline void sess_sh_ok(struct sess *t, const char *line)
+{
+        psrun_exec_result res = sess_sh(t, line, NULL);
+        cr_expect_eq(res.result.exit_code, 0, "`%s`: exit %d (%s) stderr: %s", line,
+                     res.result.exit_code, res.result.reason, res.stderr_data);
+        psrun_exec_result_free(&res);
+}

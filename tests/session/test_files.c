@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host-side file API against what sandboxed code can plant in its own
+ * /workspace: nothing may reach or change a host file.
+ */
+#include <time.h>
+
+#include "session/common.h"
+
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t ms_now(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+/* A host file the hostile cases aim at, and its state before. */
+struct target {
+        char path[64];
+        struct stat st;
+};
+
+static void target_make(struct target *h)
+{
+        test_tmp_template(h->path, sizeof(h->path), "psrun-host-secret");
+        int fd = mkstemp(h->path);
+        cr_assert_geq(fd, 0);
+        cr_assert_eq(write(fd, "HOST-SECRET\n", 12), 12);
+        close(fd);
+        cr_assert_eq(stat(h->path, &h->st), 0);
+}
+
+static void target_check(struct target *h)
+{
+        struct stat now;
+        cr_assert_eq(stat(h->path, &now), 0, "host file %s is gone", h->path);
+        cr_expect_eq(now.st_ino, h->st.st_ino);
+        cr_expect_eq(now.st_size, h->st.st_size, "host file changed");
+        cr_expect_eq(now.st_mtim.tv_sec, h->st.st_mtim.tv_sec);
+        cr_expect_eq(now.st_mtim.tv_nsec, h->st.st_mtim.tv_nsec, "host file written");
+        unlink(h->path);
+}
+
+static void expect_no_host_data(struct sess *t, const char *path)
+{
+        psrun_file_data d = {0};
+        psrun_error err = {0};
+        int r = psrun_read_file(t->s, path, 0, 0, &d, &err);
+        if (r == 0) {
+                cr_expect(!strstr(d.data, "HOST-SECRET") && !strstr(d.data, "root:"),
+                          "read %s reached a host file: %.80s", path, d.data);
+                free(d.data);
+        } else {
+                cr_expect(err.msg[0] && !strchr(err.msg, '\n'), "error: %s", err.msg);
+        }
+}
+
+Test(files, symlinks_planted_inside_stay_inside, .timeout = 30)
+{
+        struct sess t;
+        struct target h;
+        target_make(&h);
+        sess_start(&t, NULL);
+        char line[512];
+        snprintf(line, sizeof(line),
+                 "ln -s %s /workspace/x && ln -s /etc/shadow /workspace/shadow && "
+                 "ln -s /proc/self/root /workspace/r && ln -s / /workspace/up && "
+                 "ln -s ../../../../.. /workspace/dots && mkdir /workspace/d && "
+                 "ln -s /etc /workspace/d/etc",
+                 h.path);
+        sess_sh_ok(&t, line);
+        char via_root[256], via_dots[256], via_up[256];
+        snprintf(via_root, sizeof(via_root), "r%s", h.path);
+        snprintf(via_dots, sizeof(via_dots), "dots%s", h.path);
+        snprintf(via_up, sizeof(via_up), "up%s", h.path);
+        const char *reads[] = {
+                "x",           "shadow",       via_root,           via_dots,
+                via_up,        "d/etc/passwd", "../../etc/passwd", "/workspace/../etc/passwd",
+                "r/etc/passwd"};
+        for (size_t i = 0; i < N_OF(reads); i++)
+                expect_no_host_data(&t, reads[i]);
+
+        /* Writes through the same links land in the workspace, or nowhere:
+         * the final name is replaced, a symlinked parent resolves inside. */
+        psrun_error err = {0};
+        cr_expect_eq(psrun_write_file(t.s, "x", "new", 3, 0644, &err), 0, "%s", err.msg);
+        char name[128];
+        snprintf(name, sizeof(name), "up%s", h.path);
+        (void) psrun_write_file(t.s, name, "new", 3, 0644, &err);
+        snprintf(name, sizeof(name), "dots%s", h.path);
+        (void) psrun_write_file(t.s, name, "new", 3, 0644, &err);
+        (void) psrun_write_file(t.s, "d/etc/psrun-planted", "new", 3, 0644, &err);
+        cr_expect_neq(access("/etc/psrun-planted", F_OK), 0, "wrote into the host's /etc");
+        /* x is now a plain file of the sandbox's user. */
+        psrun_exec_result res = sess_sh(&t, "stat -c '%F %U %s' /workspace/x", NULL);
+        cr_expect_str_eq(res.stdout_data, "regular file sandbox 3\n");
+        psrun_exec_result_free(&res);
+
+        /* Removing through links removes the link, never the target. */
+        cr_expect_eq(psrun_remove(t.s, "up", &err), 0, "%s", err.msg);
+        cr_expect_eq(psrun_remove(t.s, "d", &err), 0, "%s", err.msg);
+        cr_expect_eq(access("/etc/passwd", F_OK), 0);
+        /* Nothing outside /workspace by name. */
+        cr_expect_eq(psrun_read_file(t.s, "/etc/passwd", 0, 0, &(psrun_file_data){0}, &err),
+                     -EPERM);
+        cr_expect(strstr(err.msg, "outside /workspace"), "%s", err.msg);
+        cr_expect_eq(psrun_remove(t.s, "/workspace", &err), -EINVAL);
+        sess_end(&t);
+        target_check(&h);
+}
+
+Test(files, file_swapped_for_a_symlink_between_calls, .timeout = 30)
+{
+        struct sess t;
+        struct target h;
+        target_make(&h);
+        sess_start(&t, NULL);
+        psrun_error err = {0};
+        cr_assert_eq(psrun_write_file(t.s, "f", "mine", 4, 0644, &err), 0, "%s", err.msg);
+        char line[256];
+        snprintf(line, sizeof(line), "rm /workspace/f && ln -s %s /workspace/f", h.path);
+        sess_sh_ok(&t, line);
+        expect_no_host_data(&t, "f");
+        cr_expect_eq(psrun_write_file(t.s, "f", "again", 5, 0644, &err), 0, "%s", err.msg);
+        psrun_file_data d;
+        cr_assert_eq(psrun_read_file(t.s, "f", 0, 0, &d, &err), 0, "%s", err.msg);
+        cr_expect_str_eq(d.data, "again");
+        free(d.data);
+        sess_end(&t);
+        target_check(&h);
+}
+
+Test(files, fifo_does_not_block_and_special_names, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        sess_sh_ok(&t, "mkfifo /workspace/fifo && ln /workspace/fifo /workspace/fifo2");
+        psrun_file_data d;
+        psrun_error err = {0};
+        uint64_t t0 = ms_now();
+        cr_expect_eq(psrun_read_file(t.s, "fifo", 0, 0, &d, &err), -EINVAL);
+        cr_expect(strstr(err.msg, "not a regular file"), "%s", err.msg);
+        cr_expect_lt(ms_now() - t0, 1000);
+        cr_expect_eq(psrun_read_file(t.s, "/workspace", 0, 0, &d, &err), -EISDIR);
+        psrun_file_entry *e;
+        size_t n;
+        cr_assert_eq(psrun_list_files(t.s, NULL, 1, &e, &n, &err), 0, "%s", err.msg);
+        cr_expect_eq(n, 2);
+        cr_expect(n == 2 && strcmp(e[0].type, "fifo") == 0);
+        psrun_file_entries_free(e, n);
+        /* A hard link to a file outside the workspace cannot be made from
+         * inside (another file system): the attempt fails. */
+        psrun_exec_result res = sess_sh(&t, "ln /etc/passwd /workspace/h", NULL);
+        cr_expect_neq(res.result.exit_code, 0);
+        psrun_exec_result_free(&res);
+
+        /* A 4096-byte path: one line of error, nothing created. */
+        static char longp[4200];
+        for (size_t i = 0; i < 4094; i += 2)
+                memcpy(longp + i, "a/", 2);
+        memcpy(longp + 4094, "bb", 3);
+        cr_assert_eq(strlen(longp), 4096);
+        cr_expect_lt(psrun_write_file(t.s, longp, "x", 1, 0644, &err), 0);
+        cr_expect(!strchr(err.msg, '\n'), "%s", err.msg);
+        cr_expect_lt(psrun_read_file(t.s, longp, 0, 0, &d, &err), 0);
+        cr_expect_eq(psrun_write_file(t.s, "", "x", 1, 0644, &err), -EINVAL);
+        cr_expect_eq(psrun_write_file(t.s, "dir/..", "x", 1, 0644, &err), -EINVAL);
+        sess_end(&t);
+}
+
+Test(files, binary_round_trip_and_ranges, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        static char all[256 * 64];
+        for (size_t i = 0; i < sizeof(all); i++)
+                all[i] = (char) (i % 256);
+        psrun_error err = {0};
+        cr_assert_eq(psrun_write_file(t.s, "deep/er/bin", all, sizeof(all), 0600, &err), 0, "%s",
+                     err.msg);
+        psrun_file_data d;
+        cr_assert_eq(psrun_read_file(t.s, "/workspace/deep/er/bin", 0, 0, &d, &err), 0, "%s",
+                     err.msg);
+        cr_expect_eq(d.len, sizeof(all));
+        cr_expect_eq(d.size, sizeof(all));
+        cr_expect(!d.truncated);
+        cr_expect(memcmp(d.data, all, sizeof(all)) == 0);
+        free(d.data);
+        cr_assert_eq(psrun_read_file(t.s, "deep/er/bin", 256, 10, &d, &err), 0, "%s", err.msg);
+        cr_expect_eq(d.len, 10);
+        cr_expect(d.truncated);
+        cr_expect(memcmp(d.data, all, 10) == 0);
+        free(d.data);
+        /* The sandbox sees the same bytes, owned by its user, and its
+         * captured stdout is binary-safe. */
+        psrun_exec_result res = sess_sh(&t,
+                                        "stat -c '%U %a' /workspace/deep/er/bin "
+                                        "/workspace/deep; cat /workspace/deep/er/bin >&2",
+                                        NULL);
+        cr_expect_str_eq(res.stdout_data, "sandbox 600\nsandbox 755\n");
+        cr_expect_eq(res.stderr_len, sizeof(all));
+        cr_expect(memcmp(res.stderr_data, all, sizeof(all)) == 0);
+        psrun_exec_result_free(&res);
+        sess_end(&t);
+}
+
+Test(files, hundred_mib_and_a_full_workspace, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"disk_limit", "128M", NULL});
+        size_t size = 100U << 20;
+        char *big = malloc(size);
+        cr_assert_not_null(big);
+        for (size_t i = 0; i < size; i++)
+                big[i] = (char) (i * 2654435761U >> 13);
+        psrun_error err = {0};
+        uint64_t t0 = ms_now();
+        cr_assert_eq(psrun_write_file(t.s, "big", big, size, 0644, &err), 0, "%s", err.msg);
+        psrun_file_data d;
+        cr_assert_eq(psrun_read_file(t.s, "big", 0, 0, &d, &err), 0, "%s", err.msg);
+        uint64_t took = ms_now() - t0;
+        cr_expect_eq(d.len, size);
+        cr_expect(memcmp(d.data, big, size) == 0);
+        free(d.data);
+        cr_log_info("100 MiB written and read back in %llu ms", (unsigned long long) took);
+        /* 100 MiB more does not fit in 128M: ENOSPC, no temp file left,
+         * the old file intact. */
+        cr_expect_eq(psrun_write_file(t.s, "big2", big, size, 0644, &err), -ENOSPC);
+        cr_expect(strstr(err.msg, "full") && strstr(err.msg, "disk_limit"), "%s", err.msg);
+        psrun_file_entry *e;
+        size_t n;
+        cr_assert_eq(psrun_list_files(t.s, NULL, 0, &e, &n, &err), 0, "%s", err.msg);
+        cr_expect_eq(n, 1, "entries: %zu (a temp file left?)", n);
+        cr_expect(n >= 1 && e[0].size == size);
+        psrun_file_entries_free(e, n);
+        free(big);
+        sess_end(&t);
+}
