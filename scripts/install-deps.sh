@@ -12,6 +12,7 @@ libcriterion-dev
 busybox-static python3 iproute2 procps util-linux
 qemu-system-x86
 docker.io containerd
+nodejs npm
 "
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".
 PACKAGES="$PACKAGES ${PSRUN_EXTRA_PACKAGES:-}"

@@ -95,6 +95,33 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# psrun mcp under the official MCP TypeScript SDK client (tests/clients/mcp,
+# docs/mcp.md); its npm packages go to $BUILD/npm.
+if [ -x "$BUILD/psrun" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== mcp: SKIPPED (needs root: sessions)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== mcp: the MCP SDK client against psrun mcp"
+		start=$(date +%s)
+		tests/clients/mcp/run.sh "$BUILD" </dev/null | tee "$log"
+		mcp_status=${PIPESTATUS[0]}
+		line=$(grep -E '^mcp: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r mp mf ms <<<"$(sed -E 's/mcp: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+			total_pass=$((total_pass + mp))
+			total_fail=$((total_fail + mf))
+			total_skip=$((total_skip + ms))
+		else
+			total_fail=$((total_fail + 1))
+		fi
+		echo "== mcp: ${line:-no summary} ($(($(date +%s) - start)) s)"
+		if [ "$mcp_status" -ne 0 ] || [ -z "$line" ]; then
+			failed_tiers="$failed_tiers mcp"
+		fi
+	fi
+fi
+
 if [ "$WITH_VM" = "--vm" ]; then
 	echo "== vm: the kernel matrix (scripts/vm-check.sh, docs/testing.md)"
 	scripts/vm-check.sh "$BUILD" | tee "$log"
