@@ -12,7 +12,7 @@ libcriterion-dev
 busybox-static python3 iproute2 procps util-linux
 qemu-system-x86
 docker.io containerd
-nodejs npm
+nodejs npm python3-pip python3-setuptools python3-wheel
 "
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".
 PACKAGES="$PACKAGES ${PSRUN_EXTRA_PACKAGES:-}"

@@ -122,6 +122,35 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# The Python binding (bindings/python, unittest) over $BUILD/libpsrun.so.
+if [ -e "$BUILD/libpsrun.so" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== python: SKIPPED (needs root: sessions)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== python: the ctypes binding (bindings/python/tests)"
+		start=$(date +%s)
+		PSRUN_LIBRARY=$BUILD/libpsrun.so timeout 120 python3 -m unittest discover \
+			-s bindings/python/tests </dev/null >"$log" 2>&1
+		py_status=$?
+		cat "$log"
+		ran=$(sed -nE 's/^Ran ([0-9]+) tests? in .*/\1/p' "$log" | tail -1)
+		py_fail=$(sed -nE 's/.*(failures|errors)=([0-9]+).*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+		py_skip=$(sed -nE 's/.*skipped=([0-9]+).*/\1/p' "$log" | tail -1)
+		ran=${ran:-0} py_fail=${py_fail:-0} py_skip=${py_skip:-0}
+		if [ "$py_status" -ne 0 ] && [ "$py_fail" -eq 0 ]; then
+			py_fail=1
+		fi
+		total_pass=$((total_pass + ran - py_fail - py_skip))
+		total_fail=$((total_fail + py_fail))
+		total_skip=$((total_skip + py_skip))
+		echo "== python: $ran tested, $py_fail failed, $py_skip skipped ($(($(date +%s) - start)) s)"
+		if [ "$py_status" -ne 0 ]; then
+			failed_tiers="$failed_tiers python"
+		fi
+	fi
+fi
+
 if [ "$WITH_VM" = "--vm" ]; then
 	echo "== vm: the kernel matrix (scripts/vm-check.sh, docs/testing.md)"
 	scripts/vm-check.sh "$BUILD" | tee "$log"
