@@ -99,9 +99,9 @@ $(BUILD)/tests/%: tests/%/*.c tests/lib/*.c tests/lib/*.h $(ARCHIVE)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -Itests -o $@ $(filter %.c,$^) $(ARCHIVE) \
 		$(LDFLAGS) $(PKG_LIBS) $(TEST_LIBS) -lm -lpthread
 
-# The runc-style log writer is the CLI's (cli/ is not in libpsrun); its unit
-# tests link it directly.
-$(BUILD)/tests/unit: cli/oci-log.c
+# The runc-style log writer and the MCP server's JSON reader and protocol
+# layer are the CLI's (cli/ is not in libpsrun); their unit tests link them.
+$(BUILD)/tests/unit: cli/oci-log.c cli/mcp-json.c cli/mcp-proto.c
 
 # Helpers run inside the sandbox: static, so they need nothing from the root.
 $(BUILD)/tests/helper/%: tests/helper/%.c

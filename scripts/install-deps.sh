@@ -16,6 +16,7 @@ qemu-system-x86
 docker.io containerd
 podman conmon
 crun dpkg-dev
+nodejs npm python3-pip python3-setuptools python3-wheel
 "
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".
 PACKAGES="$PACKAGES ${PSRUN_EXTRA_PACKAGES:-}"

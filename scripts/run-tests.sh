@@ -143,6 +143,33 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# psrun mcp under the official MCP TypeScript SDK client (tests/clients/mcp,
+# docs/mcp.md); its npm packages go to $BUILD/npm.
+if [ -x "$BUILD/psrun" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== mcp: SKIPPED (needs root: sessions)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== mcp: the MCP SDK client against psrun mcp"
+		start=$(date +%s)
+		tests/clients/mcp/run.sh "$BUILD" </dev/null | tee "$log"
+		mcp_status=${PIPESTATUS[0]}
+		line=$(grep -E '^mcp: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r mp mf ms <<<"$(sed -E 's/mcp: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+			total_pass=$((total_pass + mp))
+			total_fail=$((total_fail + mf))
+			total_skip=$((total_skip + ms))
+		else
+			total_fail=$((total_fail + 1))
+		fi
+		echo "== mcp: ${line:-no summary} ($(($(date +%s) - start)) s)"
+		if [ "$mcp_status" -ne 0 ] || [ -z "$line" ]; then
+			failed_tiers="$failed_tiers mcp"
+		fi
+	fi
+fi
+
 # crun's own test suite with psrun as its runtime (tests/peer, docs/testing.md):
 # fetched from Debian's crun source package into $BUILD/peer.
 if [ -x "$BUILD/psrun" ]; then
@@ -166,6 +193,35 @@ if [ -x "$BUILD/psrun" ]; then
 		echo "== peer: ${line:-no summary} ($(($(date +%s) - start)) s)"
 		if [ "$peer_status" -ne 0 ] || [ -z "$line" ]; then
 			failed_tiers="$failed_tiers peer"
+		fi
+	fi
+fi
+
+# The Python binding (bindings/python, unittest) over $BUILD/libpsrun.so.
+if [ -e "$BUILD/libpsrun.so" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== python: SKIPPED (needs root: sessions)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== python: the ctypes binding (bindings/python/tests)"
+		start=$(date +%s)
+		PSRUN_LIBRARY=$BUILD/libpsrun.so timeout 120 python3 -m unittest discover \
+			-s bindings/python/tests </dev/null >"$log" 2>&1
+		py_status=$?
+		cat "$log"
+		ran=$(sed -nE 's/^Ran ([0-9]+) tests? in .*/\1/p' "$log" | tail -1)
+		py_fail=$(sed -nE 's/.*(failures|errors)=([0-9]+).*/\2/p' "$log" | awk '{s += $1} END {print s + 0}')
+		py_skip=$(sed -nE 's/.*skipped=([0-9]+).*/\1/p' "$log" | tail -1)
+		ran=${ran:-0} py_fail=${py_fail:-0} py_skip=${py_skip:-0}
+		if [ "$py_status" -ne 0 ] && [ "$py_fail" -eq 0 ]; then
+			py_fail=1
+		fi
+		total_pass=$((total_pass + ran - py_fail - py_skip))
+		total_fail=$((total_fail + py_fail))
+		total_skip=$((total_skip + py_skip))
+		echo "== python: $ran tested, $py_fail failed, $py_skip skipped ($(($(date +%s) - start)) s)"
+		if [ "$py_status" -ne 0 ]; then
+			failed_tiers="$failed_tiers python"
 		fi
 	fi
 fi

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: MIT
+"""psrun for Python: sandboxes over libpsrun's session API (ctypes, stdlib only).
+
+    from psrun import Sandbox
+    with Sandbox(memory_limit="512M", cpu_limit=2, timeout=120) as sb:
+        print(sb.exec("python3 -c 'print(1)'").stdout)
+"""
+from ._sandbox import AsyncSandbox, ExecResult, FileEntry, PsrunError, Sandbox
+
+__all__ = ["Sandbox", "AsyncSandbox", "ExecResult", "FileEntry", "PsrunError"]

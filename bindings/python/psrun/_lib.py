@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: MIT
+"""The C declarations of include/psrun.h that the binding uses, and where
+libpsrun.so is found: $PSRUN_LIBRARY, next to the psrun on PATH (or in its
+../lib), or in the build tree this package sits in."""
+import ctypes
+import os
+import shutil
+
+c_char_p = ctypes.c_char_p
+c_void_p = ctypes.c_void_p
+c_int = ctypes.c_int
+c_size_t = ctypes.c_size_t
+c_uint64 = ctypes.c_uint64
+
+
+class Error(ctypes.Structure):
+    _fields_ = [("code", c_int), ("msg", ctypes.c_char * 512)]
+
+
+class Result(ctypes.Structure):
+    _fields_ = [
+        ("exit_code", c_int),
+        ("signal", c_int),
+        ("reason", c_char_p),
+        ("wall_ms", c_uint64),
+        ("cpu_ms", c_uint64),
+        ("peak_memory_bytes", c_uint64),
+        ("error", ctypes.c_char * 512),
+    ]
+
+
+class SessionOptions(ctypes.Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("state_dir", c_char_p),
+        ("cgroup_parent", c_char_p),
+        ("tie_to_caller", c_int),
+    ]
+
+
+OUTPUT_FN = ctypes.CFUNCTYPE(None, c_void_p, c_int, c_void_p, c_size_t)
+
+
+class ExecOptions(ctypes.Structure):
+    _fields_ = [
+        ("cwd", c_char_p),
+        ("env", ctypes.POINTER(c_char_p)),
+        ("stdin_mode", c_int),
+        ("stdin_data", c_void_p),
+        ("stdin_len", c_size_t),
+        ("stdin_fd", c_int),
+        ("timeout_ms", c_uint64),
+        ("output_limit", c_uint64),
+        ("on_output", OUTPUT_FN),
+        ("userdata", c_void_p),
+        ("pass_output", c_int),
+        ("stdout_fd", c_int),
+        ("stderr_fd", c_int),
+    ]
+
+
+class ExecResultC(ctypes.Structure):
+    _fields_ = [
+        ("result", Result),
+        ("stdout_data", c_void_p),
+        ("stderr_data", c_void_p),
+        ("stdout_len", c_size_t),
+        ("stderr_len", c_size_t),
+        ("stdout_bytes", c_uint64),
+        ("stderr_bytes", c_uint64),
+        ("stdout_truncated", c_int),
+        ("stderr_truncated", c_int),
+    ]
+
+
+class FileData(ctypes.Structure):
+    _fields_ = [("data", c_void_p), ("len", c_size_t), ("size", c_uint64), ("truncated", c_int)]
+
+
+class FileEntryC(ctypes.Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("type", c_char_p),
+        ("size", c_uint64),
+        ("mode", ctypes.c_uint),
+        ("mtime", ctypes.c_int64),
+    ]
+
+
+STDIN_BYTES = 1
+
+
+def _candidates():
+    env = os.environ.get("PSRUN_LIBRARY")
+    if env:
+        yield env
+        return
+    exe = shutil.which("psrun")
+    if exe:
+        d = os.path.dirname(os.path.realpath(exe))
+        yield os.path.join(d, "libpsrun.so")
+        yield os.path.join(d, "..", "lib", "libpsrun.so")
+    here = os.path.dirname(os.path.abspath(__file__))
+    yield os.path.join(here, "..", "..", "..", "build", "libpsrun.so")
+    yield "libpsrun.so.0"
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            return ctypes.CDLL(path)
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+    raise OSError("psrun: libpsrun.so not found (set PSRUN_LIBRARY); tried: " + ", ".join(tried))
+
+
+_lib = None
+
+
+def lib():
+    global _lib
+    if _lib is not None:
+        return _lib
+    L = _load()
+    P = ctypes.POINTER
+    sigs = {
+        "psrun_policy_new": (c_void_p, []),
+        "psrun_policy_free": (None, [c_void_p]),
+        "psrun_policy_load_file": (c_int, [c_void_p, c_char_p, P(Error)]),
+        "psrun_policy_set": (c_int, [c_void_p, c_char_p, c_char_p, P(Error)]),
+        "psrun_session_create": (c_int, [c_void_p, P(SessionOptions), P(c_void_p), P(Error)]),
+        "psrun_session_destroy": (c_int, [c_void_p, P(Error)]),
+        "psrun_session_id": (c_char_p, [c_void_p]),
+        "psrun_exec": (c_int, [c_void_p, P(c_char_p), P(ExecOptions), P(ExecResultC), P(Error)]),
+        "psrun_exec_result_free": (None, [P(ExecResultC)]),
+        "psrun_write_file": (c_int, [c_void_p, c_char_p, c_void_p, c_size_t, ctypes.c_uint, P(Error)]),
+        "psrun_read_file": (c_int, [c_void_p, c_char_p, c_uint64, c_size_t, P(FileData), P(Error)]),
+        "psrun_list_files": (c_int, [c_void_p, c_char_p, c_int, P(P(FileEntryC)), P(c_size_t), P(Error)]),
+        "psrun_file_entries_free": (None, [P(FileEntryC), c_size_t]),
+        "psrun_remove": (c_int, [c_void_p, c_char_p, P(Error)]),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(L, name)
+        fn.restype = res
+        fn.argtypes = args
+    libc = ctypes.CDLL(None)
+    libc.free.argtypes = [c_void_p]
+    libc.free.restype = None
+    L.libc_free = libc.free
+    _lib = L
+    return L

@@ -1,0 +1,289 @@
+# SPDX-License-Identifier: MIT
+"""Sandbox: one psrun session (docs/sessions.md) from Python."""
+import asyncio
+import ctypes
+import json
+import os
+from dataclasses import dataclass
+from typing import List, Optional, Union
+
+from . import _lib as C
+
+
+class PsrunError(Exception):
+    """psrun's one-line error; .code is the errno, .field what it names
+    (the text before the first colon, e.g. "memory_limit")."""
+
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        field = message.split(":", 1)[0] if ":" in message else None
+        # psrun_policy_set's messages name the key as `-o KEY` does.
+        self.field = field[3:] if field and field.startswith("-o ") else field
+
+
+def _check(r: int, err: C.Error) -> int:
+    if r < 0:
+        raise PsrunError(err.code or -r, err.msg.decode("utf-8", "replace"))
+    return r
+
+
+@dataclass
+class ExecResult:
+    """The session API's exec result (psrun_exec_result)."""
+
+    exit_code: int
+    signal: int
+    reason: str
+    wall_ms: int
+    cpu_ms: int
+    peak_memory_bytes: int
+    error: str
+    stdout: bytes
+    stderr: bytes
+    stdout_bytes: int
+    stderr_bytes: int
+    stdout_truncated: bool
+    stderr_truncated: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.reason == "exited" and self.exit_code == 0
+
+
+@dataclass
+class FileEntry:
+    name: str
+    type: str
+    size: int
+    mode: int
+    mtime: int
+
+
+# The seed dict's keys (agent frameworks' sandbox={...}) -> policy keys.
+_CONFIG_KEYS = {
+    "network_mode": "network",
+    "network": "network",
+    "allow_domains": "allow_domains",
+    "memory_limit": "memory_limit",
+    "cpu_limit": "cpu_limit",
+    "pids_limit": "pids_limit",
+    "disk_limit": "disk_limit",
+    "timeout": "timeout",
+    "read_only_rootfs": "readonly_rootfs",
+    "readonly_rootfs": "readonly_rootfs",
+    "workdir": "workdir",
+    "env": "env",
+    "output_limit": "output_limit",
+    "idle_timeout": "idle_timeout",
+    "lifetime": "lifetime",
+}
+
+
+def _policy_value(key: str, value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if key in ("timeout", "idle_timeout", "lifetime") and isinstance(value, (int, float)):
+        return f"{value}s"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)
+
+
+class Sandbox:
+    """A long-lived sandbox; the keyword arguments are policy keys
+    (psrun-policy(5)) or the seed dict's names (see from_config)."""
+
+    def __init__(self, *, policy_file: Optional[str] = None, state_dir: Optional[str] = None,
+                 **keys):
+        self._lib = C.lib()
+        self._session = None
+        err = C.Error()
+        pol = self._lib.psrun_policy_new()
+        if not pol:
+            raise MemoryError("psrun: out of memory")
+        try:
+            if policy_file is not None:
+                _check(self._lib.psrun_policy_load_file(pol, os.fsencode(policy_file),
+                                                        ctypes.byref(err)), err)
+            for name, value in keys.items():
+                if value is None:
+                    continue
+                key = _CONFIG_KEYS.get(name)
+                if key is None:
+                    raise PsrunError(22, f"{name}: not a sandbox setting (known: "
+                                     + ", ".join(sorted(_CONFIG_KEYS)) + ")")
+                _check(self._lib.psrun_policy_set(pol, key.encode(),
+                                                  _policy_value(key, value).encode(),
+                                                  ctypes.byref(err)), err)
+            opts = C.SessionOptions(state_dir=os.fsencode(state_dir) if state_dir else None,
+                                    tie_to_caller=1)
+            sess = ctypes.c_void_p()
+            _check(self._lib.psrun_session_create(pol, ctypes.byref(opts), ctypes.byref(sess),
+                                                  ctypes.byref(err)), err)
+            self._session = sess
+        finally:
+            self._lib.psrun_policy_free(pol)
+
+    @classmethod
+    def from_policy(cls, path: str, **keys) -> "Sandbox":
+        return cls(policy_file=path, **keys)
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Sandbox":
+        """An agent framework's sandbox dict: network_mode (or network),
+        memory_limit, cpu_limit, timeout, read_only_rootfs, workdir, env."""
+        return cls(**dict(config))
+
+    @property
+    def id(self) -> str:
+        return self._lib.psrun_session_id(self._live()).decode()
+
+    def _live(self):
+        if self._session is None:
+            raise PsrunError(9, "sandbox: already destroyed")
+        return self._session
+
+    def exec(self, command: Union[str, List[str]], *, timeout: Optional[float] = None,
+             stdin: Optional[bytes] = None, cwd: Optional[str] = None,
+             env: Optional[dict] = None) -> ExecResult:
+        """Run command (a shell string, or an argv list) and wait."""
+        argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+        if not argv:
+            raise PsrunError(22, "argv: no command given")
+        c_argv = (ctypes.c_char_p * (len(argv) + 1))(*[os.fsencode(a) for a in argv], None)
+        opts = C.ExecOptions()
+        if timeout is not None:
+            opts.timeout_ms = max(1, int(timeout * 1000))
+        if cwd is not None:
+            opts.cwd = os.fsencode(cwd)
+        if env:
+            items = [f"{k}={v}".encode() for k, v in env.items()]
+            opts.env = (ctypes.c_char_p * (len(items) + 1))(*items, None)
+        buf = None
+        if stdin is not None:
+            buf = ctypes.create_string_buffer(bytes(stdin), len(stdin))
+            opts.stdin_mode = C.STDIN_BYTES
+            opts.stdin_data = ctypes.cast(buf, ctypes.c_void_p)
+            opts.stdin_len = len(stdin)
+        res = C.ExecResultC()
+        err = C.Error()
+        r = self._lib.psrun_exec(self._live(), c_argv, ctypes.byref(opts), ctypes.byref(res),
+                                 ctypes.byref(err))
+        try:
+            _check(r, err)
+            rr = res.result
+            return ExecResult(
+                exit_code=rr.exit_code, signal=rr.signal,
+                reason=(rr.reason or b"").decode(), wall_ms=rr.wall_ms, cpu_ms=rr.cpu_ms,
+                peak_memory_bytes=rr.peak_memory_bytes,
+                error=rr.error.decode("utf-8", "replace"),
+                stdout=ctypes.string_at(res.stdout_data, res.stdout_len) if res.stdout_data else b"",
+                stderr=ctypes.string_at(res.stderr_data, res.stderr_len) if res.stderr_data else b"",
+                stdout_bytes=res.stdout_bytes, stderr_bytes=res.stderr_bytes,
+                stdout_truncated=bool(res.stdout_truncated),
+                stderr_truncated=bool(res.stderr_truncated))
+        finally:
+            self._lib.psrun_exec_result_free(ctypes.byref(res))
+
+    def write_file(self, path: str, data: Union[bytes, str], mode: int = 0o644) -> int:
+        if isinstance(data, str):
+            data = data.encode()
+        err = C.Error()
+        _check(self._lib.psrun_write_file(self._live(), os.fsencode(path), data, len(data), mode,
+                                          ctypes.byref(err)), err)
+        return len(data)
+
+    def read_file(self, path: str) -> bytes:
+        fd = C.FileData()
+        err = C.Error()
+        _check(self._lib.psrun_read_file(self._live(), os.fsencode(path), 0, 0, ctypes.byref(fd),
+                                         ctypes.byref(err)), err)
+        try:
+            return ctypes.string_at(fd.data, fd.len) if fd.data else b""
+        finally:
+            self._lib.libc_free(fd.data)
+
+    def list_files(self, directory: str = "/workspace", recursive: bool = False) -> List[FileEntry]:
+        entries = ctypes.POINTER(C.FileEntryC)()
+        n = ctypes.c_size_t()
+        err = C.Error()
+        _check(self._lib.psrun_list_files(self._live(), os.fsencode(directory), int(recursive),
+                                          ctypes.byref(entries), ctypes.byref(n),
+                                          ctypes.byref(err)), err)
+        try:
+            return [FileEntry(entries[i].name.decode("utf-8", "surrogateescape"),
+                              entries[i].type.decode(), entries[i].size, entries[i].mode,
+                              entries[i].mtime) for i in range(n.value)]
+        finally:
+            self._lib.psrun_file_entries_free(entries, n)
+
+    def remove(self, path: str) -> None:
+        err = C.Error()
+        _check(self._lib.psrun_remove(self._live(), os.fsencode(path), ctypes.byref(err)), err)
+
+    def destroy(self) -> None:
+        if self._session is None:
+            return
+        sess, self._session = self._session, None
+        err = C.Error()
+        _check(self._lib.psrun_session_destroy(sess, ctypes.byref(err)), err)
+
+    close = destroy
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.destroy()
+
+    def __del__(self):
+        try:
+            self.destroy()
+        except Exception:
+            pass
+
+
+class AsyncSandbox:
+    """Sandbox for asyncio: every call runs in a thread (asyncio.to_thread);
+    the C API lets calls on one session run from many threads at once."""
+
+    def __init__(self, sandbox: Sandbox):
+        self.sandbox = sandbox
+
+    @classmethod
+    async def create(cls, **keys) -> "AsyncSandbox":
+        return cls(await asyncio.to_thread(Sandbox, **keys))
+
+    @classmethod
+    async def from_config(cls, config: dict) -> "AsyncSandbox":
+        return cls(await asyncio.to_thread(Sandbox.from_config, config))
+
+    async def exec(self, command, **kw) -> ExecResult:
+        return await asyncio.to_thread(self.sandbox.exec, command, **kw)
+
+    async def write_file(self, path, data, mode=0o644) -> int:
+        return await asyncio.to_thread(self.sandbox.write_file, path, data, mode)
+
+    async def read_file(self, path) -> bytes:
+        return await asyncio.to_thread(self.sandbox.read_file, path)
+
+    async def list_files(self, directory="/workspace", recursive=False):
+        return await asyncio.to_thread(self.sandbox.list_files, directory, recursive)
+
+    async def remove(self, path) -> None:
+        return await asyncio.to_thread(self.sandbox.remove, path)
+
+    async def destroy(self) -> None:
+        return await asyncio.to_thread(self.sandbox.destroy)
+
+    async def __aenter__(self) -> "AsyncSandbox":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.destroy()
+
+

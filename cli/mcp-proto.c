@@ -1,0 +1,524 @@
+/* SPDX-License-Identifier: MIT */
+#include "cli/mcp-proto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/json.h"
+
+/* Newest first: what server/discover and the -32022 error list. */
+static const char *const supported_versions[] = {
+        MCP_STATELESS_VERSION,
+        "2025-11-25",
+        "2025-06-18",
+        "2025-03-26",
+};
+#define N_VERSIONS   (sizeof(supported_versions) / sizeof(supported_versions[0]))
+#define FIRST_LEGACY 1
+
+static const char instructions[] =
+        "Each tool runs in a psrun sandbox: no network unless the server's policy allows it, "
+        "a read-only root, a writable /workspace that persists between calls of one sandbox. "
+        "Without `handle` the tools share one default sandbox, created on first use. "
+        "sandbox_create returns a handle for a separate sandbox; it lives until "
+        "sandbox_destroy or until the server exits.";
+
+/* ---- the tool table: the order of tools/list ---- */
+
+enum arg_type { ARG_STRING, ARG_NUMBER, ARG_OBJECT };
+
+struct tool_arg {
+        const char *name;
+        enum arg_type type;
+        bool required;
+        const char *description;
+        const char *const *choices; /* ARG_STRING: the allowed values, NULL: any */
+};
+
+#define MAX_ARGS 4
+struct tool_def {
+        const char *name;
+        const char *title;
+        const char *description;
+        struct tool_arg args[MAX_ARGS];
+};
+
+static const char *const encodings[] = {"utf-8", "base64", NULL};
+
+#define HANDLE_ARG                                                                                 \
+        {                                                                                          \
+                "handle", ARG_STRING, false,                                                       \
+                        "a sandbox from sandbox_create; omitted: the default sandbox", NULL        \
+        }
+
+static const struct tool_def tools[MCP_N_TOOLS] = {
+        [MCP_TOOL_EXEC] = {"sandbox_exec",
+                           "Run a shell command",
+                           "Run a command with /bin/sh -c in the sandbox (cwd /workspace) and "
+                           "return its stdout, stderr, exit code and duration. A command that "
+                           "runs past its timeout is killed with all its children.",
+                           {{"command", ARG_STRING, true, "the shell command", NULL},
+                            {"timeout", ARG_NUMBER, false,
+                             "seconds before the command is killed (default: the policy's)", NULL},
+                            HANDLE_ARG}},
+        [MCP_TOOL_READ_FILE] = {"sandbox_read_file",
+                                "Read a file",
+                                "Read a file of the sandbox's /workspace. Text comes back as "
+                                "UTF-8; a binary file as base64, with a note saying so.",
+                                {{"file_path", ARG_STRING, true,
+                                  "relative to /workspace, or absolute under it", NULL},
+                                 HANDLE_ARG}},
+        [MCP_TOOL_WRITE_FILE] = {"sandbox_write_file",
+                                 "Write a file",
+                                 "Create or replace a file under /workspace (parent directories "
+                                 "are created).",
+                                 {{"file_path", ARG_STRING, true,
+                                   "relative to /workspace, or absolute under it", NULL},
+                                  {"content", ARG_STRING, true, "the file's content", NULL},
+                                  {"encoding", ARG_STRING, false,
+                                   "how content is encoded: utf-8 (default) or base64", encodings},
+                                  HANDLE_ARG}},
+        [MCP_TOOL_LIST_FILES] = {"sandbox_list_files",
+                                 "List files",
+                                 "List a directory of the sandbox's /workspace: one line per "
+                                 "entry with its type and size.",
+                                 {{"directory", ARG_STRING, false, "default /workspace", NULL},
+                                  HANDLE_ARG}},
+        [MCP_TOOL_CREATE] = {"sandbox_create",
+                             "Create a sandbox",
+                             "Create a separate sandbox and return its handle (128 random "
+                             "bits). It lives until sandbox_destroy or until this server "
+                             "exits; pass the handle to the other tools.",
+                             {{"policy", ARG_OBJECT, false,
+                               "policy keys over the server's policy, e.g. {\"workdir\": "
+                               "\"/workspace/app\"}; only the keys the server allows",
+                               NULL}}},
+        [MCP_TOOL_DESTROY] = {"sandbox_destroy",
+                              "Destroy a sandbox",
+                              "Kill every process of a sandbox made by sandbox_create and "
+                              "remove it with its files.",
+                              {{"handle", ARG_STRING, true, "what sandbox_create returned", NULL}}},
+};
+
+const char *mcp_tool_name(enum mcp_tool tool)
+{
+        return (size_t) tool < MCP_N_TOOLS ? tools[tool].name : NULL;
+}
+
+static const char *const arg_type_names[] = {
+        [ARG_STRING] = "string",
+        [ARG_NUMBER] = "number",
+        [ARG_OBJECT] = "object",
+};
+
+static void write_tool(FILE *f, const struct tool_def *t)
+{
+        fputs("{\"name\":", f);
+        json_write_string(f, t->name);
+        fputs(",\"title\":", f);
+        json_write_string(f, t->title);
+        fputs(",\"description\":", f);
+        json_write_string(f, t->description);
+        fputs(",\"inputSchema\":{\"type\":\"object\",\"properties\":{", f);
+        for (size_t i = 0; i < MAX_ARGS && t->args[i].name; i++) {
+                const struct tool_arg *a = &t->args[i];
+                fprintf(f, "%s", i ? "," : "");
+                json_write_string(f, a->name);
+                fprintf(f, ":{\"type\":\"%s\",\"description\":", arg_type_names[a->type]);
+                json_write_string(f, a->description);
+                if (a->choices) {
+                        fputs(",\"enum\":[", f);
+                        for (size_t k = 0; a->choices[k]; k++) {
+                                fprintf(f, "%s", k ? "," : "");
+                                json_write_string(f, a->choices[k]);
+                        }
+                        fputc(']', f);
+                }
+                if (a->type == ARG_NUMBER)
+                        fputs(",\"exclusiveMinimum\":0", f);
+                fputc('}', f);
+        }
+        fputs("},\"required\":[", f);
+        bool first = true;
+        for (size_t i = 0; i < MAX_ARGS && t->args[i].name; i++)
+                if (t->args[i].required) {
+                        fprintf(f, "%s", first ? "" : ",");
+                        json_write_string(f, t->args[i].name);
+                        first = false;
+                }
+        fputs("],\"additionalProperties\":false}}", f);
+}
+
+/* 0, or -EINVAL with the message of a -32602. */
+static int check_args(const struct tool_def *t, const struct mj *args, psrun_error *err)
+{
+        for (size_t k = 0; k < args->len; k++) {
+                const struct tool_arg *a = NULL;
+                for (size_t i = 0; i < MAX_ARGS && t->args[i].name; i++)
+                        if (strcmp(t->args[i].name, args->keys[k]) == 0)
+                                a = &t->args[i];
+                if (!a)
+                        return psrun_error_set(err, EINVAL, "%s: unknown argument `%s`", t->name,
+                                               args->keys[k]);
+                static const enum mj_kind kinds[] = {
+                        [ARG_STRING] = MJ_STRING,
+                        [ARG_NUMBER] = MJ_NUMBER,
+                        [ARG_OBJECT] = MJ_OBJECT,
+                };
+                const struct mj *v = &args->items[k];
+                if (v->kind != kinds[a->type])
+                        return psrun_error_set(
+                                err, EINVAL, "%s: argument `%s` must be a %s, not %s", t->name,
+                                a->name, arg_type_names[a->type], mj_kind_name(v->kind));
+                if (a->type == ARG_STRING && strlen(v->str) != v->len)
+                        return psrun_error_set(err, EINVAL, "%s: argument `%s` holds a NUL byte",
+                                               t->name, a->name);
+                if (a->type == ARG_NUMBER && !(v->number > 0))
+                        return psrun_error_set(err, EINVAL, "%s: argument `%s` must be above 0",
+                                               t->name, a->name);
+                bool allowed = !a->choices;
+                for (size_t c = 0; a->choices && a->choices[c]; c++)
+                        allowed = allowed || strcmp(a->choices[c], v->str) == 0;
+                if (!allowed)
+                        return psrun_error_set(err, EINVAL,
+                                               "%s: argument `%s` must be one of utf-8, base64, "
+                                               "not `%s`",
+                                               t->name, a->name, v->str);
+        }
+        for (size_t i = 0; i < MAX_ARGS && t->args[i].name; i++)
+                if (t->args[i].required && !mj_get(args, t->args[i].name))
+                        return psrun_error_set(err, EINVAL, "%s: missing argument `%s`", t->name,
+                                               t->args[i].name);
+        return 0;
+}
+
+/* ---- responses ---- */
+
+struct request {
+        const struct mj *msg, *id, *params;
+        bool stateless; /* the 2026-07-28 era: resultType on every result */
+};
+
+static void begin_result(FILE *f, const struct request *rq)
+{
+        fputs("{\"jsonrpc\":\"2.0\",\"id\":", f);
+        fwrite(rq->id->text, 1, rq->id->text_len, f);
+        fputs(",\"result\":{", f);
+}
+
+/* The stateless revision puts resultType on every result. */
+static void end_result(FILE *f, const struct request *rq, bool empty)
+{
+        if (rq->stateless)
+                fputs(empty ? "\"resultType\":\"complete\"" : ",\"resultType\":\"complete\"", f);
+        fputs("}}\n", f);
+}
+
+static void write_error(FILE *f, const struct mj *id, int code, const char *msg)
+{
+        fputs("{\"jsonrpc\":\"2.0\",\"id\":", f);
+        if (id)
+                fwrite(id->text, 1, id->text_len, f);
+        else
+                fputs("null", f);
+        fprintf(f, ",\"error\":{\"code\":%d,\"message\":", code);
+        json_write_string(f, msg);
+        fputs("}}\n", f);
+}
+
+static void write_versions(FILE *f, size_t from)
+{
+        fputc('[', f);
+        for (size_t i = from; i < N_VERSIONS; i++) {
+                fprintf(f, "%s", i > from ? "," : "");
+                json_write_string(f, supported_versions[i]);
+        }
+        fputc(']', f);
+}
+
+static void write_server_info(FILE *f, const struct mcp_server *s)
+{
+        fputs("{\"name\":\"psrun\",\"title\":\"psrun sandbox\",\"version\":", f);
+        json_write_string(f, s->version ? s->version : "0");
+        fputc('}', f);
+}
+
+static const char capabilities[] = "{\"tools\":{\"listChanged\":false}}";
+
+/* ---- methods ---- */
+
+static int do_initialize(struct mcp_server *s, const struct request *rq, FILE *f)
+{
+        const char *asked = mj_get_string(rq->params, "protocolVersion");
+        if (!asked) {
+                write_error(f, rq->id, MCP_INVALID_PARAMS,
+                            "initialize: params.protocolVersion (a string) is missing");
+                return 0;
+        }
+        /* Negotiation is within the handshake era; anything else gets the
+         * newest handshake version, and the client decides. */
+        const char *chosen = MCP_LATEST_LEGACY;
+        for (size_t i = FIRST_LEGACY; i < N_VERSIONS; i++)
+                if (strcmp(asked, supported_versions[i]) == 0)
+                        chosen = supported_versions[i];
+        snprintf(s->legacy_version, sizeof(s->legacy_version), "%s", chosen);
+        begin_result(f, rq);
+        fputs("\"protocolVersion\":", f);
+        json_write_string(f, chosen);
+        fprintf(f, ",\"capabilities\":%s,\"serverInfo\":", capabilities);
+        write_server_info(f, s);
+        fputs(",\"instructions\":", f);
+        json_write_string(f, instructions);
+        end_result(f, rq, false);
+        return 0;
+}
+
+static int do_discover(struct mcp_server *s, const struct request *rq, FILE *f)
+{
+        begin_result(f, rq);
+        fputs("\"supportedVersions\":", f);
+        write_versions(f, 0);
+        fprintf(f, ",\"capabilities\":%s,\"serverInfo\":", capabilities);
+        write_server_info(f, s);
+        fputs(",\"instructions\":", f);
+        json_write_string(f, instructions);
+        fputs(",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":", f);
+        write_server_info(f, s);
+        fputc('}', f);
+        end_result(f, rq, false);
+        return 0;
+}
+
+static int do_ping(struct mcp_server *s, const struct request *rq, FILE *f)
+{
+        begin_result(f, rq);
+        end_result(f, rq, true);
+        return 0;
+}
+
+static int do_tools_list(struct mcp_server *s, const struct request *rq, FILE *f)
+{
+        begin_result(f, rq);
+        fputs("\"tools\":[", f);
+        for (size_t i = 0; i < MCP_N_TOOLS; i++) {
+                fprintf(f, "%s", i ? "," : "");
+                write_tool(f, &tools[i]);
+        }
+        fputc(']', f);
+        end_result(f, rq, false);
+        return 0;
+}
+
+static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f)
+{
+        const char *name = mj_get_string(rq->params, "name");
+        if (!name) {
+                write_error(f, rq->id, MCP_INVALID_PARAMS,
+                            "tools/call: params.name (a string) is missing");
+                return 0;
+        }
+        size_t t = 0;
+        while (t < MCP_N_TOOLS && strcmp(tools[t].name, name) != 0)
+                t++;
+        psrun_error err = {0};
+        if (t == MCP_N_TOOLS) {
+                psrun_error_set(&err, EINVAL, "Unknown tool: %s", name);
+                write_error(f, rq->id, MCP_INVALID_PARAMS, err.msg);
+                return 0;
+        }
+        static const struct mj no_args = {.kind = MJ_OBJECT};
+        const struct mj *args = mj_get(rq->params, "arguments");
+        if (args && args->kind == MJ_NULL)
+                args = NULL;
+        if (args && args->kind != MJ_OBJECT) {
+                write_error(f, rq->id, MCP_INVALID_PARAMS,
+                            "tools/call: params.arguments must be an object");
+                return 0;
+        }
+        if (check_args(&tools[t], args ? args : &no_args, &err) < 0) {
+                write_error(f, rq->id, MCP_INVALID_PARAMS, err.msg);
+                return 0;
+        }
+        struct mcp_call call = {
+                .tool = (enum mcp_tool) t,
+                .args = args ? args : &no_args,
+                .id = rq->id,
+                .progress_token = mj_get(mj_get(rq->params, "_meta"), "progressToken"),
+        };
+        _cleanup_free_ char *text = NULL, *structured = NULL;
+        size_t text_len = 0, structured_len = 0;
+        struct mcp_tool_out out = {
+                .text = open_memstream(&text, &text_len),
+                .structured = open_memstream(&structured, &structured_len),
+        };
+        int r = -ENOMEM;
+        if (out.text && out.structured)
+                r = s->backend.call(s->backend.userdata, &call, &out, &err);
+        if (out.text)
+                fclose(out.text);
+        if (out.structured)
+                fclose(out.structured);
+        if (r == -ENOMEM && !err.msg[0])
+                psrun_error_set(&err, ENOMEM, "%s: out of memory", tools[t].name);
+        if (r < 0) {
+                write_error(f, rq->id, r == -EINVAL ? MCP_INVALID_PARAMS : MCP_INTERNAL_ERROR,
+                            err.msg);
+                return 0;
+        }
+        begin_result(f, rq);
+        fputs("\"content\":[{\"type\":\"text\",\"text\":", f);
+        json_write_bytes(f, text, text_len);
+        fputs("}],\"structuredContent\":", f);
+        if (structured_len)
+                fwrite(structured, 1, structured_len, f);
+        else
+                fputs("{}", f);
+        fprintf(f, ",\"isError\":%s", out.is_error ? "true" : "false");
+        end_result(f, rq, false);
+        return 0;
+}
+
+struct method {
+        const char *name;
+        int (*run)(struct mcp_server *s, const struct request *rq, FILE *f);
+        bool legacy_only; /* not part of the stateless revision */
+};
+
+static const struct method methods[] = {
+        {"initialize", do_initialize, true},     {"ping", do_ping, true},
+        {"server/discover", do_discover, false}, {"tools/list", do_tools_list, false},
+        {"tools/call", do_tools_call, false},
+};
+
+/* The stateless era's per-request version: 0 when absent (the handshake
+ * era), 1 when it is one we speak, -1 after writing -32022. */
+static int check_meta_version(const struct request *rq, FILE *f)
+{
+        const struct mj *v = mj_get(mj_get(rq->params, "_meta"), MCP_META_VERSION);
+        if (!v)
+                return 0;
+        for (size_t i = 0; v->kind == MJ_STRING && i < N_VERSIONS; i++)
+                if (strcmp(v->str, supported_versions[i]) == 0)
+                        return i == 0 ? 1 : 0;
+        fputs("{\"jsonrpc\":\"2.0\",\"id\":", f);
+        fwrite(rq->id->text, 1, rq->id->text_len, f);
+        fprintf(f,
+                ",\"error\":{\"code\":%d,\"message\":\"Unsupported protocol version\","
+                "\"data\":{\"supported\":",
+                MCP_UNSUPPORTED_VERSION);
+        write_versions(f, 0);
+        fputs(",\"requested\":", f);
+        fwrite(v->text, 1, v->text_len, f);
+        fputs("}}}\n", f);
+        return -1;
+}
+
+static int handle(struct mcp_server *s, const struct mj *msg, FILE *f)
+{
+        if (msg->kind != MJ_OBJECT) {
+                write_error(f, NULL, MCP_INVALID_REQUEST, "a message must be a JSON object");
+                return 0;
+        }
+        struct request rq = {.msg = msg, .id = mj_get(msg, "id"), .params = mj_get(msg, "params")};
+        if (rq.id &&
+            !(rq.id->kind == MJ_STRING || (rq.id->kind == MJ_NUMBER && rq.id->is_integer))) {
+                write_error(f, NULL, MCP_INVALID_REQUEST, "id must be a string or an integer");
+                return 0;
+        }
+        const char *version = mj_get_string(msg, "jsonrpc");
+        const char *method = mj_get_string(msg, "method");
+        if (!version || strcmp(version, "2.0") != 0) {
+                if (rq.id || !method)
+                        write_error(f, rq.id, MCP_INVALID_REQUEST, "jsonrpc must be \"2.0\"");
+                return 0;
+        }
+        if (!method) {
+                /* A response to a request of ours: we send none, so ignore it. */
+                if (!rq.id || mj_get(msg, "result") || mj_get(msg, "error"))
+                        return 0;
+                write_error(f, rq.id, MCP_INVALID_REQUEST, "method (a string) is missing");
+                return 0;
+        }
+        if (!rq.id) {
+                /* Notifications are never answered; cancellation is the
+                 * reader's (mcp_cancel_request_id). */
+                if (strcmp(method, "notifications/initialized") == 0)
+                        s->initialized = true;
+                return 0;
+        }
+        if (rq.params && rq.params->kind != MJ_OBJECT) {
+                write_error(f, rq.id, MCP_INVALID_PARAMS, "params must be an object");
+                return 0;
+        }
+        int era = check_meta_version(&rq, f);
+        if (era < 0)
+                return 0;
+        rq.stateless = era == 1;
+        for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+                if (strcmp(methods[i].name, method) != 0 ||
+                    (rq.stateless && methods[i].legacy_only))
+                        continue;
+                return methods[i].run(s, &rq, f);
+        }
+        char buf[300];
+        snprintf(buf, sizeof(buf), "Method not found: %.200s", method);
+        write_error(f, rq.id, MCP_METHOD_NOT_FOUND, buf);
+        return 0;
+}
+
+int mcp_handle_message(struct mcp_server *s, const char *msg, size_t len, FILE *out)
+{
+        _cleanup_free_ char *buf = NULL;
+        size_t buf_len = 0;
+        FILE *f = open_memstream(&buf, &buf_len);
+        if (!f)
+                return -ENOMEM;
+        struct mj *v = NULL;
+        psrun_error err = {0};
+        if (mj_parse(msg, len, &v, &err) < 0)
+                write_error(f, NULL, MCP_PARSE_ERROR, err.msg);
+        else
+                handle(s, v, f);
+        mj_free(v);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        if (buf_len && (fwrite(buf, 1, buf_len, out) != buf_len || fflush(out) != 0))
+                return -EIO;
+        return 0;
+}
+
+int mcp_cancel_request_id(const char *msg, size_t len, char **request_id)
+{
+        /* Cheap test first: most lines are not cancellations. */
+        if (!memmem(msg, len, "notifications/cancelled", strlen("notifications/cancelled")))
+                return 0;
+        struct mj *v = NULL;
+        psrun_error err = {0};
+        if (mj_parse(msg, len, &v, &err) < 0)
+                return 0;
+        const char *method = mj_get_string(v, "method");
+        const struct mj *id = mj_get(mj_get(v, "params"), "requestId");
+        int r = 0;
+        if (method && strcmp(method, "notifications/cancelled") == 0 && !mj_get(v, "id") && id &&
+            (id->kind == MJ_STRING || id->kind == MJ_NUMBER)) {
+                *request_id = strndup(id->text, id->text_len);
+                r = *request_id ? 1 : 0;
+        }
+        mj_free(v);
+        return r;
+}
+
+void mcp_write_progress(FILE *out, const struct mj *token, unsigned long long progress,
+                        const char *message, size_t message_len)
+{
+        fputs("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{"
+              "\"progressToken\":",
+              out);
+        fwrite(token->text, 1, token->text_len, out);
+        fprintf(out, ",\"progress\":%llu,\"message\":", progress);
+        json_write_bytes(out, message, message_len);
+        fputs("}}\n", out);
+        fflush(out);
+}

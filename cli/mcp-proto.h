@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The MCP server's protocol layer (docs/mcp.md): JSON-RPC 2.0 messages in,
+ * one response line out, both protocol eras (the initialize handshake of
+ * 2025-03-26 .. 2025-11-25 and the stateless 2026-07-28 revision), the tool
+ * table and the checking of tool arguments. Pure: it never touches a
+ * sandbox itself; the tools run through a backend (cli/mcp.c, or a fake in
+ * the unit tests).
+ */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli/mcp-json.h"
+#include "common/error.h"
+
+#define MCP_STATELESS_VERSION "2026-07-28"
+#define MCP_LATEST_LEGACY     "2025-11-25"
+#define MCP_META_VERSION      "io.modelcontextprotocol/protocolVersion"
+
+/* JSON-RPC and MCP error codes. */
+enum {
+        MCP_PARSE_ERROR = -32700,
+        MCP_INVALID_REQUEST = -32600,
+        MCP_METHOD_NOT_FOUND = -32601,
+        MCP_INVALID_PARAMS = -32602,
+        MCP_INTERNAL_ERROR = -32603,
+        MCP_UNSUPPORTED_VERSION = -32022,
+};
+
+enum mcp_tool {
+        MCP_TOOL_EXEC,
+        MCP_TOOL_READ_FILE,
+        MCP_TOOL_WRITE_FILE,
+        MCP_TOOL_LIST_FILES,
+        MCP_TOOL_CREATE,
+        MCP_TOOL_DESTROY,
+        MCP_N_TOOLS,
+};
+
+struct mcp_call {
+        enum mcp_tool tool;
+        const struct mj *args;           /* an object (maybe empty), checked against the table */
+        const struct mj *id;             /* the request's id */
+        const struct mj *progress_token; /* params._meta.progressToken, NULL if none */
+};
+
+/* What a tool returns: text for the model, one JSON object for programs. */
+struct mcp_tool_out {
+        FILE *text;       /* the text content */
+        FILE *structured; /* one JSON object (structuredContent) */
+        bool is_error;    /* the command or file operation failed */
+};
+
+struct mcp_backend {
+        void *userdata;
+        /* 0: out is filled (is_error or not). -EINVAL: the arguments are
+         * wrong (JSON-RPC -32602 with err's message); other -errno: -32603. */
+        int (*call)(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
+                    psrun_error *err);
+};
+
+struct mcp_server {
+        struct mcp_backend backend;
+        const char *version;     /* serverInfo.version */
+        bool initialized;        /* notifications/initialized seen */
+        char legacy_version[16]; /* what initialize negotiated, "" before */
+};
+
+const char *mcp_tool_name(enum mcp_tool tool);
+
+/* Handle one message (a line, without its newline). Writes at most one
+ * response line to out; notifications get none. Returns 0, or -errno when
+ * out could not be written. */
+int mcp_handle_message(struct mcp_server *s, const char *msg, size_t len, FILE *out);
+
+/* For the reader thread: is msg a notifications/cancelled? Then 1, with
+ * *request_id set to the raw JSON text of its requestId (malloc'd). */
+int mcp_cancel_request_id(const char *msg, size_t len, char **request_id);
+
+/* A notifications/progress line for token (a raw JSON value). */
+void mcp_write_progress(FILE *out, const struct mj *token, unsigned long long progress,
+                        const char *message, size_t message_len);

@@ -1,0 +1,844 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `psrun mcp`: an MCP server on stdin/stdout (docs/mcp.md) over the public
+ * session API (include/psrun.h). The protocol is cli/mcp-proto.c; this file
+ * is the transport (a reader thread, one worker), the sandboxes the tools
+ * run in, and the tools themselves.
+ *
+ * stdout carries nothing but protocol: one JSON-RPC message per line,
+ * written by the worker thread only. Logs go to stderr.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/mcp-proto.h"
+#include "common/cleanup.h"
+#include "common/json.h"
+#include "policy/policy.h"
+
+#ifndef PSRUN_VERSION
+#define PSRUN_VERSION "0.1.0"
+#endif
+
+#define MAX_SANDBOXES  32          /* made by sandbox_create, alive at once */
+#define READ_MAX       (8U << 20)  /* what sandbox_read_file returns at most */
+#define PROGRESS_CHUNK 4096        /* output bytes per progress notification */
+#define PROGRESS_MAX   (1U << 20)  /* output bytes streamed per exec at most */
+#define TIMEOUT_MAX_S  (24 * 3600) /* sandbox_exec's timeout argument */
+
+/* ---- the server's policy: its sources, replayed for every sandbox ---- */
+
+struct source {
+        const char *file;      /* --policy FILE, or */
+        const char *key_value; /* -o KEY=VALUE */
+};
+
+struct config {
+        struct source *sources;
+        size_t n_sources;
+        const char **allowed; /* --allow-override KEY */
+        size_t n_allowed;
+};
+
+/* Apply the sources to the policy the session gets and to a private copy
+ * (struct policy) that the server reads limits from: the public policy is
+ * opaque. */
+static int apply_sources(const struct config *cfg, psrun_policy *pub, struct policy *priv,
+                         psrun_error *err)
+{
+        for (size_t i = 0; i < cfg->n_sources; i++) {
+                const struct source *src = &cfg->sources[i];
+                int r;
+                if (src->file) {
+                        r = psrun_policy_load_file(pub, src->file, err);
+                        if (r >= 0)
+                                r = policy_load_file(priv, src->file, err);
+                } else {
+                        const char *eq = strchr(src->key_value, '=');
+                        if (!eq)
+                                return psrun_error_set(err, EINVAL, "-o: `%s` is not KEY=VALUE",
+                                                       src->key_value);
+                        _cleanup_free_ char *key =
+                                strndup(src->key_value, (size_t) (eq - src->key_value));
+                        if (!key)
+                                return psrun_error_errno(err, ENOMEM, "policy");
+                        r = psrun_policy_set(pub, key, eq + 1, err);
+                        if (r >= 0)
+                                r = policy_set_option(priv, src->key_value, err);
+                }
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/*
+ * What a client may change in sandbox_create's `policy` without the
+ * operator's --allow-override: only what cannot widen the sandbox. Limits
+ * may be lowered, never raised; the network may only become `none`.
+ */
+enum override_kind { OVR_ANY, OVR_LOWER_U64, OVR_LOWER_CPU, OVR_NETWORK_NONE };
+struct override_rule {
+        const char *key;
+        enum override_kind kind;
+        size_t offset; /* OVR_LOWER_U64: the field in struct policy */
+};
+static const struct override_rule override_rules[] = {
+        {"workdir", OVR_ANY, 0},
+        {"env", OVR_ANY, 0},
+        {"memory_limit", OVR_LOWER_U64, offsetof(struct policy, memory_limit)},
+        {"pids_limit", OVR_LOWER_U64, offsetof(struct policy, pids_limit)},
+        {"disk_limit", OVR_LOWER_U64, offsetof(struct policy, disk_limit)},
+        {"timeout", OVR_LOWER_U64, offsetof(struct policy, timeout_ms)},
+        {"output_limit", OVR_LOWER_U64, offsetof(struct policy, output_limit)},
+        {"cpu_limit", OVR_LOWER_CPU, 0},
+        {"network", OVR_NETWORK_NONE, 0},
+};
+
+static bool operator_allows(const struct config *cfg, const char *key)
+{
+        for (size_t i = 0; i < cfg->n_allowed; i++)
+                if (strcmp(cfg->allowed[i], key) == 0)
+                        return true;
+        return false;
+}
+
+/* One override on both policies; -EPERM when the client may not. */
+static int apply_override(const struct config *cfg, psrun_policy *pub, struct policy *priv,
+                          const char *key, const struct mj *v, psrun_error *err)
+{
+        const struct override_rule *rule = NULL;
+        for (size_t i = 0; i < sizeof(override_rules) / sizeof(override_rules[0]); i++)
+                if (strcmp(override_rules[i].key, key) == 0)
+                        rule = &override_rules[i];
+        bool free_hand = operator_allows(cfg, key);
+        if (!rule && !free_hand)
+                return psrun_error_set(err, EPERM,
+                                       "policy.%s: a client may not set this key (the server's "
+                                       "operator can allow it with --allow-override %s)",
+                                       key, key);
+        /* Scalars as their text, lists and maps as JSON (a YAML flow node). */
+        _cleanup_free_ char *value =
+                v->kind == MJ_STRING ? strdup(v->str) : strndup(v->text, v->text_len);
+        _cleanup_free_ char *kv = NULL;
+        if (!value || asprintf(&kv, "%s=%s", key, value) < 0)
+                return psrun_error_errno(err, ENOMEM, "policy");
+        struct policy before = *priv;
+        int r = policy_set_option(priv, kv, err);
+        if (r < 0)
+                return r;
+        if (!free_hand) {
+                bool wider = false;
+                switch (rule->kind) {
+                case OVR_ANY:
+                        break;
+                case OVR_LOWER_U64: {
+                        uint64_t was = *(const uint64_t *) ((const char *) &before + rule->offset);
+                        uint64_t now = *(const uint64_t *) ((const char *) priv + rule->offset);
+                        /* 0 means "none" for some limits: never a lowering. */
+                        wider = now > was || (now == 0 && was != 0);
+                        break;
+                }
+                case OVR_LOWER_CPU:
+                        wider = priv->cpu_limit > before.cpu_limit;
+                        break;
+                case OVR_NETWORK_NONE:
+                        wider = priv->network != POLICY_NETWORK_NONE &&
+                                priv->network != before.network;
+                        break;
+                }
+                if (wider)
+                        return psrun_error_set(err, EPERM,
+                                               "policy.%s: `%s` would widen the server's policy "
+                                               "(a client may only narrow it)",
+                                               key, value);
+        }
+        return psrun_policy_set(pub, key, value, err);
+}
+
+/* ---- sandboxes ---- */
+
+struct sandbox {
+        char handle[33]; /* "" for the default sandbox */
+        psrun_session *session;
+        struct policy policy; /* what it was made with, for limits in messages */
+};
+
+struct server {
+        struct config cfg;
+        struct sandbox *default_sb;
+        struct sandbox *sandboxes[MAX_SANDBOXES];
+        FILE *out;
+
+        /* The running exec, for notifications/cancelled (the reader thread). */
+        pthread_mutex_t lock;
+        psrun_exec_handle *running;
+        char *running_id; /* the raw JSON of its request's id */
+        bool cancelled;
+
+        /* The request queue, reader -> worker. */
+        pthread_cond_t cond;
+        struct line *head, **tail;
+        bool eof;
+};
+
+struct line {
+        struct line *next;
+        size_t len;
+        char text[];
+};
+
+static void sandbox_free(struct sandbox *sb, bool destroy)
+{
+        if (!sb)
+                return;
+        if (sb->session) {
+                psrun_error err = {0};
+                if (destroy && psrun_session_destroy(sb->session, &err) < 0)
+                        fprintf(stderr, "psrun: mcp: destroy sandbox: %s\n", err.msg);
+                else if (!destroy)
+                        psrun_session_close(sb->session);
+        }
+        policy_free(&sb->policy);
+        free(sb);
+}
+
+static int sandbox_new(struct server *srv, const struct mj *overrides, const char *handle,
+                       struct sandbox **ret, psrun_error *err)
+{
+        struct sandbox *sb = calloc(1, sizeof(*sb));
+        psrun_policy *pub = psrun_policy_new();
+        int r = sb && pub ? policy_init(&sb->policy) : -ENOMEM;
+        if (r < 0) {
+                free(sb);
+                psrun_policy_free(pub);
+                return psrun_error_errno(err, ENOMEM, "sandbox");
+        }
+        snprintf(sb->handle, sizeof(sb->handle), "%s", handle ? handle : "");
+        r = apply_sources(&srv->cfg, pub, &sb->policy, err);
+        for (size_t i = 0; r >= 0 && overrides && i < overrides->len; i++)
+                r = apply_override(&srv->cfg, pub, &sb->policy, overrides->keys[i],
+                                   &overrides->items[i], err);
+        if (r >= 0) {
+                /* Tied to us: a killed server leaves no sandbox behind. */
+                psrun_session_options so = {.name = handle, .tie_to_caller = 1};
+                r = psrun_session_create(pub, &so, &sb->session, err);
+        }
+        psrun_policy_free(pub);
+        if (r < 0) {
+                sandbox_free(sb, false);
+                return r;
+        }
+        *ret = sb;
+        return 0;
+}
+
+/* ---- tool helpers ---- */
+
+__attribute__((format(printf, 2, 3))) static int tool_error(struct mcp_tool_out *out,
+                                                            const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(out->text, fmt, ap);
+        va_end(ap);
+        out->is_error = true;
+        return 0;
+}
+
+/* The sandbox a call names, or the default one (made on first use). NULL
+ * after writing an error result. */
+static struct sandbox *pick_sandbox(struct server *srv, const struct mcp_call *call,
+                                    struct mcp_tool_out *out)
+{
+        const char *handle = mj_get_string(call->args, "handle");
+        if (handle) {
+                for (size_t i = 0; i < MAX_SANDBOXES; i++)
+                        if (srv->sandboxes[i] && strcmp(srv->sandboxes[i]->handle, handle) == 0)
+                                return srv->sandboxes[i];
+                tool_error(out,
+                           "No sandbox with handle `%s`: it was destroyed, or this server did "
+                           "not create it. Call sandbox_create for a new one, or leave out "
+                           "`handle` to use the default sandbox.",
+                           handle);
+                return NULL;
+        }
+        if (!srv->default_sb) {
+                psrun_error err = {0};
+                if (sandbox_new(srv, NULL, NULL, &srv->default_sb, &err) < 0) {
+                        tool_error(out, "Could not start the sandbox: %s", err.msg);
+                        return NULL;
+                }
+        }
+        return srv->default_sb;
+}
+
+/* A session-API error as a result an LLM can act on. A default sandbox
+ * that has ended (idle timeout, lifetime) is dropped: the next call
+ * without a handle starts a fresh one. */
+static int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool_out *out,
+                         const char *what, const psrun_error *err)
+{
+        if (err->code != ESRCH && err->code != ECONNREFUSED)
+                return tool_error(out, "%s: %s", what, err->msg);
+        if (sb && sb == srv->default_sb) {
+                srv->default_sb = NULL;
+                sandbox_free(sb, true);
+                return tool_error(out,
+                                  "%s: %s. The default sandbox had ended (idle timeout or "
+                                  "lifetime); the next call starts a new one, with an empty "
+                                  "/workspace.",
+                                  what, err->msg);
+        }
+        return tool_error(out,
+                          "%s: %s. This sandbox has ended (idle timeout or lifetime); create a "
+                          "new one with sandbox_create.",
+                          what, err->msg);
+}
+
+static void b64_encode(FILE *f, const unsigned char *p, size_t n)
+{
+        static const char tbl[] =
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for (size_t i = 0; i < n; i += 3) {
+                unsigned v = (unsigned) p[i] << 16;
+                if (i + 1 < n)
+                        v |= (unsigned) p[i + 1] << 8;
+                if (i + 2 < n)
+                        v |= p[i + 2];
+                fputc(tbl[(v >> 18) & 63], f);
+                fputc(tbl[(v >> 12) & 63], f);
+                fputc(i + 1 < n ? tbl[(v >> 6) & 63] : '=', f);
+                fputc(i + 2 < n ? tbl[v & 63] : '=', f);
+        }
+}
+
+static int b64_value(char c)
+{
+        if (c >= 'A' && c <= 'Z')
+                return c - 'A';
+        if (c >= 'a' && c <= 'z')
+                return c - 'a' + 26;
+        if (c >= '0' && c <= '9')
+                return c - '0' + 52;
+        return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Strict base64 (padding required, whitespace allowed between groups). */
+static int b64_decode(const char *s, size_t len, unsigned char **ret, size_t *ret_len)
+{
+        unsigned char *out = malloc(len / 4 * 3 + 3);
+        if (!out)
+                return -ENOMEM;
+        size_t n = 0, k = 0, pad = 0;
+        unsigned v = 0;
+        for (size_t i = 0; i < len; i++) {
+                char c = s[i];
+                if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+                        continue;
+                int d = c == '=' ? 0 : b64_value(c);
+                if (d < 0 || (pad && c != '=') || (c == '=' && k < 2)) {
+                        free(out);
+                        return -EINVAL;
+                }
+                pad += c == '=';
+                v = v << 6 | (unsigned) d;
+                if (++k == 4) {
+                        out[n++] = (unsigned char) (v >> 16);
+                        if (pad < 2)
+                                out[n++] = (unsigned char) (v >> 8);
+                        if (pad < 1)
+                                out[n++] = (unsigned char) v;
+                        k = 0;
+                        v = 0;
+                        if (pad)
+                                pad = 3; /* nothing may follow */
+                }
+        }
+        if (k != 0) {
+                free(out);
+                return -EINVAL;
+        }
+        *ret = out;
+        *ret_len = n;
+        return 0;
+}
+
+/* /workspace-relative paths shown as the sandbox sees them. */
+static void write_path(FILE *f, const char *path)
+{
+        fprintf(f, "%s%s", path[0] == '/' ? "" : "/workspace/", path);
+}
+
+/* ---- the tools ---- */
+
+struct exec_ctx {
+        struct server *srv;
+        const struct mj *token;
+        unsigned long long sent, progress;
+};
+
+static void on_output(void *userdata, int stream, const char *data, size_t len)
+{
+        struct exec_ctx *x = userdata;
+        for (size_t off = 0; off < len && x->sent < PROGRESS_MAX;) {
+                size_t n = len - off;
+                if (n > PROGRESS_CHUNK)
+                        n = PROGRESS_CHUNK;
+                if (n > PROGRESS_MAX - x->sent)
+                        n = PROGRESS_MAX - x->sent;
+                mcp_write_progress(x->srv->out, x->token, ++x->progress, data + off, n);
+                x->sent += n;
+                off += n;
+        }
+}
+
+static void write_limit(FILE *f, uint64_t bytes)
+{
+        char buf[32];
+        format_size(bytes, buf, sizeof(buf));
+        fputs(buf, f);
+}
+
+static void write_stream(FILE *f, const char *name, const char *data, size_t len)
+{
+        fprintf(f, "%s:\n", name);
+        fwrite(data, 1, len, f);
+        if (len && data[len - 1] != '\n')
+                fputc('\n', f);
+}
+
+/* The session API's result JSON, as structuredContent. */
+static int write_result_json(FILE *f, const psrun_exec_result *res)
+{
+        _cleanup_close_ int fd = memfd_create("psrun-mcp-result", MFD_CLOEXEC);
+        if (fd < 0 || psrun_exec_result_write_json(res, fd) < 0)
+                return -errno;
+        off_t size = lseek(fd, 0, SEEK_END);
+        if (size <= 0)
+                return -EIO;
+        void *p = mmap(NULL, (size_t) size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED)
+                return -errno;
+        size_t n = (size_t) size;
+        while (n && ((const char *) p)[n - 1] == '\n')
+                n--;
+        fwrite(p, 1, n, f);
+        munmap(p, (size_t) size);
+        return 0;
+}
+
+static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
+                     psrun_error *err)
+{
+        const struct mj *timeout = mj_get(call->args, "timeout");
+        if (timeout && timeout->number > TIMEOUT_MAX_S)
+                return psrun_error_set(err, EINVAL, "sandbox_exec: timeout must be at most %d s",
+                                       TIMEOUT_MAX_S);
+        struct sandbox *sb = pick_sandbox(srv, call, out);
+        if (!sb)
+                return 0;
+        struct exec_ctx x = {.srv = srv, .token = call->progress_token};
+        psrun_exec_options o = {0};
+        if (timeout) {
+                o.timeout_ms = (uint64_t) (timeout->number * 1000 + 0.5);
+                if (o.timeout_ms == 0)
+                        o.timeout_ms = 1;
+        }
+        if (x.token && (x.token->kind == MJ_STRING || x.token->kind == MJ_NUMBER)) {
+                o.on_output = on_output;
+                o.userdata = &x;
+        }
+        char *argv[] = {"/bin/sh", "-c", (char *) mj_get_string(call->args, "command"), NULL};
+        psrun_exec_handle *h = NULL;
+        int r = psrun_exec_start(sb->session, argv, &o, &h, err);
+        if (r < 0)
+                return session_error(srv, sb, out, "The command could not be started", err);
+
+        pthread_mutex_lock(&srv->lock);
+        srv->running = h;
+        srv->running_id = strndup(call->id->text, call->id->text_len);
+        srv->cancelled = false;
+        pthread_mutex_unlock(&srv->lock);
+
+        psrun_exec_result res;
+        r = psrun_exec_wait(h, &res, err);
+
+        pthread_mutex_lock(&srv->lock);
+        srv->running = NULL;
+        free(srv->running_id);
+        srv->running_id = NULL;
+        bool cancelled = srv->cancelled;
+        pthread_mutex_unlock(&srv->lock);
+        if (r < 0) {
+                psrun_exec_result_free(&res);
+                return session_error(srv, sb, out, "The command failed", err);
+        }
+
+        const psrun_result *rr = &res.result;
+        FILE *f = out->text;
+        write_stream(f, "STDOUT", res.stdout_data, res.stdout_len);
+        write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
+        fprintf(f, "Exit code: %d\nDuration: %.2fs", rr->exit_code, (double) rr->wall_ms / 1000);
+        const char *reason = rr->reason ? rr->reason : "exited";
+        if (cancelled)
+                fputs("\nCancelled: killed at the client's request", f);
+        else if (strcmp(reason, "timeout") == 0)
+                fprintf(f, "\nKilled: timeout (after %.2fs)",
+                        timeout ? timeout->number : (double) sb->policy.timeout_ms / 1000);
+        else if (strcmp(reason, "oom") == 0) {
+                fputs("\nKilled: out of memory (limit ", f);
+                write_limit(f, sb->policy.memory_limit);
+                fputc(')', f);
+        } else if (strcmp(reason, "pids") == 0)
+                fprintf(f, "\nKilled: too many processes (limit %" PRIu64 ")",
+                        sb->policy.pids_limit);
+        else if (strcmp(reason, "disk_full") == 0) {
+                fputs("\nFailed: /workspace is full (limit ", f);
+                write_limit(f, sb->policy.disk_limit);
+                fputc(')', f);
+        } else if (strcmp(reason, "signaled") == 0)
+                fprintf(f, "\nKilled: by signal %d (%s)", rr->signal, strsignal(rr->signal));
+        else if (strcmp(reason, "setup_error") == 0)
+                fprintf(f, "\nError: %s", rr->error);
+        if (res.stdout_truncated)
+                fprintf(f, "\nTruncated: stdout was %" PRIu64 " bytes; its start and end are kept",
+                        res.stdout_bytes);
+        if (res.stderr_truncated)
+                fprintf(f, "\nTruncated: stderr was %" PRIu64 " bytes; its start and end are kept",
+                        res.stderr_bytes);
+        out->is_error = rr->exit_code != 0 || strcmp(reason, "exited") != 0;
+        r = write_result_json(out->structured, &res);
+        psrun_exec_result_free(&res);
+        return r < 0 ? psrun_error_errno(err, -r, "sandbox_exec: result") : 0;
+}
+
+static int tool_read_file(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
+                          psrun_error *err)
+{
+        struct sandbox *sb = pick_sandbox(srv, call, out);
+        if (!sb)
+                return 0;
+        const char *path = mj_get_string(call->args, "file_path");
+        psrun_file_data fd = {0};
+        if (psrun_read_file(sb->session, path, 0, READ_MAX, &fd, err) < 0)
+                return session_error(srv, sb, out, "Cannot read the file", err);
+        bool text = mj_is_text(fd.data, fd.len);
+        if (text)
+                fwrite(fd.data, 1, fd.len, out->text);
+        else {
+                fprintf(out->text, "Binary file (%" PRIu64 " bytes), base64-encoded:\n", fd.size);
+                b64_encode(out->text, (const unsigned char *) fd.data, fd.len);
+        }
+        if (fd.truncated)
+                fprintf(out->text,
+                        "\n[Truncated: the file has %" PRIu64 " bytes; the first %zu are shown]",
+                        fd.size, fd.len);
+        FILE *s = out->structured;
+        fputs("{\"path\":", s);
+        json_write_string(s, path);
+        fprintf(s,
+                ",\"size\":%" PRIu64 ",\"len\":%zu,\"truncated\":%s,\"encoding\":\"%s\","
+                "\"content\":",
+                fd.size, fd.len, fd.truncated ? "true" : "false", text ? "utf-8" : "base64");
+        if (text)
+                json_write_bytes(s, fd.data, fd.len);
+        else {
+                fputc('"', s);
+                b64_encode(s, (const unsigned char *) fd.data, fd.len);
+                fputc('"', s);
+        }
+        fputc('}', s);
+        free(fd.data);
+        return 0;
+}
+
+static int tool_write_file(struct server *srv, const struct mcp_call *call,
+                           struct mcp_tool_out *out, psrun_error *err)
+{
+        const char *path = mj_get_string(call->args, "file_path");
+        const struct mj *content = mj_get(call->args, "content");
+        const char *encoding = mj_get_string(call->args, "encoding");
+        _cleanup_free_ unsigned char *decoded = NULL;
+        const void *data = content->str;
+        size_t len = content->len;
+        if (encoding && strcmp(encoding, "base64") == 0) {
+                if (b64_decode(content->str, content->len, &decoded, &len) < 0)
+                        return psrun_error_set(err, EINVAL,
+                                               "sandbox_write_file: content is not valid base64");
+                data = decoded;
+        }
+        struct sandbox *sb = pick_sandbox(srv, call, out);
+        if (!sb)
+                return 0;
+        if (psrun_write_file(sb->session, path, data, len, 0644, err) < 0)
+                return session_error(srv, sb, out, "Cannot write the file", err);
+        fprintf(out->text, "Successfully wrote %zu bytes to ", len);
+        write_path(out->text, path);
+        fputs("{\"path\":", out->structured);
+        json_write_string(out->structured, path);
+        fprintf(out->structured, ",\"bytes\":%zu}", len);
+        return 0;
+}
+
+static int tool_list_files(struct server *srv, const struct mcp_call *call,
+                           struct mcp_tool_out *out, psrun_error *err)
+{
+        const char *dir = mj_get_string(call->args, "directory");
+        if (!dir)
+                dir = "/workspace";
+        struct sandbox *sb = pick_sandbox(srv, call, out);
+        if (!sb)
+                return 0;
+        psrun_file_entry *e = NULL;
+        size_t n = 0;
+        if (psrun_list_files(sb->session, dir, 0, &e, &n, err) < 0)
+                return session_error(srv, sb, out, "Cannot list the directory", err);
+        FILE *t = out->text, *s = out->structured;
+        fputs("{\"directory\":", s);
+        json_write_string(s, dir);
+        fputs(",\"entries\":[", s);
+        if (n == 0) {
+                fputs("(empty directory) ", t);
+                write_path(t, dir);
+        }
+        for (size_t i = 0; i < n; i++) {
+                bool is_dir = strcmp(e[i].type, "dir") == 0;
+                fprintf(t, "%s%-7s %10" PRIu64 "  %s%s", i ? "\n" : "", e[i].type, e[i].size,
+                        e[i].name, is_dir ? "/" : "");
+                fprintf(s, "%s{\"name\":", i ? "," : "");
+                json_write_string(s, e[i].name);
+                fprintf(s,
+                        ",\"type\":\"%s\",\"size\":%" PRIu64 ",\"mode\":%u,\"mtime\":%" PRId64 "}",
+                        e[i].type, e[i].size, e[i].mode, e[i].mtime);
+        }
+        fputs("]}", s);
+        psrun_file_entries_free(e, n);
+        return 0;
+}
+
+static int tool_create(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
+                       psrun_error *err)
+{
+        size_t slot = 0;
+        while (slot < MAX_SANDBOXES && srv->sandboxes[slot])
+                slot++;
+        if (slot == MAX_SANDBOXES)
+                return tool_error(out,
+                                  "Too many sandboxes (%d are alive): destroy one with "
+                                  "sandbox_destroy first.",
+                                  MAX_SANDBOXES);
+        unsigned char rnd[16];
+        if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+                return psrun_error_errno(err, errno, "sandbox_create: getrandom");
+        char handle[33];
+        for (size_t i = 0; i < sizeof(rnd); i++)
+                snprintf(handle + 2 * i, 3, "%02x", rnd[i]);
+        psrun_error e = {0};
+        if (sandbox_new(srv, mj_get(call->args, "policy"), handle, &srv->sandboxes[slot], &e) < 0) {
+                if (e.code == EPERM || e.code == EINVAL)
+                        return tool_error(out, "Cannot create the sandbox: %s", e.msg);
+                return session_error(srv, NULL, out, "Cannot create the sandbox", &e);
+        }
+        fprintf(out->text,
+                "Created sandbox %s. Pass it as `handle` to the other tools; it lives until "
+                "sandbox_destroy or until this server exits.",
+                handle);
+        fprintf(out->structured, "{\"handle\":\"%s\"}", handle);
+        return 0;
+}
+
+static int tool_destroy(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
+                        psrun_error *err)
+{
+        struct sandbox *sb = pick_sandbox(srv, call, out);
+        if (!sb)
+                return 0;
+        for (size_t i = 0; i < MAX_SANDBOXES; i++)
+                if (srv->sandboxes[i] == sb)
+                        srv->sandboxes[i] = NULL;
+        psrun_error e = {0};
+        int r = psrun_session_destroy(sb->session, &e);
+        sb->session = NULL;
+        fprintf(out->structured, "{\"handle\":\"%s\",\"destroyed\":true}", sb->handle);
+        if (r < 0)
+                tool_error(out, "Sandbox %s is gone, with an error on the way: %s", sb->handle,
+                           e.msg);
+        else
+                fprintf(out->text, "Destroyed sandbox %s.", sb->handle);
+        sandbox_free(sb, false);
+        return 0;
+}
+
+typedef int (*tool_fn)(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
+                       psrun_error *err);
+static const tool_fn tool_fns[MCP_N_TOOLS] = {
+        [MCP_TOOL_EXEC] = tool_exec,
+        [MCP_TOOL_READ_FILE] = tool_read_file,
+        [MCP_TOOL_WRITE_FILE] = tool_write_file,
+        [MCP_TOOL_LIST_FILES] = tool_list_files,
+        [MCP_TOOL_CREATE] = tool_create,
+        [MCP_TOOL_DESTROY] = tool_destroy,
+};
+
+static int backend_call(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
+                        psrun_error *err)
+{
+        return tool_fns[call->tool](userdata, call, out, err);
+}
+
+/* ---- transport ---- */
+
+static void *worker(void *arg)
+{
+        struct server *srv = arg;
+        struct mcp_server proto = {
+                .backend = {.userdata = srv, .call = backend_call},
+                .version = PSRUN_VERSION,
+        };
+        for (;;) {
+                pthread_mutex_lock(&srv->lock);
+                while (!srv->head && !srv->eof)
+                        pthread_cond_wait(&srv->cond, &srv->lock);
+                struct line *l = srv->head;
+                if (l) {
+                        srv->head = l->next;
+                        if (!srv->head)
+                                srv->tail = &srv->head;
+                }
+                pthread_mutex_unlock(&srv->lock);
+                if (!l)
+                        return NULL;
+                int r = mcp_handle_message(&proto, l->text, l->len, srv->out);
+                free(l);
+                if (r < 0) {
+                        fprintf(stderr, "psrun: mcp: stdout: %s\n", strerror(-r));
+                        return NULL;
+                }
+        }
+}
+
+/* notifications/cancelled: kill the exec of the request it names, if that
+ * one is running. (A request still queued runs; the client ignores its
+ * answer, as the protocol says.) */
+static void cancel(struct server *srv, const char *request_id)
+{
+        pthread_mutex_lock(&srv->lock);
+        if (srv->running && srv->running_id && strcmp(srv->running_id, request_id) == 0) {
+                psrun_error err = {0};
+                if (psrun_exec_signal(srv->running, SIGKILL, &err) < 0)
+                        fprintf(stderr, "psrun: mcp: cancel: %s\n", err.msg);
+                srv->cancelled = true;
+        }
+        pthread_mutex_unlock(&srv->lock);
+}
+
+static int serve(struct server *srv)
+{
+        pthread_t tid;
+        int r = pthread_create(&tid, NULL, worker, srv);
+        if (r != 0) {
+                fprintf(stderr, "psrun: mcp: thread: %s\n", strerror(r));
+                return EXIT_PSRUN;
+        }
+        char *buf = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&buf, &cap, stdin)) >= 0) {
+                while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+                        n--;
+                if (n == 0)
+                        continue;
+                _cleanup_free_ char *id = NULL;
+                if (mcp_cancel_request_id(buf, (size_t) n, &id) == 1) {
+                        cancel(srv, id);
+                        continue;
+                }
+                struct line *l = malloc(sizeof(*l) + (size_t) n + 1);
+                if (!l) {
+                        fprintf(stderr, "psrun: mcp: out of memory\n");
+                        break;
+                }
+                l->next = NULL;
+                l->len = (size_t) n;
+                memcpy(l->text, buf, (size_t) n);
+                l->text[n] = '\0';
+                pthread_mutex_lock(&srv->lock);
+                *srv->tail = l;
+                srv->tail = &l->next;
+                pthread_cond_signal(&srv->cond);
+                pthread_mutex_unlock(&srv->lock);
+        }
+        free(buf);
+        /* stdin closed: answer what was asked, then end every sandbox. */
+        pthread_mutex_lock(&srv->lock);
+        srv->eof = true;
+        pthread_cond_signal(&srv->cond);
+        pthread_mutex_unlock(&srv->lock);
+        pthread_join(tid, NULL);
+        for (struct line *l = srv->head, *next; l; l = next) {
+                next = l->next;
+                free(l);
+        }
+        sandbox_free(srv->default_sb, true);
+        for (size_t i = 0; i < MAX_SANDBOXES; i++)
+                sandbox_free(srv->sandboxes[i], true);
+        return 0;
+}
+
+enum { MCP_POLICY, MCP_OPTION, MCP_ALLOW_OVERRIDE };
+const struct option_def cli_mcp_options[] = {
+        [MCP_POLICY] = {"policy", 'p', "FILE", "the sandboxes' policy (YAML or JSON file)"},
+        [MCP_OPTION] = {"option", 'o', "KEY=VALUE", "set one policy key (repeatable; in order)"},
+        [MCP_ALLOW_OVERRIDE] = {"allow-override", 0, "KEY",
+                                "let sandbox_create set KEY freely, even to widen the policy "
+                                "(repeatable)"},
+        {0},
+};
+
+int cli_cmd_mcp(struct cli_call *c, psrun_error *err)
+{
+        struct server srv = {.out = stdout};
+        srv.tail = &srv.head;
+        _cleanup_free_ struct source *sources = calloc(c->n_order + 1, sizeof(*sources));
+        if (!sources)
+                return psrun_error_set(err, ENOMEM, "out of memory");
+        /* The policy's sources in command-line order: files and -o. */
+        for (size_t i = 0; i < c->n_order; i++) {
+                if (c->order[i].index == MCP_POLICY)
+                        sources[srv.cfg.n_sources++].file = c->order[i].value;
+                else if (c->order[i].index == MCP_OPTION)
+                        sources[srv.cfg.n_sources++].key_value = c->order[i].value;
+        }
+        srv.cfg.sources = sources;
+        srv.cfg.allowed = c->list[MCP_ALLOW_OVERRIDE];
+        srv.cfg.n_allowed = c->n_list[MCP_ALLOW_OVERRIDE];
+
+        /* A bad policy is an error now, not at the first tool call. */
+        psrun_policy *pub = psrun_policy_new();
+        struct policy priv;
+        int r = pub ? policy_init(&priv) : -ENOMEM;
+        if (r >= 0) {
+                r = apply_sources(&srv.cfg, pub, &priv, err);
+                policy_free(&priv);
+        } else
+                psrun_error_set(err, ENOMEM, "out of memory");
+        psrun_policy_free(pub);
+        if (r < 0)
+                return r;
+        /* A client that goes away mid-answer is EPIPE, not a signal. */
+        signal(SIGPIPE, SIG_IGN);
+        pthread_mutex_init(&srv.lock, NULL);
+        pthread_cond_init(&srv.cond, NULL);
+        return serve(&srv);
+}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// The official TypeScript SDK's client against `psrun mcp` over stdio:
+// every tool, the hostile and failing cases first. One line per check
+// ("ok NAME" / "not ok NAME: why"), then "mcp: P passed, F failed, 0 skipped".
+// Usage: node client.mjs PSRUN
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { spawn } from "node:child_process";
+import assert from "node:assert/strict";
+
+const psrun = process.argv[2];
+let passed = 0, failed = 0;
+
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
+  }
+}
+
+const text = (r) => r.content[0].text;
+
+const transport = new StdioClientTransport({
+  command: psrun,
+  args: ["mcp", "-o", "memory_limit=128M", "-o", "output_limit=64K"],
+  stderr: "inherit",
+});
+const client = new Client({ name: "psrun-test", version: "1.0.0" });
+await client.connect(transport);
+
+await check("handshake negotiates a 2025 revision", async () => {
+  assert.equal(client.getServerVersion().name, "psrun");
+  assert.ok(client.getServerCapabilities().tools);
+});
+
+await check("tools/list: six tools in a fixed order", async () => {
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ["sandbox_exec", "sandbox_read_file",
+    "sandbox_write_file", "sandbox_list_files", "sandbox_create", "sandbox_destroy"]);
+});
+
+await check("a bad argument is -32602", async () => {
+  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: { command: 5 } }),
+    (e) => e.code === -32602 && /must be a string/.test(e.message));
+  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: {} }),
+    (e) => e.code === -32602);
+  await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }),
+    (e) => e.code === -32602 && /Unknown tool/.test(e.message));
+});
+
+await check("a path out of the workspace is an isError result", async () => {
+  for (const p of ["../../etc/passwd", "/etc/passwd", "/proc/self/environ"]) {
+    const r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: p } });
+    assert.equal(r.isError, true, p);
+  }
+  await client.callTool({ name: "sandbox_exec", arguments: { command: "ln -s /etc/hostname link" } });
+  const r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: "link" } });
+  // The sandbox's symlink resolves inside the workspace, where there is no /etc.
+  assert.equal(r.isError, true, text(r));
+});
+
+await check("a widening sandbox_create is refused", async () => {
+  const r = await client.callTool({ name: "sandbox_create", arguments: { policy: { network: "full" } } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /widen/);
+  const r2 = await client.callTool({ name: "sandbox_create", arguments: { policy: { memory_limit: "8G" } } });
+  assert.equal(r2.isError, true);
+});
+
+await check("sandbox_exec: output, exit code, duration", async () => {
+  const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "echo hello; echo oops >&2; exit 3" } });
+  assert.match(text(r), /^STDOUT:\nhello\nSTDERR:\noops\nExit code: 3\nDuration: \d+\.\d\ds$/);
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.exit_code, 3);
+  assert.equal(r.structuredContent.reason, "exited");
+});
+
+await check("sandbox_exec: a timeout kills the command", async () => {
+  const t = Date.now();
+  const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "sleep 30", timeout: 1 } });
+  assert.ok(Date.now() - t < 10000);
+  assert.match(text(r), /Killed: timeout/);
+  assert.equal(r.structuredContent.reason, "timeout");
+});
+
+await check("sandbox_exec: out of memory says so", async () => {
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "python3 -c 'b = bytearray(1 << 30)'" } });
+  assert.match(text(r), /Killed: out of memory \(limit 128M\)/);
+});
+
+await check("sandbox_exec: a cancel kills the command", async () => {
+  const ac = new AbortController();
+  const t = Date.now();
+  setTimeout(() => ac.abort(), 500);
+  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: { command: "sleep 30" } },
+    undefined, { signal: ac.signal }));
+  // Requests are answered in order: this one waits for the killed one.
+  const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "echo after" } });
+  assert.match(text(r), /after/);
+  assert.ok(Date.now() - t < 10000, `took ${Date.now() - t} ms`);
+});
+
+await check("sandbox_exec: an output flood is truncated, not buffered", async () => {
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "head -c 100000000 /dev/zero | tr '\\0' x" } });
+  assert.match(text(r), /Truncated: stdout was 100000000 bytes/);
+  assert.ok(text(r).length < 200000, `${text(r).length} chars`);
+  assert.equal(r.structuredContent.stdout_truncated, true);
+});
+
+await check("sandbox_exec: progress streams the output", async () => {
+  const seen = [];
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "for i in 1 2 3; do echo line$i; sleep 0.1; done" } },
+    undefined, { onprogress: (p) => seen.push(p.message) });
+  assert.match(text(r), /line3/);
+  assert.match(seen.join(""), /line1\nline2\nline3/);
+});
+
+await check("files: text write, read, list", async () => {
+  let r = await client.callTool({ name: "sandbox_write_file", arguments: { file_path: "d/hello.txt", content: "héllo" } });
+  assert.equal(text(r), "Successfully wrote 6 bytes to /workspace/d/hello.txt");
+  r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: "/workspace/d/hello.txt" } });
+  assert.equal(text(r), "héllo");
+  r = await client.callTool({ name: "sandbox_list_files", arguments: { directory: "d" } });
+  assert.match(text(r), /file +6 +hello\.txt/);
+  r = await client.callTool({ name: "sandbox_list_files", arguments: {} });
+  assert.match(text(r), /dir .* d\//);
+});
+
+await check("files: a binary round trip", async () => {
+  const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  let r = await client.callTool({ name: "sandbox_write_file",
+    arguments: { file_path: "bin", content: bytes.toString("base64"), encoding: "base64" } });
+  assert.match(text(r), /wrote 256 bytes/);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "cksum < bin" } });
+  assert.match(text(r), /^STDOUT:\n(\d+) 256\n/);
+  r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: "bin" } });
+  assert.equal(r.structuredContent.encoding, "base64");
+  assert.ok(Buffer.from(r.structuredContent.content, "base64").equals(bytes));
+  assert.match(text(r), /^Binary file \(256 bytes\), base64/);
+  await assert.rejects(client.callTool({ name: "sandbox_write_file",
+    arguments: { file_path: "x", content: "not base64!", encoding: "base64" } }), (e) => e.code === -32602);
+});
+
+await check("sandbox_create / handle / sandbox_destroy", async () => {
+  let r = await client.callTool({ name: "sandbox_create", arguments: { policy: { memory_limit: "64M" } } });
+  const handle = r.structuredContent.handle;
+  assert.match(handle, /^[0-9a-f]{32}$/);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "ls /workspace | wc -l", handle } });
+  assert.match(text(r), /^STDOUT:\n0\n/);
+  r = await client.callTool({ name: "sandbox_destroy", arguments: { handle } });
+  assert.equal(r.isError, false);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "true", handle } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /No sandbox with handle/);
+});
+
+await client.close();
+
+// The stateless 2026-07-28 revision, raw: the 1.x SDK does not speak it.
+await check("stateless era: server/discover, resultType, -32022", async () => {
+  const p = spawn(psrun, ["mcp"], { stdio: ["pipe", "pipe", "inherit"] });
+  let buf = "";
+  p.stdout.on("data", (d) => (buf += d));
+  const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {} };
+  const msgs = [
+    { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: meta } },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { _meta: meta, name: "sandbox_exec", arguments: { command: "echo s" } } },
+    { jsonrpc: "2.0", id: 3, method: "tools/list", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "1999-01-01" } } },
+  ];
+  p.stdin.end(msgs.map((m) => JSON.stringify(m)).join("\n") + "\n");
+  const code = await new Promise((res) => p.on("exit", res));
+  assert.equal(code, 0);
+  const lines = buf.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(lines.length, 3);
+  assert.deepEqual(lines[0].result.supportedVersions.slice(0, 2), ["2026-07-28", "2025-11-25"]);
+  assert.equal(lines[0].result.resultType, "complete");
+  assert.equal(lines[1].result.resultType, "complete");
+  assert.match(lines[1].result.content[0].text, /STDOUT:\ns\n/);
+  assert.equal(lines[2].error.code, -32022);
+  assert.equal(lines[2].error.data.requested, "1999-01-01");
+});
+
+console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The MCP protocol layer (cli/mcp-proto.c) with a fake backend: the
+ * handshake era, the stateless 2026-07-28 era, error codes, argument
+ * checking. Every answer is parsed back with the strict reader.
+ */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/mcp-json.h"
+#include "cli/mcp-proto.h"
+#include "common/json.h"
+
+static int calls;
+static enum mcp_tool last_tool;
+
+static int fake_call(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
+                     psrun_error *err)
+{
+        calls++;
+        last_tool = call->tool;
+        const char *cmd = mj_get_string(call->args, "command");
+        if (cmd && strcmp(cmd, "bad") == 0)
+                return psrun_error_set(err, EINVAL, "sandbox_exec: bad");
+        fprintf(out->text, "ran %s", mcp_tool_name(call->tool));
+        fputs("{\"ok\":true}", out->structured);
+        out->is_error = cmd && strcmp(cmd, "false") == 0;
+        return 0;
+}
+
+static struct mcp_server server;
+
+static void setup(void)
+{
+        memset(&server, 0, sizeof(server));
+        server.backend.call = fake_call;
+        server.version = "9.9";
+        calls = 0;
+}
+
+TestSuite(mcp_proto, .init = setup);
+
+static char out_buf[1 << 16];
+
+/* Send one message; returns the answer parsed (NULL when none), checking it
+ * is exactly one line of JSON-RPC 2.0. */
+static struct mj *send_msg(const char *msg)
+{
+        FILE *f = fmemopen(out_buf, sizeof(out_buf), "w");
+        cr_assert_not_null(f);
+        cr_assert_eq(mcp_handle_message(&server, msg, strlen(msg), f), 0);
+        long n = ftell(f);
+        fclose(f);
+        out_buf[n] = '\0';
+        if (n == 0)
+                return NULL;
+        cr_assert_eq(out_buf[n - 1], '\n', "no newline: %s", out_buf);
+        cr_assert_eq(strchr(out_buf, '\n'), out_buf + n - 1, "more than one line: %s", out_buf);
+        struct mj *v = NULL;
+        psrun_error err = {0};
+        cr_assert_eq(mj_parse(out_buf, (size_t) n, &v, &err), 0, "%s: %s", err.msg, out_buf);
+        cr_assert_str_eq(mj_get_string(v, "jsonrpc"), "2.0");
+        return v;
+}
+
+static int error_code(const struct mj *v)
+{
+        const struct mj *e = mj_get(v, "error");
+        cr_assert_not_null(e, "not an error: %s", out_buf);
+        cr_assert_null(mj_get(v, "result"));
+        return (int) mj_get(e, "code")->integer;
+}
+
+static void expect_error(const char *msg, int code)
+{
+        struct mj *v = send_msg(msg);
+        cr_assert_not_null(v, "no answer to %s", msg);
+        cr_assert_eq(error_code(v), code, "%s -> %s", msg, out_buf);
+        cr_assert_not_null(mj_get_string(mj_get(v, "error"), "message"));
+        mj_free(v);
+}
+
+#define STATELESS_META                                                                             \
+        "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                   \
+        "\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+Test(mcp_proto, malformed_messages_are_errors_not_crashes)
+{
+        expect_error("{", MCP_PARSE_ERROR);
+        expect_error("\xff", MCP_PARSE_ERROR);
+        expect_error("[]", MCP_INVALID_REQUEST);
+        expect_error("42", MCP_INVALID_REQUEST);
+        expect_error("{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"ping\"}", MCP_INVALID_REQUEST);
+        expect_error("{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}", MCP_INVALID_REQUEST);
+        expect_error("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", MCP_INVALID_REQUEST);
+        expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}", MCP_INVALID_REQUEST);
+        expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":[1]}",
+                     MCP_INVALID_PARAMS);
+        expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"nope\"}", MCP_METHOD_NOT_FOUND);
+        /* A parse error has id null. */
+        struct mj *v = send_msg("{\"id\":1,");
+        cr_assert_eq(mj_get(v, "id")->kind, MJ_NULL);
+        mj_free(v);
+}
+
+Test(mcp_proto, notifications_and_responses_get_no_answer)
+{
+        cr_assert_null(send_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}"));
+        cr_assert(server.initialized);
+        cr_assert_null(send_msg("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\"}"));
+        cr_assert_null(send_msg("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":"
+                                "{\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\"}}}"));
+        cr_assert_eq(calls, 0, "a notification ran a tool");
+        cr_assert_null(send_msg("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}"));
+}
+
+Test(mcp_proto, handshake_negotiates_within_the_legacy_era)
+{
+        static const char *const asked[][2] = {
+                {"2025-11-25", "2025-11-25"}, {"2025-06-18", "2025-06-18"},
+                {"2025-03-26", "2025-03-26"}, {"2024-11-05", "2025-11-25"},
+                {"2026-07-28", "2025-11-25"}, {"garbage", "2025-11-25"},
+        };
+        for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
+                char msg[256];
+                snprintf(msg, sizeof(msg),
+                         "{\"jsonrpc\":\"2.0\",\"id\":\"a%zu\",\"method\":\"initialize\","
+                         "\"params\":{\"protocolVersion\":\"%s\",\"capabilities\":{},"
+                         "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}",
+                         i, asked[i][0]);
+                struct mj *v = send_msg(msg);
+                const struct mj *r = mj_get(v, "result");
+                cr_assert_not_null(r, "%s", out_buf);
+                cr_assert_str_eq(mj_get_string(r, "protocolVersion"), asked[i][1]);
+                cr_assert_not_null(mj_get(mj_get(r, "capabilities"), "tools"));
+                cr_assert_str_eq(mj_get_string(mj_get(r, "serverInfo"), "name"), "psrun");
+                cr_assert_null(mj_get(r, "resultType"), "legacy results carry no resultType");
+                char id[8];
+                snprintf(id, sizeof(id), "a%zu", i);
+                cr_assert_str_eq(mj_get_string(v, "id"), id);
+                mj_free(v);
+        }
+        expect_error("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}",
+                     MCP_INVALID_PARAMS);
+        struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}");
+        cr_assert_eq(mj_get(v, "result")->len, 0);
+        mj_free(v);
+}
+
+Test(mcp_proto, stateless_era)
+{
+        struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\","
+                                "\"params\":{" STATELESS_META "}}");
+        const struct mj *r = mj_get(v, "result");
+        cr_assert_not_null(r, "%s", out_buf);
+        cr_assert_str_eq(mj_get_string(r, "resultType"), "complete");
+        const struct mj *versions = mj_get(r, "supportedVersions");
+        cr_assert_eq(versions->len, 4);
+        cr_assert_str_eq(versions->items[0].str, "2026-07-28");
+        cr_assert_not_null(mj_get(mj_get(r, "_meta"), "io.modelcontextprotocol/serverInfo"));
+        mj_free(v);
+
+        /* Every result carries resultType, tools/call's too. */
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+                     "\"name\":\"sandbox_list_files\",\"arguments\":{}," STATELESS_META "}}");
+        cr_assert_str_eq(mj_get_string(mj_get(v, "result"), "resultType"), "complete");
+        mj_free(v);
+
+        /* The handshake is not part of it. */
+        expect_error("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"initialize\",\"params\":{"
+                     "\"protocolVersion\":\"2026-07-28\"," STATELESS_META "}}",
+                     MCP_METHOD_NOT_FOUND);
+        cr_assert_eq(calls, 1);
+}
+
+Test(mcp_proto, unknown_version_is_32022_with_supported_and_requested)
+{
+        static const char *const bad[] = {"\"2099-01-01\"", "\"\"", "7", "null"};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                char msg[256];
+                snprintf(msg, sizeof(msg),
+                         "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\",\"params\":{"
+                         "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":%s}}}",
+                         bad[i]);
+                struct mj *v = send_msg(msg);
+                cr_assert_eq(error_code(v), MCP_UNSUPPORTED_VERSION, "%s", out_buf);
+                const struct mj *data = mj_get(mj_get(v, "error"), "data");
+                cr_assert_eq(mj_get(data, "supported")->len, 4);
+                const struct mj *req = mj_get(data, "requested");
+                cr_assert_not_null(req);
+                cr_assert_eq(req->text_len, strlen(bad[i]));
+                cr_assert_eq(memcmp(req->text, bad[i], req->text_len), 0);
+                cr_assert_eq(mj_get(v, "id")->integer, 9);
+                mj_free(v);
+        }
+}
+
+Test(mcp_proto, tools_list_is_deterministic_and_strict)
+{
+        static const char *const names[] = {"sandbox_exec",       "sandbox_read_file",
+                                            "sandbox_write_file", "sandbox_list_files",
+                                            "sandbox_create",     "sandbox_destroy"};
+        char first[sizeof(out_buf)];
+        for (int round = 0; round < 2; round++) {
+                struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+                const struct mj *tools = mj_get(mj_get(v, "result"), "tools");
+                cr_assert_eq(tools->len, 6);
+                for (size_t i = 0; i < 6; i++) {
+                        const struct mj *t = &tools->items[i];
+                        cr_assert_str_eq(mj_get_string(t, "name"), names[i]);
+                        const struct mj *schema = mj_get(t, "inputSchema");
+                        cr_assert_str_eq(mj_get_string(schema, "type"), "object");
+                        cr_assert_eq(mj_get(schema, "additionalProperties")->boolean, false);
+                }
+                if (round == 0)
+                        strcpy(first, out_buf);
+                else
+                        cr_assert_str_eq(out_buf, first);
+                mj_free(v);
+        }
+}
+
+static void call_error(const char *name_and_args, int code, const char *msg_part)
+{
+        char msg[1024];
+        snprintf(msg, sizeof(msg),
+                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{%s}}",
+                 name_and_args);
+        struct mj *v = send_msg(msg);
+        cr_assert_eq(error_code(v), code, "%s -> %s", msg, out_buf);
+        const char *m = mj_get_string(mj_get(v, "error"), "message");
+        cr_assert_not_null(strstr(m, msg_part), "`%s` lacks `%s`", m, msg_part);
+        mj_free(v);
+}
+
+Test(mcp_proto, bad_tool_calls_are_json_rpc_errors)
+{
+        call_error("\"name\":\"rm_rf\"", MCP_INVALID_PARAMS, "Unknown tool: rm_rf");
+        call_error("\"arguments\":{}", MCP_INVALID_PARAMS, "params.name");
+        call_error("\"name\":\"sandbox_exec\"", MCP_INVALID_PARAMS, "missing argument `command`");
+        call_error("\"name\":\"sandbox_exec\",\"arguments\":[]", MCP_INVALID_PARAMS,
+                   "must be an object");
+        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":1}", MCP_INVALID_PARAMS,
+                   "`command` must be a string, not number");
+        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"a\\u0000b\"}",
+                   MCP_INVALID_PARAMS, "NUL");
+        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"timeout\":\"5\"}",
+                   MCP_INVALID_PARAMS, "`timeout` must be a number");
+        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"timeout\":-1}",
+                   MCP_INVALID_PARAMS, "above 0");
+        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"cwd\":\"/\"}",
+                   MCP_INVALID_PARAMS, "unknown argument `cwd`");
+        call_error("\"name\":\"sandbox_write_file\",\"arguments\":{\"file_path\":\"a\","
+                   "\"content\":\"\",\"encoding\":\"rot13\"}",
+                   MCP_INVALID_PARAMS, "one of utf-8, base64");
+        call_error("\"name\":\"sandbox_destroy\",\"arguments\":{}", MCP_INVALID_PARAMS,
+                   "missing argument `handle`");
+        /* What the backend calls bad arguments is -32602 too. */
+        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"bad\"}",
+                   MCP_INVALID_PARAMS, "sandbox_exec: bad");
+        cr_assert_eq(calls, 1, "only the backend's own rejection reached it");
+}
+
+Test(mcp_proto, tool_results)
+{
+        struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"tools/call\","
+                                "\"params\":{\"name\":\"sandbox_exec\",\"arguments\":"
+                                "{\"command\":\"false\",\"timeout\":0.5}}}");
+        const struct mj *r = mj_get(v, "result");
+        cr_assert_not_null(r, "%s", out_buf);
+        cr_assert_eq(last_tool, MCP_TOOL_EXEC);
+        cr_assert_eq(mj_get(r, "isError")->boolean, true);
+        const struct mj *content = mj_get(r, "content");
+        cr_assert_eq(content->len, 1);
+        cr_assert_str_eq(mj_get_string(&content->items[0], "type"), "text");
+        cr_assert_str_eq(mj_get_string(&content->items[0], "text"), "ran sandbox_exec");
+        cr_assert(mj_get(mj_get(r, "structuredContent"), "ok")->boolean);
+        mj_free(v);
+        /* arguments may be left out or null when nothing is required. */
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"sandbox_list_files\",\"arguments\":null}}");
+        cr_assert_eq(mj_get(mj_get(v, "result"), "isError")->boolean, false);
+        cr_assert_eq(last_tool, MCP_TOOL_LIST_FILES);
+        mj_free(v);
+}
+
+Test(mcp_proto, cancel_and_progress_helpers)
+{
+        const char *c = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
+                        "\"params\":{\"requestId\":\"r-1\",\"reason\":\"user\"}}";
+        char *id = NULL;
+        cr_assert_eq(mcp_cancel_request_id(c, strlen(c), &id), 1);
+        cr_assert_str_eq(id, "\"r-1\"");
+        free(id);
+        const char *req = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"notifications/cancelled\","
+                          "\"params\":{\"requestId\":1}}";
+        cr_assert_eq(mcp_cancel_request_id(req, strlen(req), &id), 0, "a request is no cancel");
+        cr_assert_eq(mcp_cancel_request_id("{", 1, &id), 0);
+
+        struct mj *token = NULL;
+        psrun_error err = {0};
+        cr_assert_eq(mj_parse("\"tok\"", 5, &token, &err), 0);
+        FILE *f = fmemopen(out_buf, sizeof(out_buf), "w");
+        mcp_write_progress(f, token, 3, "a\nb\xff", 4);
+        long n = ftell(f);
+        fclose(f);
+        out_buf[n] = '\0';
+        mj_free(token);
+        cr_assert_eq(strchr(out_buf, '\n'), out_buf + n - 1);
+        struct mj *v = NULL;
+        cr_assert_eq(mj_parse(out_buf, (size_t) n, &v, &err), 0, "%s", err.msg);
+        const struct mj *p = mj_get(v, "params");
+        cr_assert_str_eq(mj_get_string(p, "progressToken"), "tok");
+        cr_assert_eq(mj_get(p, "progress")->integer, 3);
+        mj_free(v);
+}
