@@ -21,8 +21,20 @@ nodejs npm python3-pip python3-setuptools python3-wheel
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".
 PACKAGES="$PACKAGES ${PSRUN_EXTRA_PACKAGES:-}"
 
+# Packages another package may stand in for, as PACKAGE:COMMAND: nodejs
+# from NodeSource bundles npm and conflicts with Debian's npm, so npm counts
+# as present when its command is.
+PROVIDED_BY_COMMAND="npm:npm"
+
 missing=""
 for p in $PACKAGES; do
+	provided=""
+	for alt in $PROVIDED_BY_COMMAND; do
+		if [ "${alt%%:*}" = "$p" ] && command -v "${alt#*:}" >/dev/null 2>&1; then
+			provided=yes
+		fi
+	done
+	[ -n "$provided" ] && continue
 	status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
 	case "$status" in
 	*"install ok installed"*) ;;
