@@ -29,7 +29,7 @@ struct rootfs_options {
         const char *workdir; /* created (owned by uid:gid) when under /workspace or /tmp */
         const struct policy_mount *mounts;
         size_t n_mounts;
-        uint64_t pty_limit; /* max= of the sandbox's devpts instance; 0: the kernel's */
+        uint64_t pty_limit;      /* max= of the sandbox's devpts instance; 0: the kernel's */
         const char *resolv_conf; /* NULL: no resolver (network none) */
 };
 
