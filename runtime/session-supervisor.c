@@ -691,6 +691,7 @@ static int make_template(struct supervisor *s, psrun_error *err)
         t->use_init = false;
         t->init_only = false;
         t->loopback_up = false;
+        t->n_user_quotas = 0; /* set by init in the user namespace execs join */
         free(t->hostname);
         t->hostname = NULL;
         rootfs_plan_free(&t->rootfs);
