@@ -141,8 +141,10 @@ Test(errors, quiet_stderr_and_layers_in_the_result)
         cr_expect_null(strstr(r.err, "psrun: note"), "a note without --verbose: %s", r.err);
         cr_expect(strstr(r.err, "\"layers\":{\"seccomp\":\"on\",\"landlock\":"), "%s", r.err);
         cr_expect(strstr(r.err, "\"apparmor\":"), "%s", r.err);
-        /* Only the JSON line. */
-        cr_expect_eq(strchr(r.err, '\n'), r.err + strlen(r.err) - 1, "%s", r.err);
+        /* Only the JSON line, which starts on a line of its own (issue 9). */
+        const char *line = r.err + strspn(r.err, "\n");
+        cr_expect_eq(line[0], '{', "%s", r.err);
+        cr_expect_eq(strchr(line, '\n'), r.err + strlen(r.err) - 1, "%s", r.err);
         test_run_free(&r);
 
         const char *const off[] = {"run", "--json", "-o", "landlock=off", "--", "true", NULL};

@@ -446,8 +446,8 @@ Test(oci_lifecycle, killed_create_leaves_nothing_after_delete_or_gc, .timeout = 
                         if (use_gc) {
                                 cr_expect_eq(psrun(&o, NULL, "gc", NULL), 0, "%s: %s", stages[i],
                                              o.err);
-                                cr_expect(contains(o.out, "and 1 OCI container"), "%s: %s",
-                                          stages[i], o.out);
+                                cr_expect(contains(o.out, ", 1 OCI container whose creator died"),
+                                          "%s: %s", stages[i], o.out);
                         } else {
                                 cr_expect_eq(psrun(&o, NULL, "delete", "--force", "k1", NULL), 0,
                                              "%s: %s", stages[i], o.err);
