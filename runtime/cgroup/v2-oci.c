@@ -331,10 +331,13 @@ int cg_v2_apply_resources(struct cgroup *cg, const struct oci_resources *res, ps
         if (!dir)
                 return psrun_error_set(err, EOPNOTSUPP, "linux.resources: no cgroup2 directory");
         /* Never dropped in silence: cgroup v2 has no net_cls or net_prio. */
-        if (res->network && ((res->network->class_id.set && res->network->class_id.value) ||
-                             res->network->n_priorities > 0))
+        if (res->network && res->network->class_id.set && res->network->class_id.value)
                 return psrun_error_set(err, EOPNOTSUPP,
-                                       "linux.resources.network: cgroup v2 has no net_cls or "
+                                       "linux.resources.network.classID: cgroup v2 has no net_cls "
+                                       "controller");
+        if (res->network && res->network->n_priorities > 0)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "linux.resources.network.priorities: cgroup v2 has no "
                                        "net_prio controller");
         if (res->n_devices > 0 &&
             (r = cg_v2_apply_devices(dir, res->devices, res->n_devices, err)) < 0)
