@@ -29,7 +29,8 @@ struct oci_create_options {
         unsigned preserve_fds;
         /* Socket activation (the caller's LISTEN_FDS, as runc and crun take
          * it): fds 3..3+n-1 are passed on, with LISTEN_FDS=n and
-         * LISTEN_PID=1 in the process's environment. 0: none. */
+         * LISTEN_PID=1 in the process's environment. */
+        bool socket_activation;
         unsigned listen_fds;
         /* The container outlives this process: no parent-death signal;
          * its init goes to the nearest subreaper when we exit. */

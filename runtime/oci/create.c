@@ -319,6 +319,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 .detached = o->detached,
                 .no_pivot = o->no_pivot,
                 .preserve_fds = o->preserve_fds,
+                .socket_activation = o->socket_activation,
                 .listen_fds = o->listen_fds,
         };
         r = plan_from_oci(&config, &po, &plan, err);

@@ -450,7 +450,7 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
         if (r >= 0)
                 r = plan_process(c, c->process, p->clone_flags & CLONE_NEWUSER, p->rootfs_dir, p,
                                  err);
-        if (r >= 0 && o->listen_fds) {
+        if (r >= 0 && o->socket_activation) {
                 /* Socket activation: the fds, and their count for pid 1. */
                 if (p->preserve_fds < o->listen_fds)
                         p->preserve_fds = o->listen_fds;

@@ -21,7 +21,8 @@ struct oci_plan_options {
         bool detached;         /* the container outlives psrun: no parent-death signal */
         bool no_pivot;         /* --no-pivot */
         unsigned preserve_fds; /* --preserve-fds */
-        unsigned listen_fds;   /* LISTEN_FDS (oci_create_options) */
+        bool socket_activation; /* LISTEN_FDS (oci_create_options) */
+        unsigned listen_fds;
 };
 
 /* The container's init: namespaces, root filesystem and process. */
