@@ -17,10 +17,10 @@
 #include "runtime/plan.h"
 
 struct oci_plan_options {
-        const char *bundle;    /* absolute */
-        bool detached;         /* the container outlives psrun: no parent-death signal */
-        bool no_pivot;         /* --no-pivot */
-        unsigned preserve_fds; /* --preserve-fds */
+        const char *bundle;     /* absolute */
+        bool detached;          /* the container outlives psrun: no parent-death signal */
+        bool no_pivot;          /* --no-pivot */
+        unsigned preserve_fds;  /* --preserve-fds */
         bool socket_activation; /* LISTEN_FDS (oci_create_options) */
         unsigned listen_fds;
 };

@@ -87,8 +87,8 @@ void bundle_setup(void)
 /* Never crosses into a mount: a test that failed half-way may leave one. */
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-        (void)st;
-        (void)ftw;
+        (void) st;
+        (void) ftw;
         if (type == FTW_DP)
                 rmdir(path);
         else

@@ -736,8 +736,9 @@ Test(oci_conformance, listen_fds_are_passed_on)
         cr_expect(contains(text, "1 1\n") && contains(text, "config.json"), "%s", text);
         bundle_config("c1", &(struct cfg){.args = "[\"sh\",\"-c\",\"echo $LISTEN_FDS $LISTEN_PID; "
                                                   "ls /proc/self/fd/\"]"});
-        snprintf(cmd, sizeof(cmd), "LISTEN_FDS=3 %s/psrun --root %s run --bundle %s c1 3<&- >%s 2>&1",
-                 build, B.root, B.dir, out);
+        snprintf(cmd, sizeof(cmd),
+                 "LISTEN_FDS=3 %s/psrun --root %s run --bundle %s c1 3<&- >%s 2>&1", build, B.root,
+                 B.dir, out);
         r = system(cmd);
         cr_assert(read_text(out, text, sizeof(text)), "no output");
         cr_expect_eq(r, 0, "%s", text);
