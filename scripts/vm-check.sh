@@ -51,8 +51,8 @@ VM_ACCEL=${VM_ACCEL:-auto} # auto | kvm | tcg
 VM_MEMORY=${VM_MEMORY:-2048}
 VM_CPUS=${VM_CPUS:-2}
 VM_BOOT_TIMEOUT=${VM_BOOT_TIMEOUT:-120}  # until the init script starts
-VM_RUN_TIMEOUT=${VM_RUN_TIMEOUT:-480}    # qemu start to power-off
-VM_GROUP_TIMEOUT=${VM_GROUP_TIMEOUT:-240} # one group, in the VM and on the host
+VM_RUN_TIMEOUT=${VM_RUN_TIMEOUT:-900}    # qemu start to power-off
+VM_GROUP_TIMEOUT=${VM_GROUP_TIMEOUT:-420} # one group, in the VM and on the host
 # Appended to the kernel command line (debugging).
 VM_CMDLINE_EXTRA=${VM_CMDLINE_EXTRA:-}
 
