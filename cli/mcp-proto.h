@@ -19,6 +19,8 @@
 #define MCP_STATELESS_VERSION "2026-07-28"
 #define MCP_LATEST_LEGACY     "2025-11-25"
 #define MCP_META_VERSION      "io.modelcontextprotocol/protocolVersion"
+#define MCP_META_CLIENT_CAPS  "io.modelcontextprotocol/clientCapabilities"
+#define MCP_META_SERVER_INFO  "io.modelcontextprotocol/serverInfo"
 
 /* JSON-RPC and MCP error codes. */
 enum {

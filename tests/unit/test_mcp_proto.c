@@ -175,6 +175,70 @@ Test(mcp_proto, stateless_era)
         cr_assert_eq(calls, 1);
 }
 
+Test(mcp_proto, stateless_results_carry_server_info_and_cache_hints)
+{
+        /* The listing results are cacheable (SEP-2549: ttlMs and cacheScope
+         * required); every result names the server in _meta. */
+        static const char *const listing[] = {"server/discover", "tools/list"};
+        for (size_t i = 0; i < 2; i++) {
+                char msg[512];
+                snprintf(msg, sizeof(msg),
+                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":"
+                         "{" STATELESS_META "}}",
+                         listing[i]);
+                struct mj *v = send_msg(msg);
+                const struct mj *r = mj_get(v, "result");
+                cr_assert_not_null(r, "%s", out_buf);
+                const struct mj *ttl = mj_get(r, "ttlMs");
+                cr_assert(ttl && ttl->kind == MJ_NUMBER && ttl->is_integer && ttl->integer > 0,
+                          "%s", out_buf);
+                cr_assert_str_eq(mj_get_string(r, "cacheScope"), "private");
+                cr_assert_str_eq(mj_get_string(r, "resultType"), "complete");
+                cr_assert_str_eq(
+                        mj_get_string(mj_get(mj_get(r, "_meta"), MCP_META_SERVER_INFO), "name"),
+                        "psrun");
+                mj_free(v);
+        }
+        struct mj *v = send_msg(
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+                "\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\"}," STATELESS_META "}}");
+        const struct mj *r = mj_get(v, "result");
+        cr_assert_str_eq(mj_get_string(mj_get(mj_get(r, "_meta"), MCP_META_SERVER_INFO), "version"),
+                         "9.9");
+        cr_assert_null(mj_get(r, "ttlMs"), "a tool result is not cacheable");
+        mj_free(v);
+        /* The handshake era's results stay as 2025-11-25 has them. */
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}");
+        r = mj_get(v, "result");
+        cr_assert_null(mj_get(r, "ttlMs"));
+        cr_assert_null(mj_get(r, "cacheScope"));
+        cr_assert_null(mj_get(r, "_meta"));
+        mj_free(v);
+}
+
+Test(mcp_proto, stateless_requests_need_client_capabilities)
+{
+        static const char *const metas[] = {
+                "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}",
+                "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                "\"io.modelcontextprotocol/clientCapabilities\":[]}",
+        };
+        for (size_t i = 0; i < 2; i++) {
+                char msg[512];
+                snprintf(msg, sizeof(msg),
+                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+                         "\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\"},\"_meta\":%s}"
+                         "}",
+                         metas[i]);
+                struct mj *v = send_msg(msg);
+                cr_assert_eq(error_code(v), MCP_INVALID_PARAMS, "%s", out_buf);
+                cr_assert_not_null(
+                        strstr(mj_get_string(mj_get(v, "error"), "message"), MCP_META_CLIENT_CAPS));
+                mj_free(v);
+        }
+        cr_assert_eq(calls, 0);
+}
+
 Test(mcp_proto, unknown_version_is_32022_with_supported_and_requested)
 {
         static const char *const bad[] = {"\"2099-01-01\"", "\"\"", "7", "null"};
