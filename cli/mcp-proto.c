@@ -266,6 +266,11 @@ static const char capabilities[] = "{\"tools\":{\"listChanged\":false}}";
 
 /* ---- methods ---- */
 
+static bool is_cancelled(const struct mcp_server *s, const struct request *rq)
+{
+        return s->backend.cancelled && s->backend.cancelled(s->backend.userdata, rq->id);
+}
+
 static int do_initialize(struct mcp_server *s, const struct request *rq, FILE *f)
 {
         const char *asked = mj_get_string(rq->params, "protocolVersion");
@@ -374,6 +379,8 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
                 fclose(out.text);
         if (out.structured)
                 fclose(out.structured);
+        if (is_cancelled(s, rq))
+                return 0;
         if (r == -ENOMEM && !err.msg[0])
                 psrun_error_set(&err, ENOMEM, "%s: out of memory", tools[t].name);
         if (r < 0) {
@@ -477,6 +484,8 @@ static int handle(struct mcp_server *s, const struct mj *msg, FILE *f)
                         s->initialized = true;
                 return 0;
         }
+        if (is_cancelled(s, &rq))
+                return 0;
         if (rq.params && rq.params->kind != MJ_OBJECT) {
                 write_error(f, rq.id, MCP_INVALID_PARAMS, "params must be an object");
                 return 0;
