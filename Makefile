@@ -45,7 +45,7 @@ TEST_TIERS := unit kernel integration escape oci session
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
-.PHONY: all deps tests check check-layering print-lib-srcs check-unit check-vm demo bench clean install format format-check fuzz fuzz-build \
+.PHONY: all deps tests check check-layering print-lib-srcs check-unit check-vm demo bench bench-agent clean install format format-check fuzz fuzz-build \
         soak
 
 all: $(PSRUN) $(SHARED)
@@ -157,6 +157,11 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory $(PSRUN)
 	@bench/startup.sh $(PSRUN)
+
+# The agent faces (MCP server, Python binding) against the session API.
+bench-agent: deps
+	@$(MAKE) --no-print-directory $(PSRUN) $(SHARED)
+	@bench/agent.sh $(PSRUN)
 
 # Fuzzing (libFuzzer, clang): the parsers of untrusted text. `make fuzz`
 # builds them and runs each for FUZZ_SECONDS from the seed corpus; a crash,

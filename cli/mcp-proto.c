@@ -208,11 +208,35 @@ static void begin_result(FILE *f, const struct request *rq)
         fputs(",\"result\":{", f);
 }
 
-/* The stateless revision puts resultType on every result. */
-static void end_result(FILE *f, const struct request *rq, bool empty)
+/* Listing results (tools/list, server/discover) may be cached this long:
+ * the tools and capabilities are fixed for the life of the process. */
+#define LIST_TTL_MS 3600000
+
+enum { RESULT_EMPTY = 1, RESULT_CACHEABLE = 2 };
+
+static void write_server_info(FILE *f, const struct mcp_server *s)
 {
-        if (rq->stateless)
-                fputs(empty ? "\"resultType\":\"complete\"" : ",\"resultType\":\"complete\"", f);
+        fputs("{\"name\":\"psrun\",\"title\":\"psrun sandbox\",\"version\":", f);
+        json_write_string(f, s->version ? s->version : "0");
+        fputc('}', f);
+}
+
+/* The stateless revision puts on every result its type and the server's
+ * identity (in _meta), and on the listing ones the caching hints of
+ * SEP-2549 (required: the 2.x SDK rejects a tools/list without them).
+ * "private": the list is this server's, not to be shared by a gateway with
+ * servers run with another policy. */
+static void end_result(FILE *f, const struct mcp_server *s, const struct request *rq,
+                       unsigned flags)
+{
+        if (rq->stateless) {
+                fputs(flags & RESULT_EMPTY ? "" : ",", f);
+                fputs("\"resultType\":\"complete\",\"_meta\":{\"" MCP_META_SERVER_INFO "\":", f);
+                write_server_info(f, s);
+                fputc('}', f);
+                if (flags & RESULT_CACHEABLE)
+                        fprintf(f, ",\"ttlMs\":%d,\"cacheScope\":\"private\"", LIST_TTL_MS);
+        }
         fputs("}}\n", f);
 }
 
@@ -238,16 +262,14 @@ static void write_versions(FILE *f, size_t from)
         fputc(']', f);
 }
 
-static void write_server_info(FILE *f, const struct mcp_server *s)
-{
-        fputs("{\"name\":\"psrun\",\"title\":\"psrun sandbox\",\"version\":", f);
-        json_write_string(f, s->version ? s->version : "0");
-        fputc('}', f);
-}
-
 static const char capabilities[] = "{\"tools\":{\"listChanged\":false}}";
 
 /* ---- methods ---- */
+
+static bool is_cancelled(const struct mcp_server *s, const struct request *rq)
+{
+        return s->backend.cancelled && s->backend.cancelled(s->backend.userdata, rq->id);
+}
 
 static int do_initialize(struct mcp_server *s, const struct request *rq, FILE *f)
 {
@@ -271,7 +293,7 @@ static int do_initialize(struct mcp_server *s, const struct request *rq, FILE *f
         write_server_info(f, s);
         fputs(",\"instructions\":", f);
         json_write_string(f, instructions);
-        end_result(f, rq, false);
+        end_result(f, s, rq, 0);
         return 0;
 }
 
@@ -284,17 +306,14 @@ static int do_discover(struct mcp_server *s, const struct request *rq, FILE *f)
         write_server_info(f, s);
         fputs(",\"instructions\":", f);
         json_write_string(f, instructions);
-        fputs(",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":", f);
-        write_server_info(f, s);
-        fputc('}', f);
-        end_result(f, rq, false);
+        end_result(f, s, rq, RESULT_CACHEABLE);
         return 0;
 }
 
 static int do_ping(struct mcp_server *s, const struct request *rq, FILE *f)
 {
         begin_result(f, rq);
-        end_result(f, rq, true);
+        end_result(f, s, rq, RESULT_EMPTY);
         return 0;
 }
 
@@ -307,7 +326,7 @@ static int do_tools_list(struct mcp_server *s, const struct request *rq, FILE *f
                 write_tool(f, &tools[i]);
         }
         fputc(']', f);
-        end_result(f, rq, false);
+        end_result(f, s, rq, RESULT_CACHEABLE);
         return 0;
 }
 
@@ -360,6 +379,8 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
                 fclose(out.text);
         if (out.structured)
                 fclose(out.structured);
+        if (is_cancelled(s, rq))
+                return 0;
         if (r == -ENOMEM && !err.msg[0])
                 psrun_error_set(&err, ENOMEM, "%s: out of memory", tools[t].name);
         if (r < 0) {
@@ -376,7 +397,7 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
         else
                 fputs("{}", f);
         fprintf(f, ",\"isError\":%s", out.is_error ? "true" : "false");
-        end_result(f, rq, false);
+        end_result(f, s, rq, 0);
         return 0;
 }
 
@@ -393,15 +414,30 @@ static const struct method methods[] = {
 };
 
 /* The stateless era's per-request version: 0 when absent (the handshake
- * era), 1 when it is one we speak, -1 after writing -32022. */
+ * era), 1 when it is one we speak, -1 after writing an error (-32022 for a
+ * version we do not speak, -32602 for an envelope without capabilities). */
 static int check_meta_version(const struct request *rq, FILE *f)
 {
         const struct mj *v = mj_get(mj_get(rq->params, "_meta"), MCP_META_VERSION);
         if (!v)
                 return 0;
-        for (size_t i = 0; v->kind == MJ_STRING && i < N_VERSIONS; i++)
-                if (strcmp(v->str, supported_versions[i]) == 0)
-                        return i == 0 ? 1 : 0;
+        for (size_t i = 0; v->kind == MJ_STRING && i < N_VERSIONS; i++) {
+                if (strcmp(v->str, supported_versions[i]) != 0)
+                        continue;
+                if (i != 0)
+                        return 0;
+                /* The revision requires the client's capabilities on every
+                 * request (an empty object for none). */
+                const struct mj *caps = mj_get(mj_get(rq->params, "_meta"), MCP_META_CLIENT_CAPS);
+                if (!caps || caps->kind != MJ_OBJECT) {
+                        write_error(f, rq->id, MCP_INVALID_PARAMS,
+                                    "params._meta: " MCP_META_CLIENT_CAPS
+                                    " (an object) is missing; revision " MCP_STATELESS_VERSION
+                                    " requires it on every request");
+                        return -1;
+                }
+                return 1;
+        }
         fputs("{\"jsonrpc\":\"2.0\",\"id\":", f);
         fwrite(rq->id->text, 1, rq->id->text_len, f);
         fprintf(f,
@@ -448,6 +484,8 @@ static int handle(struct mcp_server *s, const struct mj *msg, FILE *f)
                         s->initialized = true;
                 return 0;
         }
+        if (is_cancelled(s, &rq))
+                return 0;
         if (rq.params && rq.params->kind != MJ_OBJECT) {
                 write_error(f, rq.id, MCP_INVALID_PARAMS, "params must be an object");
                 return 0;

@@ -19,6 +19,8 @@
 #define MCP_STATELESS_VERSION "2026-07-28"
 #define MCP_LATEST_LEGACY     "2025-11-25"
 #define MCP_META_VERSION      "io.modelcontextprotocol/protocolVersion"
+#define MCP_META_CLIENT_CAPS  "io.modelcontextprotocol/clientCapabilities"
+#define MCP_META_SERVER_INFO  "io.modelcontextprotocol/serverInfo"
 
 /* JSON-RPC and MCP error codes. */
 enum {
@@ -60,6 +62,12 @@ struct mcp_backend {
          * wrong (JSON-RPC -32602 with err's message); other -errno: -32603. */
         int (*call)(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
                     psrun_error *err);
+        /* Has the client cancelled the request with this id? Then it gets
+         * no answer: the 2026-07-28 stdio binding says a server MUST NOT
+         * send anything more for a cancelled request (2025: SHOULD NOT).
+         * Asked before a request runs and after a tool returns. NULL: no
+         * request is ever cancelled. */
+        bool (*cancelled)(void *userdata, const struct mj *id);
 };
 
 struct mcp_server {

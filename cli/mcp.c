@@ -184,19 +184,39 @@ struct server {
         pthread_mutex_t lock;
         psrun_exec_handle *running;
         char *running_id; /* the raw JSON of its request's id */
-        bool cancelled;
+        bool cancelled;   /* it was killed for a cancel: no more progress */
 
-        /* The request queue, reader -> worker. */
+        /* Cancels of requests read but not yet answered, oldest first. */
+        struct cancel *cancels, **cancels_tail;
+        size_t n_cancels;
+
+        /* The request queue, reader -> worker. Lines are numbered as read:
+         * read_seq is the last one read, work_seq the one being handled,
+         * done_seq the last one answered. */
         pthread_cond_t cond;
         struct line *head, **tail;
+        uint64_t read_seq, work_seq, done_seq;
         bool eof;
 };
 
 struct line {
         struct line *next;
+        uint64_t seq;
         size_t len;
         char text[];
 };
+
+/*
+ * A notifications/cancelled naming a request that may still be queued or
+ * running. That request was read before the cancel, so its line is at most
+ * `upto`: once the worker is past that line, the entry can go.
+ */
+struct cancel {
+        struct cancel *next;
+        uint64_t upto;
+        char id[]; /* the raw JSON of the request's id */
+};
+#define MAX_CANCELS 1024 /* pending at once; past that the oldest are forgotten */
 
 static void sandbox_free(struct sandbox *sb, bool destroy)
 {
@@ -241,6 +261,38 @@ static int sandbox_new(struct server *srv, const struct mj *overrides, const cha
         }
         *ret = sb;
         return 0;
+}
+
+/* ---- cancellation (both threads; srv->lock held) ---- */
+
+static void drop_first_cancel(struct server *srv)
+{
+        struct cancel *c = srv->cancels;
+        srv->cancels = c->next;
+        if (!srv->cancels)
+                srv->cancels_tail = &srv->cancels;
+        srv->n_cancels--;
+        free(c);
+}
+
+/* Is the request with this id (raw JSON) cancelled? Forgets the cancels
+ * that can only name requests already answered. */
+static bool cancelled_locked(struct server *srv, const char *id, size_t len)
+{
+        while (srv->cancels && srv->cancels->upto < srv->work_seq)
+                drop_first_cancel(srv);
+        for (const struct cancel *c = srv->cancels; c; c = c->next)
+                if (strlen(c->id) == len && memcmp(c->id, id, len) == 0)
+                        return true;
+        return false;
+}
+
+static void kill_running_locked(struct server *srv)
+{
+        psrun_error err = {0};
+        if (psrun_exec_signal(srv->running, SIGKILL, &err) < 0)
+                fprintf(stderr, "psrun: mcp: cancel: %s\n", err.msg);
+        srv->cancelled = true;
 }
 
 /* ---- tool helpers ---- */
@@ -391,6 +443,12 @@ struct exec_ctx {
 static void on_output(void *userdata, int stream, const char *data, size_t len)
 {
         struct exec_ctx *x = userdata;
+        /* Nothing more for a cancelled request, progress neither. */
+        pthread_mutex_lock(&x->srv->lock);
+        bool cancelled = x->srv->cancelled;
+        pthread_mutex_unlock(&x->srv->lock);
+        if (cancelled)
+                return;
         for (size_t off = 0; off < len && x->sent < PROGRESS_MAX;) {
                 size_t n = len - off;
                 if (n > PROGRESS_CHUNK)
@@ -469,6 +527,9 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         srv->running = h;
         srv->running_id = strndup(call->id->text, call->id->text_len);
         srv->cancelled = false;
+        /* A cancel that came while the exec was starting. */
+        if (cancelled_locked(srv, call->id->text, call->id->text_len))
+                kill_running_locked(srv);
         pthread_mutex_unlock(&srv->lock);
 
         psrun_exec_result res;
@@ -478,7 +539,6 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         srv->running = NULL;
         free(srv->running_id);
         srv->running_id = NULL;
-        bool cancelled = srv->cancelled;
         pthread_mutex_unlock(&srv->lock);
         if (r < 0) {
                 psrun_exec_result_free(&res);
@@ -491,9 +551,7 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
         fprintf(f, "Exit code: %d\nDuration: %.2fs", rr->exit_code, (double) rr->wall_ms / 1000);
         const char *reason = rr->reason ? rr->reason : "exited";
-        if (cancelled)
-                fputs("\nCancelled: killed at the client's request", f);
-        else if (strcmp(reason, "timeout") == 0)
+        if (strcmp(reason, "timeout") == 0)
                 fprintf(f, "\nKilled: timeout (after %.2fs)",
                         timeout ? timeout->number : (double) sb->policy.timeout_ms / 1000);
         else if (strcmp(reason, "oom") == 0) {
@@ -697,13 +755,22 @@ static int backend_call(void *userdata, const struct mcp_call *call, struct mcp_
         return tool_fns[call->tool](userdata, call, out, err);
 }
 
+static bool backend_cancelled(void *userdata, const struct mj *id)
+{
+        struct server *srv = userdata;
+        pthread_mutex_lock(&srv->lock);
+        bool r = cancelled_locked(srv, id->text, id->text_len);
+        pthread_mutex_unlock(&srv->lock);
+        return r;
+}
+
 /* ---- transport ---- */
 
 static void *worker(void *arg)
 {
         struct server *srv = arg;
         struct mcp_server proto = {
-                .backend = {.userdata = srv, .call = backend_call},
+                .backend = {.userdata = srv, .call = backend_call, .cancelled = backend_cancelled},
                 .version = PSRUN_VERSION,
         };
         for (;;) {
@@ -715,11 +782,15 @@ static void *worker(void *arg)
                         srv->head = l->next;
                         if (!srv->head)
                                 srv->tail = &srv->head;
+                        srv->work_seq = l->seq;
                 }
                 pthread_mutex_unlock(&srv->lock);
                 if (!l)
                         return NULL;
                 int r = mcp_handle_message(&proto, l->text, l->len, srv->out);
+                pthread_mutex_lock(&srv->lock);
+                srv->done_seq = l->seq;
+                pthread_mutex_unlock(&srv->lock);
                 free(l);
                 if (r < 0) {
                         fprintf(stderr, "psrun: mcp: stdout: %s\n", strerror(-r));
@@ -728,18 +799,31 @@ static void *worker(void *arg)
         }
 }
 
-/* notifications/cancelled: kill the exec of the request it names, if that
- * one is running. (A request still queued runs; the client ignores its
- * answer, as the protocol says.) */
+/* notifications/cancelled: kill the exec of the request it names if that
+ * one is running, and remember the cancel so that the request gets no
+ * answer (mcp-proto.h) and, if still queued, does not run. */
 static void cancel(struct server *srv, const char *request_id)
 {
         pthread_mutex_lock(&srv->lock);
-        if (srv->running && srv->running_id && strcmp(srv->running_id, request_id) == 0) {
-                psrun_error err = {0};
-                if (psrun_exec_signal(srv->running, SIGKILL, &err) < 0)
-                        fprintf(stderr, "psrun: mcp: cancel: %s\n", err.msg);
-                srv->cancelled = true;
+        /* Everything read is answered: it names nothing in progress. */
+        if (srv->done_seq == srv->read_seq)
+                goto out;
+        if (srv->running && srv->running_id && strcmp(srv->running_id, request_id) == 0)
+                kill_running_locked(srv);
+        size_t len = strlen(request_id);
+        struct cancel *c = malloc(sizeof(*c) + len + 1);
+        if (!c) {
+                fprintf(stderr, "psrun: mcp: out of memory for a cancel\n");
+                goto out;
         }
+        c->next = NULL;
+        c->upto = srv->read_seq;
+        memcpy(c->id, request_id, len + 1);
+        *srv->cancels_tail = c;
+        srv->cancels_tail = &c->next;
+        if (++srv->n_cancels > MAX_CANCELS)
+                drop_first_cancel(srv);
+out:
         pthread_mutex_unlock(&srv->lock);
 }
 
@@ -774,6 +858,7 @@ static int serve(struct server *srv)
                 memcpy(l->text, buf, (size_t) n);
                 l->text[n] = '\0';
                 pthread_mutex_lock(&srv->lock);
+                l->seq = ++srv->read_seq;
                 *srv->tail = l;
                 srv->tail = &l->next;
                 pthread_cond_signal(&srv->cond);
@@ -790,6 +875,8 @@ static int serve(struct server *srv)
                 next = l->next;
                 free(l);
         }
+        while (srv->cancels)
+                drop_first_cancel(srv);
         sandbox_free(srv->default_sb, true);
         for (size_t i = 0; i < MAX_SANDBOXES; i++)
                 sandbox_free(srv->sandboxes[i], true);
@@ -810,6 +897,7 @@ int cli_cmd_mcp(struct cli_call *c, psrun_error *err)
 {
         struct server srv = {.out = stdout};
         srv.tail = &srv.head;
+        srv.cancels_tail = &srv.cancels;
         _cleanup_free_ struct source *sources = calloc(c->n_order + 1, sizeof(*sources));
         if (!sources)
                 return psrun_error_set(err, ENOMEM, "out of memory");

@@ -143,14 +143,14 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
-# psrun mcp under the official MCP TypeScript SDK client (tests/clients/mcp,
+# psrun mcp under real MCP clients from npm (tests/clients/mcp,
 # docs/mcp.md); its npm packages go to $BUILD/npm.
 if [ -x "$BUILD/psrun" ]; then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "== mcp: SKIPPED (needs root: sessions)"
 		total_skip=$((total_skip + 1))
 	else
-		echo "== mcp: the MCP SDK client against psrun mcp"
+		echo "== mcp: MCP clients from npm (SDK 1.x, client 2.x, inspector) against psrun mcp"
 		start=$(date +%s)
 		tests/clients/mcp/run.sh "$BUILD" </dev/null | tee "$log"
 		mcp_status=${PIPESTATUS[0]}

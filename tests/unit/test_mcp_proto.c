@@ -15,6 +15,7 @@
 
 static int calls;
 static enum mcp_tool last_tool;
+static const char *cancelled_id; /* what fake_cancelled says is cancelled */
 
 static int fake_call(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
                      psrun_error *err)
@@ -24,10 +25,18 @@ static int fake_call(void *userdata, const struct mcp_call *call, struct mcp_too
         const char *cmd = mj_get_string(call->args, "command");
         if (cmd && strcmp(cmd, "bad") == 0)
                 return psrun_error_set(err, EINVAL, "sandbox_exec: bad");
+        if (cmd && strcmp(cmd, "cancel me") == 0)
+                cancelled_id = "\"running\""; /* the client cancels while it runs */
         fprintf(out->text, "ran %s", mcp_tool_name(call->tool));
         fputs("{\"ok\":true}", out->structured);
         out->is_error = cmd && strcmp(cmd, "false") == 0;
         return 0;
+}
+
+static bool fake_cancelled(void *userdata, const struct mj *id)
+{
+        return cancelled_id && strlen(cancelled_id) == id->text_len &&
+               memcmp(cancelled_id, id->text, id->text_len) == 0;
 }
 
 static struct mcp_server server;
@@ -36,8 +45,10 @@ static void setup(void)
 {
         memset(&server, 0, sizeof(server));
         server.backend.call = fake_call;
+        server.backend.cancelled = fake_cancelled;
         server.version = "9.9";
         calls = 0;
+        cancelled_id = NULL;
 }
 
 TestSuite(mcp_proto, .init = setup);
@@ -173,6 +184,95 @@ Test(mcp_proto, stateless_era)
                      "\"protocolVersion\":\"2026-07-28\"," STATELESS_META "}}",
                      MCP_METHOD_NOT_FOUND);
         cr_assert_eq(calls, 1);
+}
+
+Test(mcp_proto, stateless_results_carry_server_info_and_cache_hints)
+{
+        /* The listing results are cacheable (SEP-2549: ttlMs and cacheScope
+         * required); every result names the server in _meta. */
+        static const char *const listing[] = {"server/discover", "tools/list"};
+        for (size_t i = 0; i < 2; i++) {
+                char msg[512];
+                snprintf(msg, sizeof(msg),
+                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\",\"params\":"
+                         "{" STATELESS_META "}}",
+                         listing[i]);
+                struct mj *v = send_msg(msg);
+                const struct mj *r = mj_get(v, "result");
+                cr_assert_not_null(r, "%s", out_buf);
+                const struct mj *ttl = mj_get(r, "ttlMs");
+                cr_assert(ttl && ttl->kind == MJ_NUMBER && ttl->is_integer && ttl->integer > 0,
+                          "%s", out_buf);
+                cr_assert_str_eq(mj_get_string(r, "cacheScope"), "private");
+                cr_assert_str_eq(mj_get_string(r, "resultType"), "complete");
+                cr_assert_str_eq(
+                        mj_get_string(mj_get(mj_get(r, "_meta"), MCP_META_SERVER_INFO), "name"),
+                        "psrun");
+                mj_free(v);
+        }
+        struct mj *v = send_msg(
+                "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{"
+                "\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\"}," STATELESS_META "}}");
+        const struct mj *r = mj_get(v, "result");
+        cr_assert_str_eq(mj_get_string(mj_get(mj_get(r, "_meta"), MCP_META_SERVER_INFO), "version"),
+                         "9.9");
+        cr_assert_null(mj_get(r, "ttlMs"), "a tool result is not cacheable");
+        mj_free(v);
+        /* The handshake era's results stay as 2025-11-25 has them. */
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/list\"}");
+        r = mj_get(v, "result");
+        cr_assert_null(mj_get(r, "ttlMs"));
+        cr_assert_null(mj_get(r, "cacheScope"));
+        cr_assert_null(mj_get(r, "_meta"));
+        mj_free(v);
+}
+
+Test(mcp_proto, stateless_requests_need_client_capabilities)
+{
+        static const char *const metas[] = {
+                "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"}",
+                "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+                "\"io.modelcontextprotocol/clientCapabilities\":[]}",
+        };
+        for (size_t i = 0; i < 2; i++) {
+                char msg[512];
+                snprintf(msg, sizeof(msg),
+                         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{"
+                         "\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\"},\"_meta\":%s}"
+                         "}",
+                         metas[i]);
+                struct mj *v = send_msg(msg);
+                cr_assert_eq(error_code(v), MCP_INVALID_PARAMS, "%s", out_buf);
+                cr_assert_not_null(
+                        strstr(mj_get_string(mj_get(v, "error"), "message"), MCP_META_CLIENT_CAPS));
+                mj_free(v);
+        }
+        cr_assert_eq(calls, 0);
+}
+
+Test(mcp_proto, cancelled_requests_get_no_answer)
+{
+        /* Cancelled before it ran: not run, not answered. */
+        cancelled_id = "\"queued\"";
+        cr_assert_null(send_msg(
+                "{\"jsonrpc\":\"2.0\",\"id\":\"queued\",\"method\":\"tools/call\","
+                "\"params\":{\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\"}}}"));
+        cr_assert_null(
+                send_msg("{\"jsonrpc\":\"2.0\",\"id\":\"queued\",\"method\":\"tools/list\"}"));
+        cr_assert_eq(calls, 0);
+        /* The same id as a number is another request. */
+        struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}");
+        cr_assert_not_null(v);
+        mj_free(v);
+        /* Cancelled while it ran: run, not answered. */
+        cr_assert_null(send_msg("{\"jsonrpc\":\"2.0\",\"id\":\"running\",\"method\":\"tools/call\","
+                                "\"params\":{\"name\":\"sandbox_exec\",\"arguments\":"
+                                "{\"command\":\"cancel me\"}," STATELESS_META "}}"));
+        cr_assert_eq(calls, 1);
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":\"next\",\"method\":\"tools/call\",\"params\":{"
+                     "\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\"}}}");
+        cr_assert_not_null(mj_get(v, "result"), "%s", out_buf);
+        mj_free(v);
 }
 
 Test(mcp_proto, unknown_version_is_32022_with_supported_and_requested)

@@ -13,4 +13,4 @@ if [ -d "$dest/node_modules/@modelcontextprotocol/sdk" ] &&
 fi
 cp "$here/package.json" "$here/package-lock.json" "$dest/"
 cd "$dest"
-npm ci --no-fund --no-audit --ignore-scripts --loglevel=error >&2
+npm ci --no-fund --no-audit --ignore-scripts --engine-strict=false --loglevel=error >&2

@@ -1,8 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The MCP server under a real MCP client: the official TypeScript SDK 1.x
-# (client.mjs), with its packages from install.sh. Needs root (sessions) and
-# node. Prints one line per check and "mcp: P passed, F failed, S skipped".
+# The MCP server under real MCP clients from npm (pinned in package.json and
+# package-lock.json here, installed by install.sh into BUILD/npm):
+#   client.mjs       the official TypeScript SDK 1.x, @modelcontextprotocol/sdk
+#                    (the 2025 initialize handshake)
+#   client-2026.mjs  the 2026-era @modelcontextprotocol/client 2.x (the
+#                    stateless 2026-07-28 revision, and its legacy mode)
+#   inspector.mjs    @modelcontextprotocol/inspector's CLI mode
+# Each runs with a session root of its own; after each, a check that no
+# session is left. Needs root (sessions) and node. Prints one line per check
+# and, at the end, "mcp: P passed, F failed, S skipped".
 # Usage: run.sh BUILD
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,18 +24,60 @@ if ! "$here/install.sh" "$build"; then
 	echo "mcp: 0 passed, 1 failed, 0 skipped"
 	exit 1
 fi
-# Sessions of this run only. The server ties them to itself, so they end
-# with it; the check below proves it, and the directory goes whatever happens.
+# The session roots of this run; the server ties its sessions to itself, so
+# they end with it. The directory goes whatever happens.
 state=$(mktemp -d "${TMPDIR:-/tmp}/psrun-mcp-test.XXXXXX")
 chmod 700 "$state"
 trap 'rm -rf "$state"' EXIT
-cp "$here/client.mjs" "$build/npm/client.mjs"
-PSRUN_SESSION_ROOT=$state timeout 120 node "$build/npm/client.mjs" "$build/psrun"
-status=$?
-left=$(ls -A "$state")
-if [ -n "$left" ]; then
-	echo "not ok no session left behind: $left"
-	echo "mcp: 0 passed, 1 failed, 0 skipped"
-	exit 1
+
+passed=0 failed=0 skipped=0
+summary='^mcp: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
+
+# run_client NAME SCRIPT: its check lines pass through, its summary is
+# added to ours; then the check that it left no session behind.
+run_client() {
+	local name=$1 script=$2 line status="" got="" own_failed=0
+	mkdir -m 700 "$state/$name"
+	cp "$here/$script" "$build/npm/$script"
+	while IFS= read -r line; do
+		if [[ $line =~ $summary ]]; then
+			got=1
+			passed=$((passed + BASH_REMATCH[1]))
+			own_failed=${BASH_REMATCH[2]}
+			failed=$((failed + own_failed))
+			skipped=$((skipped + BASH_REMATCH[3]))
+		elif [[ $line =~ ^@@status\ ([0-9]+)$ ]]; then
+			status=${BASH_REMATCH[1]}
+		else
+			echo "$line"
+		fi
+	done < <(cd "$build/npm" && PSRUN_SESSION_ROOT=$state/$name timeout 120 \
+		node "$script" "$build/psrun"; echo "@@status $?")
+	if [ -z "$got" ] || { [ "$status" != 0 ] && [ "$own_failed" = 0 ]; }; then
+		echo "not ok $name: exited with status $status${got:- and no summary}"
+		failed=$((failed + 1))
+	fi
+	local left
+	left=$(ls -A "$state/$name")
+	if [ -n "$left" ]; then
+		echo "not ok $name: no session left behind: $left"
+		failed=$((failed + 1))
+	else
+		echo "ok $name: no session left behind"
+		passed=$((passed + 1))
+	fi
+}
+
+run_client sdk-1.x client.mjs
+# The 2.x client declares node >= 20; the inspector declares >= 22.19 but
+# its CLI mode runs on 20 (what this tier is checked with).
+major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$major" -ge 20 ]; then
+	run_client client-2.x client-2026.mjs
+	run_client inspector inspector.mjs
+else
+	echo "skip client-2.x, inspector: node $(node --version) is older than 20"
+	skipped=$((skipped + 2))
 fi
-exit $status
+echo "mcp: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]

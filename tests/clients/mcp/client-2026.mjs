@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+// The 2026-era official client (@modelcontextprotocol/client 2.x) against
+// `psrun mcp` over stdio, in the stateless 2026-07-28 revision: version
+// negotiation through server/discover, then every tool with the hostile and
+// failing cases. One line per check ("ok NAME" / "not ok NAME: why"), then
+// "mcp: P passed, F failed, 0 skipped".
+// Usage: node client-2026.mjs PSRUN
+import { Client, ProtocolError } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { readdirSync, readFileSync } from "node:fs";
+import assert from "node:assert/strict";
+
+const psrun = process.argv[2];
+const MODERN = "2026-07-28";
+const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+let passed = 0, failed = 0;
+
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
+  }
+}
+
+const text = (r) => r.content[0].text;
+const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
+
+// Processes of this host whose argv is exactly argv (the sandbox's are
+// visible from here: its pid namespace is a child of ours).
+function pidsOf(argv) {
+  const want = argv.join("\0") + "\0";
+  const found = [];
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, "latin1") === want) found.push(Number(p));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+async function waitFor(cond, ms, what) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function connectOpts(mode) {
+  return [{ name: "psrun-test-2026", version: "1.0.0" }, { versionNegotiation: { mode } }];
+}
+
+function transport() {
+  return new StdioClientTransport({
+    command: psrun,
+    args: ["mcp", "-o", "memory_limit=128M", "-o", "output_limit=64K"],
+    stderr: "inherit",
+  });
+}
+
+// Every message the server sends, to see what a cancelled request gets.
+const received = [];
+const t = transport();
+const client = new Client(...connectOpts("auto"));
+await client.connect(t);
+const onmessage = t.onmessage;
+t.onmessage = (m, extra) => {
+  received.push(m);
+  onmessage(m, extra);
+};
+
+await check("auto negotiation: server/discover picks 2026-07-28", async () => {
+  assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+  assert.equal(client.getProtocolEra(), "modern");
+  assert.equal(client.getServerVersion().name, "psrun");
+  const d = client.getDiscoverResult();
+  assert.deepEqual(d.supportedVersions.slice(0, 2), [MODERN, "2025-11-25"]);
+  assert.ok(d.capabilities.tools);
+  assert.match(d.instructions, /sandbox/);
+});
+
+await check("tools/list: the tools in a fixed order, cacheable", async () => {
+  const { tools } = await client.listTools({}, { cacheMode: "refresh" });
+  const names = tools.map((x) => x.name);
+  const known = ["sandbox_exec", "sandbox_read_file", "sandbox_write_file",
+    "sandbox_list_files", "sandbox_create", "sandbox_destroy"];
+  assert.deepEqual(names.filter((n) => known.includes(n)), known);
+  const again = await client.listTools({}, { cacheMode: "refresh" });
+  assert.deepEqual(again.tools.map((x) => x.name), names, "the order is deterministic");
+  for (const x of tools) assert.equal(x.inputSchema.additionalProperties, false, x.name);
+  const last = received.filter((m) => m.result && m.result.tools).pop();
+  assert.equal(last.result.resultType, "complete");
+  assert.equal(last.result.cacheScope, "private");
+  assert.ok(last.result.ttlMs > 0);
+});
+
+await check("a bad argument is -32602", async () => {
+  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: { command: 5 } }),
+    (e) => e instanceof ProtocolError && e.code === -32602 && /must be a string/.test(e.message));
+  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: {} }),
+    (e) => e.code === -32602 && /missing argument `command`/.test(e.message));
+  await assert.rejects(client.callTool({ name: "sandbox_exec",
+    arguments: { command: "true", timeout: -1 } }), (e) => e.code === -32602);
+});
+
+await check("an unknown tool is -32602", async () => {
+  await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }),
+    (e) => e.code === -32602 && /Unknown tool: no_such_tool/.test(e.message));
+});
+
+await check("an unknown protocol version is -32022 with supported and requested", async () => {
+  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: { command: "true" },
+    _meta: { [VERSION_KEY]: "1999-01-01" } }), (e) => {
+    assert.equal(e.code, -32022, e.message);
+    assert.equal(e.data.requested, "1999-01-01");
+    assert.ok(e.data.supported.includes(MODERN), JSON.stringify(e.data));
+    return true;
+  });
+});
+
+await check("sandbox_exec: output, exit code, duration, resultType", async () => {
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "echo hello; echo oops >&2; exit 3" } });
+  assert.match(text(r), /^STDOUT:\nhello\nSTDERR:\noops\nExit code: 3\nDuration: \d+\.\d\ds$/);
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.exit_code, 3);
+  assert.equal(r.structuredContent.reason, "exited");
+  const last = received.filter((m) => m.result && m.result.structuredContent).pop();
+  assert.equal(last.result.resultType, "complete");
+  assert.equal(last.result._meta["io.modelcontextprotocol/serverInfo"].name, "psrun");
+});
+
+await check("sandbox_exec: a timeout kills the command (reason timeout)", async () => {
+  const t0 = Date.now();
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "sleep 30", timeout: 1 } });
+  assert.ok(Date.now() - t0 < 10000, `took ${Date.now() - t0} ms`);
+  assert.match(text(r), /Killed: timeout \(after 1\.00s\)/);
+  assert.equal(r.structuredContent.reason, "timeout");
+  assert.equal(r.isError, true);
+});
+
+await check("sandbox_exec: a cancel kills the exec it names, and gets no answer", async () => {
+  // Two processes of the command's tree, found on the host by their argv.
+  const a = ["sleep", "3001.25"], b = ["sleep", "3002.25"];
+  const ac = new AbortController();
+  const call = client.callTool({ name: "sandbox_exec",
+    arguments: { command: `${a.join(" ")} & ${b.join(" ")}; wait` } }, { signal: ac.signal });
+  const sent = received.length;
+  await waitFor(() => pidsOf(a).length && pidsOf(b).length, 10000, "the command to start");
+  ac.abort("test cancels");
+  await assert.rejects(call);
+  await waitFor(() => !pidsOf(a).length && !pidsOf(b).length, 5000, "the tree to die");
+  // Requests are answered in order: this one's answer comes after any the
+  // cancelled one could have had.
+  const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "echo after" } });
+  assert.match(text(r), /after/);
+  const answers = received.slice(sent).filter((m) => "id" in m && (m.result || m.error));
+  assert.equal(answers.length, 1, `answers after the cancel: ${JSON.stringify(answers).slice(0, 200)}`);
+});
+
+await check("sandbox_exec: a cancelled request still queued never runs", async () => {
+  const a = ["sleep", "3003.25"];
+  const first = new AbortController(), second = new AbortController();
+  const sent = received.length;
+  const calls = [
+    client.callTool({ name: "sandbox_exec", arguments: { command: a.join(" ") } },
+      { signal: first.signal }),
+    client.callTool({ name: "sandbox_exec", arguments: { command: "echo ran > queued.txt" } },
+      { signal: second.signal }),
+  ];
+  await waitFor(() => pidsOf(a).length, 10000, "the first command to start");
+  second.abort("test cancels the queued one");
+  first.abort("test cancels the running one");
+  for (const c of calls) await assert.rejects(c);
+  await waitFor(() => !pidsOf(a).length, 5000, "the first command to die");
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "test -e queued.txt && echo ran || echo never" } });
+  assert.match(text(r), /^STDOUT:\nnever\n/);
+  const answers = received.slice(sent).filter((m) => "id" in m && (m.result || m.error));
+  assert.equal(answers.length, 1, "only the last request is answered");
+});
+
+await check("sandbox_exec: progress streams the output", async () => {
+  const seen = [];
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "for i in 1 2 3; do echo line$i; sleep 0.2; done" } },
+  { onprogress: (p) => seen.push(p) });
+  assert.match(text(r), /line3/);
+  assert.match(seen.map((p) => p.message).join(""), /line1\nline2\nline3/);
+  assert.ok(seen.length >= 2, `${seen.length} notifications`);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i].progress > seen[i - 1].progress);
+});
+
+await check("sandbox_exec: an output flood is truncated, not buffered", async () => {
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "head -c 100000000 /dev/zero | tr '\\0' y" } });
+  assert.match(text(r), /Truncated: stdout was 100000000 bytes; its start and end are kept/);
+  assert.ok(text(r).length < 200000, `${text(r).length} chars`);
+  assert.equal(r.structuredContent.stdout_truncated, true);
+  assert.equal(r.structuredContent.stdout_bytes, 100000000);
+});
+
+await check("files: text write, read, list", async () => {
+  let r = await client.callTool({ name: "sandbox_write_file",
+    arguments: { file_path: "notes/a.txt", content: "grüße\n" } });
+  assert.equal(text(r), "Successfully wrote 8 bytes to /workspace/notes/a.txt");
+  r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: "notes/a.txt" } });
+  assert.equal(text(r), "grüße\n");
+  assert.equal(r.structuredContent.encoding, "utf-8");
+  r = await client.callTool({ name: "sandbox_list_files", arguments: { directory: "/workspace/notes" } });
+  assert.match(text(r), /file +8 +a\.txt/);
+  assert.equal(r.structuredContent.entries[0].name, "a.txt");
+});
+
+await check("files: a binary round trip (base64 both ways)", async () => {
+  const bytes = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) & 255));
+  let r = await client.callTool({ name: "sandbox_write_file",
+    arguments: { file_path: "blob.bin", content: bytes.toString("base64"), encoding: "base64" } });
+  assert.match(text(r), /wrote 4096 bytes/);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "wc -c < blob.bin" } });
+  assert.match(text(r), /^STDOUT:\n4096\n/);
+  r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: "blob.bin" } });
+  assert.equal(r.structuredContent.encoding, "base64");
+  assert.ok(Buffer.from(r.structuredContent.content, "base64").equals(bytes));
+  const [head, b64] = text(r).split("\n");
+  assert.equal(head, "Binary file (4096 bytes), base64-encoded:");
+  assert.ok(Buffer.from(b64, "base64").equals(bytes));
+});
+
+await check("files: a path out of the workspace is an isError result", async () => {
+  for (const p of ["../../etc/shadow", "/etc/shadow"]) {
+    const r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: p } });
+    assert.equal(r.isError, true, p);
+  }
+});
+
+await check("sandbox_create / handle / sandbox_destroy", async () => {
+  let r = await client.callTool({ name: "sandbox_create",
+    arguments: { policy: { memory_limit: "64M", workdir: "/workspace/w" } } });
+  assert.equal(r.isError, false, text(r));
+  const handle = r.structuredContent.handle;
+  assert.match(handle, /^[0-9a-f]{32}$/);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "pwd; ls /workspace", handle } });
+  assert.match(text(r), /^STDOUT:\n\/workspace\/w\nw\n/);
+  r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: "blob.bin", handle } });
+  assert.equal(r.isError, true, "a separate sandbox sees no file of the default one");
+  r = await client.callTool({ name: "sandbox_create", arguments: { policy: { network: "full" } } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /widen/);
+  r = await client.callTool({ name: "sandbox_destroy", arguments: { handle } });
+  assert.equal(r.isError, false, text(r));
+  assert.equal(r.structuredContent.destroyed, true);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "true", handle } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /No sandbox with handle/);
+});
+
+await client.close();
+
+// A client pinned to the revision skips the fallback: what a modern-only
+// host does. And the same package in its default (legacy) mode still gets
+// the 2025 handshake from the same server.
+for (const [mode, era] of [[{ pin: MODERN }, MODERN], ["legacy", "2025-11-25"]]) {
+  await check(`${typeof mode === "string" ? mode : "pinned"} mode negotiates ${era}`, async () => {
+    const c = new Client(...connectOpts(mode));
+    await c.connect(transport());
+    try {
+      assert.equal(c.getNegotiatedProtocolVersion(), era);
+      const r = await c.callTool({ name: "sandbox_exec", arguments: { command: "echo era" } });
+      assert.match(text(r), /^STDOUT:\nera\n/);
+    } finally {
+      await c.close();
+    }
+  });
+}
+
+console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
+process.exit(failed ? 1 : 0);
