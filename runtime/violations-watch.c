@@ -101,8 +101,8 @@ static bool pid_in_cgroups(pid_t pid, char *const *lines)
                 char *rest = strchr(line, ':');
                 if (!rest)
                         continue;
-                const char *cmp = line[0] == '0' && rest == line + 1 && rest[1] == ':' ? line
-                                                                                      : rest + 1;
+                const char *cmp =
+                        line[0] == '0' && rest == line + 1 && rest[1] == ':' ? line : rest + 1;
                 for (char *const *l = lines; *l; l++) {
                         size_t k = strlen(*l);
                         if (strncmp(cmp, *l, k) == 0 && (cmp[k] == '\0' || cmp[k] == '/'))
@@ -181,8 +181,7 @@ static void prepare_audit(struct vwatch *w, const struct policy *pol, struct pla
         }
 }
 
-int vwatch_prepare(struct vwatch *w, const struct policy *pol, struct plan *plan,
-                   psrun_error *err)
+int vwatch_prepare(struct vwatch *w, const struct policy *pol, struct plan *plan, psrun_error *err)
 {
         memset(w, 0, sizeof(*w));
         w->audit_fd = -1;

@@ -33,7 +33,7 @@
  * one in a tight loop costs the supervisor (outside the sandbox's cgroup)
  * at most this much; past it, its refused calls wait for the next window. */
 #define VWATCH_WINDOW_MS      100
-#define VWATCH_WINDOW_ANSWERS 1000
+#define VWATCH_WINDOW_ANSWERS 500
 
 /* Landlock records of domains not yet known to be ours or not. */
 #define VWATCH_PENDING 32
@@ -61,9 +61,9 @@ struct vwatch {
 
 struct vwatch_target {
         struct violations *out;
-        int listener; /* -1: none */
-        pid_t creator; /* the command, as we see it; 0: not started */
-        uint64_t domain; /* its Landlock domain; 0: no record named it yet */
+        int listener;     /* -1: none */
+        pid_t creator;    /* the command, as we see it; 0: not started */
+        uint64_t domain;  /* its Landlock domain; 0: no record named it yet */
         bool domain_gone; /* the domain's last record came */
         uint64_t logged;  /* Landlock refusals counted from records */
         char **cgroups;   /* "0::/path" lines of its cgroup, for AppArmor */
@@ -74,8 +74,7 @@ struct vwatch_target {
 };
 
 /* Decide for `plan` what the report needs (and fill w). Off: nothing. */
-int vwatch_prepare(struct vwatch *w, const struct policy *pol, struct plan *plan,
-                   psrun_error *err);
+int vwatch_prepare(struct vwatch *w, const struct policy *pol, struct plan *plan, psrun_error *err);
 void vwatch_close(struct vwatch *w);
 
 struct cgroup;

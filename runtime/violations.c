@@ -32,8 +32,8 @@ void violations_init(struct violations *v, enum policy_violations mode)
         v->mode = (uint32_t) mode;
 }
 
-struct violation *violations_add(struct violations *v, enum violation_layer layer,
-                                 const char *what, int pid, uint64_t n)
+struct violation *violations_add(struct violations *v, enum violation_layer layer, const char *what,
+                                 int pid, uint64_t n)
 {
         if (!violations_on(v) || n == 0 || (unsigned) layer >= _VIOLATION_LAYER_MAX)
                 return NULL;

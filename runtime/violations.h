@@ -21,9 +21,9 @@
 #include "netns/stats.h"
 #include "policy/policy.h"
 
-#define VIOLATIONS_MAX      32
-#define VIOLATION_WHAT_MAX  256
-#define VIOLATION_WHY_MAX   160
+#define VIOLATIONS_MAX     32
+#define VIOLATION_WHAT_MAX 256
+#define VIOLATION_WHY_MAX  160
 
 enum violation_layer {
         VIOLATION_SECCOMP,
@@ -64,8 +64,8 @@ static inline bool violations_on(const struct violations *v)
  * (0: none). Returns the entry, or NULL when off or when the list is full
  * (counted in `more`); a summary entry made with pid 0 may be given its
  * first process afterwards. */
-struct violation *violations_add(struct violations *v, enum violation_layer layer,
-                                 const char *what, int pid, uint64_t n);
+struct violation *violations_add(struct violations *v, enum violation_layer layer, const char *what,
+                                 int pid, uint64_t n);
 void violations_set_unavailable(struct violations *v, enum violation_layer layer, const char *fmt,
                                 ...) __attribute__((format(printf, 3, 4)));
 

@@ -53,10 +53,11 @@ Test(violations, summary_is_one_entry_per_what_with_the_first_pid)
         e->pid = 11; /* given its first process afterwards */
         cr_assert_eq(v.n, 3);
         char *s = json_of(&v);
-        cr_expect_str_eq(s, ",\"violations\":[{\"layer\":\"seccomp\",\"what\":\"ptrace\",\"count\":3,"
-                            "\"pid\":7},{\"layer\":\"landlock\",\"what\":\"ptrace\",\"count\":1},"
-                            "{\"layer\":\"seccomp\",\"what\":\"bpf\",\"count\":1,\"pid\":11}],"
-                            "\"violations_more\":0");
+        cr_expect_str_eq(s,
+                         ",\"violations\":[{\"layer\":\"seccomp\",\"what\":\"ptrace\",\"count\":3,"
+                         "\"pid\":7},{\"layer\":\"landlock\",\"what\":\"ptrace\",\"count\":1},"
+                         "{\"layer\":\"seccomp\",\"what\":\"bpf\",\"count\":1,\"pid\":11}],"
+                         "\"violations_more\":0");
         free(s);
 }
 
