@@ -461,7 +461,8 @@ static void write_blocked(FILE *f, const psrun_result *r, const char *reason)
         }
         left += r->violations_more;
         if (shown && left)
-                fprintf(f, "\n- and %" PRIu64 " more refusals (structuredContent.violations)", left);
+                fprintf(f, "\n- and %" PRIu64 " more refusals (structuredContent.violations)",
+                        left);
 }
 
 /* The session API's result JSON, as structuredContent. */

@@ -105,7 +105,7 @@ static int supervise(struct supervisor *s)
                         {s->pidfd, POLLIN, 0},
                         {s->sync_eof ? -1 : s->sync_fd, POLLIN, 0},
                         {s->signal_fd, POLLIN, 0},
-                        {vwatch_target_fd(s->target, now), POLLIN, 0},
+                        {vwatch_target_fd(s->watch, s->target, now), POLLIN, 0},
                         {s->watch->audit_fd, POLLIN, 0},
                 };
                 int timeout = -1;
@@ -115,7 +115,7 @@ static int supervise(struct supervisor *s)
                         deadline = true;
                 }
                 /* A throttled listener is polled again when its window ends. */
-                int resume = vwatch_poll_timeout(&s->target, 1, now);
+                int resume = vwatch_poll_timeout(s->watch, now);
                 if (resume >= 0 && (timeout < 0 || resume < timeout)) {
                         timeout = resume;
                         deadline = false;

@@ -639,13 +639,14 @@ static _Noreturn void serve(struct supervisor *s)
                         p[1] = (struct pollfd){e->used && !e->sync_eof ? e->l.sync_fd : -1, POLLIN,
                                                0};
                         p[2] = (struct pollfd){e->used ? e->conn : -1, POLLIN, 0};
-                        p[3] = (struct pollfd){e->used ? vwatch_target_fd(&e->watch, now) : -1,
+                        p[3] = (struct pollfd){e->used ? vwatch_target_fd(&s->watch, &e->watch, now)
+                                                       : -1,
                                                POLLIN, 0};
                 }
                 struct vwatch_target *targets[MAX_EXECS];
                 watch_targets(s, targets);
                 int timeout = poll_timeout(s, now);
-                int resume = vwatch_poll_timeout(targets, MAX_EXECS, now);
+                int resume = vwatch_poll_timeout(&s->watch, now);
                 if (resume >= 0 && (timeout < 0 || resume < timeout))
                         timeout = resume;
                 int n = poll(pfd, ARRAY_SIZE(pfd), timeout);

@@ -238,30 +238,76 @@ void vwatch_target_start(struct vwatch *w, struct vwatch_target *t, pid_t pid, i
         (void) w;
 }
 
-int vwatch_target_fd(struct vwatch_target *t, uint64_t now_ms)
+static bool throttled(struct vwatch *w, uint64_t now_ms)
+{
+        if (now_ms >= w->window_ms + VWATCH_WINDOW_MS) {
+                w->window_ms = now_ms;
+                w->window_cpu_ns = 0;
+                w->window_answers = 0;
+        }
+        return w->window_answers >= VWATCH_WINDOW_ANSWERS ||
+               w->window_cpu_ns >= VWATCH_WINDOW_CPU_NS;
+}
+
+int vwatch_target_fd(struct vwatch *w, struct vwatch_target *t, uint64_t now_ms)
 {
         if (t->listener < 0)
                 return -1;
-        if (now_ms >= t->window_ms + VWATCH_WINDOW_MS) {
-                t->window_ms = now_ms;
-                t->window_answers = 0;
-        }
-        return t->window_answers < VWATCH_WINDOW_ANSWERS ? t->listener : -1;
+        return throttled(w, now_ms) ? -1 : t->listener;
 }
 
-int vwatch_poll_timeout(struct vwatch_target *const *targets, size_t n, uint64_t now_ms)
+int vwatch_poll_timeout(struct vwatch *w, uint64_t now_ms)
 {
-        int best = -1;
-        for (size_t i = 0; i < n; i++) {
-                const struct vwatch_target *t = targets[i];
-                if (!t || t->listener < 0 || t->window_answers < VWATCH_WINDOW_ANSWERS)
-                        continue;
-                uint64_t end = t->window_ms + VWATCH_WINDOW_MS;
-                int ms = end > now_ms ? (int) (end - now_ms) : 0;
-                if (best < 0 || ms < best)
-                        best = ms;
+        if (w->mode == POLICY_VIOLATIONS_OFF || !throttled(w, now_ms))
+                return -1;
+        uint64_t end = w->window_ms + VWATCH_WINDOW_MS;
+        return end > now_ms ? (int) (end - now_ms) : 0;
+}
+
+static uint64_t cpu_ns(void)
+{
+        struct timespec ts;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000 + (uint64_t) ts.tv_nsec;
+}
+
+/* One notification: read, named, counted, answered. false: stop (none
+ * left, or the listener is gone). */
+static bool answer_one(struct vwatch *w, struct vwatch_target *t, bool first)
+{
+        bool full = w->mode == POLICY_VIOLATIONS_FULL;
+        struct pollfd p = {t->listener, POLLIN, 0};
+        if (!first && (poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN))) {
+                if (p.revents & (POLLHUP | POLLERR))
+                        t->listener = safe_close(t->listener);
+                return false;
         }
-        return best;
+        struct seccomp_refusal r;
+        int e = seccomp_notify_recv(t->listener, &r);
+        if (e == -ENOENT || e == -EINTR)
+                return true; /* its thread died meanwhile */
+        if (e < 0) {
+                /* The filter is gone (every process of it exited). */
+                t->listener = safe_close(t->listener);
+                return false;
+        }
+        w->window_answers++;
+        char what[VIOLATION_WHAT_MAX];
+        seccomp_refusal_describe(&r, full, what, sizeof(what));
+        /* A pid is read while the thread waits for the answer: that the call
+         * is still pending afterwards proves its tid was not reused
+         * meanwhile. summary reads it for a new entry only. */
+        pid_t pid = full ? sandbox_pid(r.tid) : 0;
+        if (full && !seccomp_notify_pending(t->listener, r.id))
+                pid = 0;
+        struct violation *v = violations_add(t->out, VIOLATION_SECCOMP, what, pid, 1);
+        if (v && !v->pid && !full) {
+                pid = sandbox_pid(r.tid);
+                if (seccomp_notify_pending(t->listener, r.id))
+                        v->pid = pid;
+        }
+        (void) seccomp_notify_answer(t->listener, r.id, EPERM);
+        return true;
 }
 
 void vwatch_on_listener(struct vwatch *w, struct vwatch_target *t, short revents, uint64_t now_ms)
@@ -274,44 +320,28 @@ void vwatch_on_listener(struct vwatch *w, struct vwatch_target *t, short revents
                         t->listener = safe_close(t->listener);
                 return;
         }
-        bool full = w->mode == POLICY_VIOLATIONS_FULL;
-        /* Everything pending, up to the window's budget. The caller's poll
-         * saw one: the first receive cannot block (the kernel's receive
-         * ignores O_NONBLOCK, and blocks while none is pending), the others
-         * are polled for first. */
-        for (bool first = true; vwatch_target_fd(t, now_ms) >= 0; first = false) {
-                struct pollfd p = {t->listener, POLLIN, 0};
-                if (!first && (poll(&p, 1, 0) <= 0 || !(p.revents & POLLIN))) {
-                        if (p.revents & (POLLHUP | POLLERR))
-                                t->listener = safe_close(t->listener);
-                        return;
+        /* Everything pending, up to the window's budget, its CPU time read
+         * every few answers. The caller's poll saw one: the first receive
+         * cannot block (the kernel's receive ignores O_NONBLOCK, and blocks
+         * while none is pending); the others are polled for first. */
+        uint64_t cpu0 = cpu_ns();
+        /* What the loop spent since the last answers (waking up, polling)
+         * is the listeners' too: the supervisor has little else to do. */
+        if (w->cpu_mark && cpu0 > w->cpu_mark && now_ms < w->window_ms + VWATCH_WINDOW_MS)
+                w->window_cpu_ns += cpu0 - w->cpu_mark;
+        for (unsigned k = 0; vwatch_target_fd(w, t, now_ms) >= 0; k++) {
+                bool more = answer_one(w, t, k == 0);
+                if (!more || k % 8 == 7) {
+                        uint64_t c = cpu_ns();
+                        w->window_cpu_ns += c - cpu0;
+                        cpu0 = c;
                 }
-                struct seccomp_refusal r;
-                int e = seccomp_notify_recv(t->listener, &r);
-                if (e == -ENOENT || e == -EINTR)
-                        continue;
-                if (e < 0) {
-                        /* The filter is gone (every process of it exited). */
-                        t->listener = safe_close(t->listener);
-                        return;
-                }
-                t->window_answers++;
-                char what[VIOLATION_WHAT_MAX];
-                seccomp_refusal_describe(&r, full, what, sizeof(what));
-                /* A pid is read while the thread waits for the answer: that
-                 * the call is still pending afterwards proves its tid was not
-                 * reused meanwhile. summary reads it for a new entry only. */
-                pid_t pid = full ? sandbox_pid(r.tid) : 0;
-                if (full && !seccomp_notify_pending(t->listener, r.id))
-                        pid = 0;
-                struct violation *v = violations_add(t->out, VIOLATION_SECCOMP, what, pid, 1);
-                if (v && !v->pid && !full) {
-                        pid = sandbox_pid(r.tid);
-                        if (seccomp_notify_pending(t->listener, r.id))
-                                v->pid = pid;
-                }
-                (void) seccomp_notify_answer(t->listener, r.id, EPERM);
+                if (!more)
+                        break;
         }
+        uint64_t end = cpu_ns();
+        w->window_cpu_ns += end - cpu0;
+        w->cpu_mark = end;
 }
 
 /* ---- audit records ---- */

@@ -29,11 +29,15 @@
 #include "runtime/plan.h"
 #include "runtime/violations.h"
 
-/* Refused syscalls answered per command and per window: a command probing
- * one in a tight loop costs the supervisor (outside the sandbox's cgroup)
- * at most this much; past it, its refused calls wait for the next window. */
+/* What answering refused syscalls may cost the supervisor (which runs
+ * outside the sandbox's cgroup): per window of VWATCH_WINDOW_MS, at most
+ * VWATCH_WINDOW_CPU_NS of its CPU time and VWATCH_WINDOW_ANSWERS answers,
+ * for all its commands together. A command probing a refused syscall in
+ * a tight loop is slowed to that; its calls wait in the kernel for the
+ * next window, and are still refused and counted. */
 #define VWATCH_WINDOW_MS      100
-#define VWATCH_WINDOW_ANSWERS 500
+#define VWATCH_WINDOW_CPU_NS  (5 * 1000 * 1000)
+#define VWATCH_WINDOW_ANSWERS 1000
 
 /* Landlock records of domains not yet known to be ours or not. */
 #define VWATCH_PENDING 32
@@ -56,7 +60,10 @@ struct vwatch {
         size_t n_pending;
         uint64_t foreign[VWATCH_FOREIGN]; /* domains that are not ours */
         size_t next_foreign;
-        bool lost; /* the audit socket overran */
+        bool lost;                         /* the audit socket overran */
+        uint64_t window_ms, window_cpu_ns; /* the listeners' budget, shared */
+        uint64_t cpu_mark;                 /* this thread's CPU time after the last answers */
+        unsigned window_answers;
 };
 
 struct vwatch_target {
@@ -68,8 +75,6 @@ struct vwatch_target {
         uint64_t logged;  /* Landlock refusals counted from records */
         char **cgroups;   /* "0::/path" lines of its cgroup, for AppArmor */
         int workspace_fd; /* O_PATH of its /workspace, for a full disk; -1 */
-        uint64_t window_ms;
-        unsigned window_answers;
         bool started;
 };
 
@@ -88,11 +93,11 @@ void vwatch_target_start(struct vwatch *w, struct vwatch_target *t, pid_t pid, i
                          int err);
 /* The fd to poll for the target now (-1: none, or throttled until
  * vwatch_poll_timeout()). */
-int vwatch_target_fd(struct vwatch_target *t, uint64_t now_ms);
+int vwatch_target_fd(struct vwatch *w, struct vwatch_target *t, uint64_t now_ms);
 /* revents: what poll said of vwatch_target_fd(). */
 void vwatch_on_listener(struct vwatch *w, struct vwatch_target *t, short revents, uint64_t now_ms);
-/* ms until a throttled target may be answered again; -1: none is. */
-int vwatch_poll_timeout(struct vwatch_target *const *targets, size_t n, uint64_t now_ms);
+/* ms until throttled listeners may be answered again; -1: not throttled. */
+int vwatch_poll_timeout(struct vwatch *w, uint64_t now_ms);
 void vwatch_on_audit(struct vwatch *w, struct vwatch_target *const *targets, size_t n);
 /* The command has ended: read what is still on its way (bounded), copy
  * the reasons a layer could not report, close what the target holds. */

@@ -234,6 +234,24 @@ static int do_refuse(const char *count, const char *name)
         return failed ? 1 : 0;
 }
 
+/* refusetime N NAME: the call N times; prints the ns per call (for the
+ * benchmarks: what a refusal costs the caller). */
+static int do_refuse_time(const char *count, const char *name)
+{
+        long n = atol(count), r = 0;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        for (long i = 0; i < n; i++)
+                if (named_call(name, &r)) {
+                        fprintf(stderr, "probe: unknown syscall %s\n", name);
+                        return 2;
+                }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double ns = (double) (b.tv_sec - a.tv_sec) * 1e9 + (double) (b.tv_nsec - a.tv_nsec);
+        printf("%.1f\n", n > 0 ? ns / (double) n : 0.0);
+        return 0;
+}
+
 /* getppid N: an allowed syscall N times (a syscall-heavy workload that
  * the filter lets through); prints the ns per call. */
 static int do_getppid(const char *count)
@@ -435,6 +453,8 @@ int main(int argc, char **argv)
                 return do_syscall(arg);
         if (!strcmp(cmd, "refuse"))
                 return do_refuse(arg, argc > 3 ? argv[3] : "");
+        if (!strcmp(cmd, "refusetime"))
+                return do_refuse_time(arg, argc > 3 ? argv[3] : "");
         if (!strcmp(cmd, "getppid"))
                 return do_getppid(arg);
         if (!strcmp(cmd, "tty"))

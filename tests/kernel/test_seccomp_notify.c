@@ -44,8 +44,12 @@ Test(seccomp_notify, refusals_become_notifications_and_nothing_else_changes)
         /* Every number, native and both foreign ABIs, with arguments the
          * conditional rules look at: the verdicts agree, EPERM being
          * NOTIF. */
-        static const uint64_t args[] = {0, 0x10000000 /* CLONE_NEWUSER */, 17 /* AF_PACKET */,
-                                        0x5412 /* TIOCSTI */, 0x400000, ~0ULL};
+        static const uint64_t args[] = {0,
+                                        0x10000000 /* CLONE_NEWUSER */,
+                                        17 /* AF_PACKET */,
+                                        0x5412 /* TIOCSTI */,
+                                        0x400000,
+                                        ~0ULL};
         static const uint32_t arches[] = {AUDIT_ARCH_X86_64, AUDIT_ARCH_I386};
         for (size_t a = 0; a < ARRAY_SIZE(arches); a++)
                 for (int nr = 0; nr < 1024; nr++)

@@ -39,7 +39,8 @@ Test(session_violations, each_exec_reports_its_own, .timeout = 30)
 {
         struct sess t;
         start_with_probe(&t, "summary");
-        psrun_exec_result res = exec_argv(&t, (const char *[]){"/probe", "syscall", "ptrace", NULL});
+        psrun_exec_result res =
+                exec_argv(&t, (const char *[]){"/probe", "syscall", "ptrace", NULL});
         cr_expect_str_eq(res.stdout_data, "EPERM\n");
         expect_one(&res, "seccomp", "ptrace", 1);
         cr_expect_gt(res.result.violations[0].pid, 1, "the exec's pid in the sandbox");
@@ -60,9 +61,8 @@ Test(session_violations, each_exec_reports_its_own, .timeout = 30)
 
         /* The next exec starts from nothing. */
         res = sess_sh(&t, "true", NULL);
-        cr_expect_eq(res.result.n_violations, 0, "%s", res.result.n_violations
-                                                               ? res.result.violations[0].what
-                                                               : "");
+        cr_expect_eq(res.result.n_violations, 0, "%s",
+                     res.result.n_violations ? res.result.violations[0].what : "");
         cr_expect_not_null(res.result.violations, "summary: an empty list, not none");
         psrun_exec_result_free(&res);
 
@@ -125,8 +125,8 @@ Test(session_violations, full_names_the_argument_per_process, .timeout = 30)
 {
         struct sess t;
         start_with_probe(&t, "full");
-        psrun_exec_result res =
-                sess_sh(&t, "/probe socket packet; /probe socket packet; /probe socket vsock", NULL);
+        psrun_exec_result res = sess_sh(
+                &t, "/probe socket packet; /probe socket packet; /probe socket vsock", NULL);
         const psrun_result *r = &res.result;
         cr_assert_eq(r->n_violations, 3, "one entry per process and argument");
         cr_expect_str_eq(r->violations[0].what, "socket(AF_PACKET)");

@@ -65,7 +65,8 @@ static void record(struct fixture *f, int type, const char *fmt, ...)
         va_end(ap);
         cr_assert(n > 0 && (size_t) n < sizeof(text));
         struct nlmsghdr *h = (struct nlmsghdr *) (void *) buf;
-        *h = (struct nlmsghdr){.nlmsg_len = NLMSG_LENGTH((size_t) n), .nlmsg_type = (uint16_t) type};
+        *h = (struct nlmsghdr){.nlmsg_len = NLMSG_LENGTH((size_t) n),
+                               .nlmsg_type = (uint16_t) type};
         memcpy(NLMSG_DATA(h), text, (size_t) n);
         cr_assert_eq(send(f->sv[0], buf, h->nlmsg_len, 0), (ssize_t) h->nlmsg_len);
 }
