@@ -13,7 +13,7 @@
 #             calls; the result's wall_ms)
 #   start     ms of `psrun run -- true`, start to exit (the listener handed
 #             over, the audit state read)
-#   refused   ns per refused syscall inside the sandbox: 400 ptrace() calls,
+#   refused   ns per refused syscall inside the sandbox: 100 ptrace() calls,
 #             fewer than one throttling window allows
 #
 # Per row and mode: median, p10, p90 over the rounds, and the median's ratio
@@ -56,7 +56,7 @@ run() {
 	local base=("$PSRUN" run -o "violations=$mode" -o "mounts=$PROBE:/probe:ro")
 	case $row in
 	getppid) "${base[@]}" -- /probe getppid 1000000 2>/dev/null ;;
-	refused) "${base[@]}" -- /probe refusetime 400 ptrace 2>/dev/null ;;
+	refused) "${base[@]}" -- /probe refusetime 100 ptrace 2>/dev/null ;;
 	dd)
 		out=$("${base[@]}" --json -- dd if=/dev/zero of=/dev/null bs=1 count=200000 2>&1 >/dev/null |
 			tail -1)

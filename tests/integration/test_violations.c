@@ -130,22 +130,23 @@ Test(violations, repeated_refusals_are_counted_in_one_entry)
         test_run_free(&r);
 }
 
-Test(violations, a_refusal_loop_is_throttled_and_still_refused, .timeout = 60)
+Test(violations, a_refusal_loop_is_throttled_and_still_refused, .timeout = 120)
 {
         /* The supervisor answers at most VWATCH_WINDOW_ANSWERS (1,000) per
          * 100 ms window, fewer when they cost it more than 5 ms of CPU:
-         * 3,500 refusals wait for at least three more windows. Every one is
-         * still refused and counted. */
+         * 1,200 refusals wait for a second window at least (unthrottled,
+         * they take about 40 ms here). Every one is still refused and
+         * counted. */
         struct test_run r;
-        const char *cmd[] = {"/probe", "refuse", "3500", "ptrace", NULL};
+        const char *cmd[] = {"/probe", "refuse", "1200", "ptrace", NULL};
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         run_cmd(&r, NULL, cmd);
         clock_gettime(CLOCK_MONOTONIC, &b);
         double secs = (double) (b.tv_sec - a.tv_sec) + (double) (b.tv_nsec - a.tv_nsec) / 1e9;
-        cr_expect_str_eq(r.out, "3500 EPERM\n", "%s", r.err);
-        expect_only_entry(&r, "\"what\":\"ptrace\",\"count\":3500");
-        cr_expect_geq(secs, 0.3, "3500 refusals answered in %.3f s: not throttled", secs);
+        cr_expect_str_eq(r.out, "1200 EPERM\n", "%s", r.err);
+        expect_only_entry(&r, "\"what\":\"ptrace\",\"count\":1200");
+        cr_expect_geq(secs, 0.1, "1200 refusals answered in %.3f s: not throttled", secs);
         test_run_free(&r);
 }
 
@@ -182,8 +183,8 @@ Test(violations, benign_programs_have_none, .timeout = 120)
         /* What an agent runs all day: none of it is refused by any layer. */
         static const char *const scripts[] = {
                 "true",
-                "python3 -c 'import os, subprocess, threading, json, ssl, sqlite3; "
-                "subprocess.run([\"true\"])'",
+                "if command -v python3 >/dev/null; then python3 -c 'import os, subprocess, "
+                "threading, json, ssl, sqlite3; subprocess.run([\"true\"])'; fi",
                 "if command -v pip >/dev/null; then pip --version; fi",
                 "printf '#include <stdio.h>\\nint main(){puts(\"hi\");}\\n' > h.c && "
                 "if command -v gcc >/dev/null; then gcc -o h h.c && ./h; fi",
@@ -243,12 +244,14 @@ Test(violations, a_layer_that_cannot_report_says_so_once)
         bool landlock_logs =
                 audit_query(&st, &err) == 0 && st.enabled && st.failure != AUDIT_FAILURE_PANIC;
         const char *un = strstr(r.result, "\"violations_unavailable\":");
-        if (landlock_logs) {
+        int abi = landlock_abi();
+        if (abi >= LANDLOCK_LOG_ABI && landlock_logs) {
                 cr_expect(!un || !strstr(un, "\"landlock\""), "%s", r.result);
-        } else {
+        } else if (abi > 0) {
                 cr_expect_not_null(un, "%s", r.result);
-                cr_expect_not_null(strstr(r.result, "\"landlock\":\"kernel audit is off"), "%s",
-                                   r.result);
+                const char *why = abi < LANDLOCK_LOG_ABI ? "\"landlock\":\"Landlock ABI "
+                                                         : "\"landlock\":\"kernel audit is off";
+                cr_expect_not_null(strstr(r.result, why), "want %s: %s", why, r.result);
                 const char *first = strstr(un, "\"landlock\":\"");
                 cr_expect_null(strstr(first + 1, "\"landlock\":\""), "named twice: %s", r.result);
         }
@@ -342,12 +345,14 @@ Test(violations, landlock_refusals_come_from_the_audit_log, .timeout = 60)
         struct test_run r;
         /* A write Landlock refuses (procfs is writable, /proc is not one of
          * the writable paths) and a signal to psrun's init (outside the
-         * command's domain). */
+         * command's domain). As root inside: the kernel checks the ids
+         * before it asks Landlock, and uid 1000 may not signal init. */
+        const char *opts[] = {"-o", "user=root", NULL};
         const char *cmd[] = {"/bin/sh", "-c",
                              "/probe openrw /proc/self/oom_score_adj; /probe signal 1 0; "
                              "/probe openrw /proc/self/oom_score_adj",
                              NULL};
-        run_cmd(&r, NULL, cmd);
+        run_cmd(&r, opts, cmd);
         if (switched)
                 (void) set_audit_enabled(0);
         cr_expect_str_eq(r.out, "EACCES\nEPERM\nEACCES\n", "%s", r.err);
@@ -361,5 +366,23 @@ Test(violations, landlock_refusals_come_from_the_audit_log, .timeout = 60)
                                         "\"count\":1}"),
                            "[%s]", list);
         cr_expect_null(strstr(r.result, "\"violations_unavailable\""), "%s", r.result);
+        test_run_free(&r);
+}
+
+Test(violations, apparmor_refusals_name_the_operation_and_path)
+{
+        /* psrun-default denies reading /proc/kcore (a mask of /dev/null
+         * there, so nothing else refuses the read first). The shell that
+         * is refused lives on a while: AppArmor's records name the process
+         * by pid only, and one that is gone when psrun reads the record
+         * cannot be placed (docs/security.md). Hosts with AppArmor only:
+         * the kernel-matrix VM. */
+        struct test_run r;
+        const char *cmd[] = {"/bin/sh", "-c", ": < /proc/kcore; sleep 1", NULL};
+        run_cmd(&r, NULL, cmd);
+        if (!strstr(r.result, "\"apparmor\":\"on\""))
+                cr_skip_test("AppArmor is not in force here (layers: %s)", field(&r, "layers"));
+        expect_only_entry(&r, "{\"layer\":\"apparmor\",\"what\":\"open /proc/kcore\",\"count\":1,"
+                              "\"pid\":2}");
         test_run_free(&r);
 }
