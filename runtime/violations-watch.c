@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -125,6 +126,23 @@ static void set_why(struct vwatch *w, enum violation_layer l, const char *fmt, .
         va_end(ap);
 }
 
+/* Whether this process is in the host's network namespace, that of the
+ * kernel's threads (kthreadd is pid 2 of the host's pid namespace, where
+ * psrun must be for the audit socket's queries anyway; pid 1's namespaces
+ * may be closed to it). */
+static bool in_hosts_netns(void)
+{
+        char comm[32] = "";
+        _cleanup_close_ int fd = open("/proc/2/comm", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
+        const char *ref =
+                n > 0 && strncmp(comm, "kthreadd\n", 9) == 0 ? "/proc/2/ns/net" : "/proc/1/ns/net";
+        struct stat self, host;
+        if (stat("/proc/self/ns/net", &self) < 0 || stat(ref, &host) < 0)
+                return false;
+        return self.st_dev == host.st_dev && self.st_ino == host.st_ino;
+}
+
 static void prepare_audit(struct vwatch *w, const struct policy *pol, struct plan *plan)
 {
         bool landlock = plan->landlock.ruleset_fd >= 0, apparmor = plan->apparmor.active;
@@ -135,6 +153,17 @@ static void prepare_audit(struct vwatch *w, const struct policy *pol, struct pla
                         "Landlock ABI %d logs no denials (ABI %d, Linux 6.15, does)",
                         plan->landlock.abi, LANDLOCK_LOG_ABI);
                 landlock = false;
+        }
+        /* The kernel sends its records to listeners in the host's network
+         * namespace only: elsewhere the socket would stay silent. */
+        if (!in_hosts_netns()) {
+                static const char why[] = "psrun runs outside the host's network namespace, and "
+                                          "the kernel sends its audit records only there";
+                if (landlock)
+                        set_why(w, VIOLATION_LANDLOCK, "%s", why);
+                if (apparmor)
+                        set_why(w, VIOLATION_APPARMOR, "%s", why);
+                return;
         }
         struct audit_state st = {0};
         psrun_error err = {0};

@@ -11,6 +11,7 @@
 #include <linux/filter.h>
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -255,6 +256,32 @@ Test(violations, a_layer_that_cannot_report_says_so_once)
                 const char *first = strstr(un, "\"landlock\":\"");
                 cr_expect_null(strstr(first + 1, "\"landlock\":\""), "named twice: %s", r.result);
         }
+        test_run_free(&r);
+}
+
+static void in_a_new_netns(void)
+{
+        if (unshare(CLONE_NEWNET) < 0)
+                _exit(98);
+}
+
+Test(violations, outside_the_hosts_netns_the_audit_layers_say_they_cannot_report)
+{
+        /* The kernel multicasts audit records in the host's network
+         * namespace only: elsewhere psrun's socket would hear nothing, and
+         * an empty list would look like "nothing refused". */
+        if (landlock_abi() <= 0)
+                cr_skip_test("no Landlock on this kernel");
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        const char *argv[] = {"run", "-o", mount, "--", "/probe", "syscall", "ptrace", NULL};
+        struct test_run r;
+        test_run_psrun_with(&r, argv, in_a_new_netns);
+        cr_assert_neq(r.status, 98, "unshare(CLONE_NEWNET) failed");
+        expect_only_entry(&r, "\"what\":\"ptrace\"");
+        cr_expect_not_null(strstr(r.result, "\"landlock\":\"psrun runs outside the host's network "
+                                            "namespace"),
+                           "%s", r.result);
         test_run_free(&r);
 }
 
