@@ -120,6 +120,24 @@ Test(violations, full_names_the_refused_argument_summary_does_not)
         }
 }
 
+Test(violations, terminal_ioctls_by_request_in_full)
+{
+        /* TIOCEXCL, TIOCSETD and TIOCSTI on stdin: refused whatever stdin is. */
+        struct test_run r;
+        const char *cmd[] = {"/probe", "tty", NULL};
+        const char *full[] = {"-o", "violations=full", NULL};
+        run_cmd(&r, full, cmd);
+        const char *list = violations_of(r.result);
+        cr_expect_eq(count_entries(list), 3, "[%s]", list);
+        cr_expect_not_null(strstr(list, "\"what\":\"ioctl(TIOCSTI)\",\"count\":1"), "[%s]", list);
+        cr_expect_not_null(strstr(list, "\"what\":\"ioctl(TIOCSETD)\""), "[%s]", list);
+        cr_expect_not_null(strstr(list, "\"what\":\"ioctl(TIOCEXCL)\""), "[%s]", list);
+        test_run_free(&r);
+        run_cmd(&r, NULL, cmd);
+        expect_only_entry(&r, "{\"layer\":\"seccomp\",\"what\":\"ioctl\",\"count\":3,\"pid\":2}");
+        test_run_free(&r);
+}
+
 Test(violations, repeated_refusals_are_counted_in_one_entry)
 {
         struct test_run r;
