@@ -476,6 +476,53 @@ static void write_stream(FILE *f, const char *name, const char *data, size_t len
                 fputc('\n', f);
 }
 
+/* What a layer refused, for the model: one line each, with what it can do
+ * about it. Limits that decided the outcome have their Killed: line
+ * already. The whole list is in structuredContent. */
+#define BLOCKED_LINES 10
+
+static const char *blocked_hint(const psrun_violation *v)
+{
+        static const struct {
+                const char *layer, *hint;
+        } hints[] = {
+                {"seccomp", "this system call is not allowed in the sandbox"},
+                {"landlock", "outside what the sandbox may write (/workspace, /tmp) or signal"},
+                {"apparmor", "refused by the sandbox's AppArmor profile"},
+                {"network", "not an allowed destination (the policy's allow_domains)"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(hints); i++)
+                if (strcmp(v->layer, hints[i].layer) == 0)
+                        return hints[i].hint;
+        return NULL;
+}
+
+static void write_blocked(FILE *f, const psrun_result *r, const char *reason)
+{
+        bool decided = strcmp(reason, "exited") != 0 && strcmp(reason, "signaled") != 0;
+        size_t shown = 0, left = 0;
+        for (size_t i = 0; i < r->n_violations; i++) {
+                const psrun_violation *v = &r->violations[i];
+                if (decided && strcmp(v->layer, "limits") == 0)
+                        continue;
+                if (shown == BLOCKED_LINES) {
+                        left += v->count;
+                        continue;
+                }
+                fputs(shown++ ? "\n- " : "\nBlocked:\n- ", f);
+                const char *hint = blocked_hint(v);
+                if (hint)
+                        fprintf(f, "%s refused %s (%" PRIu64 "x): %s", v->layer, v->what, v->count,
+                                hint);
+                else
+                        fprintf(f, "%s: %s (%" PRIu64 "x)", v->layer, v->what, v->count);
+        }
+        left += r->violations_more;
+        if (shown && left)
+                fprintf(f, "\n- and %" PRIu64 " more refusals (structuredContent.violations)",
+                        left);
+}
+
 /* The session API's result JSON, as structuredContent. */
 static int write_result_json(FILE *f, const psrun_exec_result *res)
 {
@@ -569,6 +616,7 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                 fprintf(f, "\nKilled: by signal %d (%s)", rr->signal, strsignal(rr->signal));
         else if (strcmp(reason, "setup_error") == 0)
                 fprintf(f, "\nError: %s", rr->error);
+        write_blocked(f, rr, reason);
         if (res.stdout_truncated)
                 fprintf(f, "\nTruncated: stdout was %" PRIu64 " bytes; its start and end are kept",
                         res.stdout_bytes);

@@ -46,6 +46,21 @@ PSRUN_PUBLIC int psrun_policy_load_string(psrun_policy *policy, const char *text
 PSRUN_PUBLIC int psrun_policy_set(psrun_policy *policy, const char *key, const char *value,
                                   psrun_error *err);
 
+/* One thing a security layer refused (docs/security.md, "Violations"). */
+typedef struct psrun_violation {
+        const char *layer; /* "seccomp" "landlock" "apparmor" "network" "limits" */
+        const char *what;  /* "ptrace", "write_file /proc/2/oom_score_adj", "evil.test",
+                            * "pids_limit 256 reached" */
+        uint64_t count;    /* how often */
+        int pid;           /* the (first) process, in the sandbox; 0: none or not known */
+} psrun_violation;
+
+/* A layer in force whose refusals psrun cannot see on this host, and why. */
+typedef struct psrun_violation_unavailable {
+        const char *layer;
+        const char *why;
+} psrun_violation_unavailable;
+
 typedef struct psrun_result {
         int exit_code;      /* the command's; 128+signal; 125 psrun failed; 126/127 exec */
         int signal;         /* 0 when not signalled */
@@ -54,7 +69,22 @@ typedef struct psrun_result {
         uint64_t cpu_ms;
         uint64_t peak_memory_bytes;
         char error[512]; /* setup_error: what failed */
+        /* What the layers refused, per the policy key `violations`: the
+         * first 32 distinct entries, then violations_more refusals not
+         * listed. mode "off": nothing (NULL, 0). The arrays and their
+         * strings belong to the result: psrun_result_free() (for an exec,
+         * psrun_exec_result_free()) releases them. */
+        const char *violations_mode; /* "off" "summary" "full" */
+        psrun_violation *violations;
+        size_t n_violations;
+        uint64_t violations_more;
+        psrun_violation_unavailable *violations_unavailable;
+        size_t n_violations_unavailable;
 } psrun_result;
+
+/* Releases what psrun_run put in the result (its violations). NULL-safe;
+ * a result may be freed twice. */
+PSRUN_PUBLIC void psrun_result_free(psrun_result *result);
 
 typedef struct psrun_run_options {
         const char *cgroup_parent; /* NULL: below the caller's own cgroup */
@@ -65,8 +95,9 @@ typedef struct psrun_run_options {
 
 /* Run argv (NULL-terminated; argv[0] looked up in the sandbox's PATH) in a new
  * sandbox and wait for it. stdin/stdout/stderr are the caller's 0-2. The
- * result is always filled. Returns 0 when the sandbox ran (whatever the
- * command did), -errno when psrun could not run it (result: setup_error). */
+ * result is always filled (release it with psrun_result_free). Returns 0
+ * when the sandbox ran (whatever the command did), -errno when psrun could
+ * not run it (result: setup_error). */
 PSRUN_PUBLIC int psrun_run(const psrun_policy *policy, char *const argv[],
                            const psrun_run_options *options, psrun_result *result,
                            psrun_error *err);

@@ -245,7 +245,7 @@ int landlock_plan_apply(const struct landlock_plan *plan, int *failed_rule)
 
         /* From here on the process and every child it creates are confined;
          * the ruleset fd stays open (O_CLOEXEC) until execve closes it. */
-        if (syscall(__NR_landlock_restrict_self, plan->ruleset_fd, 0) < 0)
+        if (syscall(__NR_landlock_restrict_self, plan->ruleset_fd, plan->restrict_flags) < 0)
                 return -errno;
         return 0;
 }

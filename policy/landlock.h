@@ -23,9 +23,19 @@ struct landlock_path_rule {
         uint64_t access;  /* LANDLOCK_ACCESS_FS_* allowed beneath path */
 };
 
+/* landlock_restrict_self() flags of ABI 7: denials are logged to the
+ * kernel's audit log (when audit is on) from the command the domain's
+ * creator executes, not from the creator itself nor from domains the
+ * command makes of its own. */
+#define LANDLOCK_LOG_SAME_EXEC_OFF  (1U << 0)
+#define LANDLOCK_LOG_NEW_EXEC_ON    (1U << 1)
+#define LANDLOCK_LOG_SUBDOMAINS_OFF (1U << 2)
+#define LANDLOCK_LOG_ABI            7
+
 struct landlock_plan {
         int ruleset_fd; /* -1: Landlock not used */
         int abi;
+        uint32_t restrict_flags;          /* LANDLOCK_LOG_*: 0 unless psrun reads the audit log */
         struct landlock_path_rule *rules; /* owned */
         size_t n_rules;
 };

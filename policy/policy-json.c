@@ -141,6 +141,8 @@ int policy_write_json(const struct policy *p, FILE *f)
                 key(f, &first, "apparmor_profile");
                 json_write_string(f, p->apparmor_profile);
         }
+        key(f, &first, "violations");
+        json_write_string(f, policy_violations_to_string(p->violations));
         static const struct {
                 const char *name;
                 size_t offset;

@@ -322,6 +322,22 @@ static const char *const layer_names[_POLICY_LAYER_MAX] = {
         [POLICY_LAYER_OFF] = "off",
 };
 
+static const char *const violations_names[_POLICY_VIOLATIONS_MAX] = {
+        [POLICY_VIOLATIONS_OFF] = "off",
+        [POLICY_VIOLATIONS_SUMMARY] = "summary",
+        [POLICY_VIOLATIONS_FULL] = "full",
+};
+
+const char *policy_violations_to_string(enum policy_violations v)
+{
+        return enum_to_string(violations_names, ARRAY_SIZE(violations_names), (int) v);
+}
+
+int policy_violations_from_string(const char *s)
+{
+        return enum_from_string(violations_names, ARRAY_SIZE(violations_names), s);
+}
+
 const char *policy_network_to_string(enum policy_network v)
 {
         return enum_to_string(network_names, ARRAY_SIZE(network_names), (int) v);
@@ -372,6 +388,7 @@ int policy_init(struct policy *p)
                 .backend = POLICY_BACKEND_NATIVE,
                 .landlock = POLICY_LAYER_AUTO,
                 .apparmor = POLICY_LAYER_AUTO,
+                .violations = POLICY_VIOLATIONS_SUMMARY,
                 .pty_limit = POLICY_DEFAULT_PTY_LIMIT,
                 .inotify_limit = POLICY_DEFAULT_INOTIFY_LIMIT,
                 .inotify_watch_limit = POLICY_DEFAULT_INOTIFY_WATCH_LIMIT,
@@ -614,6 +631,8 @@ static const struct enum_check {
         {"backend", offsetof(struct policy, backend), backend_names, ARRAY_SIZE(backend_names)},
         {"landlock", offsetof(struct policy, landlock), layer_names, ARRAY_SIZE(layer_names)},
         {"apparmor", offsetof(struct policy, apparmor), layer_names, ARRAY_SIZE(layer_names)},
+        {"violations", offsetof(struct policy, violations), violations_names,
+         ARRAY_SIZE(violations_names)},
 };
 
 static int check_enums(const struct policy *p, psrun_error *err)

@@ -27,6 +27,16 @@ enum policy_backend {
         _POLICY_BACKEND_MAX,
 };
 
+/* What the result reports of the refusals of the security layers
+ * (docs/security.md, "Violations"): nothing, one entry per distinct refusal,
+ * or one per refusal and process with the argument that made it one. */
+enum policy_violations {
+        POLICY_VIOLATIONS_OFF,
+        POLICY_VIOLATIONS_SUMMARY,
+        POLICY_VIOLATIONS_FULL,
+        _POLICY_VIOLATIONS_MAX,
+};
+
 /* Whether an optional kernel security layer must be present. */
 enum policy_layer {
         POLICY_LAYER_AUTO,     /* use it when the host has it, else note and go on */
@@ -90,6 +100,7 @@ struct policy {
         enum policy_layer landlock;
         enum policy_layer apparmor;
         char *apparmor_profile; /* NULL: psrun's generated "psrun-default" */
+        enum policy_violations violations;
 
         /* Kernel quotas that the sandbox's user namespace would otherwise
          * share with host root, its creator (docs/security.md). */
@@ -159,6 +170,8 @@ const char *policy_backend_to_string(enum policy_backend v);
 int policy_backend_from_string(const char *s);
 const char *policy_layer_to_string(enum policy_layer v);
 int policy_layer_from_string(const char *s);
+const char *policy_violations_to_string(enum policy_violations v);
+int policy_violations_from_string(const char *s);
 
 /* "512M", "1.5G", "4096", "1k" (binary units, case-insensitive, optional
  * trailing "B"/"iB"). Returns 0 or -EINVAL / -ERANGE. */

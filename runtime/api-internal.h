@@ -4,8 +4,16 @@
 /* What the public handles wrap, shared by runtime/api.c and the session
  * API (runtime/session-api.c). */
 
+#include <psrun.h>
+
 #include "policy/policy.h"
+#include "runtime/result.h"
 
 struct psrun_policy {
         struct policy p;
 };
+
+/* The internal result as the public one (with its violations, allocated:
+ * psrun_result_free), and the public one back, for the JSON writers. */
+void result_to_public(const struct run_result *in, psrun_result *out);
+void violations_from_public(const psrun_result *in, struct violations *out);

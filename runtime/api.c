@@ -58,7 +58,62 @@ PSRUN_PUBLIC int psrun_policy_set(psrun_policy *pol, const char *key, const char
         return policy_set_option(&pol->p, kv, err);
 }
 
-static void to_public(const struct run_result *in, psrun_result *out)
+/* One allocation: the entries, the unavailable layers, then their
+ * strings; `violations` points to its start (with zero entries too). */
+static void violations_to_public(const struct violations *v, psrun_result *out)
+{
+        out->violations_mode = policy_violations_to_string((enum policy_violations) v->mode);
+        if (!out->violations_mode || v->mode == POLICY_VIOLATIONS_OFF)
+                return;
+        size_t n = v->n > VIOLATIONS_MAX ? VIOLATIONS_MAX : v->n, n_un = 0, strings = 0;
+        for (size_t i = 0; i < n; i++)
+                strings += strnlen(v->list[i].what, VIOLATION_WHAT_MAX) + 1;
+        for (int l = 0; l < _VIOLATION_LAYER_MAX; l++)
+                if (v->unavailable[l][0]) {
+                        n_un++;
+                        strings += strnlen(v->unavailable[l], VIOLATION_WHY_MAX) + 1;
+                }
+        size_t head = n * sizeof(psrun_violation) + n_un * sizeof(psrun_violation_unavailable);
+        char *block = calloc(1, head + strings + 1);
+        if (!block)
+                return; /* out of memory: the result says nothing was listed */
+        psrun_violation *list = (psrun_violation *) (void *) block;
+        psrun_violation_unavailable *un =
+                (psrun_violation_unavailable *) (void *) (block + n * sizeof(psrun_violation));
+        char *p = block + head;
+        for (size_t i = 0; i < n; i++) {
+                size_t len = strnlen(v->list[i].what, VIOLATION_WHAT_MAX);
+                memcpy(p, v->list[i].what, len);
+                list[i] = (psrun_violation){
+                        .layer = violation_layer_to_string((enum violation_layer) v->list[i].layer),
+                        .what = p,
+                        .count = v->list[i].count,
+                        .pid = v->list[i].pid,
+                };
+                if (!list[i].layer)
+                        list[i].layer = "?";
+                p += len + 1;
+        }
+        size_t k = 0;
+        for (int l = 0; l < _VIOLATION_LAYER_MAX; l++) {
+                if (!v->unavailable[l][0])
+                        continue;
+                size_t len = strnlen(v->unavailable[l], VIOLATION_WHY_MAX);
+                memcpy(p, v->unavailable[l], len);
+                un[k++] = (psrun_violation_unavailable){
+                        .layer = violation_layer_to_string((enum violation_layer) l),
+                        .why = p,
+                };
+                p += len + 1;
+        }
+        out->violations = list;
+        out->n_violations = n;
+        out->violations_more = v->more;
+        out->violations_unavailable = n_un ? un : NULL;
+        out->n_violations_unavailable = n_un;
+}
+
+void result_to_public(const struct run_result *in, psrun_result *out)
 {
         memset(out, 0, sizeof(*out));
         out->exit_code = in->exit_code;
@@ -68,6 +123,44 @@ static void to_public(const struct run_result *in, psrun_result *out)
         out->cpu_ms = in->cpu_ms;
         out->peak_memory_bytes = in->peak_memory_bytes;
         memcpy(out->error, in->error, sizeof(out->error));
+        violations_to_public(&in->violations, out);
+}
+
+void violations_from_public(const psrun_result *in, struct violations *out)
+{
+        int mode = in->violations_mode ? policy_violations_from_string(in->violations_mode) : -1;
+        violations_init(out, mode < 0 ? POLICY_VIOLATIONS_OFF : (enum policy_violations) mode);
+        if (!violations_on(out))
+                return;
+        /* As listed: the entries are distinct already. */
+        for (size_t i = 0; i < in->n_violations && i < VIOLATIONS_MAX && in->violations; i++) {
+                const psrun_violation *e = &in->violations[i];
+                int layer = violation_layer_from_string(e->layer);
+                struct violation *v = &out->list[out->n++];
+                v->layer = layer < 0 ? 0 : (uint32_t) layer;
+                v->pid = e->pid;
+                v->count = e->count;
+                snprintf(v->what, sizeof(v->what), "%s", e->what ? e->what : "");
+        }
+        out->more = in->violations_more;
+        for (size_t i = 0; i < in->n_violations_unavailable && in->violations_unavailable; i++) {
+                const psrun_violation_unavailable *u = &in->violations_unavailable[i];
+                int layer = violation_layer_from_string(u->layer);
+                if (layer >= 0)
+                        violations_set_unavailable(out, (enum violation_layer) layer, "%s",
+                                                   u->why ? u->why : "");
+        }
+}
+
+PSRUN_PUBLIC void psrun_result_free(psrun_result *result)
+{
+        if (!result)
+                return;
+        free(result->violations);
+        result->violations = NULL;
+        result->n_violations = 0;
+        result->violations_unavailable = NULL;
+        result->n_violations_unavailable = 0;
 }
 
 /* The public callback takes no level: debug lines are not passed on. */
@@ -100,7 +193,7 @@ PSRUN_PUBLIC int psrun_run(const psrun_policy *pol, char *const argv[],
                 r = run_sandbox(&pol->p, argv, &o, &res, err);
         }
         if (result)
-                to_public(&res, result);
+                result_to_public(&res, result);
         return r;
 }
 
@@ -118,6 +211,7 @@ PSRUN_PUBLIC int psrun_result_write_json(const psrun_result *result, int fd)
         int reason = run_reason_from_string(result->reason);
         r.reason = reason < 0 ? RUN_REASON_SETUP_ERROR : (enum run_reason) reason;
         memcpy(r.error, result->error, sizeof(r.error));
+        violations_from_public(result, &r.violations);
         int copy = dup(fd);
         if (copy < 0)
                 return -errno;

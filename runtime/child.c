@@ -33,6 +33,7 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "common/signals.h"
+#include "policy/seccomp-notify.h"
 #include "runtime/pty.h"
 
 static const char *const step_names[_CHILD_STEP_MAX] = {
@@ -85,6 +86,7 @@ struct child_ctx {
         int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root, then its copy */
         int console_slave; /* -1: no terminal */
         char *exec_path;   /* PATH_MAX bytes: argv[0] as found by step_lookup */
+        int listener;      /* the seccomp listener, until it is handed over; -1: none */
 };
 
 /*
@@ -858,9 +860,51 @@ static int step_wait_start(struct child_ctx *c)
 
 static int step_seccomp(struct child_ctx *c)
 {
-        if (c->plan->seccomp.len == 0 || c->plan->seccomp_early)
+        const struct plan *p = c->plan;
+        if (p->seccomp.len == 0 || p->seccomp_early)
                 return 0;
-        return seccomp_program_load(&c->plan->seccomp);
+        if (p->seccomp_notify.len)
+                return seccomp_program_load_listener(&p->seccomp_notify, &p->seccomp, &c->listener);
+        return seccomp_program_load(&p->seccomp);
+}
+
+static int step_report_exec(struct child_ctx *c)
+{
+        /* After seccomp, which allows sendmsg and close: the parent learns
+         * that the command starts, gets its listener, and (SO_PASSCRED on
+         * its end) sees this process's pid in its own namespace, which is
+         * the creator of the Landlock domain. Refused syscalls made before
+         * the parent reads the listener wait for it in the kernel. */
+        if (!c->plan->report_exec)
+                return 0;
+        struct child_msg m = {
+                .kind = CHILD_MSG_EXEC,
+                .err = c->plan->seccomp_notify.len && c->listener < 0 ? EBUSY : 0,
+        };
+        struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+        if (c->listener >= 0) {
+                msg.msg_control = u.buf;
+                msg.msg_controllen = sizeof(u.buf);
+                struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+                cm->cmsg_level = SOL_SOCKET;
+                cm->cmsg_type = SCM_RIGHTS;
+                cm->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(cm), &c->listener, sizeof(int));
+        }
+        ssize_t n;
+        do
+                n = sendmsg(c->sync_fd, &msg, MSG_NOSIGNAL);
+        while (n < 0 && errno == EINTR);
+        int r = n < 0 ? -errno : 0;
+        /* The command must not hold its own listener: it could answer its
+         * refusals itself. (O_CLOEXEC as well, but a failed execve.) */
+        c->listener = safe_close(c->listener);
+        return r;
 }
 
 static int step_seccomp_early(struct child_ctx *c)
@@ -939,6 +983,7 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_EXEC, step_lookup},
         {CHILD_STEP_WAIT_START, step_wait_start},
         {CHILD_STEP_SECCOMP, step_seccomp},
+        {CHILD_STEP_SECCOMP, step_report_exec},
 };
 
 static int exit_code_for(enum child_step step, int r)
@@ -1083,6 +1128,7 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd)
                 .rootfs_fd = -1,
                 .console_slave = -1,
                 .exec_path = exec_path,
+                .listener = -1,
         };
 
         /* If psrun dies, so does the sandbox: pid 1's death takes down the

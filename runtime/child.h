@@ -53,6 +53,10 @@ enum child_msg_kind {
         CHILD_MSG_ERROR = 1, /* a setup step failed */
         CHILD_MSG_EXIT = 2,  /* init: the command ended with wait status `status` */
         CHILD_MSG_READY = 3, /* set up; waiting on the exec FIFO for `psrun start` */
+        /* The command, right before execve (plan->report_exec): its seccomp
+         * listener comes with it (SCM_RIGHTS) when it has one; err EBUSY:
+         * the kernel allowed none (a listener up the chain). */
+        CHILD_MSG_EXEC = 4,
 };
 
 struct child_msg {

@@ -44,6 +44,15 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
                 return psrun_error_errno(err, errno, "socketpair");
+        /* The command's pid, in our namespace, comes with its exec message
+         * (runtime/violations-watch.h). */
+        int on = 1;
+        if (plan->report_exec && setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0) {
+                int r = -errno;
+                close(sv[0]);
+                close(sv[1]);
+                return psrun_error_errno(err, r, "sync: SO_PASSCRED");
+        }
 
         int pidfd = -1;
         int cgfd = cg ? cgroup_clone_fd(cg) : -1;
@@ -142,6 +151,59 @@ void launch_close(struct launch *l)
 {
         l->pidfd = safe_close(l->pidfd);
         l->sync_fd = safe_close(l->sync_fd);
+}
+
+int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender)
+{
+        if (fd)
+                *fd = -1;
+        if (sender)
+                *sender = 0;
+        struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
+        union {
+                char buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr msg = {
+                .msg_iov = &iov,
+                .msg_iovlen = 1,
+                .msg_control = u.buf,
+                .msg_controllen = sizeof(u.buf),
+        };
+        ssize_t n;
+        do
+                n = recvmsg(sync_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+                if (c->cmsg_level != SOL_SOCKET)
+                        continue;
+                if (c->cmsg_type == SCM_RIGHTS) {
+                        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        for (size_t i = 0; i < k; i++) {
+                                int got;
+                                memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                                if (fd && *fd < 0 && m->kind == CHILD_MSG_EXEC)
+                                        *fd = got;
+                                else
+                                        close(got);
+                        }
+                } else if (c->cmsg_type == SCM_CREDENTIALS && sender &&
+                           c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+                        struct ucred cred;
+                        memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+                        *sender = cred.pid;
+                }
+        }
+        if (n == 0)
+                return 0;
+        if (n != (ssize_t) sizeof(*m) || (msg.msg_flags & MSG_TRUNC)) {
+                if (fd && *fd >= 0)
+                        *fd = safe_close(*fd);
+                return -EPROTO;
+        }
+        return 1;
 }
 
 int launch_read_msg(struct launch *l, struct child_msg *m)

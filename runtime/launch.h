@@ -42,6 +42,13 @@ int launch_release(struct launch *l, psrun_error *err);
 /* Closes the fds; the process is left alone. */
 void launch_close(struct launch *l);
 
+/* One child message without waiting, and what may come with it: the fd a
+ * CHILD_MSG_EXEC carries (else -1) and, when the plan reports its exec
+ * (SO_PASSCRED on the socket), the sender's pid as this process sees it
+ * (else 0). Either may be NULL (an fd that comes is then closed). Returns
+ * 1 for a message, 0 at EOF, -EAGAIN when none is waiting, -errno. */
+int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender);
+
 /* Reads one child message, blocking until one comes, the socket closes
  * (-EPIPE) or the child exits (-ESRCH: its wait status is not reaped). */
 int launch_read_msg(struct launch *l, struct child_msg *m);

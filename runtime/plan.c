@@ -47,6 +47,7 @@ void plan_free(struct plan *p)
         rootfs_plan_free(&p->rootfs);
         landlock_plan_free(&p->landlock);
         seccomp_program_free(&p->seccomp);
+        seccomp_program_free(&p->seccomp_notify);
         plan_init(p);
 }
 

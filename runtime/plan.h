@@ -137,6 +137,12 @@ struct plan {
         bool no_new_privs;
         struct seccomp_program seccomp; /* len 0: none */
         bool seccomp_early;             /* load before dropping capabilities (no no_new_privs) */
+        /* Violations (runtime/violations-watch.h): seccomp with a listener
+         * for its refusals (len 0: none; `seccomp` is the fallback when the
+         * kernel allows no second listener), and a CHILD_MSG_EXEC from the
+         * command right before execve, with the listener. */
+        struct seccomp_program seccomp_notify;
+        bool report_exec;
 };
 
 /* A plan with nothing in it and every fd -1. */

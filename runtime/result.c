@@ -77,6 +77,7 @@ void run_result_write_json(const struct run_result *r, FILE *f)
         }
         if (r->network.active)
                 write_network(&r->network, f);
+        violations_write_json(&r->violations, f);
         fputs("}\n", f);
         fflush(f);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "netns/stats.h"
+#include "runtime/violations.h"
 
 enum run_reason {
         RUN_REASON_EXITED,
@@ -33,7 +34,8 @@ struct run_result {
                 char landlock[16];
                 char apparmor[16];
         } layers;
-        struct netns_stats network; /* restricted and full mode */
+        struct netns_stats network;   /* restricted and full mode */
+        struct violations violations; /* what the layers refused (mode off: none) */
 };
 
 const char *run_reason_to_string(enum run_reason r);

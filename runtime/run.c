@@ -23,6 +23,7 @@
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/child.h"
 #include "runtime/launch.h"
+#include "runtime/violations-watch.h"
 #include "netns/dns-proxy.h"
 
 static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
@@ -48,21 +49,28 @@ struct supervisor {
         int exit_status; /* the command's wait status, from init */
         bool have_error;
         struct child_msg error;
-        bool sync_eof; /* every end of the sync socket in the sandbox is closed */
+        bool sync_eof;        /* every end of the sync socket in the sandbox is closed */
+        struct vwatch *watch; /* violations */
+        struct vwatch_target *target;
 };
 
 static void drain_messages(struct supervisor *s)
 {
         for (;;) {
                 struct child_msg m;
-                ssize_t n = recv(s->sync_fd, &m, sizeof(m), MSG_DONTWAIT);
-                if (n < 0 && errno == EINTR)
-                        continue;
+                int fd = -1;
+                pid_t sender = 0;
+                int n = launch_recv_msg(s->sync_fd, &m, &fd, &sender);
                 if (n == 0)
                         s->sync_eof = true;
-                if (n != (ssize_t) sizeof(m))
+                if (n <= 0)
                         return;
-                if (m.kind == CHILD_MSG_EXIT) {
+                if (m.kind == CHILD_MSG_EXEC) {
+                        vwatch_target_start(s->watch, s->target, sender, fd, m.err);
+                        /* Its root is built by now. */
+                        if (s->target->workspace_fd < 0)
+                                s->target->workspace_fd = vwatch_open_workspace(s->pid);
+                } else if (m.kind == CHILD_MSG_EXIT) {
                         s->have_exit = true;
                         s->exit_status = m.status;
                 } else if (m.kind == CHILD_MSG_ERROR && !s->have_error) {
@@ -92,30 +100,46 @@ static int supervise(struct supervisor *s)
 {
         for (;;) {
                 /* After EOF the socket would poll readable forever: drop it. */
-                struct pollfd pfd[3] = {
+                uint64_t now = now_ms();
+                struct pollfd pfd[5] = {
                         {s->pidfd, POLLIN, 0},
                         {s->sync_eof ? -1 : s->sync_fd, POLLIN, 0},
                         {s->signal_fd, POLLIN, 0},
+                        {vwatch_target_fd(s->watch, s->target, now), POLLIN, 0},
+                        {s->watch->audit_fd, POLLIN, 0},
                 };
                 int timeout = -1;
+                bool deadline = false;
                 if (s->deadline_ms && !s->timed_out) {
-                        uint64_t now = now_ms();
                         timeout = now >= s->deadline_ms ? 0 : (int) (s->deadline_ms - now);
+                        deadline = true;
                 }
-                int n = poll(pfd, s->signal_fd >= 0 ? 3 : 2, timeout);
+                /* A throttled listener is polled again when its window ends. */
+                int resume = vwatch_poll_timeout(s->watch, now);
+                if (resume >= 0 && (timeout < 0 || resume < timeout)) {
+                        timeout = resume;
+                        deadline = false;
+                }
+                int n = poll(pfd, ARRAY_SIZE(pfd), timeout);
                 if (n < 0 && errno != EINTR)
                         kill_sandbox(s);
-                if (n == 0 && timeout >= 0) {
+                if (n == 0 && deadline) {
                         s->timed_out = true;
                         kill_sandbox(s);
                         continue;
                 }
                 if (n <= 0)
                         continue;
+                /* The sync socket first: the command's exec message (its
+                 * pid) comes before any record of what it did. */
                 if (pfd[1].revents)
                         drain_messages(s);
                 if (s->signal_fd >= 0 && pfd[2].revents)
                         forward_signal(s);
+                if (pfd[3].revents)
+                        vwatch_on_listener(s->watch, s->target, pfd[3].revents, now_ms());
+                if (pfd[4].revents)
+                        vwatch_on_audit(s->watch, &s->target, 1);
                 if (pfd[0].revents) {
                         siginfo_t si = {0};
                         if (waitid((idtype_t) P_PIDFD, (id_t) s->pidfd, &si, WEXITED) < 0) {
@@ -174,6 +198,26 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
                 res->signal = SIGKILL;
                 res->exit_code = 128 + SIGKILL;
         }
+}
+
+/* The refusals the watch saw, and the limits and network refusals the run
+ * read anyway. */
+static void report_violations(struct supervisor *s, const struct policy *pol,
+                              const struct cgroup_stats *st, struct run_result *res)
+{
+        bool disk_full = vwatch_workspace_full(s->target->workspace_fd);
+        vwatch_target_finish(s->watch, s->target, &s->target, 1);
+        const struct violation_limits limits = {
+                .stats = st,
+                .memory_limit = pol->memory_limit,
+                .pids_limit = pol->pids_limit,
+                .disk_limit = pol->disk_limit,
+                .timeout_ms = pol->timeout_ms,
+                .timed_out = s->timed_out,
+                .disk_full = disk_full,
+        };
+        violations_add_limits(&res->violations, &limits);
+        violations_add_network(&res->violations, &res->network);
 }
 
 /* A layer the policy made "auto" and the host lacks is "unavailable"; one
@@ -241,6 +285,16 @@ static void cgroup_destroyp(struct cgroup **cg)
         cgroup_destroy(*cg);
 }
 
+static void vwatch_closep(struct vwatch *w)
+{
+        vwatch_close(w);
+}
+
+static void vwatch_target_closep(struct vwatch_target *t)
+{
+        vwatch_target_close(t);
+}
+
 /* A failure of psrun itself after `start`: the result says so. */
 /* The network of the sandbox (netns/), for the cleanup attribute. */
 struct network {
@@ -285,12 +339,19 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         r = plan_from_policy(pol, argv, o, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
+        /* What the violations report needs, before anything is cloned. */
+        _cleanup_(vwatch_closep) struct vwatch watch = {.audit_fd = -1};
+        r = vwatch_prepare(&watch, pol, &plan, err);
+        if (r < 0)
+                return setup_error(res, err, r);
         fill_layers(pol, &plan, res);
         _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
         r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
         if (r < 0)
                 return setup_error(res, err, r);
         fault_point("run:cgroup");
+        _cleanup_(vwatch_target_closep) struct vwatch_target target;
+        vwatch_target_init(&watch, &target, &res->violations, cg);
         _cleanup_(unblock_signals) struct forwarding fwd = {.signal_fd = -1};
         if (o->forward_signals)
                 (void) block_signals(&fwd);
@@ -329,6 +390,8 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 .sync_fd = l.sync_fd,
                 .signal_fd = fwd.signal_fd,
                 .deadline_ms = plan.timeout_ms ? t0 + plan.timeout_ms : 0,
+                .watch = &watch,
+                .target = &target,
         };
         /* Cgroups of psrun runs that were killed are removed while the
          * sandbox starts up (it runs on the other core meanwhile). */
@@ -354,5 +417,6 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         fill_result(&s, init_status, &st, res);
         /* What the network refused, counted until the sandbox ended. */
         dns_proxy_stop(TAKE_PTR(proxy), &res->network);
+        report_violations(&s, pol, &st, res);
         return 0;
 }

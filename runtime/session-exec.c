@@ -17,6 +17,7 @@
 
 #include "common/cleanup.h"
 #include "common/json.h"
+#include "runtime/api-internal.h"
 #include "runtime/session.h"
 
 #define CHUNK (64 * 1024)
@@ -384,18 +385,6 @@ PSRUN_PUBLIC int psrun_exec_signal(psrun_exec_handle *h, int sig, psrun_error *e
         return 0;
 }
 
-static void to_public(const struct run_result *in, psrun_result *out)
-{
-        memset(out, 0, sizeof(*out));
-        out->exit_code = in->exit_code;
-        out->signal = in->signal;
-        out->reason = run_reason_to_string(in->reason);
-        out->wall_ms = in->wall_ms;
-        out->cpu_ms = in->cpu_ms;
-        out->peak_memory_bytes = in->peak_memory_bytes;
-        memcpy(out->error, in->error, sizeof(out->error));
-}
-
 static void setup_error_result(psrun_exec_result *res, const psrun_error *err)
 {
         memset(res, 0, sizeof(*res));
@@ -425,7 +414,7 @@ PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *h, psrun_exec_result *res, p
                 return r;
         }
         memset(res, 0, sizeof(*res));
-        to_public(&h->rep.result, &res->result);
+        result_to_public(&h->rep.result, &res->result);
         if (capture_finish(&h->cap[0], &res->stdout_data, &res->stdout_len, &res->stdout_bytes,
                            &res->stdout_truncated) < 0 ||
             capture_finish(&h->cap[1], &res->stderr_data, &res->stderr_len, &res->stderr_bytes,
@@ -468,6 +457,7 @@ PSRUN_PUBLIC void psrun_exec_result_free(psrun_exec_result *res)
         free(res->stdout_data);
         free(res->stderr_data);
         res->stdout_data = res->stderr_data = NULL;
+        psrun_result_free(&res->result);
         res->stdout_len = res->stderr_len = 0;
 }
 
@@ -503,6 +493,13 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
         if (r->reason && strcmp(r->reason, "setup_error") == 0) {
                 fputs(",\"error\":", f);
                 json_write_string(f, r->error);
+        }
+        /* The violations as psrun run writes them. */
+        struct violations *v = malloc(sizeof(*v));
+        if (v) {
+                violations_from_public(r, v);
+                violations_write_json(v, f);
+                free(v);
         }
         write_stream(f, "stdout", res->stdout_data, res->stdout_len);
         write_stream(f, "stderr", res->stderr_data, res->stderr_len);

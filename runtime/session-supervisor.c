@@ -36,6 +36,7 @@
 #include "runtime/launch.h"
 #include "runtime/run.h"
 #include "runtime/session.h"
+#include "runtime/violations-watch.h"
 
 #define MAX_EXECS 64
 
@@ -44,12 +45,14 @@ struct exec_slot {
         int conn; /* -1: the client went away */
         struct launch l;
         struct cgroup *cg;
-        uint64_t start_ms, deadline_ms;
+        uint64_t start_ms, deadline_ms, timeout_ms;
         bool timed_out;
         bool sync_eof;
         bool have_error;
         char error[512];
-        char *argv0, *cwd; /* for the error message */
+        char *argv0, *cwd;          /* for the error message */
+        struct vwatch_target watch; /* what the layers refused, for its result */
+        struct violations violations;
 };
 
 struct supervisor {
@@ -63,7 +66,8 @@ struct supervisor {
         struct cgroup *init_cg; /* init's, below it */
         struct cgroup *spare;   /* the next exec's, made while idle */
         struct launch init;
-        struct plan tmpl; /* what every exec shares: joins, identity, layers */
+        struct plan tmpl;    /* what every exec shares: joins, identity, layers */
+        struct vwatch watch; /* each exec is a target of it */
         uint64_t created_ms, created_unix, last_activity_ms;
         struct exec_slot execs[MAX_EXECS];
         unsigned n_running;
@@ -115,13 +119,17 @@ static void drain_exec_messages(struct supervisor *s, struct exec_slot *e)
 {
         for (;;) {
                 struct child_msg m;
-                ssize_t n = recv(e->l.sync_fd, &m, sizeof(m), MSG_DONTWAIT);
-                if (n < 0 && errno == EINTR)
-                        continue;
+                int fd = -1;
+                pid_t sender = 0;
+                int n = launch_recv_msg(e->l.sync_fd, &m, &fd, &sender);
                 if (n == 0)
                         e->sync_eof = true;
-                if (n != (ssize_t) sizeof(m))
+                if (n <= 0)
                         return;
+                if (m.kind == CHILD_MSG_EXEC) {
+                        vwatch_target_start(&s->watch, &e->watch, sender, fd, m.err);
+                        continue;
+                }
                 if (m.kind == CHILD_MSG_ERROR && !e->have_error) {
                         /* The exec's plan is gone; what the message needs of
                          * it is the template's, with this exec's command. */
@@ -178,6 +186,32 @@ static void fill_exec_result(struct exec_slot *e, const siginfo_t *si,
                 res->reason = RUN_REASON_DISK_FULL;
 }
 
+/* Every exec's watch target, for the audit records (NULL: a free slot). */
+static void watch_targets(struct supervisor *s, struct vwatch_target **t)
+{
+        for (size_t i = 0; i < MAX_EXECS; i++)
+                t[i] = s->execs[i].used ? &s->execs[i].watch : NULL;
+}
+
+static void report_violations(struct supervisor *s, struct exec_slot *e,
+                              const struct cgroup_stats *st, bool disk_full, struct run_result *res)
+{
+        struct vwatch_target *targets[MAX_EXECS];
+        watch_targets(s, targets);
+        vwatch_target_finish(&s->watch, &e->watch, targets, MAX_EXECS);
+        const struct violation_limits limits = {
+                .stats = st,
+                .memory_limit = s->pol->memory_limit,
+                .pids_limit = s->pol->pids_limit,
+                .disk_limit = s->pol->disk_limit,
+                .timeout_ms = e->timeout_ms,
+                .timed_out = e->timed_out,
+                .disk_full = disk_full,
+        };
+        violations_add_limits(&e->violations, &limits);
+        res->violations = e->violations;
+}
+
 /* The exec's process has ended (or is about to, killed): reap it, kill
  * what it left in its cgroup, report, clean up. */
 static void finish_exec(struct supervisor *s, struct exec_slot *e)
@@ -191,7 +225,9 @@ static void finish_exec(struct supervisor *s, struct exec_slot *e)
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(e->cg, &st, NULL);
         struct sess_reply rep = {.kind = SESS_REPLY_RESULT, .pid = e->l.pid};
-        fill_exec_result(e, &si, &st, workspace_full(s->workspace_fd), &rep.result);
+        bool disk_full = workspace_full(s->workspace_fd);
+        fill_exec_result(e, &si, &st, disk_full, &rep.result);
+        report_violations(s, e, &st, disk_full, &rep.result);
         if (e->conn >= 0)
                 (void) send_reply(e->conn, &rep, -1);
         e->conn = safe_close(e->conn);
@@ -356,9 +392,11 @@ static int start_exec(struct supervisor *s, int conn, const struct sess_req *req
                 .l = l,
                 .cg = cg,
                 .start_ms = now_ms(),
+                .timeout_ms = timeout,
                 .argv0 = strdup(argv[0]),
                 .cwd = cwd[0] ? strdup(cwd) : NULL,
         };
+        vwatch_target_init(&s->watch, &e->watch, &e->violations, cg);
         e->deadline_ms = timeout ? e->start_ms + timeout : 0;
         s->n_running++;
         struct sess_reply rep = {
@@ -582,24 +620,36 @@ static void check_deadlines(struct supervisor *s)
 
 static _Noreturn void serve(struct supervisor *s)
 {
-        /* pollfd layout: listen, init, tie, signals, then 3 per exec slot. */
-        enum { BASE = 4 };
-        struct pollfd pfd[BASE + 3 * MAX_EXECS];
+        /* pollfd layout: listen, init, tie, signals, audit, then 4 per exec
+         * slot (its pidfd, sync socket, connection, seccomp listener). */
+        enum { BASE = 5, PER_EXEC = 4 };
+        struct pollfd pfd[BASE + PER_EXEC * MAX_EXECS];
         for (;;) {
                 make_spare(s);
+                uint64_t now = now_ms();
                 pfd[0] = (struct pollfd){s->listen_fd, POLLIN, 0};
                 pfd[1] = (struct pollfd){s->init.pidfd, POLLIN, 0};
                 pfd[2] = (struct pollfd){s->tie_fd, POLLIN, 0};
                 pfd[3] = (struct pollfd){s->signal_fd, POLLIN, 0};
+                pfd[4] = (struct pollfd){s->watch.audit_fd, POLLIN, 0};
                 for (size_t i = 0; i < MAX_EXECS; i++) {
                         struct exec_slot *e = &s->execs[i];
-                        struct pollfd *p = &pfd[BASE + 3 * i];
+                        struct pollfd *p = &pfd[BASE + PER_EXEC * i];
                         p[0] = (struct pollfd){e->used ? e->l.pidfd : -1, POLLIN, 0};
                         p[1] = (struct pollfd){e->used && !e->sync_eof ? e->l.sync_fd : -1, POLLIN,
                                                0};
                         p[2] = (struct pollfd){e->used ? e->conn : -1, POLLIN, 0};
+                        p[3] = (struct pollfd){e->used ? vwatch_target_fd(&s->watch, &e->watch, now)
+                                                       : -1,
+                                               POLLIN, 0};
                 }
-                int n = poll(pfd, ARRAY_SIZE(pfd), poll_timeout(s, now_ms()));
+                struct vwatch_target *targets[MAX_EXECS];
+                watch_targets(s, targets);
+                int timeout = poll_timeout(s, now);
+                int resume = vwatch_poll_timeout(&s->watch, now);
+                if (resume >= 0 && (timeout < 0 || resume < timeout))
+                        timeout = resume;
+                int n = poll(pfd, ARRAY_SIZE(pfd), timeout);
                 if (n < 0 && errno != EINTR)
                         shut_down(s, -1);
                 check_deadlines(s);
@@ -610,13 +660,20 @@ static _Noreturn void serve(struct supervisor *s)
                  * cleanly as destroy does). */
                 if (pfd[1].revents || pfd[2].revents || pfd[3].revents)
                         shut_down(s, -1);
+                /* Sync sockets first: an exec's message (its pid) comes before
+                 * any record of what it did. */
+                for (size_t i = 0; i < MAX_EXECS; i++)
+                        if (s->execs[i].used && pfd[BASE + PER_EXEC * i + 1].revents)
+                                drain_exec_messages(s, &s->execs[i]);
+                if (pfd[4].revents)
+                        vwatch_on_audit(&s->watch, targets, MAX_EXECS);
                 for (size_t i = 0; i < MAX_EXECS; i++) {
                         struct exec_slot *e = &s->execs[i];
-                        struct pollfd *p = &pfd[BASE + 3 * i];
+                        struct pollfd *p = &pfd[BASE + PER_EXEC * i];
                         if (!e->used)
                                 continue;
-                        if (p[1].revents)
-                                drain_exec_messages(s, e);
+                        if (p[3].revents)
+                                vwatch_on_listener(&s->watch, &e->watch, p[3].revents, now_ms());
                         if (p[2].revents && e->conn >= 0)
                                 handle_exec_conn(e);
                         if (p[0].revents)
@@ -740,6 +797,11 @@ static int start(struct supervisor *s, const char *cgroup_parent, psrun_error *e
         int r = plan_from_policy(s->pol, argv, &ro, &s->tmpl, err);
         if (r < 0)
                 return r;
+        /* Every exec's listener and Landlock log flags; the audit socket is
+         * the session's. */
+        r = vwatch_prepare(&s->watch, s->pol, &s->tmpl, err);
+        if (r < 0)
+                return r;
         s->tmpl.init_only = true;
 
         struct cgroup_limits limits = {
@@ -826,6 +888,7 @@ static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int r
                 .signal_fd = -1,
                 .workspace_fd = -1,
                 .init = LAUNCH_INIT,
+                .watch = {.audit_fd = -1},
         };
         plan_init(&s.tmpl);
         sigset_t term;

@@ -22,6 +22,7 @@ VM_GROUPS=${VM_GROUPS:-"
 cgroup       kernel       cgroup/*
 cgroup_oci   kernel       cgroup_oci/*
 seccomp      kernel       seccomp/*
+seccomp_notify kernel     seccomp_notify/*
 landlock     kernel       landlock/*
 apparmor     kernel       apparmor/*
 integration  integration  *

@@ -28,6 +28,7 @@
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -153,7 +154,9 @@ static long raw_int80_getpid(void)
         return ret;
 }
 
-static int do_syscall(const char *name)
+/* One call by name: 1 for an unknown name, else 0 with its result in *r
+ * (errno set when it failed). int80 is do_syscall's own. */
+static int named_call(const char *name, long *ret)
 {
         long r;
         if (!strcmp(name, "unshare-user"))
@@ -181,7 +184,18 @@ static int do_syscall(const char *name)
                 r = setns(0, 0);
         else if (!strcmp(name, "chroot"))
                 r = chroot("/");
-        else if (!strcmp(name, "int80")) {
+        else if (!strcmp(name, "getpid"))
+                r = getpid() > 0 ? 0 : -1;
+        else
+                return 1;
+        *ret = r;
+        return 0;
+}
+
+static int do_syscall(const char *name)
+{
+        long r;
+        if (!strcmp(name, "int80")) {
                 /* Kernels without IA32 emulation fault on int $0x80. */
                 signal(SIGSEGV, on_segv);
                 long v = raw_int80_getpid();
@@ -189,15 +203,67 @@ static int do_syscall(const char *name)
                         return report_errno((int) -v);
                 printf("ok\n");
                 return 0;
-        } else if (!strcmp(name, "getpid"))
-                r = getpid() > 0 ? 0 : -1;
-        else {
+        }
+        if (named_call(name, &r)) {
                 fprintf(stderr, "probe: unknown syscall %s\n", name);
                 return 2;
         }
         if (r < 0)
                 return report_errno(errno);
         printf("ok\n");
+        return 0;
+}
+
+/* refuse N NAME: the call N times; prints how many failed and the last
+ * errno ("5000 EPERM"). */
+static int do_refuse(const char *count, const char *name)
+{
+        long n = atol(count), failed = 0, r = 0;
+        int last = 0;
+        for (long i = 0; i < n; i++) {
+                if (named_call(name, &r)) {
+                        fprintf(stderr, "probe: unknown syscall %s\n", name);
+                        return 2;
+                }
+                if (r < 0) {
+                        failed++;
+                        last = errno;
+                }
+        }
+        printf("%ld %s\n", failed, last ? strerrorname_np(last) : "none");
+        return failed ? 1 : 0;
+}
+
+/* refusetime N NAME: the call N times; prints the ns per call (for the
+ * benchmarks: what a refusal costs the caller). */
+static int do_refuse_time(const char *count, const char *name)
+{
+        long n = atol(count), r = 0;
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        for (long i = 0; i < n; i++)
+                if (named_call(name, &r)) {
+                        fprintf(stderr, "probe: unknown syscall %s\n", name);
+                        return 2;
+                }
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double ns = (double) (b.tv_sec - a.tv_sec) * 1e9 + (double) (b.tv_nsec - a.tv_nsec);
+        printf("%.1f\n", n > 0 ? ns / (double) n : 0.0);
+        return 0;
+}
+
+/* getppid N: an allowed syscall N times (a syscall-heavy workload that
+ * the filter lets through); prints the ns per call. */
+static int do_getppid(const char *count)
+{
+        long n = atol(count);
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        for (long i = 0; i < n; i++)
+                (void) syscall(SYS_getppid);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double ns = (double) (b.tv_sec - a.tv_sec) * 1e9 + (double) (b.tv_nsec - a.tv_nsec);
+        printf("%.1f\n", n > 0 ? ns / (double) n : 0.0);
         return 0;
 }
 
@@ -385,6 +451,12 @@ int main(int argc, char **argv)
                 return do_fds();
         if (!strcmp(cmd, "syscall"))
                 return do_syscall(arg);
+        if (!strcmp(cmd, "refuse"))
+                return do_refuse(arg, argc > 3 ? argv[3] : "");
+        if (!strcmp(cmd, "refusetime"))
+                return do_refuse_time(arg, argc > 3 ? argv[3] : "");
+        if (!strcmp(cmd, "getppid"))
+                return do_getppid(arg);
         if (!strcmp(cmd, "tty"))
                 return do_tty();
         if (!strcmp(cmd, "hold"))

@@ -58,6 +58,30 @@ static void *churn(void *arg)
         return NULL;
 }
 
+Test(api_run, violations_are_the_results_until_freed)
+{
+        psrun_policy *p = psrun_policy_new();
+        cr_assert_not_null(p);
+        psrun_error err = {0};
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "%s:/probe:ro", test_helper_path("probe"));
+        cr_assert_eq(psrun_policy_set(p, "mounts", mount, &err), 0, "%s", err.msg);
+        char *argv[] = {"/probe", "refuse", "3", "bpf", NULL};
+        psrun_result res;
+        cr_assert_eq(psrun_run(p, argv, NULL, &res, &err), 0, "%s", err.msg);
+        cr_expect_str_eq(res.violations_mode, "summary");
+        cr_assert_eq(res.n_violations, 1);
+        cr_expect_str_eq(res.violations[0].layer, "seccomp");
+        cr_expect_str_eq(res.violations[0].what, "bpf");
+        cr_expect_eq(res.violations[0].count, 3);
+        cr_expect_eq(res.violations[0].pid, 2);
+        psrun_result_free(&res);
+        cr_expect_null(res.violations);
+        cr_expect_eq(res.n_violations, 0);
+        psrun_result_free(&res);
+        psrun_policy_free(p);
+}
+
 Test(api_run, embedded_in_a_multithreaded_process, .timeout = 120)
 {
         /* Between clone3() and execve() the child must not allocate or take a
@@ -80,6 +104,7 @@ Test(api_run, embedded_in_a_multithreaded_process, .timeout = 120)
                 cr_assert_eq(psrun_run(p, argv, NULL, &res, &err), 0, "%s", err.msg);
                 cr_assert_eq(res.exit_code, 0, "run %d: %s %s", i, res.reason, res.error);
                 cr_assert_str_eq(res.reason, "exited");
+                psrun_result_free(&res);
         }
         psrun_policy_free(p);
 

@@ -69,6 +69,11 @@ static void buf_append(struct buf *b, const char *p, size_t n)
 
 void test_run_psrun(struct test_run *r, const char *const *argv)
 {
+        test_run_psrun_with(r, argv, NULL);
+}
+
+void test_run_psrun_with(struct test_run *r, const char *const *argv, void (*before_exec)(void))
+{
         int out[2], errp[2], res[2];
         cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
         cr_assert_eq(pipe2(errp, O_CLOEXEC), 0);
@@ -102,6 +107,8 @@ void test_run_psrun(struct test_run *r, const char *const *argv)
                 dup2(out[1], 1);
                 dup2(errp[1], 2);
                 dup2(res[1], 3);
+                if (before_exec)
+                        before_exec();
                 execv(args[0], (char *const *) args);
                 dprintf(2, "exec %s: %s\n", args[0], strerror(errno));
                 _exit(127);

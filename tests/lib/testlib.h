@@ -34,6 +34,9 @@ struct test_run {
  * psrun left no cgroup behind (which also means no process: a cgroup with
  * processes can't be removed). */
 void test_run_psrun(struct test_run *r, const char *const *argv);
+/* The same, calling before_exec in the child right before it runs psrun
+ * (to put psrun itself under some condition). */
+void test_run_psrun_with(struct test_run *r, const char *const *argv, void (*before_exec)(void));
 void test_run_free(struct test_run *r);
 
 /* Extract a JSON field's raw text ("42", "\"oom\"", "null") from a flat JSON

@@ -173,6 +173,12 @@ if grep -q '"name":"other.test"' "$R.err" && grep -q '"addr":"198.18.0.20","port
 else
 	bad "15: the result names the denied name and the refused address" "$(tail -1 "$R.err")"
 fi
+if grep -q '"violations":\[.*{"layer":"network","what":"other.test","count":[1-9]' "$R.err" &&
+	grep -q '{"layer":"network","what":"198.18.0.20:80/tcp","count":[1-9]' "$R.err"; then
+	ok "violations: the denied name and the refused address are network entries"
+else
+	bad "violations: the denied name and the refused address are network entries" "$(tail -1 "$R.err")"
+fi
 if grep -q '"event":"dns","name":"other.test".*"action":"deny"' "$TMP/netlog" 2>/dev/null &&
 	grep -q '"event":"connect","addr":"198.18.0.20","port":80' "$TMP/netlog"; then
 	ok "15: network_log has the denied name and the refused connection"

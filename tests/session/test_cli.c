@@ -39,6 +39,9 @@ Test(session_cli, create_exec_files_destroy, .timeout = 30)
                                       "sleep", "5", NULL});
         cr_expect_eq(r.status, 137, "%s", r.err);
         cr_expect(strstr(r.err, "\"reason\":\"timeout\""), "%s", r.err);
+        cr_expect(strstr(r.err, "\"violations\":[{\"layer\":\"limits\",\"what\":\"timeout 200ms "
+                                "reached\",\"count\":1}],\"violations_more\":0"),
+                  "%s", r.err);
         test_run_free(&r);
 
         cli(&r, (const char *const[]){"session", "ls", "c1", NULL});

@@ -49,6 +49,39 @@ Test(api, result_json)
                               "\"cpu_ms\":4,\"peak_memory_bytes\":33554432}\n");
 }
 
+Test(api, result_json_with_violations_and_free)
+{
+        psrun_violation list[] = {{"seccomp", "ptrace", 2, 7}, {"network", "evil.test", 1, 0}};
+        psrun_violation_unavailable un[] = {{"landlock", "kernel audit is off"}};
+        psrun_result r = {.exit_code = 1,
+                          .reason = "exited",
+                          .violations_mode = "summary",
+                          .violations = list,
+                          .n_violations = 2,
+                          .violations_more = 4,
+                          .violations_unavailable = un,
+                          .n_violations_unavailable = 1};
+        int fds[2];
+        cr_assert_eq(pipe(fds), 0);
+        cr_assert_eq(psrun_result_write_json(&r, fds[1]), 0);
+        close(fds[1]);
+        char buf[1024] = "";
+        cr_assert_gt(read(fds[0], buf, sizeof(buf) - 1), 0);
+        close(fds[0]);
+        cr_expect_str_eq(buf,
+                         "{\"exit_code\":1,\"signal\":null,\"reason\":\"exited\",\"wall_ms\":0,"
+                         "\"cpu_ms\":0,\"peak_memory_bytes\":0,\"violations\":[{\"layer\":"
+                         "\"seccomp\",\"what\":\"ptrace\",\"count\":2,\"pid\":7},{\"layer\":"
+                         "\"network\",\"what\":\"evil.test\",\"count\":1}],\"violations_more\":4,"
+                         "\"violations_unavailable\":{\"landlock\":\"kernel audit is off\"}}\n");
+        /* Freeing a result psrun_run filled (here: one it did not) twice,
+         * and NULL, is harmless. */
+        psrun_result mine = {0};
+        psrun_result_free(&mine);
+        psrun_result_free(&mine);
+        psrun_result_free(NULL);
+}
+
 Test(api, shared_library_exports_only_psrun_symbols)
 {
         char cmd[4200];

@@ -16,6 +16,7 @@
 #include "policy/policy.h"
 #include "policy/seccomp.h"
 #include "runtime/oci/config.h"
+#include "runtime/violations.h"
 #include "runtime/oci/signal.h"
 #include "runtime/oci/state.h"
 
@@ -36,6 +37,8 @@ struct names_table {
 WRAP(policy_network_to_string, enum policy_network)
 WRAP(policy_backend_to_string, enum policy_backend)
 WRAP(policy_layer_to_string, enum policy_layer)
+WRAP(policy_violations_to_string, enum policy_violations)
+WRAP(violation_layer_to_string, enum violation_layer)
 WRAP(oci_status_to_string, enum oci_status)
 WRAP(oci_hook_kind_to_string, enum oci_hook_kind)
 WRAP(seccomp_action_kind_to_string, enum seccomp_action_kind)
@@ -60,6 +63,10 @@ static const struct names_table tables[] = {
          _POLICY_BACKEND_MAX + 2, _POLICY_BACKEND_MAX},
         {"policy layer", policy_layer_to_string_int, policy_layer_from_string, -2,
          _POLICY_LAYER_MAX + 2, _POLICY_LAYER_MAX},
+        {"policy violations", policy_violations_to_string_int, policy_violations_from_string, -2,
+         _POLICY_VIOLATIONS_MAX + 2, _POLICY_VIOLATIONS_MAX},
+        {"violation layer", violation_layer_to_string_int, violation_layer_from_string, -2,
+         _VIOLATION_LAYER_MAX + 2, _VIOLATION_LAYER_MAX},
         {"oci status", oci_status_to_string_int, status_from_string, -2, _OCI_STATUS_MAX + 2,
          _OCI_STATUS_MAX},
         {"namespace", oci_namespace_to_string, oci_namespace_from_string, 0, 0x7fffffff, 0},

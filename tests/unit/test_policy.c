@@ -43,6 +43,7 @@ Test(policy, defaults)
         cr_assert_eq(p.landlock, POLICY_LAYER_AUTO);
         cr_assert_eq(p.apparmor, POLICY_LAYER_AUTO);
         cr_assert_null(p.apparmor_profile);
+        cr_assert_eq(p.violations, POLICY_VIOLATIONS_SUMMARY);
         cr_assert_eq(policy_validate(&p, &err), 0, "%s", err.msg);
         policy_free(&p);
         policy_free(&p); /* freeing twice is harmless */
@@ -224,6 +225,10 @@ Test(policy, enums_every_value)
                 {"apparmor: auto", offsetof(struct policy, apparmor), POLICY_LAYER_AUTO},
                 {"apparmor: required", offsetof(struct policy, apparmor), POLICY_LAYER_REQUIRED},
                 {"apparmor: 'off'", offsetof(struct policy, apparmor), POLICY_LAYER_OFF},
+                {"violations: off", offsetof(struct policy, violations), POLICY_VIOLATIONS_OFF},
+                {"violations: summary", offsetof(struct policy, violations),
+                 POLICY_VIOLATIONS_SUMMARY},
+                {"violations: full", offsetof(struct policy, violations), POLICY_VIOLATIONS_FULL},
         };
 
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -687,6 +692,11 @@ Test(policy, enum_errors)
                      "policy.yaml:1:10: backend: `docker` is not one of native, gvisor");
         expect_error("landlock: sometimes", EINVAL,
                      "policy.yaml:1:11: landlock: `sometimes` is not one of auto, required, off");
+        expect_error("violations: all", EINVAL,
+                     "policy.yaml:1:13: violations: `all` is not one of off, summary, full");
+        expect_error("violations: [full]", EINVAL,
+                     "policy.yaml:1:13: violations: expected one of off, summary, full, got a "
+                     "list");
         expect_error("apparmor: on", EINVAL,
                      "policy.yaml:1:11: apparmor: `on` is not one of auto, required, off");
         expect_error("apparmor: true", EINVAL,

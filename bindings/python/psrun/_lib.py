@@ -17,6 +17,14 @@ class Error(ctypes.Structure):
     _fields_ = [("code", c_int), ("msg", ctypes.c_char * 512)]
 
 
+class ViolationC(ctypes.Structure):
+    _fields_ = [("layer", c_char_p), ("what", c_char_p), ("count", c_uint64), ("pid", c_int)]
+
+
+class ViolationUnavailableC(ctypes.Structure):
+    _fields_ = [("layer", c_char_p), ("why", c_char_p)]
+
+
 class Result(ctypes.Structure):
     _fields_ = [
         ("exit_code", c_int),
@@ -26,6 +34,12 @@ class Result(ctypes.Structure):
         ("cpu_ms", c_uint64),
         ("peak_memory_bytes", c_uint64),
         ("error", ctypes.c_char * 512),
+        ("violations_mode", c_char_p),
+        ("violations", ctypes.POINTER(ViolationC)),
+        ("n_violations", c_size_t),
+        ("violations_more", c_uint64),
+        ("violations_unavailable", ctypes.POINTER(ViolationUnavailableC)),
+        ("n_violations_unavailable", c_size_t),
     ]
 
 

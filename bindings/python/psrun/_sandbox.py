@@ -4,8 +4,8 @@ import asyncio
 import ctypes
 import json
 import os
-from dataclasses import dataclass
-from typing import List, Optional, Union
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Union
 
 from . import _lib as C
 
@@ -30,6 +30,16 @@ def _check(r: int, err: C.Error) -> int:
 
 
 @dataclass
+class Violation:
+    """One thing a security layer refused (docs/security.md, "Violations")."""
+
+    layer: str  # "seccomp" "landlock" "apparmor" "network" "limits"
+    what: str  # "ptrace", "write_file /proc/2/oom_score_adj", "evil.test", "pids_limit 256 reached"
+    count: int
+    pid: int  # the (first) process's pid in the sandbox; 0: none or not known
+
+
+@dataclass
 class ExecResult:
     """The session API's exec result (psrun_exec_result)."""
 
@@ -46,6 +56,12 @@ class ExecResult:
     stderr_bytes: int
     stdout_truncated: bool
     stderr_truncated: bool
+    # What the layers refused (the policy key `violations`): the first 32
+    # distinct entries, then violations_more refusals not listed; the layers
+    # that cannot report on this host, with why.
+    violations: List[Violation] = field(default_factory=list)
+    violations_more: int = 0
+    violations_unavailable: Dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -185,7 +201,16 @@ class Sandbox:
                 stderr=ctypes.string_at(res.stderr_data, res.stderr_len) if res.stderr_data else b"",
                 stdout_bytes=res.stdout_bytes, stderr_bytes=res.stderr_bytes,
                 stdout_truncated=bool(res.stdout_truncated),
-                stderr_truncated=bool(res.stderr_truncated))
+                stderr_truncated=bool(res.stderr_truncated),
+                violations=[Violation(rr.violations[i].layer.decode(),
+                                      rr.violations[i].what.decode("utf-8", "replace"),
+                                      rr.violations[i].count, rr.violations[i].pid)
+                            for i in range(rr.n_violations)],
+                violations_more=rr.violations_more,
+                violations_unavailable={
+                    rr.violations_unavailable[i].layer.decode():
+                        rr.violations_unavailable[i].why.decode("utf-8", "replace")
+                    for i in range(rr.n_violations_unavailable)})
         finally:
             self._lib.psrun_exec_result_free(ctypes.byref(res))
 

@@ -63,6 +63,19 @@ class SandboxTest(unittest.TestCase):
         r = self.sb.exec("python3 -c 'b = bytearray(1 << 30)'")
         self.assertEqual(r.reason, "oom")
 
+    def test_violations(self):
+        # ptrace(PTRACE_TRACEME), syscall 101 on x86_64, refused twice.
+        r = self.sb.exec(["python3", "-c", "import ctypes; s = ctypes.CDLL(None).syscall; "
+                          "print(s(101, 0, 0, 0, 0), s(101, 0, 0, 0, 0))"])
+        self.assertEqual(r.stdout, b"-1 -1\n")
+        self.assertEqual([(v.layer, v.what, v.count) for v in r.violations], [("seccomp", "ptrace", 2)])
+        self.assertGreater(r.violations[0].pid, 1)
+        self.assertEqual(r.violations_more, 0)
+        self.assertIsInstance(r.violations_unavailable, dict)
+        r = self.sb.exec("sleep 5", timeout=0.3)
+        self.assertEqual([(v.layer, v.what) for v in r.violations], [("limits", "timeout 300ms reached")])
+        self.assertEqual(self.sb.exec("true").violations, [])
+
     def test_files(self):
         data = bytes(range(256))
         self.assertEqual(self.sb.write_file("d/bin", data), 256)

@@ -93,6 +93,19 @@ await check("sandbox_exec: out of memory says so", async () => {
   assert.match(text(r), /Killed: out of memory \(limit 128M\)/);
 });
 
+await check("sandbox_exec: what a layer refused is in Blocked:, all of it in structuredContent", async () => {
+  // ptrace(PTRACE_TRACEME) twice: syscall 101 on x86_64.
+  const r = await client.callTool({ name: "sandbox_exec",
+    arguments: { command: "python3 -c 'import ctypes; s = ctypes.CDLL(None).syscall; print(s(101, 0, 0, 0, 0), s(101, 0, 0, 0, 0))'" } });
+  assert.match(text(r), /^STDOUT:\n-1 -1\n/);
+  assert.match(text(r), /\nBlocked:\n- seccomp refused ptrace \(2x\): this system call is not allowed in the sandbox/);
+  assert.deepEqual(r.structuredContent.violations.map((v) => [v.layer, v.what, v.count]), [["seccomp", "ptrace", 2]]);
+  assert.equal(r.structuredContent.violations_more, 0);
+  const ok = await client.callTool({ name: "sandbox_exec", arguments: { command: "true" } });
+  assert.doesNotMatch(text(ok), /Blocked:/);
+  assert.deepEqual(ok.structuredContent.violations, []);
+});
+
 await check("sandbox_exec: a cancel kills the command", async () => {
   const ac = new AbortController();
   const t = Date.now();
