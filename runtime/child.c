@@ -822,6 +822,27 @@ static int step_close_fds(struct child_ctx *c)
         return 0;
 }
 
+/*
+ * --preserve-fds N passes fds 3..N+2 as they are, as crun does: those the
+ * caller passed are open and not close-on-exec (that is how they came
+ * through its execve into psrun), a hole in the range stays a hole, and
+ * psrun's own fds that landed in it (the state root, the container's lock)
+ * are close-on-exec, as all of psrun's fds are from birth, so they never
+ * reach the command. Before init waits for `start` they are closed, not
+ * only left to execve: it must not hold the lock meanwhile. keep: an fd of
+ * the child's own still needed (the exec FIFO).
+ */
+static void close_own_preserved(unsigned first, int keep)
+{
+        for (unsigned fd = 3; fd < first; fd++) {
+                if ((int) fd == keep)
+                        continue;
+                int flags = fcntl((int) fd, F_GETFD);
+                if (flags >= 0 && (flags & FD_CLOEXEC))
+                        close((int) fd);
+        }
+}
+
 static int step_wait_start(struct child_ctx *c)
 {
         /* OCI create ends here: tell `psrun create` we are ready, let go of
@@ -837,11 +858,17 @@ static int step_wait_start(struct child_ctx *c)
          * lock is an inherited open file, and a flock lives as long as any
          * fd of it; so does everything else we must not hold while we wait. */
         unsigned first = 3 + c->plan->preserve_fds;
+        close_own_preserved(first, fd);
         int r = 0;
-        if ((unsigned) fd > first && syscall(SYS_close_range, first, (unsigned) fd - 1, 0) < 0)
+        if ((unsigned) fd >= first) {
+                if ((unsigned) fd > first &&
+                    syscall(SYS_close_range, first, (unsigned) fd - 1, 0) < 0)
+                        r = -errno;
+                if (r == 0 && syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0) < 0)
+                        r = -errno;
+        } else if (syscall(SYS_close_range, first, ~0U, 0) < 0) {
                 r = -errno;
-        if (r == 0 && syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0) < 0)
-                r = -errno;
+        }
         /* A config's early seccomp filter may refuse close_range: the lock
          * must go all the same, or `psrun start` waits for it forever. */
         if (r == -ENOSYS || r == -EPERM)
