@@ -75,8 +75,7 @@ static int make_node(int dir, const struct mount_step *s)
         return 0;
 }
 
-int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s,
-                        psrun_error *err)
+int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s, psrun_error *err)
 {
         *s = (struct rootfs_sources) ROOTFS_SOURCES_INIT;
         if (plan->n_steps == 0)

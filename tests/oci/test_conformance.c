@@ -22,6 +22,14 @@
 
 TestSuite(oci_conformance, .init = bundle_setup, .fini = bundle_teardown, .timeout = 60);
 
+/* A new user namespace with a 64 Ki range at 200000, and its mappings. */
+#define USERNS_200000                                                                              \
+        "[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},"        \
+        "{\"type\":\"mount\"},{\"type\":\"user\"}]"
+#define MAPS_200000                                                                                \
+        ",\"uidMappings\":[{\"containerID\":0,\"hostID\":200000,\"size\":65536}],"                 \
+        "\"gidMappings\":[{\"containerID\":0,\"hostID\":200000,\"size\":65536}]"
+
 static int run_config(const char *id, const struct cfg *c, struct out *o)
 {
         bundle_config(id, c);
@@ -664,6 +672,37 @@ Test(oci_conformance, start_container_hook_path_is_the_containers)
         cr_expect(contains(o.err, "startContainer"), "%s", o.err);
 }
 
+Test(oci_conformance, create_container_hook_runs_a_dynamically_linked_host_program)
+{
+        /* runtime-spec: createContainer runs in the container's namespaces
+         * before the pivot, so its program is the runtime's and finds its
+         * loader and libraries. psrun's init has pivoted by then: the hook
+         * ran with the container's root, and a dynamically linked host
+         * program (the host's sh) failed with ENOENT. In a user namespace
+         * too. */
+        char out[400], hooks[1200];
+        const char *variants[][2] = {{"c1", NULL}, {"c2", USERNS_200000}};
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(out, sizeof(out), "%s/rootfs/tmp/hook-%s", B.dir, variants[i][0]);
+                snprintf(hooks, sizeof(hooks),
+                         "\"createContainer\":[{\"path\":\"/bin/sh\",\"args\":[\"sh\",\"-c\","
+                         "\"cat /proc/sys/kernel/hostname > %s\"]}]",
+                         out);
+                struct out o;
+                bundle_config(variants[i][0],
+                              &(struct cfg){.args = "[\"true\"]",
+                                            .hooks = hooks,
+                                            .namespaces = variants[i][1],
+                                            .linux_extra = variants[i][1] ? MAPS_200000 : NULL});
+                int r = psrun(&o, NULL, "run", "--bundle", B.dir, variants[i][0], NULL);
+                cr_expect_eq(r, 0, "%s: %s", variants[i][0], o.err);
+                char text[64];
+                /* Its hostname is the container's: its uts namespace. */
+                cr_expect(read_text(out, text, sizeof(text)) && strcmp(text, "oci-test") == 0,
+                          "%s: the hook did not run in the container's namespaces", variants[i][0]);
+        }
+}
+
 /* ---- bug 7 (part): an overlay of host directories ---- */
 
 Test(oci_conformance, overlay_with_host_layers)
@@ -696,13 +735,6 @@ Test(oci_conformance, overlay_with_host_layers)
 }
 
 /* ---- bug 7: device nodes and bind sources in a user namespace ---- */
-
-#define USERNS_200000                                                                              \
-        "[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},"        \
-        "{\"type\":\"mount\"},{\"type\":\"user\"}]"
-#define MAPS_200000                                                                                \
-        ",\"uidMappings\":[{\"containerID\":0,\"hostID\":200000,\"size\":65536}],"                 \
-        "\"gidMappings\":[{\"containerID\":0,\"hostID\":200000,\"size\":65536}]"
 
 Test(oci_conformance, user_namespace_device_nodes_the_host_lacks)
 {
