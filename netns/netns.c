@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 
 struct netns_mode {
         bool veth; /* a veth pair, an address lease and an nft table */
@@ -177,11 +178,15 @@ int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st,
                 st->table_made = r >= 0;
         }
         if (r >= 0)
+                fault_point("net:table");
+        if (r >= 0)
                 r = enable_forwarding(err);
         if (r >= 0) {
                 r = veth_create(p, child, err);
                 st->veth_made = r >= 0;
         }
+        if (r >= 0)
+                fault_point("net:veth");
         return r;
 }
 

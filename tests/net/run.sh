@@ -8,9 +8,11 @@
 #        192.0.2.2, a listener on :8081 (the host's own services) and routes
 #        to INET.
 #   INET the internet: 192.0.2.1; on lo 198.18.0.10 and .11 (host A, 80 443
-#        853, UDP echo on 443), 198.18.0.20 (host B, 80 443), 198.18.0.53
-#        (the fake upstream DNS, tests/net/fake_dns.py), 169.254.169.254
-#        (metadata, 80) and 10.77.0.1 (a private service, 80).
+#        853 8443, UDP echo on 443), 198.18.0.20 (host B, 80 443),
+#        198.18.0.53 (the fake upstream DNS, tests/net/fake_dns.py),
+#        169.254.169.254 (metadata, 80), 10.77.0.1 (a private service, 80)
+#        and 2001:db8::10 (host A over IPv6, 80; OUT reaches it through
+#        2001:db8:1::/64).
 # No packet leaves these namespaces. Everything is removed on exit, also on
 # failure. Prints "net: N passed, N failed, N skipped".
 set -u
@@ -32,7 +34,7 @@ skip_all() {
 	exit 0
 }
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, veth, nftables)"
-for tool in ip nft nsenter python3; do
+for tool in ip nft nsenter python3 flock; do
 	command -v "$tool" >/dev/null || skip_all "$tool not installed"
 done
 [ -x "$PSRUN" ] || skip_all "no $PSRUN"
@@ -75,6 +77,9 @@ ip -n $INET addr add 192.0.2.1/24 dev ${INET}x
 for a in 198.18.0.10 198.18.0.11 198.18.0.20 198.18.0.53 169.254.169.254 10.77.0.1; do
 	ip -n $INET addr add $a/32 dev lo
 done
+ip -n $INET addr add 2001:db8::10/128 dev lo
+ip -n $OUT addr add 2001:db8:1::2/64 dev ${OUT}x nodad
+ip -n $INET addr add 2001:db8:1::1/64 dev ${INET}x nodad
 for ns in $OUT $INET; do
 	ip -n $ns link set lo up
 done
@@ -85,11 +90,13 @@ ip -n $OUT route add default via 192.0.2.1
 # cloud host's would be.
 ip -n $OUT route add 169.254.169.254/32 via 192.0.2.1
 ip -n $OUT route add 10.77.0.0/16 via 192.0.2.1
+ip -n $OUT -6 route add 2001:db8::10/128 via 2001:db8:1::1
 
 ip netns exec $INET "$PY" "$HERE/fake_dns.py" 198.18.0.53 "$TMP/upstream.log" 2>"$TMP/dns.err" &
 PIDS="$PIDS $!"
 ip netns exec $INET "$PY" "$HERE/fake_hosts.py" 198.18.0.10:80 198.18.0.10:443 198.18.0.10:853 \
-	198.18.0.11:80 198.18.0.20:80 198.18.0.20:443 169.254.169.254:80 10.77.0.1:80 2>"$TMP/hosts.err" &
+	198.18.0.10:8443 198.18.0.11:80 198.18.0.20:80 198.18.0.20:443 169.254.169.254:80 10.77.0.1:80 \
+	[2001:db8::10]:80 2>"$TMP/hosts.err" &
 PIDS="$PIDS $!"
 ip netns exec $OUT "$PY" "$HERE/fake_hosts.py" 0.0.0.0:8081 2>"$TMP/host.err" &
 PIDS="$PIDS $!"
@@ -190,6 +197,58 @@ sandbox "$TMP/cidr" "${RESTRICTED[@]}" -o 'allow_cidrs=[198.18.0.20/32:443]' -- 
 	tcp 198.18.0.20 443 -- tcp 198.18.0.20 80
 expect "$TMP/cidr" "tcp 198.18.0.20 443" ok "allow_cidrs opens its address and port"
 expect "$TMP/cidr" "tcp 198.18.0.20 80" refused "allow_cidrs opens no other port"
+
+# ---- beyond the checklist: what else a sandbox could try ----
+# Malformed messages (hex): a name that points at itself, a pointer past
+# the end, 320 characters of labels, a label holding a dot.
+HDR=123401000001000000000000
+LOOP=${HDR}c00c00010001
+BADPTR=${HDR}c0ff00010001
+LONG=$HDR$(for _ in 1 2 3 4 5; do printf '3f'; printf '61%.0s' $(seq 63); done)0000010001
+DOT=${HDR}03612e6204746573740000010001
+sandbox "$TMP/x" "${RESTRICTED[@]}" -o network_log="$TMP/xlog" -- \
+	dns GW tunnel-secret-1.other.test tcp -- resolve alias.other.test -- \
+	resolveall extra.zone.test -- tcp 198.18.0.20 80 -- tcp 198.18.0.11 80 -- \
+	tcp ::ffff:198.18.0.20 80 -- resolve allowed.test -- tcp ::ffff:198.18.0.10 80 -- \
+	tcp 198.18.0.10 8443 -- udpbig 198.18.0.10 443 3000 -- udpbig 198.18.0.53 53 3000 -- \
+	udpbig GW 53 3000 -- dnsraw GW udp $LOOP -- dnsraw GW tcp $LOOP -- dnsraw GW udp $BADPTR -- \
+	dnsraw GW udp $LONG -- dnsraw GW tcp $LONG -- dnsraw GW udp $DOT -- dns GW allowed.test udp -- \
+	dns GW allowed.test tcp -- icmp 198.18.0.10
+X=$TMP/x
+expect $X "dns GW tunnel-secret-1.other.test tcp" rcode3-an0 "DNS over TCP: a name not allowed gets NXDOMAIN"
+if grep -q 'tunnel-secret-1' "$TMP/upstream.log" 2>/dev/null; then
+	bad "DNS over TCP: the denied name never reaches the upstream" "$(grep tunnel-secret "$TMP/upstream.log")"
+else
+	ok "DNS over TCP: the denied name never reaches the upstream"
+fi
+expect $X "resolve alias.other.test" nxdomain "a disallowed name that CNAMEs to an allowed one is refused"
+if grep -q '^alias.other.test ' "$TMP/upstream.log" 2>/dev/null; then
+	bad "a disallowed name is not forwarded, whatever it points to" "$(grep alias "$TMP/upstream.log")"
+else
+	ok "a disallowed name is not forwarded, whatever it points to"
+fi
+expect $X "resolveall extra.zone.test" 198.18.0.10 "records of other names and the additional section are not passed on"
+expect $X "tcp 198.18.0.20 80" refused "an answer-section address of another name is not pinned"
+expect $X "tcp 198.18.0.11 80" refused "an additional-section address is not pinned"
+expect $X "tcp ::ffff:198.18.0.20 80" refused "a v4-mapped IPv6 address goes through the same rules"
+expect $X "tcp ::ffff:198.18.0.10 80" ok "a v4-mapped pinned address is reached as the v4 one"
+expect $X "tcp 198.18.0.10 8443" refused "a pinned address on a port not in allow_ports is refused"
+expect $X "udpbig 198.18.0.10 443 3000" refused "fragmented UDP to a pinned address is refused"
+expect $X "udpbig 198.18.0.53 53 3000" refused "fragmented UDP to the upstream is refused"
+expect $X "dnsraw GW udp $LOOP" timeout "a query whose name points at itself is dropped"
+expect $X "dnsraw GW udp $BADPTR" timeout "a query whose name points past its end is dropped"
+expect $X "dnsraw GW udp $LONG" timeout "a query with a 320-character name is dropped"
+expect $X "dnsraw GW udp $DOT" timeout "a query with a dot inside a label is dropped"
+expect $X "dnsraw GW tcp $LOOP" closed "a malformed query over TCP closes the connection"
+expect $X "dnsraw GW tcp $LONG" closed "an oversize name over TCP closes the connection"
+expect $X "dns GW allowed.test udp" rcode0-an1 "the proxy still answers after garbage (UDP)"
+expect $X "dns GW allowed.test tcp" rcode0-an1 "the proxy still answers after garbage (TCP)"
+expect $X "icmp 198.18.0.10" socket-eacces "no ICMP socket inside (ping_group_range)"
+if grep -q '"name":"extra.zone.test".*"addrs":\["198.18.0.10"\]' "$TMP/xlog" 2>/dev/null; then
+	ok "network_log lists only the addresses pinned"
+else
+	bad "network_log lists only the addresses pinned" "$(grep extra "$TMP/xlog" 2>/dev/null)"
+fi
 
 # ---- 8: a pin ends with its TTL ----
 sandbox "$TMP/ttl" "${RESTRICTED[@]}" -o dns_min_ttl=1 -- resolve ttl2.zone.test -- \
@@ -295,7 +354,17 @@ leftovers() {
 	done
 	ip -n $OUT -o link show 2>/dev/null | grep -q ' psr' && l="$l veth"
 	ip netns exec $OUT nft list tables 2>/dev/null | grep -q psrun_ && l="$l nft-table"
-	[ "$(ls /run/psrun/net 2>/dev/null | sort)" != "$LEASES_BEFORE" ] && l="$l lease"
+	# A lease is a leak if nobody holds its lock (its run is dead); the
+	# live leases of other psrun users on this host are theirs.
+	local f
+	for f in /run/psrun/net/*; do
+		[ -e "$f" ] || continue
+		grep -qxF "${f##*/}" <<<"$LEASES_BEFORE" && continue
+		flock -n -x "$f" true 2>/dev/null && l="$l lease:${f##*/}"
+	done
+	# Nothing of the proxies may still listen in OUT (the fake host's 8081 is
+	# the test's own).
+	ip netns exec $OUT ss -Hlntu 2>/dev/null | grep -q ':53 ' && l="$l socket"
 	pgrep -f "psnet-leak-$$" >/dev/null && l="$l process"
 	echo "$l"
 }
@@ -326,8 +395,23 @@ done
 sleep 0.3
 nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
 l=$(leftovers)
-[ -z "$l" ] && ok "kill -9 of psrun at four set-up stages, then psrun gc: nothing left" ||
-	bad "kill -9 of psrun at four set-up stages, then psrun gc: nothing left" "$l"
+[ -z "$l" ] && ok "kill -9 of psrun at four moments of set-up, then psrun gc: nothing left" ||
+	bad "kill -9 of psrun at four moments of set-up, then psrun gc: nothing left" "$l"
+# Each named stage (common/fault.h): the lease and cgroup taken, the table
+# added, the veth made, the proxy listening, the sandbox released.
+for stage in run:cgroup net:table net:veth run:confined run:released; do
+	(PSRUN_TEST_KILL_AT=$stage nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- \
+		/bin/sleep 20 psnet-leak-$$ >/dev/null 2>&1) 2>/dev/null
+	st=$?
+	sleep 0.2
+	nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
+	l=$(leftovers)
+	if [ $st -eq 137 ] && [ -z "$l" ]; then
+		ok "kill -9 of psrun at $stage, then psrun gc: nothing left"
+	else
+		bad "kill -9 of psrun at $stage, then psrun gc: nothing left" "exit $st;$l"
+	fi
+done
 
 summary
 [ $fail -eq 0 ]
