@@ -298,6 +298,71 @@ else
 	bad "12: a spoofed source address is dropped" "could not enter the sandbox's netns"
 fi
 
+# ---- what the sandbox cannot switch on, switched on from outside ----
+# The test (root) does inside the sandbox's namespace what its code cannot:
+# ping sockets allowed, IPv6 on (eth0 and the host end, with addresses of
+# 2001:db8:5053::/64, routes and neighbours both ways, OUT forwarding
+# IPv6), and the /30's network address added to eth0 (its broadcast address
+# would not do: a socket bound to it sends from the interface's own). The
+# host's rules must still refuse ICMP (but errors) and all IPv6, and drop
+# any source but the sandbox's own: INET counts what reaches it from the
+# /30's other addresses.
+nsenter --net=/run/netns/$OUT "$PSRUN" run --json "${RESTRICTED[@]}" -- "$PY" -c "$PROBE" \
+	resolve allowed.test -- sleep 1.5 -- icmp 198.18.0.10 -- icmp GW -- tcp 2001:db8::10 80 -- \
+	tcp 198.18.0.10 80 NET -- tcp 198.18.0.10 80 >"$TMP/outside" 2>"$TMP/outside.err" &
+opid=$!
+sleep 0.7
+child=$(cat /proc/$opid/task/*/children 2>/dev/null | awk '{print $1}')
+veth=$(ip -n $OUT -o link show 2>/dev/null | awk -F': ' '/ psr/ {print $2}' | cut -d@ -f1 | head -1)
+gw=$(ip -n $OUT -4 -o addr show dev "$veth" 2>/dev/null | awk '{print $4}' | cut -d/ -f1)
+others=$(echo "$gw" | awk -F. '{printf "%s.%s.%s.%d %s %s.%s.%s.%d", $1, $2, $3, $4 - 1, $0, $1, $2, $3, $4 + 2}')
+net=${others%% *}
+host_mac=$(ip -n $OUT -o link show dev "$veth" 2>/dev/null | sed -n 's|.*link/ether \([0-9a-f:]*\).*|\1|p')
+if [ -n "$child" ] && [ -n "$veth" ] && [ -n "$gw" ] &&
+	ip netns exec $INET nft "add table ip psnet_count; add counter ip psnet_count spoofed;
+		add chain ip psnet_count pre { type filter hook prerouting priority -300; };
+		add rule ip psnet_count pre ip saddr { $(echo $others | tr ' ' ',') } counter name spoofed" &&
+	nsenter --net=/proc/$child/ns/net sh -c "
+		echo '0 2147483647' > /proc/sys/net/ipv4/ping_group_range &&
+		echo 0 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6 &&
+		ip -6 addr add 2001:db8:5053::2/64 dev eth0 nodad &&
+		ip -6 route add default via 2001:db8:5053::1 dev eth0 &&
+		ip -6 neigh add 2001:db8:5053::1 lladdr $host_mac dev eth0 nud permanent &&
+		ip addr add $net/32 dev eth0" 2>"$TMP/outside.setup" &&
+	sb_mac=$(nsenter --net=/proc/$child/ns/net ip -o link show dev eth0 |
+		sed -n 's|.*link/ether \([0-9a-f:]*\).*|\1|p') &&
+	ip netns exec $OUT sh -c "echo 0 > /proc/sys/net/ipv6/conf/$veth/disable_ipv6 &&
+		echo 1 > /proc/sys/net/ipv6/conf/all/forwarding" 2>>"$TMP/outside.setup" &&
+	ip -n $OUT -6 addr add 2001:db8:5053::1/64 dev "$veth" nodad 2>>"$TMP/outside.setup" &&
+	ip -n $OUT -6 neigh add 2001:db8:5053::2 lladdr "$sb_mac" dev "$veth" nud permanent \
+		2>>"$TMP/outside.setup" &&
+	ip -n $INET -6 route add 2001:db8:5053::/64 via 2001:db8:1::2 2>>"$TMP/outside.setup"; then
+	wait $opid
+	O=$TMP/outside
+	expect $O "icmp 198.18.0.10" refused "ICMP echo to a pinned address is refused (ping sockets on)"
+	expect $O "icmp GW" refused "ICMP echo to the gateway is refused"
+	expect $O "tcp 2001:db8::10 80" refused "IPv6, switched on inside, is refused by the host's rules"
+	# The refusals are psrun's (NFLOG), not the far end's.
+	if grep -q '"addr":"2001:db8::10","port":80,"proto":"tcp"' "$O.err" &&
+		grep -q '"addr":"198.18.0.10","port":0,"proto":"icmp"' "$O.err"; then
+		ok "the result names the refused IPv6 connection and ICMP echo"
+	else
+		bad "the result names the refused IPv6 connection and ICMP echo" "$(tail -1 "$O.err")"
+	fi
+	expect $O "tcp 198.18.0.10 80 NET" timeout "the /30's network address as source is dropped"
+	expect $O "tcp 198.18.0.10 80" ok "the sandbox's own address still works"
+	n=$(ip netns exec $INET nft list counter ip psnet_count spoofed 2>/dev/null | awk '/packets/ {print $2}')
+	[ "${n:-x}" = 0 ] && ok "no packet with a spoofed source reached the internet" ||
+		bad "no packet with a spoofed source reached the internet" "${n:-no counter} packets"
+else
+	wait $opid
+	bad "the rules hold against what is switched on from outside" \
+		"could not set up the sandbox's namespace: $(cat "$TMP/outside.setup" 2>/dev/null)"
+fi
+ip netns exec $INET nft delete table ip psnet_count 2>/dev/null
+ip -n $INET -6 route del 2001:db8:5053::/64 2>/dev/null
+ip netns exec $OUT sh -c 'echo 0 > /proc/sys/net/ipv6/conf/all/forwarding'
+
 # ---- 13: full and none ----
 sandbox "$TMP/full" -o network=full -o dns_upstream=[198.18.0.53] -- \
 	tcp 198.18.0.10 80 -- tcp 198.18.0.20 443 -- resolve other.test -- tcp GW 8081 -- \
