@@ -221,13 +221,14 @@ static const struct {
 
 static bool addr_refused(const struct netns_plan *plan, const struct dns_addr *a)
 {
-        for (size_t i = 0; i < plan->n_privates; i++)
-                if (policy_cidr_contains(&plan->privates[i], a->family, a->addr))
-                        return false;
+        /* The pool (other sandboxes) first: allow_private never opens it. */
         struct policy_cidr pool = {.family = AF_INET, .prefix = plan->pool.prefix};
         memcpy(pool.addr, &plan->pool.base, 4);
         if (policy_cidr_contains(&pool, a->family, a->addr))
                 return true;
+        for (size_t i = 0; i < plan->n_privates; i++)
+                if (policy_cidr_contains(&plan->privates[i], a->family, a->addr))
+                        return false;
         for (size_t i = 0; i < ARRAY_SIZE(refused_ranges); i++) {
                 struct policy_cidr c = {.family = refused_ranges[i].family,
                                         .prefix = refused_ranges[i].prefix};

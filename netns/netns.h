@@ -69,6 +69,19 @@ struct netns_plan {
         char resolv_conf[128]; /* the sandbox's /etc/resolv.conf */
 };
 
+/* IPv4 ranges a sandbox never reaches (loopback, link-local and so cloud
+ * metadata, multicast, reserved), and those it reaches only through
+ * allow_private (RFC 1918, CGNAT); netns/nft.c writes its rules from them,
+ * netns_plan() checks allow_cidrs and allow_private against them. */
+struct netns_range {
+        uint8_t addr[4];
+        unsigned prefix;
+};
+extern const struct netns_range netns_never4[];
+extern const size_t netns_n_never4;
+extern const struct netns_range netns_private4[];
+extern const size_t netns_n_private4;
+
 /* What netns_setup() built, for teardown. */
 struct netns_state {
         bool veth_made;

@@ -398,6 +398,48 @@ expect "$TMP/b" "tcp 198.18.0.10 80" refused "14: but not the first sandbox's pi
 expect "$TMP/b" "tcp $a_addr 80" refused "14: nor the first sandbox itself"
 expect "$TMP/b" "tcp $a_gw 53" refused "14: nor the first sandbox's DNS proxy"
 
+# ---- allow_private never opens the pool (other sandboxes) ----
+# 10/8 covers the default pool (10.213.0.0/16 here): still, the other
+# sandbox, its gateway and the rest of the pool are refused at once.
+nsenter --net=/run/netns/$OUT "$PSRUN" run -o network=full -o dns_upstream=[198.18.0.53] -- \
+	"$PY" -c "$PROBE" sleep 3 >/dev/null 2>&1 &
+apid=$!
+sleep 0.8
+a_gw=$(ip -n $OUT -4 -o addr show | awk '/ psr/ {print $4}' | head -1 | cut -d/ -f1)
+a_addr=$(echo "$a_gw" | awk -F. '{print $1"."$2"."$3"."$4+1}')
+sandbox "$TMP/pp" -o network=full -o dns_upstream=[198.18.0.53] -o 'allow_private=[10.0.0.0/8]' -- \
+	tcp "$a_addr" 80 -- tcp "$a_gw" 53 -- tcp 10.77.0.1 80
+wait $apid
+expect "$TMP/pp" "tcp $a_addr 80" refused "allow_private over the pool: another sandbox is still refused"
+expect "$TMP/pp" "tcp $a_gw 53" refused "allow_private over the pool: its gateway is still refused"
+expect "$TMP/pp" "tcp 10.77.0.1 80" ok "allow_private over the pool: the rest of 10/8 is open"
+
+# ---- keys that cannot work as written are errors, not silent no-ops ----
+bad_key() { # bad_key "WANT" psrun-options...
+	local want=$1
+	shift
+	nsenter --net=/run/netns/$OUT "$PSRUN" run "$@" -- /bin/true >/dev/null 2>"$TMP/bk.err"
+	local st=$?
+	if [ $st -eq 125 ] && [ "$(wc -l <"$TMP/bk.err")" = 1 ] && grep -qF -- "$want" "$TMP/bk.err"; then
+		ok "refused: $want"
+	else
+		bad "refused: $want" "exit $st: $(cat "$TMP/bk.err")"
+	fi
+}
+bad_key "allow_cidrs[0]: 10.77.0.1/32 is in a private range: list it in allow_private too" \
+	"${RESTRICTED[@]}" -o 'allow_cidrs=[10.77.0.1/32:80]'
+bad_key "allow_cidrs[1]: 169.254.169.254/32 is never reachable" \
+	"${RESTRICTED[@]}" -o 'allow_cidrs=[198.18.0.20/32, 169.254.169.254/32:80]'
+bad_key "allow_private[0]: 127.0.0.0/8 is never reachable" -o network=full -o dns_upstream=[198.18.0.53] \
+	-o 'allow_private=[127.0.0.0/8]'
+bad_key "allow_private[0]: 198.18.0.0/15 is not a private range" -o network=full \
+	-o dns_upstream=[198.18.0.53] -o 'allow_private=[198.18.0.0/15]'
+bad_key "allow_private[0]: IPv6 is off inside the sandbox" -o network=full -o dns_upstream=[198.18.0.53] \
+	-o 'allow_private=[fc00::/7]'
+sandbox "$TMP/cp" "${RESTRICTED[@]}" -o 'allow_private=[10.77.0.0/16]' -o 'allow_cidrs=[10.77.0.1/32:80]' -- \
+	tcp 10.77.0.1 80
+expect "$TMP/cp" "tcp 10.77.0.1 80" ok "allow_cidrs in a range allow_private opens is reachable"
+
 # ---- fail closed: a set-up step that fails stops the sandbox, names the step ----
 nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -o network_log="$TMP" -- /bin/true \
 	>/dev/null 2>"$TMP/fc.err"
