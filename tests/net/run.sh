@@ -259,6 +259,94 @@ else
 	bad "8: the 2 s pin works, then expires" "$(tr '\n' ' ' <"$TMP/ttl")"
 fi
 
+# ---- the keys, one by one ----
+# dns_max_ttl cuts a pin (and the TTL the sandbox sees) short; without
+# dns_min_ttl a 2 s TTL still pins for the default 30 s; dns_upstream falls
+# back to the next server; allow_private in restricted opens only pinned
+# answers; network_pool is where the /30 comes from. Run side by side.
+sandbox "$TMP/maxttl" "${RESTRICTED[@]}" -o dns_min_ttl=0 -o dns_max_ttl=1 -- resolve allowed.test -- \
+	dnsttl GW allowed.test -- tcp 198.18.0.10 80 -- sleep 2.5 -- tcp 198.18.0.10 80 &
+k1=$!
+sandbox "$TMP/minttl" "${RESTRICTED[@]}" -- resolve ttl2.zone.test -- sleep 3.5 -- tcp 198.18.0.11 80 &
+k2=$!
+sandbox "$TMP/fallback" -o network=restricted -o 'allow_domains=[allowed.test]' \
+	-o 'dns_upstream=[198.18.0.54, 198.18.0.53]' -- resolve allowed.test &
+k3=$!
+sandbox "$TMP/privr" -o network=restricted -o 'allow_domains=[private.test]' -o dns_upstream=[198.18.0.53] \
+	-o 'allow_private=[10.77.0.0/16]' -- tcp 10.77.0.1 80 -- resolve private.test -- tcp 10.77.0.1 80 &
+k4=$!
+sandbox "$TMP/pool" "${RESTRICTED[@]}" -o network_pool=198.18.64.0/28 -- gw -- resolve allowed.test -- \
+	tcp 198.18.0.10 80 -- sleep 2 &
+k5=$!
+kp=""
+for i in 2 3 4; do
+	sandbox "$TMP/pool$i" "${RESTRICTED[@]}" -o network_pool=198.18.64.0/28 -- gw -- sleep 2 &
+	kp="$kp $!"
+done
+sleep 1
+# The four /30s of the /28 are taken: a fifth fails, one line naming the step.
+nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -o network_pool=198.18.64.0/28 -- /bin/true \
+	>/dev/null 2>"$TMP/pool5.err"
+st5=$?
+for k in $k1 $k2 $k3 $k4 $k5 $kp; do wait $k; done
+expect "$TMP/maxttl" "dnsttl GW allowed.test" 1 "dns_max_ttl: the sandbox sees the TTL cut to it"
+if grep -q "tcp 198.18.0.10 80 -> ok" "$TMP/maxttl" &&
+	[ "$(grep -c 'tcp 198.18.0.10 80 -> refused' "$TMP/maxttl")" = 1 ]; then
+	ok "dns_max_ttl: the pin of a 60 s answer ends after 1 s"
+else
+	bad "dns_max_ttl: the pin of a 60 s answer ends after 1 s" "$(tr '\n' ' ' <"$TMP/maxttl")"
+fi
+expect "$TMP/minttl" "tcp 198.18.0.11 80" ok "dns_min_ttl (30 s by default) keeps a 2 s answer's pin"
+expect "$TMP/fallback" "resolve allowed.test" 198.18.0.10 "dns_upstream: a silent server is passed over for the next"
+expect "$TMP/privr" "tcp 10.77.0.1 80" refused "allow_private in restricted: a private address without a pin is refused"
+if grep -q "resolve private.test -> 10.77.0.1" "$TMP/privr" &&
+	[ "$(grep -c 'tcp 10.77.0.1 80 -> ok' "$TMP/privr")" = 1 ]; then
+	ok "allow_private in restricted: a private answer it covers is pinned and reached"
+else
+	bad "allow_private in restricted: a private answer it covers is pinned and reached" "$(tr '\n' ' ' <"$TMP/privr")"
+fi
+gws=$(for f in "$TMP/pool" "$TMP/pool2" "$TMP/pool3" "$TMP/pool4"; do sed -n 's/^gw -> //p' "$f"; done | sort -t. -k4n | tr '\n' ' ')
+if [ "$gws" = "198.18.64.1 198.18.64.5 198.18.64.9 198.18.64.13 " ]; then
+	ok "network_pool: each sandbox gets its own /30 of the pool"
+else
+	bad "network_pool: each sandbox gets its own /30 of the pool" "gateways '$gws'"
+fi
+expect "$TMP/pool" "tcp 198.18.0.10 80" ok "network_pool: a sandbox from the given pool reaches its pin"
+if [ $st5 -eq 125 ] && [ "$(wc -l <"$TMP/pool5.err")" = 1 ] &&
+	grep -q "^psrun: network: lease: every /30 of the pool is taken" "$TMP/pool5.err"; then
+	ok "a full pool stops the sandbox with one line naming the step"
+else
+	bad "a full pool stops the sandbox with one line naming the step" "exit $st5: $(cat "$TMP/pool5.err")"
+fi
+
+# dns_upstream not given: the nameservers of /etc/resolv.conf (a file of
+# the test's own, bound over the host's in a mount namespace of its own).
+printf 'nameserver 198.18.0.53\n' >"$TMP/resolv.conf"
+nsenter --net=/run/netns/$OUT unshare -m sh -c "mount --bind '$TMP/resolv.conf' /etc/resolv.conf &&
+	exec '$PSRUN' run -o network=restricted -o 'allow_domains=[allowed.test]' -- '$PY' -c \"\$1\" \
+	resolve allowed.test" sh "$PROBE" >"$TMP/hostres" 2>"$TMP/hostres.err"
+expect "$TMP/hostres" "resolve allowed.test" 198.18.0.10 "dns_upstream defaults to the host's resolv.conf"
+
+# The result lists the first 32 distinct refusals and counts the rest.
+sandbox "$TMP/many" "${RESTRICTED[@]}" -- resolvemany denied 40
+expect "$TMP/many" "resolvemany denied 40" 40 "40 names not allowed all get NXDOMAIN"
+if grep -q '"denied_queries":40,' "$TMP/many.err" &&
+	[ "$(grep -o '"name":"denied[0-9]*\.test"' "$TMP/many.err" | wc -l)" = 32 ] &&
+	grep -q '"denied_more":8' "$TMP/many.err"; then
+	ok "the result lists the first 32 distinct refusals and counts the rest"
+else
+	bad "the result lists the first 32 distinct refusals and counts the rest" "$(tail -c 300 "$TMP/many.err")"
+fi
+
+# psrun policy prints the presets expanded.
+pol=$("$PSRUN" policy -o network=restricted -o 'allow_domains=["@pypi", "@npm", "@crates", "@go", "@github"]' 2>&1)
+want='"allow_domains": ["pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "crates.io", "index.crates.io", "static.crates.io", "proxy.golang.org", "sum.golang.org", "github.com", "api.github.com", "codeload.github.com", "objects.githubusercontent.com", "raw.githubusercontent.com"]'
+if grep -qF -- "$want" <<<"$pol"; then
+	ok "psrun policy prints the presets expanded"
+else
+	bad "psrun policy prints the presets expanded" "$(grep allow_domains <<<"$pol")"
+fi
+
 # ---- 11: no way to change the network from inside ----
 nsenter --net=/run/netns/$OUT "$PSRUN" run -o network=restricted -o 'allow_domains=[allowed.test]' \
 	-o dns_upstream=[198.18.0.53] -- /bin/sh -c '
