@@ -84,6 +84,7 @@ struct dns_proxy {
         struct nft_ctx *nft;
         FILE *log;
         struct nflog *nflog;
+        bool own_nflog; /* opened here, not the plan's (netns_lease) */
         int stop_fd, udp_fd, tcp_fd;
         pthread_t thread;
         bool started;
@@ -791,8 +792,11 @@ int dns_proxy_start(const struct netns_plan *plan, struct nft_ctx *nft, struct d
                                 close(fd);
                 }
         }
-        if (r >= 0)
-                r = nflog_open(plan->nflog_group, &p->nflog, err);
+        /* The group claimed with the lease (netns_lease), else our own. */
+        if (r >= 0 && plan->nflog)
+                p->nflog = plan->nflog;
+        else if (r >= 0 && (r = nflog_open(plan->nflog_group, &p->nflog, err)) >= 0)
+                p->own_nflog = true;
         if (r >= 0 && (p->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
                 r = psrun_error_errno(err, errno, "network: dns proxy: eventfd");
         if (r >= 0 && (p->udp_fd = listen_on(plan, SOCK_DGRAM, err)) < 0)
@@ -826,7 +830,8 @@ void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
         /* What the kernel logged until the sandbox ended. */
         if (p->nflog) {
                 nflog_read(p->nflog, refused, p);
-                nflog_close(p->nflog);
+                if (p->own_nflog)
+                        nflog_close(p->nflog);
         }
         for (size_t i = 0; i < MAX_PENDING; i++)
                 if (p->pending[i].used)

@@ -223,6 +223,35 @@ int netns_plan(const struct policy *pol, struct netns_plan *p, psrun_error *err)
         return 0;
 }
 
+/*
+ * A group has one reader per namespace. The lease's slot is unique within
+ * its pool only: sandboxes of two network_pools would meet on a group, and
+ * the second could not bind it ("nflog: bind group ...: Operation not
+ * permitted"). So the group is claimed here, the slot's first, else the next
+ * free one, and held until the lease goes.
+ */
+#define NFLOG_TRIES 256
+
+static int claim_nflog_group(struct netns_plan *p, psrun_error *err)
+{
+        uint16_t first = p->nflog_group;
+        for (unsigned k = 0; k < NFLOG_TRIES; k++) {
+                uint16_t g = (uint16_t) (NETNS_NFLOG_BASE | ((first + k) & 0x7fff));
+                int r = nflog_open(g, &p->nflog, k + 1 < NFLOG_TRIES ? NULL : err);
+                if (r >= 0) {
+                        p->nflog_group = g;
+                        return 0;
+                }
+                /* Taken by another reader: the next one. */
+                if (r != -EPERM && r != -EBUSY)
+                        return k + 1 < NFLOG_TRIES
+                                       ? psrun_error_errno(err, r, "network: nflog: bind group %u",
+                                                           g)
+                                       : r;
+        }
+        return -EBUSY;
+}
+
 int netns_lease(struct netns_plan *p, psrun_error *err)
 {
         if (!p->veth)
@@ -230,8 +259,12 @@ int netns_lease(struct netns_plan *p, psrun_error *err)
         int r = addr_pool_pick(p, err);
         if (r >= 0)
                 r = addr_pool_lease(p, err);
-        if (r < 0)
+        if (r >= 0)
+                r = claim_nflog_group(p, err);
+        if (r < 0) {
+                netns_release(p);
                 return r;
+        }
         char gw[INET_ADDRSTRLEN];
         inet_ntop(AF_INET, &p->gateway, gw, sizeof(gw));
         /* The proxy on the gateway is the only resolver the sandbox can
@@ -246,6 +279,8 @@ int netns_lease(struct netns_plan *p, psrun_error *err)
 
 void netns_release(struct netns_plan *p)
 {
+        nflog_close(p->nflog);
+        p->nflog = NULL;
         if (p->lease_fd < 0)
                 return;
         (void) unlink(p->lease_path);

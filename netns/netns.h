@@ -51,6 +51,10 @@ struct netns_plan {
         struct in_addr gateway, sandbox; /* the host end's and the sandbox's address */
         int lease_fd;                    /* -1: no lease held */
         uint16_t nflog_group;            /* refused connections are logged here */
+        /* Bound to nflog_group from the lease on, so no other sandbox of
+         * this namespace (from another pool) can have the group; the proxy
+         * reads it; netns_release() closes it. */
+        struct nflog *nflog;
         char lease_path[64];
 
         uint16_t ports[POLICY_MAX_PORTS];
@@ -93,7 +97,8 @@ struct netns_state {
  * resolv.conf when dns_upstream is not given. */
 int netns_plan(const struct policy *pol, struct netns_plan *plan, psrun_error *err);
 /* Take an address pair from the pool (checking the host's routes when no
- * pool is given) and fill resolv_conf. No-op without a veth. */
+ * pool is given), claim an NFLOG group and fill resolv_conf. No-op without
+ * a veth. */
 int netns_lease(struct netns_plan *plan, psrun_error *err);
 /* Gives the lease back (removes its file). Safe to call twice. */
 void netns_release(struct netns_plan *plan);

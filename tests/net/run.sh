@@ -283,6 +283,11 @@ for i in 2 3 4; do
 	sandbox "$TMP/pool$i" "${RESTRICTED[@]}" -o network_pool=198.18.64.0/28 -- gw -- sleep 2 &
 	kp="$kp $!"
 done
+# Another pool at the same time: its slots are the same numbers, its
+# NFLOG group must not be (it was: "nflog: bind group ...").
+sandbox "$TMP/pool6" "${RESTRICTED[@]}" -o network_pool=198.18.80.0/28 -- resolve allowed.test -- \
+	tcp 198.18.0.20 80 &
+kp="$kp $!"
 sleep 1
 # The four /30s of the /28 are taken: a fifth fails, one line naming the step.
 nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -o network_pool=198.18.64.0/28 -- /bin/true \
@@ -312,6 +317,12 @@ else
 	bad "network_pool: each sandbox gets its own /30 of the pool" "gateways '$gws'"
 fi
 expect "$TMP/pool" "tcp 198.18.0.10 80" ok "network_pool: a sandbox from the given pool reaches its pin"
+expect "$TMP/pool6" "tcp 198.18.0.20 80" refused "two pools at once: each sandbox has its own NFLOG group"
+if grep -q '"addr":"198.18.0.20","port":80' "$TMP/pool6.err"; then
+	ok "two pools at once: the refusal is reported to the right sandbox"
+else
+	bad "two pools at once: the refusal is reported to the right sandbox" "$(tail -c 300 "$TMP/pool6.err")"
+fi
 if [ $st5 -eq 125 ] && [ "$(wc -l <"$TMP/pool5.err")" = 1 ] &&
 	grep -q "^psrun: network: lease: every /30 of the pool is taken" "$TMP/pool5.err"; then
 	ok "a full pool stops the sandbox with one line naming the step"
