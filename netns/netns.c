@@ -374,9 +374,11 @@ int netns_gc(psrun_error *err)
         struct dirent *de;
         while ((de = readdir(d))) {
                 char id[9];
-                bool alive;
+                bool alive, here;
+                /* Another namespace's run: its table and veth are there,
+                 * out of our reach; a gc in that namespace takes it. */
                 if (de->d_name[0] == '.' ||
-                    addr_pool_lease_owner(dfd, de->d_name, id, &alive) < 0 || alive)
+                    addr_pool_lease_owner(dfd, de->d_name, id, &alive, &here) < 0 || alive || !here)
                         continue;
                 char name[32];
                 snprintf(name, sizeof(name), "psr%s", id);

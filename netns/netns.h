@@ -120,8 +120,9 @@ int netns_gc(psrun_error *err);
 /* netns/addr-pool.c */
 int addr_pool_pick(struct netns_plan *plan, psrun_error *err);
 int addr_pool_lease(struct netns_plan *plan, psrun_error *err);
-/* Reads a lease file: the run's id and whether its owner still lives. */
-int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive);
+/* Reads a lease file: the run's id, whether its owner still lives, and
+ * whether it ran in this network namespace. */
+int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive, bool *here);
 
 /* netns/nflog.c: refused connections as the kernel logs them */
 struct nflog;

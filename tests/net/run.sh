@@ -603,6 +603,21 @@ nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
 l=$(leftovers)
 [ -z "$l" ] && ok "kill -9 of psrun at four moments of set-up, then psrun gc: nothing left" ||
 	bad "kill -9 of psrun at four moments of set-up, then psrun gc: nothing left" "$l"
+# A gc in another network namespace leaves a dead run's lease alone: only
+# a gc where the run was can delete its table (it took the lease, and left
+# the table for good, before).
+(PSRUN_TEST_KILL_AT=net:veth nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- \
+	/bin/true >/dev/null 2>&1) 2>/dev/null
+nsenter --net=/run/netns/$INET "$PSRUN" gc >/dev/null 2>&1
+l=$(leftovers)
+case "$l" in
+*nft-table*lease:*) ok "psrun gc in another namespace leaves the dead run's lease and table alone" ;;
+*) bad "psrun gc in another namespace leaves the dead run's lease and table alone" "left:${l:- nothing}" ;;
+esac
+nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
+l=$(leftovers)
+[ -z "$l" ] && ok "psrun gc in the run's namespace then removes both" ||
+	bad "psrun gc in the run's namespace then removes both" "$l"
 # Each named stage (common/fault.h): the lease and cgroup taken, the table
 # added, the veth made, the proxy listening, the sandbox released.
 for stage in run:cgroup net:table net:veth run:confined run:released; do
