@@ -553,7 +553,10 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
                 /* Several questions, an answer, another opcode: refuse
                  * without echoing what we did not understand. */
                 struct dns_query bare = {.id = q.id, .rd = q.rd};
-                uint8_t buf[DNS_HEADER_SIZE];
+                /* Room for the empty question dns_build_reply writes; only
+                 * the header is sent (it was DNS_HEADER_SIZE bytes, so the
+                 * build failed and no FORMERR or NOTIMP ever went out). */
+                uint8_t buf[DNS_HEADER_SIZE + 5];
                 int n = dns_build_reply(&bare, r == -ENOTSUP ? DNS_RCODE_NOTIMP : DNS_RCODE_FORMERR,
                                         NULL, 0, 0, buf, sizeof(buf));
                 p->stats.denied_queries++;

@@ -206,13 +206,18 @@ LOOP=${HDR}c00c00010001
 BADPTR=${HDR}c0ff00010001
 LONG=$HDR$(for _ in 1 2 3 4 5; do printf '3f'; printf '61%.0s' $(seq 63); done)0000010001
 DOT=${HDR}03612e6204746573740000010001
+# Two questions (FORMERR), and a well-formed query with an EDNS OPT record.
+TWOQ=123401000002000000000000${ALLOWED:=07616c6c6f77656404746573740000010001}$ALLOWED
+EDNS=123401000001000000000001${ALLOWED}0000291000000000000000
+NOTIMP=123411000001000000000000$ALLOWED
 sandbox "$TMP/x" "${RESTRICTED[@]}" -o network_log="$TMP/xlog" -- \
 	dns GW tunnel-secret-1.other.test tcp -- resolve alias.other.test -- \
 	resolveall extra.zone.test -- tcp 198.18.0.20 80 -- tcp 198.18.0.11 80 -- \
 	tcp ::ffff:198.18.0.20 80 -- resolve allowed.test -- tcp ::ffff:198.18.0.10 80 -- \
 	tcp 198.18.0.10 8443 -- udpbig 198.18.0.10 443 3000 -- udpbig 198.18.0.53 53 3000 -- \
 	udpbig GW 53 3000 -- dnsraw GW udp $LOOP -- dnsraw GW tcp $LOOP -- dnsraw GW udp $BADPTR -- \
-	dnsraw GW udp $LONG -- dnsraw GW tcp $LONG -- dnsraw GW udp $DOT -- dns GW allowed.test udp -- \
+	dnsraw GW udp $LONG -- dnsraw GW tcp $LONG -- dnsraw GW udp $DOT -- dnsraw GW udp $TWOQ -- \
+	dnsraw GW udp $EDNS -- dnsraw GW udp $NOTIMP -- dns GW allowed.test udp -- \
 	dns GW allowed.test tcp -- icmp 198.18.0.10
 X=$TMP/x
 expect $X "dns GW tunnel-secret-1.other.test tcp" rcode3-an0 "DNS over TCP: a name not allowed gets NXDOMAIN"
@@ -239,6 +244,9 @@ expect $X "dnsraw GW udp $LOOP" timeout "a query whose name points at itself is 
 expect $X "dnsraw GW udp $BADPTR" timeout "a query whose name points past its end is dropped"
 expect $X "dnsraw GW udp $LONG" timeout "a query with a 320-character name is dropped"
 expect $X "dnsraw GW udp $DOT" timeout "a query with a dot inside a label is dropped"
+expect $X "dnsraw GW udp $TWOQ" rcode1-an0 "a query with two questions gets FORMERR"
+expect $X "dnsraw GW udp $EDNS" rcode0-an1 "a query with an EDNS OPT record is answered"
+expect $X "dnsraw GW udp $NOTIMP" rcode4-an0 "another opcode gets NOTIMP"
 expect $X "dnsraw GW tcp $LOOP" closed "a malformed query over TCP closes the connection"
 expect $X "dnsraw GW tcp $LONG" closed "an oversize name over TCP closes the connection"
 expect $X "dns GW allowed.test udp" rcode0-an1 "the proxy still answers after garbage (UDP)"
