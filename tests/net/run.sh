@@ -345,6 +345,16 @@ nsenter --net=/run/netns/$OUT unshare -m sh -c "mount --bind '$TMP/resolv.conf' 
 	exec '$PSRUN' run -o network=restricted -o 'allow_domains=[allowed.test]' -- '$PY' -c \"\$1\" \
 	resolve allowed.test" sh "$PROBE" >"$TMP/hostres" 2>"$TMP/hostres.err"
 expect "$TMP/hostres" "resolve allowed.test" 198.18.0.10 "dns_upstream defaults to the host's resolv.conf"
+printf '# no nameserver\n' >"$TMP/resolv.conf"
+nsenter --net=/run/netns/$OUT unshare -m sh -c "mount --bind '$TMP/resolv.conf' /etc/resolv.conf &&
+	exec '$PSRUN' run -o network=full -- /bin/true" >/dev/null 2>"$TMP/nores.err"
+st=$?
+if [ $st -eq 125 ] && [ "$(wc -l <"$TMP/nores.err")" = 1 ] &&
+	grep -q "^psrun: network: dns_upstream: not given, and the host's /etc/resolv.conf names no nameserver" "$TMP/nores.err"; then
+	ok "no upstream to be had stops the sandbox with one line naming the key"
+else
+	bad "no upstream to be had stops the sandbox with one line naming the key" "exit $st: $(cat "$TMP/nores.err")"
+fi
 
 # The result lists the first 32 distinct refusals and counts the rest.
 sandbox "$TMP/many" "${RESTRICTED[@]}" -- resolvemany denied 40
