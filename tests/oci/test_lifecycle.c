@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* create / start / state / kill / delete, as runtime.md describes them. */
+#include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -468,6 +471,44 @@ Test(oci_lifecycle, killed_create_leaves_nothing_after_delete_or_gc, .timeout = 
                                   stages[i], use_gc ? "gc" : "delete --force", dir);
                 }
         }
+}
+
+/* What a create killed between making its temporary directory and renaming
+ * it leaves: gc took such a directory only once it was 10 s old, so a gc or
+ * a check right after the kill found it (the soak tier's random kills did).
+ * A lock file is now seen only once held, so a free one means a dead create:
+ * taken at once. Without a lock file (a create between its mkdir and its
+ * lock, or killed there) or with a held one, the directory stays. */
+Test(oci_lifecycle, gc_takes_a_dead_creates_temporary_directory_at_once)
+{
+        struct out o;
+        bundle_config("t1", &(struct cfg){.args = "[\"true\"]"});
+        cr_assert_eq(psrun(&o, NULL, "run", "--bundle", B.dir, "t1", NULL), 0, "%s", o.err);
+        static const char *const names[] = {".new~00000000000000a1", ".new~00000000000000b2",
+                                            ".new~00000000000000c3"};
+        char path[512];
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(path, sizeof(path), "%s/%s", B.root, names[i]);
+                cr_assert_eq(mkdir(path, 0700), 0, "%s: %s", path, strerror(errno));
+        }
+        snprintf(path, sizeof(path), "%s/%s/lock", B.root, names[0]);
+        int dead = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        cr_assert_geq(dead, 0);
+        close(dead);
+        snprintf(path, sizeof(path), "%s/%s/lock", B.root, names[2]);
+        int held = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        cr_assert_geq(held, 0);
+        cr_assert_eq(flock(held, LOCK_EX), 0);
+        cr_expect_eq(psrun(&o, NULL, "gc", NULL), 0, "%s", o.err);
+        bool left[3];
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(path, sizeof(path), "%s/%s", B.root, names[i]);
+                left[i] = access(path, F_OK) == 0;
+        }
+        close(held);
+        cr_expect(!left[0], "a temporary directory with a free lock was left");
+        cr_expect(left[1], "a young one without a lock (its create may be alive) was taken");
+        cr_expect(left[2], "one whose lock is held was taken");
 }
 
 /* Issue 10: a config with ~4.5 MB of annotations was accepted, and then
