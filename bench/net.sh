@@ -12,11 +12,19 @@
 #                            the fake upstream (a Python client, UDP)
 #   dns-proxy                the same query from inside a restricted sandbox
 #                            through psrun's proxy (which forwards and pins)
+#   tcp-loopback             TCP throughput, client and sink on the fake
+#                            internet's loopback (MB/s; the same client below)
+#   tcp-host                 from psrun's namespace to the sink: the test
+#                            topology's own veth, no psrun
+#   tcp-sandbox              from inside a `full` sandbox to the sink: the
+#                            sandbox's veth, psrun's forward rules and NAT,
+#                            then the same topology veth
 #
 # Prints median, p90 and min per row, and the differences the targets of
 # docs/benchmarks.md are about. Not a test: it never fails on a miss.
 #
 #   BENCH_RUNS=100   rounds of the start-up rows; DNS: 5 x BENCH_RUNS queries
+#   BENCH_TCP=5      rounds of the TCP rows (2 s each, interleaved)
 set -u
 export LC_ALL=C
 [ $# -eq 1 ] || {
@@ -53,11 +61,33 @@ ip link set ${INET}x netns $INET
 ip -n $OUT addr add 192.0.2.2/24 dev ${OUT}x
 ip -n $INET addr add 192.0.2.1/24 dev ${INET}x
 ip -n $INET addr add 198.18.0.53/32 dev lo
+ip -n $INET addr add 198.18.0.30/32 dev lo
 for ns in $OUT $INET; do ip -n $ns link set lo up; done
 ip -n $OUT link set ${OUT}x up
 ip -n $INET link set ${INET}x up
 ip -n $OUT route add default via 192.0.2.1
 ip netns exec $INET "$PY" "$HERE/../tests/net/fake_dns.py" 198.18.0.53 /dev/null &
+PIDS="$PIDS $!"
+# The TCP sink: reads everything, then says how many bytes it got.
+SINK='
+import socket, threading
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.0.30", 5001))
+s.listen(8)
+def serve(c):
+    n = 0
+    while True:
+        b = c.recv(1 << 20)
+        if not b:
+            break
+        n += len(b)
+    c.sendall(str(n).encode())
+    c.close()
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+'
+ip netns exec $INET "$PY" -c "$SINK" &
 PIDS="$PIDS $!"
 sleep 0.5
 
@@ -98,6 +128,26 @@ nsenter --net=/run/netns/$OUT "$PY" -c "$CLIENT" 198.18.0.53 $NQ >"$TMP/dns-dire
 nsenter --net=/run/netns/$OUT "$PSRUN" run "${POL_restricted[@]}" -- "$PY" -c "$CLIENT" GW $NQ \
 	>"$TMP/dns-proxy" 2>/dev/null
 
+# Sends for SECONDS in 1 MiB writes; prints MB/s as the sink counted it.
+TCPCLIENT='
+import socket, sys, time
+secs = float(sys.argv[1])
+buf = b"x" * (1 << 20)
+s = socket.create_connection(("198.18.0.30", 5001), timeout=10)
+t = time.monotonic()
+while time.monotonic() - t < secs:
+    s.sendall(buf)
+s.shutdown(socket.SHUT_WR)
+n = int(s.recv(64))
+print(int(n / (time.monotonic() - t) / 1e6))
+'
+for ((i = 0; i < ${BENCH_TCP:-5}; i++)); do
+	ip netns exec $INET "$PY" -c "$TCPCLIENT" 2 >>"$TMP/tcp-loopback"
+	nsenter --net=/run/netns/$OUT "$PY" -c "$TCPCLIENT" 2 >>"$TMP/tcp-host"
+	nsenter --net=/run/netns/$OUT "$PSRUN" run "${POL_full[@]}" -- "$PY" -c "$TCPCLIENT" 2 \
+		>>"$TMP/tcp-sandbox" 2>/dev/null
+done
+
 stats() { # file -> "median p90 min"
 	sort -n "$1" | awk '{v[NR]=$1} END {printf "%d %d %d", v[int((NR+1)/2)], v[int(NR*0.9)], v[1]}'
 }
@@ -110,3 +160,11 @@ done
 echo "full - none:        $(((med_full - med_none) / 1000)).$(((med_full - med_none) % 1000 / 100)) ms (target <= 5 ms)"
 echo "restricted - none:  $(((med_restricted - med_none) / 1000)).$(((med_restricted - med_none) % 1000 / 100)) ms (target <= 5 ms)"
 echo "proxy - direct:     $((med_dns_proxy - med_dns_direct)) us (target <= 500 us)"
+printf "%-12s %10s %10s %10s   (%s)\n" row median min max "MB/s, ${BENCH_TCP:-5} x 2 s"
+for row in tcp-loopback tcp-host tcp-sandbox; do
+	read -r med p90 min <<<"$(stats "$TMP/$row")"
+	printf "%-12s %10d %10d %10d\n" "$row" "$med" "$min" "$(sort -n "$TMP/$row" | tail -1)"
+	eval "med_${row//-/_}=$med"
+done
+echo "sandbox / loopback: $(awk -v a="$med_tcp_sandbox" -v b="$med_tcp_loopback" 'BEGIN {printf "%.2f", a / b}') (target >= 0.8)"
+echo "sandbox / host:     $(awk -v a="$med_tcp_sandbox" -v b="$med_tcp_host" 'BEGIN {printf "%.2f", a / b}')"

@@ -90,7 +90,7 @@ struct cli_globals {
         int systemd_cgroup;
         /* The lowest fd (>= 3) that was not open when psrun started: fds
          * 3..first_free_fd-1 are the caller's, everything from there on
-         * may be psrun's own (--preserve-fds must never pass those). */
+         * may be psrun's own (a LISTEN_FDS count is cut to the former). */
         int first_free_fd;
 };
 

@@ -11,7 +11,8 @@
  *
  * Stages (docs/testing.md lists them): create:state, create:planned,
  * create:cgroups, create:cloned, create:pid, create:released, create:ready;
- * run:cgroup, run:cloned, run:confined, run:released.
+ * run:cgroup, run:cloned, run:confined, run:released; and in a network
+ * set-up (netns/netns.c), net:table and net:veth.
  */
 
 void fault_point(const char *stage);

@@ -6,7 +6,10 @@
  * holding the run's id, created atomically (an O_TMPFILE linked into place,
  * which fails if the name exists) and flock()ed for the owner's lifetime: a
  * lease nobody holds the lock of belongs to a dead run, and `psrun gc`
- * removes it with the run's veth and nft table.
+ * removes it with the run's veth and nft table. The file also names the
+ * network namespace the run was in ("<id>\nnet <dev>:<ino>\n"): only a gc
+ * in that namespace can delete the table and veth, so only it takes the
+ * lease (a gc elsewhere taking it would leave them there for good).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -136,8 +139,12 @@ int addr_pool_lease(struct netns_plan *p, psrun_error *err)
                 return psrun_error_errno(err, errno, "network: lease: create");
         if (flock(fd, LOCK_EX) < 0)
                 return psrun_error_errno(err, errno, "network: lease: lock");
-        char text[32];
-        int n = snprintf(text, sizeof(text), "%s\n", p->id);
+        char text[96];
+        struct stat ns;
+        if (stat("/proc/self/ns/net", &ns) < 0)
+                return psrun_error_errno(err, errno, "network: lease: /proc/self/ns/net");
+        int n = snprintf(text, sizeof(text), "%s\nnet %llu:%llu\n", p->id,
+                         (unsigned long long) ns.st_dev, (unsigned long long) ns.st_ino);
         if (write(fd, text, (size_t) n) != n)
                 return psrun_error_errno(err, EIO, "network: lease: write");
 
@@ -173,17 +180,26 @@ int addr_pool_lease(struct netns_plan *p, psrun_error *err)
         return psrun_error_set(err, EADDRINUSE, "network: lease: every /30 of the pool is taken");
 }
 
-int addr_pool_lease_owner(int dfd, const char *name, char id[9], bool *alive)
+int addr_pool_lease_owner(int dfd, const char *name, char id[9], bool *alive, bool *here)
 {
         _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return -errno;
-        char text[32] = "";
+        char text[96] = "";
         ssize_t n = read(fd, text, sizeof(text) - 1);
         if (n < 9 || strspn(text, "0123456789abcdef") != 8)
                 return -EINVAL;
         memcpy(id, text, 8);
         id[8] = '\0';
+        /* A lease without the line (written before it existed) is taken as
+         * this namespace's. */
+        unsigned long long dev, ino;
+        struct stat ns;
+        *here = true;
+        if (sscanf(text + 8, "\nnet %llu:%llu", &dev, &ino) == 2)
+                *here = stat("/proc/self/ns/net", &ns) == 0 &&
+                        (unsigned long long) ns.st_dev == dev &&
+                        (unsigned long long) ns.st_ino == ino;
         /* The owner holds the lock while it lives. */
         *alive = flock(fd, LOCK_EX | LOCK_NB) < 0;
         return 0;

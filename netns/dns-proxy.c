@@ -84,6 +84,7 @@ struct dns_proxy {
         struct nft_ctx *nft;
         FILE *log;
         struct nflog *nflog;
+        bool own_nflog; /* opened here, not the plan's (netns_lease) */
         int stop_fd, udp_fd, tcp_fd;
         pthread_t thread;
         bool started;
@@ -221,13 +222,14 @@ static const struct {
 
 static bool addr_refused(const struct netns_plan *plan, const struct dns_addr *a)
 {
-        for (size_t i = 0; i < plan->n_privates; i++)
-                if (policy_cidr_contains(&plan->privates[i], a->family, a->addr))
-                        return false;
+        /* The pool (other sandboxes) first: allow_private never opens it. */
         struct policy_cidr pool = {.family = AF_INET, .prefix = plan->pool.prefix};
         memcpy(pool.addr, &plan->pool.base, 4);
         if (policy_cidr_contains(&pool, a->family, a->addr))
                 return true;
+        for (size_t i = 0; i < plan->n_privates; i++)
+                if (policy_cidr_contains(&plan->privates[i], a->family, a->addr))
+                        return false;
         for (size_t i = 0; i < ARRAY_SIZE(refused_ranges); i++) {
                 struct policy_cidr c = {.family = refused_ranges[i].family,
                                         .prefix = refused_ranges[i].prefix};
@@ -551,7 +553,10 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
                 /* Several questions, an answer, another opcode: refuse
                  * without echoing what we did not understand. */
                 struct dns_query bare = {.id = q.id, .rd = q.rd};
-                uint8_t buf[DNS_HEADER_SIZE];
+                /* Room for the empty question dns_build_reply writes; only
+                 * the header is sent (it was DNS_HEADER_SIZE bytes, so the
+                 * build failed and no FORMERR or NOTIMP ever went out). */
+                uint8_t buf[DNS_HEADER_SIZE + 5];
                 int n = dns_build_reply(&bare, r == -ENOTSUP ? DNS_RCODE_NOTIMP : DNS_RCODE_FORMERR,
                                         NULL, 0, 0, buf, sizeof(buf));
                 p->stats.denied_queries++;
@@ -790,8 +795,11 @@ int dns_proxy_start(const struct netns_plan *plan, struct nft_ctx *nft, struct d
                                 close(fd);
                 }
         }
-        if (r >= 0)
-                r = nflog_open(plan->nflog_group, &p->nflog, err);
+        /* The group claimed with the lease (netns_lease), else our own. */
+        if (r >= 0 && plan->nflog)
+                p->nflog = plan->nflog;
+        else if (r >= 0 && (r = nflog_open(plan->nflog_group, &p->nflog, err)) >= 0)
+                p->own_nflog = true;
         if (r >= 0 && (p->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
                 r = psrun_error_errno(err, errno, "network: dns proxy: eventfd");
         if (r >= 0 && (p->udp_fd = listen_on(plan, SOCK_DGRAM, err)) < 0)
@@ -825,7 +833,8 @@ void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
         /* What the kernel logged until the sandbox ended. */
         if (p->nflog) {
                 nflog_read(p->nflog, refused, p);
-                nflog_close(p->nflog);
+                if (p->own_nflog)
+                        nflog_close(p->nflog);
         }
         for (size_t i = 0; i < MAX_PENDING; i++)
                 if (p->pending[i].used)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 
 struct netns_mode {
         bool veth; /* a veth pair, an address lease and an nft table */
@@ -21,6 +22,114 @@ static const struct netns_mode modes[_POLICY_NETWORK_MAX] = {
         [POLICY_NETWORK_RESTRICTED] = {true},
         [POLICY_NETWORK_FULL] = {true},
 };
+
+const struct netns_range netns_never4[] = {
+        {{0}, 8}, {{127}, 8}, {{169, 254}, 16}, {{224}, 4}, {{240}, 4},
+};
+const size_t netns_n_never4 = ARRAY_SIZE(netns_never4);
+const struct netns_range netns_private4[] = {
+        {{10}, 8},
+        {{100, 64}, 10},
+        {{172, 16}, 12},
+        {{192, 168}, 16},
+};
+const size_t netns_n_private4 = ARRAY_SIZE(netns_private4);
+
+static struct policy_cidr range_cidr(const struct netns_range *r)
+{
+        struct policy_cidr c = {.family = AF_INET, .prefix = r->prefix};
+        memcpy(c.addr, r->addr, 4);
+        return c;
+}
+
+/* Two CIDRs of one family share an address: they agree on the shorter
+ * prefix. */
+static bool cidr_overlaps(const struct policy_cidr *a, const struct policy_cidr *b)
+{
+        if (a->family != b->family)
+                return false;
+        const struct policy_cidr *shorter = a->prefix < b->prefix ? a : b;
+        const struct policy_cidr *other = shorter == a ? b : a;
+        return policy_cidr_contains(shorter, other->family, other->addr);
+}
+
+/* inner lies wholly inside outer. */
+static bool cidr_within(const struct policy_cidr *inner, const struct policy_cidr *outer)
+{
+        return inner->family == outer->family && inner->prefix >= outer->prefix &&
+               policy_cidr_contains(outer, inner->family, inner->addr);
+}
+
+static bool overlaps_any(const struct policy_cidr *c, const struct netns_range *r, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                struct policy_cidr rc = range_cidr(&r[i]);
+                if (cidr_overlaps(c, &rc))
+                        return true;
+        }
+        return false;
+}
+
+static const char *cidr_text(const struct policy_cidr *c, char *buf, size_t len)
+{
+        char a[INET6_ADDRSTRLEN];
+        inet_ntop(c->family, c->addr, a, sizeof(a));
+        snprintf(buf, len, "%s/%u", a, c->prefix);
+        return buf;
+}
+
+/*
+ * Entries that could not do what they say are errors, not silent no-ops:
+ * allow_private opens private ranges only (never loopback, link-local,
+ * metadata or multicast, and IPv6 is off inside), and an allow_cidrs entry
+ * in a private range is reachable only where allow_private opens it too.
+ */
+static int check_ranges(const struct netns_plan *p, psrun_error *err)
+{
+        char t[64];
+        for (size_t i = 0; i < p->n_privates; i++) {
+                const struct policy_cidr *c = &p->privates[i];
+                bool inside = false;
+                if (c->family != AF_INET)
+                        return psrun_error_set(err, EINVAL,
+                                               "allow_private[%zu]: IPv6 is off inside the sandbox",
+                                               i);
+                if (overlaps_any(c, netns_never4, netns_n_never4))
+                        return psrun_error_set(err, EINVAL,
+                                               "allow_private[%zu]: %s is never reachable "
+                                               "(loopback, link-local and metadata, multicast)",
+                                               i, cidr_text(c, t, sizeof(t)));
+                for (size_t k = 0; k < netns_n_private4; k++) {
+                        struct policy_cidr rc = range_cidr(&netns_private4[k]);
+                        inside |= cidr_within(c, &rc);
+                }
+                if (!inside)
+                        return psrun_error_set(err, EINVAL,
+                                               "allow_private[%zu]: %s is not a private range "
+                                               "(10.0.0.0/8, 100.64.0.0/10, 172.16.0.0/12, "
+                                               "192.168.0.0/16): it would allow nothing",
+                                               i, cidr_text(c, t, sizeof(t)));
+        }
+        for (size_t i = 0; i < p->n_cidrs; i++) {
+                const struct policy_cidr *c = &p->cidrs[i];
+                if (overlaps_any(c, netns_never4, netns_n_never4))
+                        return psrun_error_set(err, EINVAL,
+                                               "allow_cidrs[%zu]: %s is never reachable "
+                                               "(loopback, link-local and metadata, multicast)",
+                                               i, cidr_text(c, t, sizeof(t)));
+                if (!overlaps_any(c, netns_private4, netns_n_private4))
+                        continue;
+                bool opened = false;
+                for (size_t k = 0; k < p->n_privates; k++)
+                        opened |= cidr_within(c, &p->privates[k]);
+                if (!opened)
+                        return psrun_error_set(err, EINVAL,
+                                               "allow_cidrs[%zu]: %s is in a private range: list "
+                                               "it in allow_private too",
+                                               i, cidr_text(c, t, sizeof(t)));
+        }
+        return 0;
+}
 
 static int copy_cidrs(char *const *v, size_t n, bool with_port, struct policy_cidr *out,
                       size_t *n_out, const char *key, psrun_error *err)
@@ -84,6 +193,8 @@ int netns_plan(const struct policy *pol, struct netns_plan *p, psrun_error *err)
         if (r >= 0)
                 r = copy_cidrs(pol->dns_upstream, pol->n_dns_upstream, false, p->upstream,
                                &p->n_upstream, "dns_upstream", err);
+        if (r >= 0)
+                r = check_ranges(p, err);
         if (r >= 0 && p->n_upstream == 0)
                 r = read_host_resolvers(p, err);
         if (r < 0)
@@ -112,6 +223,35 @@ int netns_plan(const struct policy *pol, struct netns_plan *p, psrun_error *err)
         return 0;
 }
 
+/*
+ * A group has one reader per namespace. The lease's slot is unique within
+ * its pool only: sandboxes of two network_pools would meet on a group, and
+ * the second could not bind it ("nflog: bind group ...: Operation not
+ * permitted"). So the group is claimed here, the slot's first, else the next
+ * free one, and held until the lease goes.
+ */
+#define NFLOG_TRIES 256
+
+static int claim_nflog_group(struct netns_plan *p, psrun_error *err)
+{
+        uint16_t first = p->nflog_group;
+        for (unsigned k = 0; k < NFLOG_TRIES; k++) {
+                uint16_t g = (uint16_t) (NETNS_NFLOG_BASE | ((first + k) & 0x7fff));
+                int r = nflog_open(g, &p->nflog, k + 1 < NFLOG_TRIES ? NULL : err);
+                if (r >= 0) {
+                        p->nflog_group = g;
+                        return 0;
+                }
+                /* Taken by another reader: the next one. */
+                if (r != -EPERM && r != -EBUSY)
+                        return k + 1 < NFLOG_TRIES
+                                       ? psrun_error_errno(err, r, "network: nflog: bind group %u",
+                                                           g)
+                                       : r;
+        }
+        return -EBUSY;
+}
+
 int netns_lease(struct netns_plan *p, psrun_error *err)
 {
         if (!p->veth)
@@ -119,8 +259,12 @@ int netns_lease(struct netns_plan *p, psrun_error *err)
         int r = addr_pool_pick(p, err);
         if (r >= 0)
                 r = addr_pool_lease(p, err);
-        if (r < 0)
+        if (r >= 0)
+                r = claim_nflog_group(p, err);
+        if (r < 0) {
+                netns_release(p);
                 return r;
+        }
         char gw[INET_ADDRSTRLEN];
         inet_ntop(AF_INET, &p->gateway, gw, sizeof(gw));
         /* The proxy on the gateway is the only resolver the sandbox can
@@ -135,6 +279,8 @@ int netns_lease(struct netns_plan *p, psrun_error *err)
 
 void netns_release(struct netns_plan *p)
 {
+        nflog_close(p->nflog);
+        p->nflog = NULL;
         if (p->lease_fd < 0)
                 return;
         (void) unlink(p->lease_path);
@@ -177,11 +323,15 @@ int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st,
                 st->table_made = r >= 0;
         }
         if (r >= 0)
+                fault_point("net:table");
+        if (r >= 0)
                 r = enable_forwarding(err);
         if (r >= 0) {
                 r = veth_create(p, child, err);
                 st->veth_made = r >= 0;
         }
+        if (r >= 0)
+                fault_point("net:veth");
         return r;
 }
 
@@ -224,9 +374,11 @@ int netns_gc(psrun_error *err)
         struct dirent *de;
         while ((de = readdir(d))) {
                 char id[9];
-                bool alive;
+                bool alive, here;
+                /* Another namespace's run: its table and veth are there,
+                 * out of our reach; a gc in that namespace takes it. */
                 if (de->d_name[0] == '.' ||
-                    addr_pool_lease_owner(dfd, de->d_name, id, &alive) < 0 || alive)
+                    addr_pool_lease_owner(dfd, de->d_name, id, &alive, &here) < 0 || alive || !here)
                         continue;
                 char name[32];
                 snprintf(name, sizeof(name), "psr%s", id);

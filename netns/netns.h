@@ -51,6 +51,10 @@ struct netns_plan {
         struct in_addr gateway, sandbox; /* the host end's and the sandbox's address */
         int lease_fd;                    /* -1: no lease held */
         uint16_t nflog_group;            /* refused connections are logged here */
+        /* Bound to nflog_group from the lease on, so no other sandbox of
+         * this namespace (from another pool) can have the group; the proxy
+         * reads it; netns_release() closes it. */
+        struct nflog *nflog;
         char lease_path[64];
 
         uint16_t ports[POLICY_MAX_PORTS];
@@ -69,6 +73,19 @@ struct netns_plan {
         char resolv_conf[128]; /* the sandbox's /etc/resolv.conf */
 };
 
+/* IPv4 ranges a sandbox never reaches (loopback, link-local and so cloud
+ * metadata, multicast, reserved), and those it reaches only through
+ * allow_private (RFC 1918, CGNAT); netns/nft.c writes its rules from them,
+ * netns_plan() checks allow_cidrs and allow_private against them. */
+struct netns_range {
+        uint8_t addr[4];
+        unsigned prefix;
+};
+extern const struct netns_range netns_never4[];
+extern const size_t netns_n_never4;
+extern const struct netns_range netns_private4[];
+extern const size_t netns_n_private4;
+
 /* What netns_setup() built, for teardown. */
 struct netns_state {
         bool veth_made;
@@ -80,7 +97,8 @@ struct netns_state {
  * resolv.conf when dns_upstream is not given. */
 int netns_plan(const struct policy *pol, struct netns_plan *plan, psrun_error *err);
 /* Take an address pair from the pool (checking the host's routes when no
- * pool is given) and fill resolv_conf. No-op without a veth. */
+ * pool is given), claim an NFLOG group and fill resolv_conf. No-op without
+ * a veth. */
 int netns_lease(struct netns_plan *plan, psrun_error *err);
 /* Gives the lease back (removes its file). Safe to call twice. */
 void netns_release(struct netns_plan *plan);
@@ -102,8 +120,9 @@ int netns_gc(psrun_error *err);
 /* netns/addr-pool.c */
 int addr_pool_pick(struct netns_plan *plan, psrun_error *err);
 int addr_pool_lease(struct netns_plan *plan, psrun_error *err);
-/* Reads a lease file: the run's id and whether its owner still lives. */
-int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive);
+/* Reads a lease file: the run's id, whether its owner still lives, and
+ * whether it ran in this network namespace. */
+int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive, bool *here);
 
 /* netns/nflog.c: refused connections as the kernel logs them */
 struct nflog;

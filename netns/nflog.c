@@ -107,8 +107,9 @@ int nflog_fd(struct nflog *nl)
         return nl->fd;
 }
 
-/* One NFULNL_MSG_PACKET: its payload is the IPv4 header and (at least) the
- * first 4 bytes of TCP/UDP, the ports. */
+/* One NFULNL_MSG_PACKET: its payload is the IP header and (at least) the
+ * first 4 bytes of TCP/UDP, the ports. IPv6 is off inside, but a v6
+ * packet the host's rules refuse is reported all the same. */
 static void packet(const struct nlmsghdr *nlh, nflog_fn fn, void *userdata)
 {
         size_t off = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
@@ -124,19 +125,29 @@ static void packet(const struct nlmsghdr *nlh, nflog_fn fn, void *userdata)
                 }
                 off += NLA_ALIGN(a->nla_len);
         }
-        if (!b || len < 20 || (b[0] >> 4) != 4)
+        size_t hlen;
+        uint8_t proto;
+        char addr[INET6_ADDRSTRLEN];
+        if (b && len >= 20 && (b[0] >> 4) == 4) {
+                hlen = (size_t) (b[0] & 0xf) * 4;
+                proto = b[9];
+                inet_ntop(AF_INET, b + 16, addr, sizeof(addr));
+        } else if (b && len >= 40 && (b[0] >> 4) == 6) {
+                /* The fixed header only: a packet with extension headers
+                 * is reported without its port. */
+                hlen = 40;
+                proto = b[6];
+                inet_ntop(AF_INET6, b + 24, addr, sizeof(addr));
+        } else {
                 return;
-        size_t ihl = (size_t) (b[0] & 0xf) * 4;
-        uint8_t proto = b[9];
+        }
         uint16_t port = 0;
-        if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) && len >= ihl + 4)
-                port = (uint16_t) (b[ihl + 2] << 8 | b[ihl + 3]);
-        char addr[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, b + 16, addr, sizeof(addr));
-        const char *name = proto == IPPROTO_TCP    ? "tcp"
-                           : proto == IPPROTO_UDP  ? "udp"
-                           : proto == IPPROTO_ICMP ? "icmp"
-                                                   : "ip";
+        if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) && len >= hlen + 4)
+                port = (uint16_t) (b[hlen + 2] << 8 | b[hlen + 3]);
+        const char *name = proto == IPPROTO_TCP                               ? "tcp"
+                           : proto == IPPROTO_UDP                             ? "udp"
+                           : proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6 ? "icmp"
+                                                                              : "ip";
         fn(userdata, addr, port, name);
 }
 

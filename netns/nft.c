@@ -9,9 +9,9 @@
  *   input    from the veth: only DNS (UDP/TCP 53) to the gateway; the host
  *            itself is otherwise unreachable in every mode.
  *   forward  from the veth: source must be the sandbox's address; IPv6,
- *            loopback, link-local (so metadata), multicast and reserved
- *            ranges always refused; private ranges and the pool unless
- *            allow_private; then `full` accepts, `restricted` accepts only
+ *            loopback, link-local (so metadata), multicast, reserved ranges
+ *            and the pool (the other sandboxes) always refused; private
+ *            ranges unless allow_private; then `full` accepts, `restricted` accepts only
  *            TCP to (addr . port) pins and allow_cidrs. Refusals are logged
  *            to NFLOG and rejected (TCP reset, ICMP admin-prohibited), not
  *            dropped, so clients fail fast.
@@ -37,12 +37,6 @@
 
 #include "common/cleanup.h"
 #include "netns/netns.h"
-
-/* Never reachable, whatever allow_private says. */
-static const char *const never4 =
-        "0.0.0.0/8, 127.0.0.0/8, 169.254.0.0/16, 224.0.0.0/4, 240.0.0.0/4";
-/* Reachable only through allow_private. */
-static const char *const private4 = "10.0.0.0/8, 100.64.0.0/10, 172.16.0.0/12, 192.168.0.0/16";
 
 struct buf {
         char *data;
@@ -170,6 +164,16 @@ static int run(struct nft_ctx *ctx, const char *cmd, const char *what, psrun_err
         return err ? psrun_error_set(err, e, "network: nft: %s: %s", what, reason) : -e;
 }
 
+/* "a/n, b/m" of a range table. */
+static void add_ranges(struct buf *b, const struct netns_range *r, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                char a[INET_ADDRSTRLEN];
+                inet_ntop(AF_INET, r[i].addr, a, sizeof(a));
+                add(b, "%s%s/%u", i ? ", " : "", a, r[i].prefix);
+        }
+}
+
 static void add_cidr_rules(struct buf *b, const struct netns_plan *p)
 {
         for (size_t i = 0; i < p->n_cidrs; i++) {
@@ -234,9 +238,17 @@ int nft_add_sandbox_table(struct nft_ctx *ctx, const struct netns_plan *p, psrun
         add(&b, "    ip saddr != %s drop\n", sb);
         add(&b, "    meta nfproto ipv6 goto refuse\n");
         add(&b, "    ct state established,related accept\n");
-        add(&b, "    ip daddr { %s } goto refuse\n", never4);
-        add(&b, "    ip daddr { %s, %s/%u } ip daddr != @allowpriv4 goto refuse\n", private4, pool,
-            p->pool.prefix);
+        /* Never reachable, whatever allow_private says. */
+        add(&b, "    ip daddr { ");
+        add_ranges(&b, netns_never4, netns_n_never4);
+        add(&b, " } goto refuse\n");
+        /* The pool is the other sandboxes: never, whatever allow_private
+         * covers (their own tables drop what comes in, but silently; this
+         * refuses at once, and does not depend on them). */
+        add(&b, "    ip daddr %s/%u goto refuse\n", pool, p->pool.prefix);
+        add(&b, "    ip daddr { ");
+        add_ranges(&b, netns_private4, netns_n_private4);
+        add(&b, " } ip daddr != @allowpriv4 goto refuse\n");
         if (p->mode == POLICY_NETWORK_FULL) {
                 add(&b, "    accept\n");
         } else {

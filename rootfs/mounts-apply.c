@@ -233,3 +233,33 @@ int mount_step_apply_early(const struct mount_step *s)
         close(fs);
         return r < 0 ? r : tree;
 }
+
+int rootfs_sources_clone_nodes(const struct rootfs_plan *plan, int nodes_fd, int *fds,
+                               const char *dir, size_t *failed)
+{
+        if (nodes_fd < 0)
+                return 0;
+        /* Attached, the tmpfs is in our mount namespace (a private copy of
+         * the host's: nothing reaches the host), where open_tree may clone
+         * from it; the fd then names the attached mount. */
+        if (move_mount(nodes_fd, "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH) < 0) {
+                *failed = 0;
+                return -errno;
+        }
+        int r = 0;
+        for (size_t i = 0; r == 0 && i < plan->n_steps; i++) {
+                const struct mount_step *s = &plan->steps[i];
+                if (s->op != MOUNT_OP_BIND || !s->node)
+                        continue;
+                fds[i] = open_tree(nodes_fd, s->source, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+                if (fds[i] < 0) {
+                        r = -errno;
+                        *failed = i;
+                }
+        }
+        if (umount2(dir, MNT_DETACH) < 0 && r == 0) {
+                r = -errno;
+                *failed = 0;
+        }
+        return r;
+}

@@ -142,7 +142,10 @@ void mount_step_describe(const struct mount_step *s, char *buf, size_t len)
                 snprintf(buf, len, "symlink %s -> %s", s->target, src);
                 break;
         case MOUNT_OP_BIND:
-                snprintf(buf, len, "bind %s on %s", src, s->target);
+                if (s->node)
+                        snprintf(buf, len, "make device %s", s->target);
+                else
+                        snprintf(buf, len, "bind %s on %s", src, s->target);
                 break;
         case MOUNT_OP_MOUNT:
                 if (s->fstype)

@@ -43,8 +43,13 @@ struct mount_step {
         unsigned long flags; /* mount(2) flags for MOUNT_OP_MOUNT */
         uint64_t attr_set;   /* MOUNT_ATTR_* added after BIND/MOUNT, or by SETATTR */
         bool recursive;      /* attr_set applies to submounts too */
-        bool from_host;      /* BIND: source is a host path, opened before the
-                              * child leaves the host's root and ids */
+        bool from_host;      /* BIND: source is a host path, opened by the parent
+                              * before clone3 (rootfs_sources_open), with the ids
+                              * of the user who runs psrun */
+        bool node;           /* BIND (from_host): no host path but a device node
+                              * the parent makes (mode, dev, uid, gid: host ids)
+                              * in a tmpfs of its own, source its name there: a
+                              * user namespace cannot mknod (OCI linux.devices) */
         bool single;         /* BIND: the source mount alone, not its submounts */
         bool existing;       /* WRITE: the file must exist (sysctls): no create, no truncate */
         bool early;          /* MOUNT (OCI, user namespace): made (detached) before the
@@ -79,6 +84,41 @@ int rootfs_plan_mkdir_p(struct rootfs_plan *plan, const char *path, mode_t mode)
 void rootfs_plan_free(struct rootfs_plan *plan);
 /* Replace step index's source with a copy of source. 0 or -ENOMEM. */
 int rootfs_plan_set_source(struct rootfs_plan *plan, size_t index, const char *source);
+
+/*
+ * What the parent opens before clone3 (rootfs/sources.c), as the user who
+ * runs psrun, in psrun's own namespaces: a child in a new user namespace
+ * could reach only what its mapped ids may, and could make no device node.
+ * The child inherits the fds.
+ *   fds[i]    a from_host BIND step's source, cloned (open_tree) and made
+ *             private (so nothing mounted below it in the sandbox reaches
+ *             the host's peer group); the host's /dev/null for a MASK step;
+ *             -1 otherwise (and for an optional source that is missing)
+ *   nodes_fd  a detached tmpfs holding the `node` steps' device nodes, or -1
+ */
+struct rootfs_sources {
+        int *fds;
+        size_t n;
+        int nodes_fd;
+};
+
+#define ROOTFS_SOURCES_INIT                                                                        \
+        {                                                                                          \
+                .fds = NULL, .n = 0, .nodes_fd = -1                                                \
+        }
+
+/* Returns 0 or -errno with err naming the step ("rootfs: bind /src on /mnt:
+ * Permission denied"); on failure nothing is left open. */
+int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s, psrun_error *err);
+void rootfs_sources_close(struct rootfs_sources *s);
+
+/* In the child, while its mount namespace is still a private copy of the
+ * host's (async-signal-safe): a detached copy of each `node` step's node,
+ * into fds[i]. A detached mount can be cloned only from the caller's own
+ * namespace, so the tmpfs is attached at dir meanwhile and detached again.
+ * On failure *failed is the step's index. */
+int rootfs_sources_clone_nodes(const struct rootfs_plan *plan, int nodes_fd, int *fds,
+                               const char *dir, size_t *failed);
 
 /* "mount proc on /proc", "bind /usr on /usr" — for error messages. */
 void mount_step_describe(const struct mount_step *step, char *buf, size_t len);

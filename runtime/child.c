@@ -81,8 +81,9 @@ const char *child_step_name(enum child_step step)
 struct child_ctx {
         const struct plan *plan;
         int sync_fd;
-        uint32_t index;    /* set by a failing step that has parts */
-        int *host_fds;     /* per mount step: O_PATH fd of a host bind source, or -1 */
+        uint32_t index; /* set by a failing step that has parts */
+        int *host_fds;  /* per mount step: detached copy of a host bind source, or -1 */
+        const struct rootfs_sources *sources; /* the parent's (launch_clone), or NULL */
         int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root, then its copy */
         int console_slave; /* -1: no terminal */
         char *exec_path;   /* PATH_MAX bytes: argv[0] as found by step_lookup */
@@ -273,31 +274,23 @@ static int step_loopback(struct child_ctx *c)
 
 static int step_open_sources(struct child_ctx *c)
 {
-        /* Host paths are looked up and cloned now (detached copies), still
-         * with psrun's own ids and the host's root, so that what the user who
-         * runs psrun can reach is what gets bound; the copies outlive the
-         * host's root leaving this mount namespace. */
+        /* The host's bind sources and the config's device nodes were opened
+         * by the parent, with psrun's own ids (rootfs/sources.c): ours are
+         * the user namespace's by now. What is left is cloning the nodes,
+         * from the tmpfs they were made in, while this mount namespace is
+         * still a copy of the host's. */
         const struct rootfs_plan *rp = &c->plan->rootfs;
-        for (size_t i = 0; i < rp->n_steps; i++) {
-                const struct mount_step *s = &rp->steps[i];
-                c->host_fds[i] = -1;
-                /* A masked file gets a clone of the host's /dev/null, never
-                 * the container's, which the image may have made a link. */
-                bool mask = s->op == MOUNT_OP_MASK;
-                if (!mask && (s->op != MOUNT_OP_BIND || !s->from_host))
-                        continue;
-                int tree = open_tree(AT_FDCWD, mask ? "/dev/null" : s->source,
-                                     OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-                                             (s->single || mask ? 0 : AT_RECURSIVE));
-                if (tree < 0) {
-                        if (errno == ENOENT && s->optional)
-                                continue;
-                        c->index = (uint32_t) i;
-                        return -errno;
-                }
-                c->host_fds[i] = tree;
-        }
-        return 0;
+        const struct rootfs_sources *src = c->sources;
+        for (size_t i = 0; i < rp->n_steps; i++)
+                c->host_fds[i] = src && i < src->n ? src->fds[i] : -1;
+        if (!src)
+                return 0;
+        size_t failed = 0;
+        int r = rootfs_sources_clone_nodes(rp, src->nodes_fd, c->host_fds, c->plan->base_dir,
+                                           &failed);
+        if (r < 0)
+                c->index = (uint32_t) failed;
+        return r;
 }
 
 static int step_open_rootfs(struct child_ctx *c)
@@ -824,6 +817,27 @@ static int step_close_fds(struct child_ctx *c)
         return 0;
 }
 
+/*
+ * --preserve-fds N passes fds 3..N+2 as they are, as crun does: those the
+ * caller passed are open and not close-on-exec (that is how they came
+ * through its execve into psrun), a hole in the range stays a hole, and
+ * psrun's own fds that landed in it (the state root, the container's lock)
+ * are close-on-exec, as all of psrun's fds are from birth, so they never
+ * reach the command. Before init waits for `start` they are closed, not
+ * only left to execve: it must not hold the lock meanwhile. keep: an fd of
+ * the child's own still needed (the exec FIFO).
+ */
+static void close_own_preserved(unsigned first, int keep)
+{
+        for (unsigned fd = 3; fd < first; fd++) {
+                if ((int) fd == keep)
+                        continue;
+                int flags = fcntl((int) fd, F_GETFD);
+                if (flags >= 0 && (flags & FD_CLOEXEC))
+                        close((int) fd);
+        }
+}
+
 static int step_wait_start(struct child_ctx *c)
 {
         /* OCI create ends here: tell `psrun create` we are ready, let go of
@@ -839,11 +853,17 @@ static int step_wait_start(struct child_ctx *c)
          * lock is an inherited open file, and a flock lives as long as any
          * fd of it; so does everything else we must not hold while we wait. */
         unsigned first = 3 + c->plan->preserve_fds;
+        close_own_preserved(first, fd);
         int r = 0;
-        if ((unsigned) fd > first && syscall(SYS_close_range, first, (unsigned) fd - 1, 0) < 0)
+        if ((unsigned) fd >= first) {
+                if ((unsigned) fd > first &&
+                    syscall(SYS_close_range, first, (unsigned) fd - 1, 0) < 0)
+                        r = -errno;
+                if (r == 0 && syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0) < 0)
+                        r = -errno;
+        } else if (syscall(SYS_close_range, first, ~0U, 0) < 0) {
                 r = -errno;
-        if (r == 0 && syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0) < 0)
-                r = -errno;
+        }
         /* A config's early seccomp filter may refuse close_range: the lock
          * must go all the same, or `psrun start` waits for it forever. */
         if (r == -ENOSYS || r == -EPERM)
@@ -1115,7 +1135,8 @@ static void wait_parent(struct child_ctx *c, char expect)
                 _exit(CHILD_EXIT_SETUP);
 }
 
-_Noreturn void child_main(const struct plan *plan, int sync_fd)
+_Noreturn void child_main(const struct plan *plan, int sync_fd,
+                          const struct rootfs_sources *sources)
 {
         /* On the stack, bounded: the child must not allocate.
          * rootfs_plan_add() refuses steps past ROOTFS_MAX_STEPS. */
@@ -1125,6 +1146,7 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd)
                 .plan = plan,
                 .sync_fd = sync_fd,
                 .host_fds = host_fds,
+                .sources = sources,
                 .rootfs_fd = -1,
                 .console_slave = -1,
                 .exec_path = exec_path,

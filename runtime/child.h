@@ -82,5 +82,7 @@ const char *child_step_name(enum child_step step);
 
 /* Never returns. sync_fd: SOCK_SEQPACKET; the parent writes
  * CHILD_SYNC_MAPPED once the id maps are written, then CHILD_SYNC_CONFINED
- * once the child is in its cgroups. */
-_Noreturn void child_main(const struct plan *plan, int sync_fd);
+ * once the child is in its cgroups. sources: what the parent opened for the
+ * plan's mount steps (rootfs_sources_open), or NULL when it has none. */
+_Noreturn void child_main(const struct plan *plan, int sync_fd,
+                          const struct rootfs_sources *sources);

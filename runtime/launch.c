@@ -41,6 +41,12 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
                 late.unshare_cgroupns = true;
                 plan = &late;
         }
+        /* Bind sources and device nodes, opened here with the caller's ids
+         * and in its namespaces; the child inherits them. */
+        _cleanup_(rootfs_sources_close) struct rootfs_sources sources = ROOTFS_SOURCES_INIT;
+        int r = rootfs_sources_open(&plan->rootfs, &sources, err);
+        if (r < 0)
+                return r;
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
                 return psrun_error_errno(err, errno, "socketpair");
@@ -65,11 +71,11 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
         pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
         if (pid == 0) {
                 close(sv[0]);
-                child_main(plan, sv[1]);
+                child_main(plan, sv[1], sources.n ? &sources : NULL);
         }
         close(sv[1]);
         if (pid < 0) {
-                int r = -errno;
+                r = -errno;
                 close(sv[0]);
                 return psrun_error_errno(err, r, "clone3");
         }

@@ -50,6 +50,11 @@ struct hook_exec {
         int path_fd;  /* -1: execve(path) */
         int ns_pidfd; /* -1: stay in ours */
         unsigned ns_flags;
+        /* createContainer: the runtime's root and working directory, taken
+         * again after the setns (runtime-spec: the hook runs before the
+         * pivot, so it sees the runtime's files; psrun's init has pivoted
+         * already). -1: the container's root. */
+        int root_fd, cwd_fd;
 };
 
 struct hook_run {
@@ -135,6 +140,21 @@ static int pipe_above_stdio(int p[2])
         return 0;
 }
 
+/* open(), the fd moved to 5 or above: the hook's child puts the status
+ * pipe on 3 and the program on 4 while it still needs these. */
+static int open_above(const char *path, int flags)
+{
+        int fd = open(path, flags | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fd >= 5)
+                return fd;
+        int moved = fcntl(fd, F_DUPFD_CLOEXEC, 5);
+        int e = errno;
+        close(fd);
+        return moved < 0 ? -e : moved;
+}
+
 static int set_nonblocking(int fd)
 {
         int flags = fcntl(fd, F_GETFL);
@@ -191,8 +211,15 @@ static __attribute__((noreturn)) void hook_child(const struct hook_exec *x)
         if (x->ns_pidfd >= 0) {
                 /* The program was opened in the runtime's namespaces (where
                  * the spec resolves its path); the fd stays open across
-                 * execveat, as a script's interpreter needs it. */
-                if (setns(x->ns_pidfd, (int) x->ns_flags) < 0 || dup2(x->path_fd, 4) < 0)
+                 * execveat, as a script's interpreter needs it. The root is
+                 * the runtime's again, as before a pivot, so a dynamically
+                 * linked host program finds its loader and libraries. */
+                if (setns(x->ns_pidfd, (int) x->ns_flags) < 0)
+                        goto fail;
+                if (x->root_fd >= 0 &&
+                    (fchdir(x->root_fd) < 0 || chroot(".") < 0 || fchdir(x->cwd_fd) < 0))
+                        goto fail;
+                if (dup2(x->path_fd, 4) < 0)
                         goto fail;
                 close_fds_from(5);
                 syscall(SYS_execveat, 4, "", x->argv, x->envp, AT_EMPTY_PATH);
@@ -367,10 +394,15 @@ static int run_blocked(const char *what, const struct oci_hook *hook, bool path_
                        const char *state_json, size_t len, int ns_pidfd, unsigned ns_flags,
                        psrun_error *err)
 {
-        _cleanup_close_ int path_fd = -1;
-        if (ns_pidfd >= 0 && !path_in_container &&
-            (path_fd = open(hook->path, O_PATH | O_CLOEXEC)) < 0)
-                return psrun_error_errno(err, errno, "%s: exec", what);
+        _cleanup_close_ int path_fd = -1, root_fd = -1, cwd_fd = -1;
+        if (ns_pidfd >= 0 && !path_in_container) {
+                if ((path_fd = open_above(hook->path, O_PATH)) < 0)
+                        return psrun_error_errno(err, path_fd, "%s: exec", what);
+                if ((root_fd = open_above("/", O_PATH | O_DIRECTORY)) < 0 ||
+                    (cwd_fd = open_above(".", O_PATH | O_DIRECTORY)) < 0)
+                        return psrun_error_errno(err, root_fd < 0 ? root_fd : cwd_fd,
+                                                 "%s: the runtime's root", what);
+        }
         _cleanup_(hook_run_done) struct hook_run r = HOOK_RUN_INIT;
         char *default_argv[] = {hook->path, NULL};
         char *empty_env[] = {NULL};
@@ -414,6 +446,8 @@ static int run_blocked(const char *what, const struct oci_hook *hook, bool path_
                 .path_fd = path_fd,
                 .ns_pidfd = ns_pidfd,
                 .ns_flags = ns_flags,
+                .root_fd = root_fd,
+                .cwd_fd = cwd_fd,
         };
         e = start_hook(&r, &x);
         if (e < 0)

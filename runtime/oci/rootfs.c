@@ -24,6 +24,7 @@
 #include "rootfs/mounts.h"
 #include "rootfs/rootfs.h"
 #include "runtime/oci/plan.h"
+#include "runtime/run.h"
 
 #define MS_ATTR_FLAGS                                                                              \
         (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME | \
@@ -406,24 +407,68 @@ static int add_default_devices(struct rootfs_plan *plan, const struct oci_config
         return plan_error(rootfs_add_default_devices(plan, &o), err);
 }
 
+/* The host id a container id maps to: through the config's mappings, or
+ * psrun's own range when it gives none (runtime/oci/plan.c). */
+static int host_id(const struct oci_id_mapping *m, size_t n, uint32_t id, uint32_t *ret)
+{
+        if (n == 0) {
+                if (id >= PSRUN_ID_COUNT)
+                        return -ERANGE;
+                *ret = PSRUN_ID_BASE + id;
+                return 0;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (id >= m[i].container_id && id - m[i].container_id < m[i].size) {
+                        *ret = m[i].host_id + (id - m[i].container_id);
+                        return 0;
+                }
+        return -ERANGE;
+}
+
 static int add_devices(struct rootfs_plan *plan, const struct oci_config *c, bool new_userns,
                        psrun_error *err)
 {
-        for (size_t i = 0; c->linux_ && i < c->linux_->n_devices; i++) {
-                const struct oci_device *d = &c->linux_->devices[i];
+        const struct oci_linux *l = c->linux_;
+        for (size_t i = 0; l && i < l->n_devices; i++) {
+                const struct oci_device *d = &l->devices[i];
                 int r = mkdir_parents(plan, d->path, err);
                 if (r < 0)
                         return r;
+                mode_t mode = (mode_t) d->type |
+                              (d->file_mode.set ? (mode_t) d->file_mode.value & 07777 : 0666);
+                uid_t uid = d->uid.set ? (uid_t) d->uid.value : 0;
+                gid_t gid = d->gid.set ? (gid_t) d->gid.value : 0;
+                dev_t dev = makedev((unsigned) d->major, (unsigned) d->minor);
                 if (new_userns) {
-                        /* No mknod in a user namespace: the host's node of
-                         * the same path, as runc does. */
+                        /* No mknod in a user namespace: the parent makes the
+                         * node (the config's, not whatever the host has at
+                         * that path), owned by the host ids of uid and gid,
+                         * and the child binds it, as crun does. */
+                        uint32_t hu, hg;
+                        if (host_id(l->uid_mappings, l->n_uid_mappings, uid, &hu) < 0)
+                                return psrun_error_set(err, ERANGE,
+                                                       "linux.devices[%zu].uid: %u is not mapped "
+                                                       "in the user namespace",
+                                                       i, (unsigned) uid);
+                        if (host_id(l->gid_mappings, l->n_gid_mappings, gid, &hg) < 0)
+                                return psrun_error_set(err, ERANGE,
+                                                       "linux.devices[%zu].gid: %u is not mapped "
+                                                       "in the user namespace",
+                                                       i, (unsigned) gid);
+                        char name[24];
+                        snprintf(name, sizeof(name), "%zu", i);
                         struct mount_step f = {
                                 .op = MOUNT_OP_MKFILE, .target = d->path, .mode = 0600};
                         struct mount_step b = {.op = MOUNT_OP_BIND,
-                                               .source = d->path,
+                                               .source = name,
                                                .target = d->path,
                                                .from_host = true,
-                                               .single = true};
+                                               .node = true,
+                                               .single = true,
+                                               .mode = mode,
+                                               .dev = dev,
+                                               .uid = (uid_t) hu,
+                                               .gid = (gid_t) hg};
                         r = add(plan, &f, err);
                         if (r >= 0)
                                 r = add(plan, &b, err);
@@ -431,13 +476,11 @@ static int add_devices(struct rootfs_plan *plan, const struct oci_config *c, boo
                         struct mount_step n = {
                                 .op = MOUNT_OP_MKNOD,
                                 .target = d->path,
-                                .mode = (mode_t) d->type |
-                                        (d->file_mode.set ? (mode_t) d->file_mode.value & 07777
-                                                          : 0666),
-                                .dev = makedev((unsigned) d->major, (unsigned) d->minor),
+                                .mode = mode,
+                                .dev = dev,
                                 .chown = true,
-                                .uid = d->uid.set ? (uid_t) d->uid.value : 0,
-                                .gid = d->gid.set ? (gid_t) d->gid.value : 0,
+                                .uid = uid,
+                                .gid = gid,
                         };
                         r = add(plan, &n, err);
                 }

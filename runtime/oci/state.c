@@ -663,8 +663,9 @@ static int remove_temp_dir(int root_fd, const char *name)
         return unlinkat(root_fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
 
-/* A live create renames its temporary directory within milliseconds of
- * making it; one this old, whose lock nobody holds, is a dead create's. */
+/* A live create locks its temporary directory within microseconds of
+ * making it, and renames it within milliseconds; one without a lock file
+ * this old is a dead create's. */
 #define TEMP_DIR_GRACE_S 10
 
 /* The directory's lock, taken without waiting: -1 when someone holds it.
@@ -722,7 +723,11 @@ int oci_root_sweep(struct oci_root *root, psrun_error *err)
                 struct stat st;
                 if (dfd < 0 || fstat(dfd, &st) < 0)
                         continue;
-                if (temp && now - st.st_mtime < TEMP_DIR_GRACE_S && st.st_mtime <= now)
+                /* A lock file is seen only once it is held (create_held_lock):
+                 * a free one is a dead create's, taken at once. Without one,
+                 * the create may be alive between its mkdir and its lock. */
+                if (temp && !has_lock_file(root->fd, de->d_name) &&
+                    now - st.st_mtime < TEMP_DIR_GRACE_S && st.st_mtime <= now)
                         continue;
                 /* Held while the directory goes, so no one takes it meanwhile. */
                 _cleanup_close_ int lock = try_lock_dir(dfd);
@@ -737,6 +742,29 @@ int oci_root_sweep(struct oci_root *root, psrun_error *err)
         return removed;
 }
 
+/* The lock file, made locked: created under another name, flocked, then
+ * renamed into place (the lock goes with the open file). So a lock file
+ * that can be seen is held, or its holder is dead, and a sweep may take a
+ * temporary directory with a free lock at once (oci_root_sweep). Returns
+ * the fd or -errno. */
+#define LOCK_FILE_NEW LOCK_FILE "~"
+
+static int create_held_lock(int dir_fd)
+{
+        int fd = openat(dir_fd, LOCK_FILE_NEW, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        0600);
+        if (fd < 0)
+                return -errno;
+        /* Nobody knows the directory yet: this cannot wait. */
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0 ||
+            renameat(dir_fd, LOCK_FILE_NEW, dir_fd, LOCK_FILE) < 0) {
+                int r = -errno;
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
 /* Fills the temporary directory, then renames it to id. */
 static int build_and_publish(struct oci_container *c, const char *tmp,
                              const struct oci_state *initial, psrun_error *err)
@@ -747,13 +775,10 @@ static int build_and_publish(struct oci_container *c, const char *tmp,
         c->dir_fd = openat(root_fd, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (c->dir_fd < 0)
                 return psrun_error_errno(err, errno, "container \"%s\": open its directory", c->id);
-        c->lock_fd = openat(c->dir_fd, LOCK_FILE,
-                            O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        c->lock_fd = create_held_lock(c->dir_fd);
         if (c->lock_fd < 0)
-                return psrun_error_errno(err, errno, "container \"%s\": create its lock", c->id);
-        /* Nobody knows the directory yet: this cannot wait. */
-        if (flock(c->lock_fd, LOCK_EX | LOCK_NB) < 0)
-                return psrun_error_errno(err, errno, "container \"%s\": lock", c->id);
+                return psrun_error_errno(err, c->lock_fd, "container \"%s\": create its lock",
+                                         c->id);
         c->lock_op = LOCK_EX;
         r = state_write_at(c->dir_fd, c->id, initial, err);
         if (r < 0)

@@ -185,7 +185,8 @@ const char *oci_root_path(const struct oci_root *root); /* absolute */
 int oci_container_list(struct oci_root *root, char ***ret_ids, psrun_error *err);
 
 /* Removes what killed commands left in the root: temporary ".new~..."
- * directories of creates (older than a few seconds, lock free) and
+ * directories of creates (lock free, or without a lock and older than a
+ * few seconds) and
  * container directories a delete emptied of state.json but not of its
  * lock. Never a directory whose lock someone holds. Returns how many went. */
 int oci_root_sweep(struct oci_root *root, psrun_error *err);

@@ -13,6 +13,12 @@ private):
   ttl2.zone.test    A 198.18.0.11, TTL 2 s
   cname.zone.test   CNAME other.test (an allowed name to a disallowed one)
   big.zone.test     100 A records 198.18.1.x: too big for UDP, forces TCP
+  extra.zone.test   A 198.18.0.10, and records the proxy must not take: an
+                    A 198.18.0.20 of other.test in the answer section, and
+                    A 198.18.0.11 (its own) and 198.18.0.20 (ns.other.test)
+                    in the additional section
+  alias.other.test  CNAME allowed.test (a disallowed name to an allowed one)
+  private.test      A 10.77.0.1 (the private service)
 anything else: NXDOMAIN.
 """
 import socket
@@ -45,8 +51,26 @@ def encode_name(name):
     return out + b"\0"
 
 
+def rr_named(owner, ip, ttl=60):
+    return encode_name(owner) + struct.pack(">HHIH", 1, 1, ttl, 4) + socket.inet_aton(ip)
+
+
+def additional_records(name, qtype):
+    if name == "extra.zone.test" and qtype == 1:
+        return [rr_a("198.18.0.11"), rr_named("ns.other.test", "198.18.0.20")]
+    return []
+
+
 def answer_records(name, qtype):
     """(rcode, [records])"""
+    if name == "extra.zone.test":
+        return 0, [rr_a("198.18.0.10"), rr_named("other.test", "198.18.0.20")] if qtype == 1 else []
+    if name == "alias.other.test":
+        target = encode_name("allowed.test")
+        return 0, [b"\xc0\x0c" + struct.pack(">HHIH", 5, 1, 60, len(target)) + target,
+                   rr_named("allowed.test", "198.18.0.10")] if qtype == 1 else []
+    if name == "private.test":
+        return 0, [rr_a("10.77.0.1")] if qtype == 1 else []
     if name == "cname.zone.test":
         target = encode_name("other.test")
         recs = [b"\xc0\x0c" + struct.pack(">HHIH", 5, 1, 60, len(target)) + target]
@@ -90,8 +114,9 @@ def respond(query, proto, limit):
     name = ".".join(labels)
     log(name, qtype, proto)
     rcode, recs = answer_records(name, qtype)
-    body = question + b"".join(recs)
-    header = struct.pack(">HHHHHH", qid, 0x8180 | rcode, 1, len(recs), 0, 0)
+    extra = additional_records(name, qtype)
+    body = question + b"".join(recs) + b"".join(extra)
+    header = struct.pack(">HHHHHH", qid, 0x8180 | rcode, 1, len(recs), 0, len(extra))
     msg = header + body
     if limit and len(msg) > limit:
         # truncated: header and question only, TC set

@@ -82,6 +82,98 @@ def dns(server, name, proto, qtype=1):
         return classify(e)
 
 
+def dnsraw(server, proto, hexmsg):
+    """A hand-made message (garbage, loops, oversize names): the proxy must
+    drop it or answer an error, and stay up."""
+    msg = bytes.fromhex(hexmsg)
+    try:
+        if proto == "udp":
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.settimeout(1)
+            s.connect((server, 53))
+            s.send(msg)
+            r = s.recv(4096)
+        else:
+            s = socket.create_connection((server, 53), timeout=1)
+            s.sendall(struct.pack(">H", len(msg)) + msg)
+            h = s.recv(2)
+            if len(h) < 2:
+                return "closed"
+            r = s.recv(struct.unpack(">H", h)[0])
+        return "rcode%d-an%d" % (r[3] & 0xf, struct.unpack(">H", r[6:8])[0])
+    except Exception as e:
+        return classify(e)
+
+
+def dnsttl(server, name):
+    """The TTL of the first answer record of an A query."""
+    q = query(name, 1)
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(1.5)
+        s.connect((server, 53))
+        s.send(q)
+        r = s.recv(4096)
+        if struct.unpack(">H", r[6:8])[0] == 0:
+            return "none"
+        off = len(q)  # the question is echoed as sent
+        return str(struct.unpack(">I", r[off + 6:off + 10])[0])
+    except Exception as e:
+        return classify(e)
+
+
+def resolveall(name):
+    """Every address of an A lookup, sorted, comma-separated."""
+    try:
+        return ",".join(sorted(set(ai[4][0] for ai in socket.getaddrinfo(
+            name, 80, socket.AF_INET, socket.SOCK_STREAM))))
+    except Exception as e:
+        return classify(e)
+
+
+def resolvemany(prefix, n):
+    """Looks up n names prefix0.., returns how many gave NXDOMAIN."""
+    got = 0
+    for i in range(int(n)):
+        if resolve("%s%d.test" % (prefix, i)) == "nxdomain":
+            got += 1
+    return str(got)
+
+
+def udpbig(addr, port, size):
+    """A datagram of size bytes (fragmented past the MTU)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(1)
+    s.setsockopt(socket.IPPROTO_IP, 10, 0)  # IP_MTU_DISCOVER: IP_PMTUDISC_DONT
+    try:
+        s.connect((addr, int(port)))
+        s.send(b"x" * int(size))
+        return "ok" if len(s.recv(65536)) == int(size) else "garbage"
+    except Exception as e:
+        return classify(e)
+
+
+def icmp(addr):
+    """An echo request through a ping socket (SOCK_DGRAM, IPPROTO_ICMP)."""
+    try:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)
+    except Exception as e:
+        return "socket-" + classify(e)
+    s.settimeout(1.5)
+    s.setsockopt(socket.IPPROTO_IP, 11, 1)  # IP_RECVERR: ICMP errors as errno
+    t = time.monotonic()
+    try:
+        s.connect((addr, 0))
+        s.send(struct.pack(">BBHHH", 8, 0, 0, 0, 1) + b"psrun")
+        r = s.recv(100)
+        return "ok" if r[0] == 0 else "type%d" % r[0]
+    except Exception as e:
+        r = classify(e)
+        if r == "refused" and time.monotonic() - t > 1:
+            r = "refused-slow"
+        return r
+
+
 def resolve(name):
     try:
         return socket.gethostbyname(name)
@@ -114,7 +206,9 @@ def run(cmd, args):
     if cmd == "sleep":
         time.sleep(float(args[0]))
         return "ok"
-    return {"tcp": tcp, "udp": udp, "dns": dns, "resolve": resolve, "sock": sock}[cmd](*args)
+    return {"tcp": tcp, "udp": udp, "dns": dns, "resolve": resolve, "sock": sock,
+            "dnsraw": dnsraw, "dnsttl": dnsttl, "resolveall": resolveall,
+            "resolvemany": resolvemany, "udpbig": udpbig, "icmp": icmp}[cmd](*args)
 
 
 # Commands separated by "--": tcp 1.2.3.4 80 -- resolve a.test -- ...
@@ -129,5 +223,11 @@ cmds.append(cur)
 for c in cmds:
     if not c:
         continue
-    args = [gateway() if a == "GW" else a for a in c[1:]]
+    # GW: the sandbox's gateway (.1 of its /30); NET and BCAST: the /30's
+    # first and last address (neither is the sandbox's own).
+    gw = gateway()
+    n = struct.unpack(">I", socket.inet_aton(gw))[0] if gw != "none" else 1
+    names = {"GW": gw, "NET": socket.inet_ntoa(struct.pack(">I", n - 1)),
+             "BCAST": socket.inet_ntoa(struct.pack(">I", n + 2))}
+    args = [names.get(a, a) for a in c[1:]]
     print(" ".join([c[0]] + c[1:]), "->", run(c[0], args), flush=True)

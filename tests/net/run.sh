@@ -8,9 +8,11 @@
 #        192.0.2.2, a listener on :8081 (the host's own services) and routes
 #        to INET.
 #   INET the internet: 192.0.2.1; on lo 198.18.0.10 and .11 (host A, 80 443
-#        853, UDP echo on 443), 198.18.0.20 (host B, 80 443), 198.18.0.53
-#        (the fake upstream DNS, tests/net/fake_dns.py), 169.254.169.254
-#        (metadata, 80) and 10.77.0.1 (a private service, 80).
+#        853 8443, UDP echo on 443), 198.18.0.20 (host B, 80 443),
+#        198.18.0.53 (the fake upstream DNS, tests/net/fake_dns.py),
+#        169.254.169.254 (metadata, 80), 10.77.0.1 (a private service, 80)
+#        and 2001:db8::10 (host A over IPv6, 80; OUT reaches it through
+#        2001:db8:1::/64).
 # No packet leaves these namespaces. Everything is removed on exit, also on
 # failure. Prints "net: N passed, N failed, N skipped".
 set -u
@@ -32,7 +34,7 @@ skip_all() {
 	exit 0
 }
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, veth, nftables)"
-for tool in ip nft nsenter python3; do
+for tool in ip nft nsenter python3 flock; do
 	command -v "$tool" >/dev/null || skip_all "$tool not installed"
 done
 [ -x "$PSRUN" ] || skip_all "no $PSRUN"
@@ -75,6 +77,9 @@ ip -n $INET addr add 192.0.2.1/24 dev ${INET}x
 for a in 198.18.0.10 198.18.0.11 198.18.0.20 198.18.0.53 169.254.169.254 10.77.0.1; do
 	ip -n $INET addr add $a/32 dev lo
 done
+ip -n $INET addr add 2001:db8::10/128 dev lo
+ip -n $OUT addr add 2001:db8:1::2/64 dev ${OUT}x nodad
+ip -n $INET addr add 2001:db8:1::1/64 dev ${INET}x nodad
 for ns in $OUT $INET; do
 	ip -n $ns link set lo up
 done
@@ -85,11 +90,13 @@ ip -n $OUT route add default via 192.0.2.1
 # cloud host's would be.
 ip -n $OUT route add 169.254.169.254/32 via 192.0.2.1
 ip -n $OUT route add 10.77.0.0/16 via 192.0.2.1
+ip -n $OUT -6 route add 2001:db8::10/128 via 2001:db8:1::1
 
 ip netns exec $INET "$PY" "$HERE/fake_dns.py" 198.18.0.53 "$TMP/upstream.log" 2>"$TMP/dns.err" &
 PIDS="$PIDS $!"
 ip netns exec $INET "$PY" "$HERE/fake_hosts.py" 198.18.0.10:80 198.18.0.10:443 198.18.0.10:853 \
-	198.18.0.11:80 198.18.0.20:80 198.18.0.20:443 169.254.169.254:80 10.77.0.1:80 2>"$TMP/hosts.err" &
+	198.18.0.10:8443 198.18.0.11:80 198.18.0.20:80 198.18.0.20:443 169.254.169.254:80 10.77.0.1:80 \
+	[2001:db8::10]:80 2>"$TMP/hosts.err" &
 PIDS="$PIDS $!"
 ip netns exec $OUT "$PY" "$HERE/fake_hosts.py" 0.0.0.0:8081 2>"$TMP/host.err" &
 PIDS="$PIDS $!"
@@ -197,6 +204,66 @@ sandbox "$TMP/cidr" "${RESTRICTED[@]}" -o 'allow_cidrs=[198.18.0.20/32:443]' -- 
 expect "$TMP/cidr" "tcp 198.18.0.20 443" ok "allow_cidrs opens its address and port"
 expect "$TMP/cidr" "tcp 198.18.0.20 80" refused "allow_cidrs opens no other port"
 
+# ---- beyond the checklist: what else a sandbox could try ----
+# Malformed messages (hex): a name that points at itself, a pointer past
+# the end, 320 characters of labels, a label holding a dot.
+HDR=123401000001000000000000
+LOOP=${HDR}c00c00010001
+BADPTR=${HDR}c0ff00010001
+LONG=$HDR$(for _ in 1 2 3 4 5; do printf '3f'; printf '61%.0s' $(seq 63); done)0000010001
+DOT=${HDR}03612e6204746573740000010001
+# Two questions (FORMERR), and a well-formed query with an EDNS OPT record.
+TWOQ=123401000002000000000000${ALLOWED:=07616c6c6f77656404746573740000010001}$ALLOWED
+EDNS=123401000001000000000001${ALLOWED}0000291000000000000000
+NOTIMP=123411000001000000000000$ALLOWED
+sandbox "$TMP/x" "${RESTRICTED[@]}" -o network_log="$TMP/xlog" -- \
+	dns GW tunnel-secret-1.other.test tcp -- resolve alias.other.test -- \
+	resolveall extra.zone.test -- tcp 198.18.0.20 80 -- tcp 198.18.0.11 80 -- \
+	tcp ::ffff:198.18.0.20 80 -- resolve allowed.test -- tcp ::ffff:198.18.0.10 80 -- \
+	tcp 198.18.0.10 8443 -- udpbig 198.18.0.10 443 3000 -- udpbig 198.18.0.53 53 3000 -- \
+	udpbig GW 53 3000 -- dnsraw GW udp $LOOP -- dnsraw GW tcp $LOOP -- dnsraw GW udp $BADPTR -- \
+	dnsraw GW udp $LONG -- dnsraw GW tcp $LONG -- dnsraw GW udp $DOT -- dnsraw GW udp $TWOQ -- \
+	dnsraw GW udp $EDNS -- dnsraw GW udp $NOTIMP -- dns GW allowed.test udp -- \
+	dns GW allowed.test tcp -- icmp 198.18.0.10
+X=$TMP/x
+expect $X "dns GW tunnel-secret-1.other.test tcp" rcode3-an0 "DNS over TCP: a name not allowed gets NXDOMAIN"
+if grep -q 'tunnel-secret-1' "$TMP/upstream.log" 2>/dev/null; then
+	bad "DNS over TCP: the denied name never reaches the upstream" "$(grep tunnel-secret "$TMP/upstream.log")"
+else
+	ok "DNS over TCP: the denied name never reaches the upstream"
+fi
+expect $X "resolve alias.other.test" nxdomain "a disallowed name that CNAMEs to an allowed one is refused"
+if grep -q '^alias.other.test ' "$TMP/upstream.log" 2>/dev/null; then
+	bad "a disallowed name is not forwarded, whatever it points to" "$(grep alias "$TMP/upstream.log")"
+else
+	ok "a disallowed name is not forwarded, whatever it points to"
+fi
+expect $X "resolveall extra.zone.test" 198.18.0.10 "records of other names and the additional section are not passed on"
+expect $X "tcp 198.18.0.20 80" refused "an answer-section address of another name is not pinned"
+expect $X "tcp 198.18.0.11 80" refused "an additional-section address is not pinned"
+expect $X "tcp ::ffff:198.18.0.20 80" refused "a v4-mapped IPv6 address goes through the same rules"
+expect $X "tcp ::ffff:198.18.0.10 80" ok "a v4-mapped pinned address is reached as the v4 one"
+expect $X "tcp 198.18.0.10 8443" refused "a pinned address on a port not in allow_ports is refused"
+expect $X "udpbig 198.18.0.10 443 3000" refused "fragmented UDP to a pinned address is refused"
+expect $X "udpbig 198.18.0.53 53 3000" refused "fragmented UDP to the upstream is refused"
+expect $X "dnsraw GW udp $LOOP" timeout "a query whose name points at itself is dropped"
+expect $X "dnsraw GW udp $BADPTR" timeout "a query whose name points past its end is dropped"
+expect $X "dnsraw GW udp $LONG" timeout "a query with a 320-character name is dropped"
+expect $X "dnsraw GW udp $DOT" timeout "a query with a dot inside a label is dropped"
+expect $X "dnsraw GW udp $TWOQ" rcode1-an0 "a query with two questions gets FORMERR"
+expect $X "dnsraw GW udp $EDNS" rcode0-an1 "a query with an EDNS OPT record is answered"
+expect $X "dnsraw GW udp $NOTIMP" rcode4-an0 "another opcode gets NOTIMP"
+expect $X "dnsraw GW tcp $LOOP" closed "a malformed query over TCP closes the connection"
+expect $X "dnsraw GW tcp $LONG" closed "an oversize name over TCP closes the connection"
+expect $X "dns GW allowed.test udp" rcode0-an1 "the proxy still answers after garbage (UDP)"
+expect $X "dns GW allowed.test tcp" rcode0-an1 "the proxy still answers after garbage (TCP)"
+expect $X "icmp 198.18.0.10" socket-eacces "no ICMP socket inside (ping_group_range)"
+if grep -q '"name":"extra.zone.test".*"addrs":\["198.18.0.10"\]' "$TMP/xlog" 2>/dev/null; then
+	ok "network_log lists only the addresses pinned"
+else
+	bad "network_log lists only the addresses pinned" "$(grep extra "$TMP/xlog" 2>/dev/null)"
+fi
+
 # ---- 8: a pin ends with its TTL ----
 sandbox "$TMP/ttl" "${RESTRICTED[@]}" -o dns_min_ttl=1 -- resolve ttl2.zone.test -- \
 	tcp 198.18.0.11 80 -- sleep 3.5 -- tcp 198.18.0.11 80
@@ -204,6 +271,115 @@ if grep -q "tcp 198.18.0.11 80 -> ok" "$TMP/ttl" && [ "$(grep -c 'tcp 198.18.0.1
 	ok "8: the 2 s pin works, then expires"
 else
 	bad "8: the 2 s pin works, then expires" "$(tr '\n' ' ' <"$TMP/ttl")"
+fi
+
+# ---- the keys, one by one ----
+# dns_max_ttl cuts a pin (and the TTL the sandbox sees) short; without
+# dns_min_ttl a 2 s TTL still pins for the default 30 s; dns_upstream falls
+# back to the next server; allow_private in restricted opens only pinned
+# answers; network_pool is where the /30 comes from. Run side by side.
+sandbox "$TMP/maxttl" "${RESTRICTED[@]}" -o dns_min_ttl=0 -o dns_max_ttl=1 -- resolve allowed.test -- \
+	dnsttl GW allowed.test -- tcp 198.18.0.10 80 -- sleep 2.5 -- tcp 198.18.0.10 80 &
+k1=$!
+sandbox "$TMP/minttl" "${RESTRICTED[@]}" -- resolve ttl2.zone.test -- sleep 3.5 -- tcp 198.18.0.11 80 &
+k2=$!
+sandbox "$TMP/fallback" -o network=restricted -o 'allow_domains=[allowed.test]' \
+	-o 'dns_upstream=[198.18.0.54, 198.18.0.53]' -- resolve allowed.test &
+k3=$!
+sandbox "$TMP/privr" -o network=restricted -o 'allow_domains=[private.test]' -o dns_upstream=[198.18.0.53] \
+	-o 'allow_private=[10.77.0.0/16]' -- tcp 10.77.0.1 80 -- resolve private.test -- tcp 10.77.0.1 80 &
+k4=$!
+sandbox "$TMP/pool" "${RESTRICTED[@]}" -o network_pool=198.18.64.0/28 -- gw -- resolve allowed.test -- \
+	tcp 198.18.0.10 80 -- sleep 2 &
+k5=$!
+kp=""
+for i in 2 3 4; do
+	sandbox "$TMP/pool$i" "${RESTRICTED[@]}" -o network_pool=198.18.64.0/28 -- gw -- sleep 2 &
+	kp="$kp $!"
+done
+# Another pool at the same time: its slots are the same numbers, its
+# NFLOG group must not be (it was: "nflog: bind group ...").
+sandbox "$TMP/pool6" "${RESTRICTED[@]}" -o network_pool=198.18.80.0/28 -- resolve allowed.test -- \
+	tcp 198.18.0.20 80 &
+kp="$kp $!"
+sleep 1
+# The four /30s of the /28 are taken: a fifth fails, one line naming the step.
+nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -o network_pool=198.18.64.0/28 -- /bin/true \
+	>/dev/null 2>"$TMP/pool5.err"
+st5=$?
+for k in $k1 $k2 $k3 $k4 $k5 $kp; do wait $k; done
+expect "$TMP/maxttl" "dnsttl GW allowed.test" 1 "dns_max_ttl: the sandbox sees the TTL cut to it"
+if grep -q "tcp 198.18.0.10 80 -> ok" "$TMP/maxttl" &&
+	[ "$(grep -c 'tcp 198.18.0.10 80 -> refused' "$TMP/maxttl")" = 1 ]; then
+	ok "dns_max_ttl: the pin of a 60 s answer ends after 1 s"
+else
+	bad "dns_max_ttl: the pin of a 60 s answer ends after 1 s" "$(tr '\n' ' ' <"$TMP/maxttl")"
+fi
+expect "$TMP/minttl" "tcp 198.18.0.11 80" ok "dns_min_ttl (30 s by default) keeps a 2 s answer's pin"
+expect "$TMP/fallback" "resolve allowed.test" 198.18.0.10 "dns_upstream: a silent server is passed over for the next"
+expect "$TMP/privr" "tcp 10.77.0.1 80" refused "allow_private in restricted: a private address without a pin is refused"
+if grep -q "resolve private.test -> 10.77.0.1" "$TMP/privr" &&
+	[ "$(grep -c 'tcp 10.77.0.1 80 -> ok' "$TMP/privr")" = 1 ]; then
+	ok "allow_private in restricted: a private answer it covers is pinned and reached"
+else
+	bad "allow_private in restricted: a private answer it covers is pinned and reached" "$(tr '\n' ' ' <"$TMP/privr")"
+fi
+gws=$(for f in "$TMP/pool" "$TMP/pool2" "$TMP/pool3" "$TMP/pool4"; do sed -n 's/^gw -> //p' "$f"; done | sort -t. -k4n | tr '\n' ' ')
+if [ "$gws" = "198.18.64.1 198.18.64.5 198.18.64.9 198.18.64.13 " ]; then
+	ok "network_pool: each sandbox gets its own /30 of the pool"
+else
+	bad "network_pool: each sandbox gets its own /30 of the pool" "gateways '$gws'"
+fi
+expect "$TMP/pool" "tcp 198.18.0.10 80" ok "network_pool: a sandbox from the given pool reaches its pin"
+expect "$TMP/pool6" "tcp 198.18.0.20 80" refused "two pools at once: each sandbox has its own NFLOG group"
+if grep -q '"addr":"198.18.0.20","port":80' "$TMP/pool6.err"; then
+	ok "two pools at once: the refusal is reported to the right sandbox"
+else
+	bad "two pools at once: the refusal is reported to the right sandbox" "$(tail -c 300 "$TMP/pool6.err")"
+fi
+if [ $st5 -eq 125 ] && [ "$(wc -l <"$TMP/pool5.err")" = 1 ] &&
+	grep -q "^psrun: network: lease: every /30 of the pool is taken" "$TMP/pool5.err"; then
+	ok "a full pool stops the sandbox with one line naming the step"
+else
+	bad "a full pool stops the sandbox with one line naming the step" "exit $st5: $(cat "$TMP/pool5.err")"
+fi
+
+# dns_upstream not given: the nameservers of /etc/resolv.conf (a file of
+# the test's own, bound over the host's in a mount namespace of its own).
+printf 'nameserver 198.18.0.53\n' >"$TMP/resolv.conf"
+nsenter --net=/run/netns/$OUT unshare -m sh -c "mount --bind '$TMP/resolv.conf' /etc/resolv.conf &&
+	exec '$PSRUN' run -o network=restricted -o 'allow_domains=[allowed.test]' -- '$PY' -c \"\$1\" \
+	resolve allowed.test" sh "$PROBE" >"$TMP/hostres" 2>"$TMP/hostres.err"
+expect "$TMP/hostres" "resolve allowed.test" 198.18.0.10 "dns_upstream defaults to the host's resolv.conf"
+printf '# no nameserver\n' >"$TMP/resolv.conf"
+nsenter --net=/run/netns/$OUT unshare -m sh -c "mount --bind '$TMP/resolv.conf' /etc/resolv.conf &&
+	exec '$PSRUN' run -o network=full -- /bin/true" >/dev/null 2>"$TMP/nores.err"
+st=$?
+if [ $st -eq 125 ] && [ "$(wc -l <"$TMP/nores.err")" = 1 ] &&
+	grep -q "^psrun: network: dns_upstream: not given, and the host's /etc/resolv.conf names no nameserver" "$TMP/nores.err"; then
+	ok "no upstream to be had stops the sandbox with one line naming the key"
+else
+	bad "no upstream to be had stops the sandbox with one line naming the key" "exit $st: $(cat "$TMP/nores.err")"
+fi
+
+# The result lists the first 32 distinct refusals and counts the rest.
+sandbox "$TMP/many" "${RESTRICTED[@]}" -- resolvemany denied 40
+expect "$TMP/many" "resolvemany denied 40" 40 "40 names not allowed all get NXDOMAIN"
+if grep -q '"denied_queries":40,' "$TMP/many.err" &&
+	[ "$(grep -o '"name":"denied[0-9]*\.test"' "$TMP/many.err" | wc -l)" = 32 ] &&
+	grep -q '"denied_more":8' "$TMP/many.err"; then
+	ok "the result lists the first 32 distinct refusals and counts the rest"
+else
+	bad "the result lists the first 32 distinct refusals and counts the rest" "$(tail -c 300 "$TMP/many.err")"
+fi
+
+# psrun policy prints the presets expanded.
+pol=$("$PSRUN" policy -o network=restricted -o 'allow_domains=["@pypi", "@npm", "@crates", "@go", "@github"]' 2>&1)
+want='"allow_domains": ["pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "crates.io", "index.crates.io", "static.crates.io", "proxy.golang.org", "sum.golang.org", "github.com", "api.github.com", "codeload.github.com", "objects.githubusercontent.com", "raw.githubusercontent.com"]'
+if grep -qF -- "$want" <<<"$pol"; then
+	ok "psrun policy prints the presets expanded"
+else
+	bad "psrun policy prints the presets expanded" "$(grep allow_domains <<<"$pol")"
 fi
 
 # ---- 11: no way to change the network from inside ----
@@ -245,6 +421,71 @@ else
 	bad "12: a spoofed source address is dropped" "could not enter the sandbox's netns"
 fi
 
+# ---- what the sandbox cannot switch on, switched on from outside ----
+# The test (root) does inside the sandbox's namespace what its code cannot:
+# ping sockets allowed, IPv6 on (eth0 and the host end, with addresses of
+# 2001:db8:5053::/64, routes and neighbours both ways, OUT forwarding
+# IPv6), and the /30's network address added to eth0 (its broadcast address
+# would not do: a socket bound to it sends from the interface's own). The
+# host's rules must still refuse ICMP (but errors) and all IPv6, and drop
+# any source but the sandbox's own: INET counts what reaches it from the
+# /30's other addresses.
+nsenter --net=/run/netns/$OUT "$PSRUN" run --json "${RESTRICTED[@]}" -- "$PY" -c "$PROBE" \
+	resolve allowed.test -- sleep 1.5 -- icmp 198.18.0.10 -- icmp GW -- tcp 2001:db8::10 80 -- \
+	tcp 198.18.0.10 80 NET -- tcp 198.18.0.10 80 >"$TMP/outside" 2>"$TMP/outside.err" &
+opid=$!
+sleep 0.7
+child=$(cat /proc/$opid/task/*/children 2>/dev/null | awk '{print $1}')
+veth=$(ip -n $OUT -o link show 2>/dev/null | awk -F': ' '/ psr/ {print $2}' | cut -d@ -f1 | head -1)
+gw=$(ip -n $OUT -4 -o addr show dev "$veth" 2>/dev/null | awk '{print $4}' | cut -d/ -f1)
+others=$(echo "$gw" | awk -F. '{printf "%s.%s.%s.%d %s %s.%s.%s.%d", $1, $2, $3, $4 - 1, $0, $1, $2, $3, $4 + 2}')
+net=${others%% *}
+host_mac=$(ip -n $OUT -o link show dev "$veth" 2>/dev/null | sed -n 's|.*link/ether \([0-9a-f:]*\).*|\1|p')
+if [ -n "$child" ] && [ -n "$veth" ] && [ -n "$gw" ] &&
+	ip netns exec $INET nft "add table ip psnet_count; add counter ip psnet_count spoofed;
+		add chain ip psnet_count pre { type filter hook prerouting priority -300; };
+		add rule ip psnet_count pre ip saddr { $(echo $others | tr ' ' ',') } counter name spoofed" &&
+	nsenter --net=/proc/$child/ns/net sh -c "
+		echo '0 2147483647' > /proc/sys/net/ipv4/ping_group_range &&
+		echo 0 > /proc/sys/net/ipv6/conf/eth0/disable_ipv6 &&
+		ip -6 addr add 2001:db8:5053::2/64 dev eth0 nodad &&
+		ip -6 route add default via 2001:db8:5053::1 dev eth0 &&
+		ip -6 neigh add 2001:db8:5053::1 lladdr $host_mac dev eth0 nud permanent &&
+		ip addr add $net/32 dev eth0" 2>"$TMP/outside.setup" &&
+	sb_mac=$(nsenter --net=/proc/$child/ns/net ip -o link show dev eth0 |
+		sed -n 's|.*link/ether \([0-9a-f:]*\).*|\1|p') &&
+	ip netns exec $OUT sh -c "echo 0 > /proc/sys/net/ipv6/conf/$veth/disable_ipv6 &&
+		echo 1 > /proc/sys/net/ipv6/conf/all/forwarding" 2>>"$TMP/outside.setup" &&
+	ip -n $OUT -6 addr add 2001:db8:5053::1/64 dev "$veth" nodad 2>>"$TMP/outside.setup" &&
+	ip -n $OUT -6 neigh add 2001:db8:5053::2 lladdr "$sb_mac" dev "$veth" nud permanent \
+		2>>"$TMP/outside.setup" &&
+	ip -n $INET -6 route add 2001:db8:5053::/64 via 2001:db8:1::2 2>>"$TMP/outside.setup"; then
+	wait $opid
+	O=$TMP/outside
+	expect $O "icmp 198.18.0.10" refused "ICMP echo to a pinned address is refused (ping sockets on)"
+	expect $O "icmp GW" refused "ICMP echo to the gateway is refused"
+	expect $O "tcp 2001:db8::10 80" refused "IPv6, switched on inside, is refused by the host's rules"
+	# The refusals are psrun's (NFLOG), not the far end's.
+	if grep -q '"addr":"2001:db8::10","port":80,"proto":"tcp"' "$O.err" &&
+		grep -q '"addr":"198.18.0.10","port":0,"proto":"icmp"' "$O.err"; then
+		ok "the result names the refused IPv6 connection and ICMP echo"
+	else
+		bad "the result names the refused IPv6 connection and ICMP echo" "$(tail -1 "$O.err")"
+	fi
+	expect $O "tcp 198.18.0.10 80 NET" timeout "the /30's network address as source is dropped"
+	expect $O "tcp 198.18.0.10 80" ok "the sandbox's own address still works"
+	n=$(ip netns exec $INET nft list counter ip psnet_count spoofed 2>/dev/null | awk '/packets/ {print $2}')
+	[ "${n:-x}" = 0 ] && ok "no packet with a spoofed source reached the internet" ||
+		bad "no packet with a spoofed source reached the internet" "${n:-no counter} packets"
+else
+	wait $opid
+	bad "the rules hold against what is switched on from outside" \
+		"could not set up the sandbox's namespace: $(cat "$TMP/outside.setup" 2>/dev/null)"
+fi
+ip netns exec $INET nft delete table ip psnet_count 2>/dev/null
+ip -n $INET -6 route del 2001:db8:5053::/64 2>/dev/null
+ip netns exec $OUT sh -c 'echo 0 > /proc/sys/net/ipv6/conf/all/forwarding'
+
 # ---- 13: full and none ----
 sandbox "$TMP/full" -o network=full -o dns_upstream=[198.18.0.53] -- \
 	tcp 198.18.0.10 80 -- tcp 198.18.0.20 443 -- resolve other.test -- tcp GW 8081 -- \
@@ -280,6 +521,48 @@ expect "$TMP/b" "tcp 198.18.0.10 80" refused "14: but not the first sandbox's pi
 expect "$TMP/b" "tcp $a_addr 80" refused "14: nor the first sandbox itself"
 expect "$TMP/b" "tcp $a_gw 53" refused "14: nor the first sandbox's DNS proxy"
 
+# ---- allow_private never opens the pool (other sandboxes) ----
+# 10/8 covers the default pool (10.213.0.0/16 here): still, the other
+# sandbox, its gateway and the rest of the pool are refused at once.
+nsenter --net=/run/netns/$OUT "$PSRUN" run -o network=full -o dns_upstream=[198.18.0.53] -- \
+	"$PY" -c "$PROBE" sleep 3 >/dev/null 2>&1 &
+apid=$!
+sleep 0.8
+a_gw=$(ip -n $OUT -4 -o addr show | awk '/ psr/ {print $4}' | head -1 | cut -d/ -f1)
+a_addr=$(echo "$a_gw" | awk -F. '{print $1"."$2"."$3"."$4+1}')
+sandbox "$TMP/pp" -o network=full -o dns_upstream=[198.18.0.53] -o 'allow_private=[10.0.0.0/8]' -- \
+	tcp "$a_addr" 80 -- tcp "$a_gw" 53 -- tcp 10.77.0.1 80
+wait $apid
+expect "$TMP/pp" "tcp $a_addr 80" refused "allow_private over the pool: another sandbox is still refused"
+expect "$TMP/pp" "tcp $a_gw 53" refused "allow_private over the pool: its gateway is still refused"
+expect "$TMP/pp" "tcp 10.77.0.1 80" ok "allow_private over the pool: the rest of 10/8 is open"
+
+# ---- keys that cannot work as written are errors, not silent no-ops ----
+bad_key() { # bad_key "WANT" psrun-options...
+	local want=$1
+	shift
+	nsenter --net=/run/netns/$OUT "$PSRUN" run "$@" -- /bin/true >/dev/null 2>"$TMP/bk.err"
+	local st=$?
+	if [ $st -eq 125 ] && [ "$(wc -l <"$TMP/bk.err")" = 1 ] && grep -qF -- "$want" "$TMP/bk.err"; then
+		ok "refused: $want"
+	else
+		bad "refused: $want" "exit $st: $(cat "$TMP/bk.err")"
+	fi
+}
+bad_key "allow_cidrs[0]: 10.77.0.1/32 is in a private range: list it in allow_private too" \
+	"${RESTRICTED[@]}" -o 'allow_cidrs=[10.77.0.1/32:80]'
+bad_key "allow_cidrs[1]: 169.254.169.254/32 is never reachable" \
+	"${RESTRICTED[@]}" -o 'allow_cidrs=[198.18.0.20/32, 169.254.169.254/32:80]'
+bad_key "allow_private[0]: 127.0.0.0/8 is never reachable" -o network=full -o dns_upstream=[198.18.0.53] \
+	-o 'allow_private=[127.0.0.0/8]'
+bad_key "allow_private[0]: 198.18.0.0/15 is not a private range" -o network=full \
+	-o dns_upstream=[198.18.0.53] -o 'allow_private=[198.18.0.0/15]'
+bad_key "allow_private[0]: IPv6 is off inside the sandbox" -o network=full -o dns_upstream=[198.18.0.53] \
+	-o 'allow_private=[fc00::/7]'
+sandbox "$TMP/cp" "${RESTRICTED[@]}" -o 'allow_private=[10.77.0.0/16]' -o 'allow_cidrs=[10.77.0.1/32:80]' -- \
+	tcp 10.77.0.1 80
+expect "$TMP/cp" "tcp 10.77.0.1 80" ok "allow_cidrs in a range allow_private opens is reachable"
+
 # ---- fail closed: a set-up step that fails stops the sandbox, names the step ----
 nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -o network_log="$TMP" -- /bin/true \
 	>/dev/null 2>"$TMP/fc.err"
@@ -301,7 +584,17 @@ leftovers() {
 	done
 	ip -n $OUT -o link show 2>/dev/null | grep -q ' psr' && l="$l veth"
 	ip netns exec $OUT nft list tables 2>/dev/null | grep -q psrun_ && l="$l nft-table"
-	[ "$(ls /run/psrun/net 2>/dev/null | sort)" != "$LEASES_BEFORE" ] && l="$l lease"
+	# A lease is a leak if nobody holds its lock (its run is dead); the
+	# live leases of other psrun users on this host are theirs.
+	local f
+	for f in /run/psrun/net/*; do
+		[ -e "$f" ] || continue
+		grep -qxF "${f##*/}" <<<"$LEASES_BEFORE" && continue
+		flock -n -x "$f" true 2>/dev/null && l="$l lease:${f##*/}"
+	done
+	# Nothing of the proxies may still listen in OUT (the fake host's 8081 is
+	# the test's own).
+	ip netns exec $OUT ss -Hlntu 2>/dev/null | grep -q ':53 ' && l="$l socket"
 	pgrep -f "psnet-leak-$$" >/dev/null && l="$l process"
 	echo "$l"
 }
@@ -332,8 +625,38 @@ done
 sleep 0.3
 nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
 l=$(leftovers)
-[ -z "$l" ] && ok "kill -9 of psrun at four set-up stages, then psrun gc: nothing left" ||
-	bad "kill -9 of psrun at four set-up stages, then psrun gc: nothing left" "$l"
+[ -z "$l" ] && ok "kill -9 of psrun at four moments of set-up, then psrun gc: nothing left" ||
+	bad "kill -9 of psrun at four moments of set-up, then psrun gc: nothing left" "$l"
+# A gc in another network namespace leaves a dead run's lease alone: only
+# a gc where the run was can delete its table (it took the lease, and left
+# the table for good, before).
+(PSRUN_TEST_KILL_AT=net:veth nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- \
+	/bin/true >/dev/null 2>&1) 2>/dev/null
+nsenter --net=/run/netns/$INET "$PSRUN" gc >/dev/null 2>&1
+l=$(leftovers)
+case "$l" in
+*nft-table*lease:*) ok "psrun gc in another namespace leaves the dead run's lease and table alone" ;;
+*) bad "psrun gc in another namespace leaves the dead run's lease and table alone" "left:${l:- nothing}" ;;
+esac
+nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
+l=$(leftovers)
+[ -z "$l" ] && ok "psrun gc in the run's namespace then removes both" ||
+	bad "psrun gc in the run's namespace then removes both" "$l"
+# Each named stage (common/fault.h): the lease and cgroup taken, the table
+# added, the veth made, the proxy listening, the sandbox released.
+for stage in run:cgroup net:table net:veth run:confined run:released; do
+	(PSRUN_TEST_KILL_AT=$stage nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- \
+		/bin/sleep 20 psnet-leak-$$ >/dev/null 2>&1) 2>/dev/null
+	st=$?
+	sleep 0.2
+	nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
+	l=$(leftovers)
+	if [ $st -eq 137 ] && [ -z "$l" ]; then
+		ok "kill -9 of psrun at $stage, then psrun gc: nothing left"
+	else
+		bad "kill -9 of psrun at $stage, then psrun gc: nothing left" "exit $st;$l"
+	fi
+done
 
 summary
 [ $fail -eq 0 ]

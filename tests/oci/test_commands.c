@@ -134,11 +134,11 @@ Test(oci_commands, features_and_spec)
 
 Test(oci_commands, hooks_in_order_with_state_on_stdin)
 {
-        /* Every hook appends "<kind> <hostname> <state>" to one file: the
-         * runtime's hooks by its host path, createContainer and
-         * startContainer (run in the container's namespaces) by the
-         * container's. The bundle's static busybox runs them all, found by
-         * its host path but for startContainer, whose path resolves in the
+        /* Every hook appends "<kind> <hostname> <state>" to one file: by
+         * its host path but for startContainer, which runs in the
+         * container's root (createContainer, in the container's namespaces
+         * too, runs as before a pivot: in the runtime's root). The bundle's static busybox runs
+         * them all, found by its host path but for startContainer, whose path resolves in the
          * container (runtime-spec). */
         struct out o;
         char log[400], busybox[400], hooks[8192];
@@ -157,7 +157,8 @@ Test(oci_commands, hooks_in_order_with_state_on_stdin)
                         "$(hostname) $(cat | tr -d ' \\\\n') >> %s\"]}]",
                         i ? "," : "", kinds[i].kind,
                         strcmp(kinds[i].kind, "startContainer") == 0 ? "/bin/busybox" : busybox,
-                        kinds[i].kind, kinds[i].in_container ? "/tmp/hooks.log" : log);
+                        kinds[i].kind,
+                        strcmp(kinds[i].kind, "startContainer") == 0 ? "/tmp/hooks.log" : log);
         bundle_config("c1", &(struct cfg){.hooks = hooks});
         cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL), 0, "%s", o.err);
         cr_assert_eq(psrun(&o, NULL, "start", "c1", NULL), 0, "%s", o.err);

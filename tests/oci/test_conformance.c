@@ -22,6 +22,14 @@
 
 TestSuite(oci_conformance, .init = bundle_setup, .fini = bundle_teardown, .timeout = 60);
 
+/* A new user namespace with a 64 Ki range at 200000, and its mappings. */
+#define USERNS_200000                                                                              \
+        "[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},"        \
+        "{\"type\":\"mount\"},{\"type\":\"user\"}]"
+#define MAPS_200000                                                                                \
+        ",\"uidMappings\":[{\"containerID\":0,\"hostID\":200000,\"size\":65536}],"                 \
+        "\"gidMappings\":[{\"containerID\":0,\"hostID\":200000,\"size\":65536}]"
+
 static int run_config(const char *id, const struct cfg *c, struct out *o)
 {
         bundle_config(id, c);
@@ -664,6 +672,37 @@ Test(oci_conformance, start_container_hook_path_is_the_containers)
         cr_expect(contains(o.err, "startContainer"), "%s", o.err);
 }
 
+Test(oci_conformance, create_container_hook_runs_a_dynamically_linked_host_program)
+{
+        /* runtime-spec: createContainer runs in the container's namespaces
+         * before the pivot, so its program is the runtime's and finds its
+         * loader and libraries. psrun's init has pivoted by then: the hook
+         * ran with the container's root, and a dynamically linked host
+         * program (the host's sh) failed with ENOENT. In a user namespace
+         * too. */
+        char out[400], hooks[1200];
+        const char *variants[][2] = {{"c1", NULL}, {"c2", USERNS_200000}};
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(out, sizeof(out), "%s/rootfs/tmp/hook-%s", B.dir, variants[i][0]);
+                snprintf(hooks, sizeof(hooks),
+                         "\"createContainer\":[{\"path\":\"/bin/sh\",\"args\":[\"sh\",\"-c\","
+                         "\"cat /proc/sys/kernel/hostname > %s\"]}]",
+                         out);
+                struct out o;
+                bundle_config(variants[i][0],
+                              &(struct cfg){.args = "[\"true\"]",
+                                            .hooks = hooks,
+                                            .namespaces = variants[i][1],
+                                            .linux_extra = variants[i][1] ? MAPS_200000 : NULL});
+                int r = psrun(&o, NULL, "run", "--bundle", B.dir, variants[i][0], NULL);
+                cr_expect_eq(r, 0, "%s: %s", variants[i][0], o.err);
+                char text[64];
+                /* Its hostname is the container's: its uts namespace. */
+                cr_expect(read_text(out, text, sizeof(text)) && strcmp(text, "oci-test") == 0,
+                          "%s: the hook did not run in the container's namespaces", variants[i][0]);
+        }
+}
+
 /* ---- bug 7 (part): an overlay of host directories ---- */
 
 Test(oci_conformance, overlay_with_host_layers)
@@ -693,6 +732,100 @@ Test(oci_conformance, overlay_with_host_layers)
         snprintf(path, sizeof(path), "%s/added", upper);
         cr_expect(read_text(path, text, sizeof(text)) && strcmp(text, "new") == 0,
                   "the write did not reach upperdir");
+}
+
+/* ---- bug 7: device nodes and bind sources in a user namespace ---- */
+
+Test(oci_conformance, user_namespace_device_nodes_the_host_lacks)
+{
+        /* No mknod in a user namespace: the host's node of the same path
+         * was bound ("bind /dev/foo: No such file or directory" where the
+         * host has none, and the host's node, not the config's, where it
+         * has one). Now the config's node, with its owner and mode, made by
+         * the runtime as crun does, and usable. */
+        char devices[600];
+        snprintf(devices, sizeof(devices),
+                 "%s,\"devices\":[{\"path\":\"/dev/psrun-test-null\",\"type\":\"c\",\"major\":1,"
+                 "\"minor\":3,\"fileMode\":416,\"uid\":10,\"gid\":11},"
+                 "{\"path\":\"/dev/sub/psrun-test-zero\",\"type\":\"c\",\"major\":1,\"minor\":5}]",
+                 MAPS_200000);
+        cr_assert_neq(access("/dev/psrun-test-null", F_OK), 0, "the host has the node");
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"stat -c '%u:%g %a %t:%T' "
+                                                 "/dev/psrun-test-null; echo x > "
+                                                 "/dev/psrun-test-null && head -c 5 "
+                                                 "/dev/sub/psrun-test-zero | wc -c\"]",
+                                         .namespaces = USERNS_200000,
+                                         .linux_extra = devices},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "10:11 640 1:3\n"), "not the config's node: %s", o.out);
+        cr_expect(contains(o.out, "5\n"), "the node does not work: %s", o.out);
+        cr_expect_neq(access("/dev/psrun-test-null", F_OK), 0, "a node was left on the host");
+
+        /* An owner the user namespace does not map is an error naming it. */
+        r = run_config("c2",
+                       &(struct cfg){.namespaces = USERNS_200000,
+                                     .linux_extra = MAPS_200000
+                                     ",\"devices\":[{\"path\":\"/dev/psrun-test-null\",\"type\":"
+                                     "\"c\",\"major\":1,\"minor\":3,\"uid\":70000}]"},
+                       &o);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, "linux.devices[0].uid: 70000 is not mapped"), "%s", o.err);
+        cr_expect_str_eq(oci_status("c2"), "", "left behind");
+}
+
+Test(oci_conformance, user_namespace_bind_sources_only_the_hosts_root_may_reach)
+{
+        /* The sources were opened by the child, with the user namespace's
+         * mapped ids: a source below a directory only the host's root may
+         * search was EACCES, where runc and crun bind it. Through a
+         * symbolic link too, and onto a destination that is a link inside
+         * the image (resolved there, not ELOOP). */
+        char locked[300], src[320], link[320], mounts[1200], cmd[1400];
+        snprintf(locked, sizeof(locked), "%s/locked", B.dir);
+        snprintf(src, sizeof(src), "%s/src", locked);
+        snprintf(link, sizeof(link), "%s/link", locked);
+        snprintf(cmd, sizeof(cmd),
+                 "set -e; mkdir -p %s; echo hello > %s/content; ln -s %s %s; chmod 000 %s; "
+                 "mkdir -p %s/rootfs/real; ln -s /real %s/rootfs/viaimage",
+                 src, src, src, link, locked, B.dir, B.dir);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/foo\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"bind\",\"ro\"]},"
+                 "{\"destination\":\"/viaimage\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"rbind\",\"ro\"]}",
+                 src, link);
+        cr_assert_eq(mkdir(strcat(strcpy(cmd, B.dir), "/rootfs/foo"), 0755), 0);
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"cat /foo/content "
+                                                 "/real/content\"]",
+                                         .namespaces = USERNS_200000,
+                                         .mounts_extra = mounts,
+                                         .linux_extra = MAPS_200000},
+                           &o);
+        chmod(locked, 0755);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "hello\nhello\n"), "%s", o.out);
+
+        /* What the user who runs psrun cannot reach stays out of reach: a
+         * missing source is still an error naming the mount. */
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/foo\",\"type\":\"bind\",\"source\":\"%s/missing\","
+                 "\"options\":[\"bind\"]}",
+                 B.dir);
+        r = run_config("c2",
+                       &(struct cfg){.namespaces = USERNS_200000,
+                                     .mounts_extra = mounts,
+                                     .linux_extra = MAPS_200000},
+                       &o);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, ".source: ") && contains(o.err, "/missing: No such file"), "%s",
+                  o.err);
+        cr_expect_str_eq(oci_status("c2"), "", "left behind");
 }
 
 /* ---- socket activation (crun's listen_pid_env) ---- */

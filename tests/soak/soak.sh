@@ -275,7 +275,6 @@ bad_inputs() {
 		expect_bad "update --memory $v" "${OCI[@]}" update --memory "$v" live
 	done
 	expect_bad "update --memory 1 G" "${OCI[@]}" update --memory "1 G" live
-	expect_bad "--preserve-fds past the caller's fds" "${OCI[@]}" create --preserve-fds 40 --bundle "$(config_for pf)" pf
 	oci delete --force live >/dev/null 2>&1
 
 	expect_bad "help bogus" "$PSRUN" help bogus
