@@ -54,7 +54,7 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
          * (runtime/violations-watch.h). */
         int on = 1;
         if (plan->report_exec && setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0) {
-                int r = -errno;
+                r = -errno;
                 close(sv[0]);
                 close(sv[1]);
                 return psrun_error_errno(err, r, "sync: SO_PASSCRED");
