@@ -204,7 +204,9 @@ void netns_teardown(const struct netns_plan *p, struct netns_state *st)
         st->nft = NULL;
 }
 
-int netns_gc(psrun_error *err)
+/* Removes what a dead owner left of each lease whose id matches want
+ * (NULL: every dead lease): its veth, its table, the lease. */
+static int remove_dead(const char *want, psrun_error *err)
 {
         _cleanup_close_ int dfd = open(NETNS_STATE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
@@ -226,7 +228,8 @@ int netns_gc(psrun_error *err)
                 char id[9];
                 bool alive;
                 if (de->d_name[0] == '.' ||
-                    addr_pool_lease_owner(dfd, de->d_name, id, &alive) < 0 || alive)
+                    addr_pool_lease_owner(dfd, de->d_name, id, &alive) < 0 || alive ||
+                    (want && strcmp(id, want) != 0))
                         continue;
                 char name[32];
                 snprintf(name, sizeof(name), "psr%s", id);
@@ -242,4 +245,16 @@ int netns_gc(psrun_error *err)
         if (nft)
                 nft_close(nft);
         return removed;
+}
+
+int netns_gc(psrun_error *err)
+{
+        return remove_dead(NULL, err);
+}
+
+int netns_reap(const char *id, psrun_error *err)
+{
+        if (!id || strlen(id) != 8 || strspn(id, "0123456789abcdef") != 8)
+                return psrun_error_set(err, EINVAL, "gc: `%s` is not a network id", id ? id : "");
+        return remove_dead(id, err);
 }
