@@ -5,6 +5,6 @@
     with Sandbox(memory_limit="512M", cpu_limit=2, timeout=120) as sb:
         print(sb.exec("python3 -c 'print(1)'").stdout)
 """
-from ._sandbox import AsyncSandbox, ExecResult, FileEntry, PsrunError, Sandbox
+from ._sandbox import AsyncSandbox, ExecResult, FileEntry, InstallDenied, PsrunError, Sandbox
 
-__all__ = ["Sandbox", "AsyncSandbox", "ExecResult", "FileEntry", "PsrunError"]
+__all__ = ["Sandbox", "AsyncSandbox", "ExecResult", "FileEntry", "InstallDenied", "PsrunError"]
