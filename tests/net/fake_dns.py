@@ -13,6 +13,7 @@ private):
   ttl2.zone.test    A 198.18.0.11, TTL 2 s
   cname.zone.test   CNAME other.test (an allowed name to a disallowed one)
   big.zone.test     100 A records 198.18.1.x: too big for UDP, forces TCP
+  pypi.test, npm.test  A 198.18.0.30 (tests/net/fake_index.py)
 anything else: NXDOMAIN.
 """
 import socket
@@ -60,6 +61,8 @@ def answer_records(name, qtype):
             [rr_aaaa("2001:db8::10")] if qtype == 28 else [])
     if name == "other.test":
         return 0, [rr_a("198.18.0.20")] if qtype == 1 else []
+    if name in ("pypi.test", "npm.test"):
+        return 0, [rr_a("198.18.0.30")] if qtype == 1 else []
     if name == "rebind.test":
         return 0, [rr_a("10.0.0.1")] if qtype == 1 else []
     if name == "ttl2.zone.test":

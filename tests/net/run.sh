@@ -9,8 +9,12 @@
 #        to INET.
 #   INET the internet: 192.0.2.1; on lo 198.18.0.10 and .11 (host A, 80 443
 #        853, UDP echo on 443), 198.18.0.20 (host B, 80 443), 198.18.0.53
-#        (the fake upstream DNS, tests/net/fake_dns.py), 169.254.169.254
-#        (metadata, 80) and 10.77.0.1 (a private service, 80).
+#        (the fake upstream DNS, tests/net/fake_dns.py), 198.18.0.30 (a
+#        PyPI simple index and an npm registry, tests/net/fake_index.py, as
+#        pypi.test and npm.test), 169.254.169.254 (metadata, 80) and
+#        10.77.0.1 (a private service, 80).
+# Sessions in this internet (their network, installs, approval, the agent
+# loop example) are tests/net/session.sh, run last.
 # No packet leaves these namespaces. Everything is removed on exit, also on
 # failure. Prints "net: N passed, N failed, N skipped".
 set -u
@@ -49,6 +53,12 @@ PIDS=""
 LEASES_BEFORE=$(ls /run/psrun/net 2>/dev/null | sort)
 
 cleanup() {
+	# Sessions still alive (a test that failed half-way): SIGTERM makes a
+	# supervisor destroy its session.
+	for info in "$TMP"/sessions/*/info; do
+		[ -e "$info" ] && kill "$(awk '/^pid /{print $2}' "$info")" 2>/dev/null
+	done
+	sleep 0.2
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	# The runs' leases (files in the host's /run/psrun/net) outlive the
@@ -72,7 +82,7 @@ ip link set ${OUT}x netns $OUT
 ip link set ${INET}x netns $INET
 ip -n $OUT addr add 192.0.2.2/24 dev ${OUT}x
 ip -n $INET addr add 192.0.2.1/24 dev ${INET}x
-for a in 198.18.0.10 198.18.0.11 198.18.0.20 198.18.0.53 169.254.169.254 10.77.0.1; do
+for a in 198.18.0.10 198.18.0.11 198.18.0.20 198.18.0.30 198.18.0.53 169.254.169.254 10.77.0.1; do
 	ip -n $INET addr add $a/32 dev lo
 done
 for ns in $OUT $INET; do
@@ -93,9 +103,12 @@ ip netns exec $INET "$PY" "$HERE/fake_hosts.py" 198.18.0.10:80 198.18.0.10:443 1
 PIDS="$PIDS $!"
 ip netns exec $OUT "$PY" "$HERE/fake_hosts.py" 0.0.0.0:8081 2>"$TMP/host.err" &
 PIDS="$PIDS $!"
+ip netns exec $INET "$PY" "$HERE/fake_index.py" 198.18.0.30 "$TMP/index.log" 2>"$TMP/index.err" &
+PIDS="$PIDS $!"
 for _ in $(seq 50); do
 	ip netns exec $INET ss -ltn 2>/dev/null | grep -q '198.18.0.53:53' &&
-		ip netns exec $INET ss -ltn 2>/dev/null | grep -q '10.77.0.1:80' && break
+		ip netns exec $INET ss -ltn 2>/dev/null | grep -q '10.77.0.1:80' &&
+		ip netns exec $INET ss -ltn 2>/dev/null | grep -q '198.18.0.30:80' && break
 	sleep 0.1
 done
 
@@ -328,6 +341,8 @@ nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
 l=$(leftovers)
 [ -z "$l" ] && ok "kill -9 of psrun at four set-up stages, then psrun gc: nothing left" ||
 	bad "kill -9 of psrun at four set-up stages, then psrun gc: nothing left" "$l"
+
+. "$HERE/session.sh"
 
 summary
 [ $fail -eq 0 ]
