@@ -52,8 +52,7 @@ int policy_normalize_url(const char *in, char **ret, psrun_error *err)
 {
         size_t len = strlen(in);
         if (len == 0 || len > URL_MAX)
-                return psrun_error_set(err, EINVAL, "must be a URL of 1 to %d characters",
-                                       URL_MAX);
+                return psrun_error_set(err, EINVAL, "must be a URL of 1 to %d characters", URL_MAX);
         const char *scheme = NULL;
         if (strncasecmp(in, "https://", 8) == 0)
                 scheme = "https://";
@@ -72,7 +71,8 @@ int policy_normalize_url(const char *in, char **ret, psrun_error *err)
                 while (*p && (isxdigit((unsigned char) *p) || *p == ':'))
                         p++;
                 if (*p != ']' || p == host + 1)
-                        return psrun_error_set(err, EINVAL, "the host is not an IPv6 address in []");
+                        return psrun_error_set(err, EINVAL,
+                                               "the host is not an IPv6 address in []");
                 p++;
         } else {
                 while (host_char(*p))

@@ -290,6 +290,9 @@ int policy_normalize_cidr_port(const char *in, char **ret, psrun_error *err);
 int policy_normalize_ip(const char *in, char **ret, psrun_error *err);
 /* Cross-field checks of the network keys, for policy_validate(). */
 int policy_check_network(const struct policy *p, psrun_error *err);
+/* For a sandbox without installs (psrun run): the shared network keys
+ * mean nothing with network none, whatever install_network says. */
+int policy_check_network_alone(const struct policy *p, psrun_error *err);
 
 /* Copy s into buf for a one-line message: control characters, quotes and
  * backslashes escaped, long values cut with "...". Returns buf. */
