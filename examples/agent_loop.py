@@ -13,8 +13,11 @@ The install step needs a package index the sandbox's install network may
 reach: AGENT_LOOP_INDEX (a PEP 503 simple index URL) and AGENT_LOOP_DNS (the
 resolver its name is looked up with), as tests/net/session.sh sets them
 inside its fake internet. Without them the step is skipped, saying why.
-Exit status: 0 when every step did what it should.
+AGENT_LOOP_KEYS, a JSON object, adds policy keys (the tests keep to their
+own network_pool with it). Exit status: 0 when every step did what it
+should.
 """
+import json
 import os
 import sys
 import urllib.parse
@@ -68,6 +71,7 @@ def main():
                     pip_index_url=index, dns_upstream=[dns])
     else:
         keys.update(install_network="none")
+    keys.update(json.loads(os.environ.get("AGENT_LOOP_KEYS", "{}")))
     print(f"sandbox: {keys}")
     with Sandbox(approve=approve, **keys) as sb:
         # 1. write a script and its input, run it, read what it wrote

@@ -18,9 +18,12 @@ export PSRUN_SESSION_ROOT=$SROOT
 
 inside() { nsenter --net=/run/netns/$OUT "$PSRUN" "$@"; }
 
-# screate OPTIONS...: prints the new session's id (empty on failure).
+# screate OPTIONS...: prints the new session's id; on failure nothing, and
+# the failure counts.
+# (It runs in a subshell: the failure is written down and counted at the end.)
 screate() {
-	inside session create "$@" 2>"$TMP/screate.err" || echo ""
+	inside session create "$@" 2>"$TMP/screate.err" && return
+	echo "[FAIL] session create $*: $(cat "$TMP/screate.err")" >>"$TMP/screate.failed"
 }
 sup_of() { awk '/^pid /{print $2}' "$SROOT/$1/info" 2>/dev/null; }
 # sprobe ID OUTFILE probe commands...: the probe as one exec (--json on OUTFILE.err)
@@ -29,22 +32,28 @@ sprobe() {
 	shift 2
 	inside session exec --json "$id" -- "$PY" -c "$PROBE" "$@" >"$out" 2>"$out.err"
 }
-# Leases, veths and tables left in OUT. Other psrun runs on this host
-# (other test suites) hold leases in the same directory; a lease of theirs
-# is locked by its live owner, one a dead session leaked is not.
+# Every session here takes its addresses from a pool of its own (in the
+# benchmark range, apart from the fake internet's hosts), so that a lease
+# left in it is this file's leak, whatever other psrun runs on the host do
+# with /run/psrun/net meanwhile.
+POOL=198.19.128.0/20
+pool_leases() { ls /run/psrun/net 2>/dev/null | grep '^198\.19\.1[2-4][0-9]\.' ; }
+
+# Leases, veths and tables left in OUT, past what the psrun run cases
+# before left there (their own checks report those).
+out_veths() { ip -n $OUT -o link show 2>/dev/null | awk -F': ' '/ psr/ {print $2}' | cut -d@ -f1 | sort; }
+out_tables() { ip netns exec $OUT nft list tables 2>/dev/null | grep psrun_ | sort; }
+VETHS_BEFORE=$(out_veths)
+TABLES_BEFORE=$(out_tables)
 sleftovers() {
-	local l="" f i
+	local l="" i
 	for i in $(seq 30); do
-		ip -n $OUT -o link show 2>/dev/null | grep -q ' psr' || break
+		[ "$(out_veths)" = "$VETHS_BEFORE" ] && break
 		sleep 0.1
 	done
-	ip -n $OUT -o link show 2>/dev/null | grep -q ' psr' && l="$l veth"
-	ip netns exec $OUT nft list tables 2>/dev/null | grep -q psrun_ && l="$l nft-table"
-	for f in /run/psrun/net/*; do
-		[ -e "$f" ] || continue
-		grep -qxF "$(basename "$f")" <<<"$LEASES_BEFORE" && continue
-		flock -n -x "$f" true 2>/dev/null && l="$l lease:$(basename "$f")"
-	done
+	[ "$(out_veths)" != "$VETHS_BEFORE" ] && l="$l veth"
+	[ "$(out_tables)" != "$TABLES_BEFORE" ] && l="$l nft-table"
+	[ -n "$(pool_leases)" ] && l="$l lease:$(pool_leases | tr '\n' ' ')"
 	pgrep -f "psnet-leak-$$" >/dev/null && l="$l process"
 	echo "$l"
 }
@@ -64,7 +73,8 @@ session_left() {
 }
 
 # ---- the session's own network (restricted), as psrun run's ----
-S_RESTRICTED=(-o network=restricted -o 'allow_domains=[allowed.test]' -o dns_upstream=[198.18.0.53])
+S_RESTRICTED=(-o network=restricted -o 'allow_domains=[allowed.test]' -o dns_upstream=[198.18.0.53]
+	-o network_pool=$POOL)
 sid=$(screate "${S_RESTRICTED[@]}" -o network_log="$TMP/snetlog")
 if [ -z "$sid" ]; then
 	bad "session: a restricted session starts" "$(cat "$TMP/screate.err")"
@@ -105,7 +115,7 @@ else
 fi
 
 # full: every name, still not the host.
-sid=$(screate -o network=full -o dns_upstream=[198.18.0.53])
+sid=$(screate -o network=full -o dns_upstream=[198.18.0.53] -o network_pool=$POOL)
 if [ -n "$sid" ]; then
 	sprobe "$sid" "$TMP/sf" resolve other.test -- tcp 198.18.0.20 80 -- tcp GW 8081
 	expect "$TMP/sf" "resolve other.test" 198.18.0.20 "session: full resolves any name"
@@ -137,7 +147,7 @@ fi
 # ---- installs: their own network, from the fake index ----
 INSTALL=(-o install_network=restricted -o 'install_allow_domains=[pypi.test, npm.test]'
 	-o pip_index_url=http://pypi.test/simple -o npm_registry=http://npm.test/
-	-o dns_upstream=[198.18.0.53])
+	-o dns_upstream=[198.18.0.53] -o network_pool=$POOL)
 sid=$(screate "${INSTALL[@]}")
 if [ -z "$sid" ]; then
 	bad "install: a session with an install network starts" "$(cat "$TMP/screate.err")"
@@ -192,7 +202,7 @@ fi
 
 # An index off install_allow_domains: denied, and the result says so.
 sid=$(screate -o install_network=restricted -o 'install_allow_domains=[npm.test]' \
-	-o pip_index_url=http://pypi.test/simple -o dns_upstream=[198.18.0.53])
+	-o pip_index_url=http://pypi.test/simple -o dns_upstream=[198.18.0.53] -o network_pool=$POOL)
 if [ -n "$sid" ]; then
 	inside session install --json --timeout 60s "$sid" psfake >"$TMP/i6" 2>"$TMP/i6.err"
 	st=$?
@@ -316,7 +326,7 @@ fi
 # ---- examples/agent_loop.py, the scripted agent, against the fake index ----
 if [ -r "$HERE/../../examples/agent_loop.py" ]; then
 	PSRUN_LIBRARY=$(dirname "$PSRUN")/libpsrun.so AGENT_LOOP_INDEX=http://pypi.test/simple \
-		AGENT_LOOP_DNS=198.18.0.53 nsenter --net=/run/netns/$OUT "$PY" "$HERE/../../examples/agent_loop.py" \
+		AGENT_LOOP_DNS=198.18.0.53 AGENT_LOOP_KEYS="{\"network_pool\": \"$POOL\"}" nsenter --net=/run/netns/$OUT "$PY" "$HERE/../../examples/agent_loop.py" \
 		>"$TMP/agent" 2>&1
 	st=$?
 	if [ $st -eq 0 ] && grep -q 'reason=timeout' "$TMP/agent" && grep -q 'reason=oom' "$TMP/agent" &&
@@ -329,3 +339,7 @@ fi
 l=$(sleftovers)
 [ -z "$l" ] && [ -z "$(ls -A "$SROOT")" ] && ok "sessions: nothing left at the end" ||
 	bad "sessions: nothing left at the end" "$l $(ls -A "$SROOT")"
+if [ -s "$TMP/screate.failed" ]; then
+	cat "$TMP/screate.failed"
+	fail=$((fail + $(wc -l <"$TMP/screate.failed")))
+fi

@@ -86,7 +86,8 @@ class FileEntry:
     mtime: int
 
 
-# The seed dict's keys (agent frameworks' sandbox={...}) -> policy keys.
+# The seed dict's keys (agent frameworks' sandbox={...}) and every policy
+# key (psrun-policy(5)) -> policy keys.
 _CONFIG_KEYS = {
     "network_mode": "network",
     "network": "network",
@@ -109,6 +110,27 @@ _CONFIG_KEYS = {
     "npm_registry": "npm_registry",
     "dns_upstream": "dns_upstream",
     "approve_actions": "approve",
+    "allow_ports": "allow_ports",
+    "allow_cidrs": "allow_cidrs",
+    "allow_private": "allow_private",
+    "dns_min_ttl": "dns_min_ttl",
+    "dns_max_ttl": "dns_max_ttl",
+    "network_pool": "network_pool",
+    "network_log": "network_log",
+    "user": "user",
+    "backend": "backend",
+    "mounts": "mounts",
+    "hostname": "hostname",
+    "landlock": "landlock",
+    "apparmor": "apparmor",
+    "apparmor_profile": "apparmor_profile",
+    "pty_limit": "pty_limit",
+    "inotify_limit": "inotify_limit",
+    "inotify_watch_limit": "inotify_watch_limit",
+    "fanotify_limit": "fanotify_limit",
+    "fanotify_mark_limit": "fanotify_mark_limit",
+    "namespace_limit": "namespace_limit",
+    "sigpending_limit": "sigpending_limit",
 }
 
 
@@ -167,6 +189,9 @@ class Sandbox:
                  approve: Optional[Callable[[dict], Union[bool, str]]] = None, **keys):
         self._lib = C.lib()
         self._session = None
+        if approve is not None and not callable(approve):
+            raise PsrunError(22, "approve: must be a callable; the policy key `approve` is "
+                             "approve_actions here (e.g. approve_actions=[\"install\"])")
         # Kept alive as long as the session: the C side holds the pointer.
         self._approve = _approver(approve) if approve is not None else None
         err = C.Error()

@@ -45,6 +45,12 @@ class SandboxTest(unittest.TestCase):
         self.assertIn("network", str(cm.exception))
         with self.assertRaises(PsrunError):
             Sandbox(no_such_key=1)
+        with self.assertRaises(PsrunError) as cm:
+            Sandbox(approve=["install"])
+        self.assertEqual(cm.exception.field, "approve")
+        with self.assertRaises(PsrunError) as cm:
+            Sandbox(network_pool="10.0.0.0/33")
+        self.assertEqual(cm.exception.field, "network_pool")
 
     def test_paths_stay_in_the_workspace(self):
         self.sb.exec("ln -sf /etc/passwd /workspace/link")
