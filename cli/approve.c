@@ -131,8 +131,8 @@ int approve_by_command(void *userdata, psrun_approval *a)
         said[got] = '\0';
         said[strcspn(said, "\r\n")] = '\0';
         if (timed_out)
-                return refuse(a, "the approver command `%s` did not answer within %llu s",
-                              cmd, (unsigned long long) ((ac->timeout_ms + 999) / 1000));
+                return refuse(a, "the approver command `%s` did not answer within %llu s", cmd,
+                              (unsigned long long) ((ac->timeout_ms + 999) / 1000));
         if (WIFSIGNALED(status))
                 return refuse(a, "the approver command `%s` was killed by signal %d", cmd,
                               WTERMSIG(status));

@@ -159,11 +159,11 @@ int install_check_spec(enum install_tool tool, const char *spec, psrun_error *er
                                        "(with a version) is accepted",
                                        shown);
         if (strstr(spec, "://") || strchr(spec, ':'))
-                return psrun_error_set(err, EINVAL,
-                                       "package: `%s`: URLs and VCS specs are refused; name a "
-                                       "package on the index (the index is the policy's %s)",
-                                       shown,
-                                       tool == INSTALL_TOOL_NODE ? "npm_registry" : "pip_index_url");
+                return psrun_error_set(
+                        err, EINVAL,
+                        "package: `%s`: URLs and VCS specs are refused; name a "
+                        "package on the index (the index is the policy's %s)",
+                        shown, tool == INSTALL_TOOL_NODE ? "npm_registry" : "pip_index_url");
         int r = tool == INSTALL_TOOL_NODE ? check_node(spec) : check_python(spec);
         if (r < 0)
                 return psrun_error_set(

@@ -99,8 +99,7 @@ PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,
                 r = session_call(session_dir(s), &info, NULL, 0, NULL, 0, &rep, NULL, NULL, err);
         if (r >= 0)
                 r = install_check_network((enum policy_network) rep.network,
-                                          (enum policy_network) rep.install_network, package,
-                                          err);
+                                          (enum policy_network) rep.install_network, package, err);
         const char *tool_name = r >= 0 ? install_tool_to_string(tool) : NULL;
         bool gated = r >= 0 && (rep.approve & POLICY_ACTION_INSTALL);
         if (gated)

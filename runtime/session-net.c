@@ -46,8 +46,8 @@ static int write_resolv(struct install_net *in, const char *state_dir, psrun_err
                               in->plan.id) >= sizeof(in->resolv_path))
                 return psrun_error_set(err, ENAMETOOLONG, "install: network: %s is too long",
                                        state_dir);
-        _cleanup_close_ int fd = open(in->resolv_path,
-                                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        _cleanup_close_ int fd =
+                open(in->resolv_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd < 0) {
                 int e = errno;
                 in->resolv_path[0] = '\0';

@@ -43,8 +43,8 @@ Test(install, bad_specs_and_tools_are_refused_before_anything_runs, .timeout = 3
         sess_start(&t, NULL);
         struct asked q = {.answer = 1};
         psrun_session_set_approver(t.s, approver, &q);
-        static const char *const bad[] = {"--index-url=http://evil.test/", "-e.", "x; id",
-                                          "http://evil.test/x.whl", "../x", "a b"};
+        static const char *const bad[] = {"--index-url=http://evil.test/", "-e.",  "x; id",
+                                          "http://evil.test/x.whl",        "../x", "a b"};
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 psrun_exec_result res;
                 psrun_error err = {0};
@@ -69,8 +69,8 @@ Test(install, bad_specs_and_tools_are_refused_before_anything_runs, .timeout = 3
 Test(install, no_network_at_all_says_why, .timeout = 30)
 {
         struct sess t;
-        sess_start(&t, (const char *const[]){"install_network", "none", "approve", "[install]",
-                                             NULL});
+        sess_start(&t,
+                   (const char *const[]){"install_network", "none", "approve", "[install]", NULL});
         struct asked q = {.answer = 1};
         psrun_session_set_approver(t.s, approver, &q);
         psrun_exec_result res;

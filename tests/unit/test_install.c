@@ -99,10 +99,18 @@ Test(install, hostile_specs_are_refused_naming_package)
 Test(install, package_names_with_versions_pass)
 {
         static const char *const python[] = {
-                "requests",     "requests==2.31.0", "requests[socks]>=2.31,<3",
-                "Django~=4.2",  "zope.interface",   "my_pkg-name.x!=1.0.post1",
-                "numpy===1.26", "a",                "pkg>1.0a1",
-                "pkg<=2.0+local.1", "pkg==1.*",     "torch[cuda,dev]",
+                "requests",
+                "requests==2.31.0",
+                "requests[socks]>=2.31,<3",
+                "Django~=4.2",
+                "zope.interface",
+                "my_pkg-name.x!=1.0.post1",
+                "numpy===1.26",
+                "a",
+                "pkg>1.0a1",
+                "pkg<=2.0+local.1",
+                "pkg==1.*",
+                "torch[cuda,dev]",
         };
         for (size_t i = 0; i < sizeof(python) / sizeof(python[0]); i++) {
                 psrun_error err = {0};
@@ -110,8 +118,15 @@ Test(install, package_names_with_versions_pass)
                              "python `%s`: %s", python[i], err.msg);
         }
         static const char *const node[] = {
-                "lodash", "lodash@4.17.21", "lodash@^4", "@types/node@~20.1.0", "react@latest",
-                "left-pad@>=1.0.0", "a.b_c-d@1.x", "@scope/pkg", "typescript@5.4.0-beta",
+                "lodash",
+                "lodash@4.17.21",
+                "lodash@^4",
+                "@types/node@~20.1.0",
+                "react@latest",
+                "left-pad@>=1.0.0",
+                "a.b_c-d@1.x",
+                "@scope/pkg",
+                "typescript@5.4.0-beta",
         };
         for (size_t i = 0; i < sizeof(node) / sizeof(node[0]); i++) {
                 psrun_error err = {0};
@@ -195,15 +210,16 @@ Test(install, argv)
 Test(install, network_check_and_env)
 {
         psrun_error err = {0};
-        cr_expect_eq(install_check_network(POLICY_NETWORK_NONE, POLICY_NETWORK_RESTRICTED, "x",
-                                           &err),
-                     0);
+        cr_expect_eq(
+                install_check_network(POLICY_NETWORK_NONE, POLICY_NETWORK_RESTRICTED, "x", &err),
+                0);
         cr_expect_eq(install_check_network(POLICY_NETWORK_FULL, POLICY_NETWORK_NONE, "x", &err), 0);
         cr_expect_eq(install_check_network(POLICY_NETWORK_NONE, POLICY_NETWORK_NONE, "x", &err),
                      -ENETUNREACH);
         cr_expect(strstr(err.msg, "install: `x` cannot be installed"), "%s", err.msg);
         _cleanup_free_ char *path = install_path("/usr/bin:/bin");
-        cr_expect_str_eq(path, "/usr/bin:/bin:" INSTALL_PYTHON_DIR "/bin:" INSTALL_NODE_DIR "/.bin");
+        cr_expect_str_eq(path,
+                         "/usr/bin:/bin:" INSTALL_PYTHON_DIR "/bin:" INSTALL_NODE_DIR "/.bin");
         _cleanup_free_ char *bare = install_path("");
         cr_expect_str_eq(bare, INSTALL_PYTHON_DIR "/bin:" INSTALL_NODE_DIR "/.bin");
         cr_expect_str_eq(install_env[0], "PYTHONPATH=" INSTALL_PYTHON_DIR);
