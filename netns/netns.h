@@ -105,8 +105,9 @@ int netns_reap(const char *id, psrun_error *err);
 /* netns/addr-pool.c */
 int addr_pool_pick(struct netns_plan *plan, psrun_error *err);
 int addr_pool_lease(struct netns_plan *plan, psrun_error *err);
-/* Reads a lease file: the run's id and whether its owner still lives. */
-int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive);
+/* Reads a lease file: the run's id, the inode of the network namespace its
+ * veth and table are in (0: not recorded), whether its owner still lives. */
+int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], uint64_t *netns, bool *alive);
 
 /* netns/nflog.c: refused connections as the kernel logs them */
 struct nflog;

@@ -329,7 +329,8 @@ for p in $many; do wait "$p"; done
 l=$(leftovers)
 [ -z "$l" ] && ok "8 restricted runs at once leave nothing" || bad "8 restricted runs at once leave nothing" "$l"
 for delay in 0.005 0.02 0.05 0.5; do
-	nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- /bin/sleep 20 psnet-leak-$$ \
+	# -F: nsenter forks otherwise, and the kill would miss psrun.
+	nsenter -F --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- /bin/sh -c "sleep 20" psnet-leak-$$ \
 		>/dev/null 2>&1 &
 	kpid=$!
 	sleep $delay
@@ -341,6 +342,28 @@ nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
 l=$(leftovers)
 [ -z "$l" ] && ok "kill -9 of psrun at four set-up stages, then psrun gc: nothing left" ||
 	bad "kill -9 of psrun at four set-up stages, then psrun gc: nothing left" "$l"
+
+# A gc in another namespace (INET plays a neighbour) leaves a dead run's
+# lease to the gc of the namespace its table is in: removing it there would
+# leave that table for good.
+nsenter -F --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- /bin/sh -c "sleep 20" psnet-leak-$$ \
+	>/dev/null 2>&1 &
+kpid=$!
+sleep 0.7
+kill -9 $kpid 2>/dev/null
+wait $kpid 2>/dev/null
+kid=$(ip netns exec $OUT nft list tables 2>/dev/null | sed -n 's/^table inet psrun_//p' | head -1)
+klease=$(grep -l "^$kid\$" /run/psrun/net/* 2>/dev/null | head -1)
+ip netns exec $INET "$PSRUN" gc >/dev/null 2>&1
+if [ -n "$kid" ] && [ -e "$klease" ] && ip netns exec $OUT nft list tables | grep -q "psrun_$kid"; then
+	nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
+	l=$(leftovers)
+	[ -z "$l" ] && [ ! -e "$klease" ] && ok "gc in another namespace leaves the lease to the table's own namespace's gc" ||
+		bad "gc in another namespace leaves the lease to the table's own namespace's gc" "left: $l"
+else
+	bad "gc in another namespace leaves the lease to the table's own namespace's gc" \
+		"id '$kid', lease '$klease' ($(cat "$klease" 2>/dev/null | tr '\n' ' '))"
+fi
 
 . "$HERE/session.sh"
 

@@ -130,7 +130,7 @@ fi
 sid=$(screate "${S_RESTRICTED[@]}")
 if [ -n "$sid" ]; then
 	ssup=$(sup_of "$sid")
-	inside session exec "$sid" -- /bin/sleep 30 psnet-leak-$$ >/dev/null 2>&1 &
+	inside session exec "$sid" -- /bin/sh -c "sleep 30" psnet-leak-$$ >/dev/null 2>&1 &
 	epid=$!
 	sleep 0.5
 	kill -9 "$ssup"
