@@ -71,7 +71,7 @@ struct supervisor {
         struct launch init;
         struct plan tmpl;       /* what every exec shares: joins, identity, layers */
         struct session_net net; /* init's network, which every exec joins */
-        int own_pidns;          /* ours, to return to after an exec's clone3 */
+        int own_pidns;          /* ours, for the moments a thread is made (install_net_start) */
         uint64_t created_ms, created_unix, last_activity_ms;
         struct exec_slot execs[MAX_EXECS];
         unsigned n_running;
@@ -385,13 +385,7 @@ static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int 
         for (int i = 0; i < 3; i++)
                 (void) dup2(fds[i], i);
         struct launch l = LAUNCH_INIT;
-        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
-                r = psrun_error_errno(err, errno, "enter the sandbox's pid namespace");
-        else {
-                r = launch_clone(&p, cg, &l, err);
-                if (setns(s->own_pidns, CLONE_NEWPID) < 0)
-                        abort(); /* we cannot go on making threads or execs */
-        }
+        r = launch_clone(&p, cg, &l, err);
         int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
         for (int i = 0; i < 3; i++)
                 (void) dup2(null_fd, i);
@@ -400,9 +394,18 @@ static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int 
                 r = launch_confine(&l, &p, cg, err);
         if (r >= 0)
                 r = exec_oom_first(l.pid, err);
-        /* The install's network while its child waits, as psrun run's. */
-        if (r >= 0 && x->inet)
-                r = install_net_start(x->inet, l.pid, err);
+        /* The install's network while its child waits, as psrun run's. Its
+         * DNS proxy is a thread, which cannot be made while our children's
+         * pid namespace is not our own: out of it for that moment. */
+        if (r >= 0 && x->inet) {
+                if (setns(s->own_pidns, CLONE_NEWPID) < 0)
+                        r = psrun_error_errno(err, errno, "exec: leave the pid namespace");
+                else {
+                        r = install_net_start(x->inet, l.pid, err);
+                        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
+                                abort(); /* execs would be born outside the sandbox */
+                }
+        }
         if (r >= 0)
                 r = launch_release(&l, err);
         if (r < 0) {
@@ -922,12 +925,14 @@ static int make_template(struct supervisor *s, psrun_error *err)
         t->join_pidfd = fcntl(s->init.pidfd, F_DUPFD_CLOEXEC, 3);
         if (t->join_pidfd < 0)
                 return psrun_error_errno(err, errno, "session: pidfd");
-        /* Execs are born in the sandbox's pid namespace: we enter it for our
-         * children around each clone3 only (exec_pidns), since a thread
-         * (a DNS proxy) cannot be made while pid_for_children differs. */
+        /* Our children from now on are born in the sandbox's pid namespace
+         * (and no thread can be made meanwhile: launch_exec leaves it for
+         * an install's DNS proxy). */
         s->own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
         if (s->own_pidns < 0)
                 return psrun_error_errno(err, errno, "session: open our pid namespace");
+        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
+                return psrun_error_errno(err, errno, "session: enter the pid namespace");
         return 0;
 }
 
