@@ -606,9 +606,10 @@ Test(session, a_session_wide_oom_spares_init, .timeout = 60)
         struct sess t;
         sess_start(&t, (const char *const[]){"memory_limit", "64M", NULL});
         free(ballast);
-        /* Two hogs of 40 MiB each: neither reaches its own 64M, together
-         * they pass the session's. */
-        const char *hog = "python3 -c 'import time; b = bytearray(40 << 20); time.sleep(5)'";
+        /* Two hogs of 40 MiB each (dd's buffer, refilled for a few
+         * seconds): neither reaches its own 64M, together they pass the
+         * session's. (busybox's dd too: the VM has no python3.) */
+        const char *hog = "dd if=/dev/zero of=/dev/null bs=40M count=300 2>/dev/null";
         struct bg a = {.t = &t, .line = hog}, b = {.t = &t, .line = hog};
         pthread_t ta, tb;
         cr_assert_eq(pthread_create(&ta, NULL, bg_exec, &a), 0);
