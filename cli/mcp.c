@@ -426,6 +426,23 @@ static void write_stream(FILE *f, const char *name, const char *data, size_t len
                 fputc('\n', f);
 }
 
+/* What the network refused, for the model: names, then addr:port/proto. */
+static void write_refusals(FILE *f, const psrun_network_stats *n, const char *title)
+{
+        if (!n || n->n_denied == 0)
+                return;
+        fputs(title, f);
+        for (size_t i = 0; i < n->n_denied; i++) {
+                const psrun_network_denial *d = &n->denied[i];
+                if (d->name[0])
+                        fprintf(f, " %s", d->name);
+                else
+                        fprintf(f, " %s:%u/%s", d->addr, (unsigned) d->port, d->proto);
+        }
+        if (n->denied_more)
+                fprintf(f, " (and %" PRIu64 " more)", n->denied_more);
+}
+
 /* The session API's result JSON, as structuredContent. */
 static int write_result_json(FILE *f, const psrun_exec_result *res)
 {
@@ -525,6 +542,7 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         if (res.stderr_truncated)
                 fprintf(f, "\nTruncated: stderr was %" PRIu64 " bytes; its start and end are kept",
                         res.stderr_bytes);
+        write_refusals(f, res.network, "\nNetwork refused (not allowed by the sandbox's policy):");
         out->is_error = rr->exit_code != 0 || strcmp(reason, "exited") != 0;
         r = write_result_json(out->structured, &res);
         psrun_exec_result_free(&res);
@@ -679,18 +697,9 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
                         rr->exit_code, rr->reason ? rr->reason : "setup_error",
                         rr->error[0] ? ": " : "", rr->error);
                 write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
-                if (res.network && res.network->n_denied) {
-                        fputs("The install network refused:", f);
-                        for (size_t i = 0; i < res.network->n_denied; i++) {
-                                const psrun_network_denial *d = &res.network->denied[i];
-                                if (d->name[0])
-                                        fprintf(f, " %s", d->name);
-                                else
-                                        fprintf(f, " %s:%u/%s", d->addr, (unsigned) d->port,
-                                                d->proto);
-                        }
-                        fputs(" (not on the server's install_allow_domains)\n", f);
-                }
+                write_refusals(f, res.network,
+                               "The install network refused (not on the server's "
+                               "install_allow_domains):");
         }
         out->is_error = !installed;
         r = write_result_json(out->structured, &res);

@@ -144,6 +144,14 @@ else
 	bad "session: a restricted session starts" "$(cat "$TMP/screate.err")"
 fi
 
+# psrun mcp in a restricted sandbox: the text says what the network refused.
+"$PY" "$HERE/mcp_call.py" sandbox_exec '{"command": "getent hosts other.test; exit 0"}' -- \
+	nsenter --net=/run/netns/$OUT "$PSRUN" mcp "${S_RESTRICTED[@]}" >"$TMP/mcpx" 2>"$TMP/mcpx.err"
+grep -q "Network refused (not allowed by the sandbox's policy): other.test" "$TMP/mcpx" &&
+	grep -q '"denied": \[{"name": "other.test"' "$TMP/mcpx" &&
+	ok "session: psrun mcp's sandbox_exec says what the network refused" ||
+	bad "session: psrun mcp's sandbox_exec says what the network refused" "$(head -c 600 "$TMP/mcpx") $(tail -c 300 "$TMP/mcpx.err")"
+
 # ---- installs: their own network, from the fake index ----
 INSTALL=(-o install_network=restricted -o 'install_allow_domains=[pypi.test, npm.test]'
 	-o pip_index_url=http://pypi.test/simple -o npm_registry=http://npm.test/
