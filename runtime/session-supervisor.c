@@ -7,8 +7,10 @@
  *
  * Its one thread does all of that; the only other threads are the DNS
  * proxies of its networks (runtime/session-net.c), which touch neither fds
- * 0-2 nor namespaces, so the main thread may change its own fds 0-2 and its
- * pid_for_children namespace around a clone3 without locks.
+ * 0-2 nor namespaces, so the main thread may change its own fds 0-2 around
+ * a clone3 without locks. From start-up on, its children are born in the
+ * sandbox's pid namespace (setns CLONE_NEWPID); a thread cannot be made
+ * meanwhile, so it leaves that namespace for the moment it makes one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -867,8 +869,10 @@ static int add_install_env(const struct policy *pol, struct plan *t, psrun_error
                 bool path = strncmp(t->envp[i], "PATH=", 5) == 0 && !policy_sets_env(pol, "PATH");
                 if (path) {
                         _cleanup_free_ char *v = install_path(t->envp[i] + 5);
-                        if (!v || asprintf(&envp[k], "PATH=%s", v) < 0)
+                        if (!v || asprintf(&envp[k], "PATH=%s", v) < 0) {
+                                envp[k] = NULL;
                                 return psrun_error_errno(err, ENOMEM, "session: env");
+                        }
                 } else if (!(envp[k] = strdup(t->envp[i]))) {
                         return psrun_error_errno(err, ENOMEM, "session: env");
                 }
