@@ -39,7 +39,10 @@ GEN_SECCOMP := $(BUILD)/gen/seccomp-default-bpf.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SECCOMP:.c=.o)
 ARCHIVE := $(BUILD)/libpsrun-internal.a
 SHARED := $(BUILD)/libpsrun.so
+STATIC_LIB := $(BUILD)/libpsrun.a
+PC := $(BUILD)/psrun.pc
 PSRUN := $(BUILD)/psrun
+VERSION := 0.1.0
 
 TEST_TIERS := unit kernel integration escape oci session
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
@@ -48,7 +51,7 @@ HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/
 .PHONY: all deps tests check check-layering print-lib-srcs check-unit check-vm demo bench bench-agent clean install format format-check fuzz fuzz-build \
         soak
 
-all: $(PSRUN) $(SHARED)
+all: $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
 
 deps:
 	@scripts/install-deps.sh
@@ -74,6 +77,20 @@ $(ARCHIVE): $(LIB_OBJS)
 $(SHARED): $(LIB_OBJS) libpsrun.sym
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=libpsrun.sym -Wl,-soname,libpsrun.so.0 \
 		-o $@ $(LIB_OBJS) $(PKG_LIBS) -lm
+
+# The public static library: one relocatable object in which every symbol
+# but psrun_* (include/psrun.h) is made local, so a program linking it sees
+# exactly what libpsrun.so exports and none of psrun's internal names. Its
+# own dependencies come from psrun.pc (pkg-config --static --libs psrun).
+$(STATIC_LIB): $(LIB_OBJS)
+	@rm -f $@ $(BUILD)/libpsrun-public.o
+	$(LD) -r -o $(BUILD)/libpsrun-public.o $^
+	objcopy --localize-hidden $(BUILD)/libpsrun-public.o
+	ar rcs $@ $(BUILD)/libpsrun-public.o
+
+$(PC): psrun.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' $< > $@
 
 # psrun links its libraries statically: no dynamic loading of five libraries
 # at every start (~2 ms, ~60 page faults). libnftables exists only as a
@@ -109,16 +126,30 @@ $(BUILD)/tests/helper/%: tests/helper/%.c
 	$(CC) -O2 -g -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -static -o $@ $<
 
 # docs/api.md's example, compiled from the document itself against the
-# public header and libpsrun.so only (run by the session tier).
+# public header only and linked three ways, each run by the session tier:
+# against libpsrun.so; against libpsrun.a; and as a user would, with
+# `pkg-config --cflags --libs psrun` from a staged `make install`.
 API_EXAMPLE := $(BUILD)/examples/api-example
-$(API_EXAMPLE): docs/api.md include/psrun.h $(SHARED)
+API_STAGE := $(abspath $(BUILD))/stage
+$(API_EXAMPLE).c: docs/api.md
 	@mkdir -p $(dir $@)
+	sed -n '/^```c api-example$$/,/^```$$/p' $< | sed '1d;$$d' > $@
+$(API_EXAMPLE): $(API_EXAMPLE).c include/psrun.h $(SHARED)
 	ln -sf libpsrun.so $(BUILD)/libpsrun.so.0
-	sed -n '/^```c api-example$$/,/^```$$/p' $< | sed '1d;$$d' > $@.c
-	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude -o $@ $@.c -L$(BUILD) \
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude -o $@ $< -L$(BUILD) \
 		-l:libpsrun.so -Wl,-rpath,$(abspath $(BUILD))
+$(API_EXAMPLE)-static: $(API_EXAMPLE).c include/psrun.h $(STATIC_LIB)
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude -o $@ $< $(STATIC_LIB) \
+		$(shell pkg-config --static --libs $(PKGS) 2>/dev/null) -ldl -lpthread -lm
+$(API_EXAMPLE)-pkgconfig: $(API_EXAMPLE).c $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
+	rm -rf $(API_STAGE)
+	$(MAKE) --no-print-directory install DESTDIR=$(API_STAGE) PREFIX=/usr >/dev/null
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -o $@ $< \
+		$$(PKG_CONFIG_PATH=$(API_STAGE)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(API_STAGE) \
+		  pkg-config --cflags --libs psrun) -Wl,-rpath,$(API_STAGE)/usr/lib
 
-tests: $(PSRUN) $(SHARED) $(TEST_BINS) $(HELPERS) $(API_EXAMPLE)
+tests: $(PSRUN) $(SHARED) $(STATIC_LIB) $(TEST_BINS) $(HELPERS) $(API_EXAMPLE) \
+	$(API_EXAMPLE)-static $(API_EXAMPLE)-pkgconfig
 
 # `make check` is the README's test command and what CI runs: every tier on
 # this host, then the kernel matrix (docs/testing.md) in a cgroup v2 +
@@ -186,10 +217,15 @@ fuzz-build: $(FUZZ_TARGETS)
 fuzz: deps $(FUZZ_TARGETS)
 	@scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
-install: $(PSRUN) $(SHARED)
+install: $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
 	install -D -m 0755 $(PSRUN) $(DESTDIR)$(PREFIX)/bin/psrun
 	install -D -m 0755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/libpsrun.so.0
 	ln -sf libpsrun.so.0 $(DESTDIR)$(PREFIX)/lib/libpsrun.so
+	install -D -m 0644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/libpsrun.a
+	@# Written again: PREFIX may differ from the build's.
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' \
+		psrun.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/psrun.pc
 	install -D -m 0644 include/psrun.h $(DESTDIR)$(PREFIX)/include/psrun.h
 	install -D -m 0644 docs/man/psrun.1 $(DESTDIR)$(PREFIX)/share/man/man1/psrun.1
 	install -D -m 0644 docs/man/psrun-policy.5 $(DESTDIR)$(PREFIX)/share/man/man5/psrun-policy.5

@@ -226,8 +226,10 @@ static const struct command commands[] = {
          "print the effective policy (defaults, then the file, then -o) as JSON", policy_options,
          0},
         {"session", cmd_session, "", "COMMAND [ARGS...]", 1, CLI_UNBOUNDED,
-         "long-lived sandboxes: create, exec, write, read, ls, rm, list, destroy", NULL, 0},
-        {"mcp", cli_cmd_mcp, "[--policy FILE] [-o KEY=VALUE]... [--allow-override KEY]...", "", 0,
+         "long-lived sandboxes: create, exec, install, write, read, ls, rm, list, destroy", NULL,
+         0},
+        {"mcp", cli_cmd_mcp,
+         "[--policy FILE] [-o KEY=VALUE]... [--allow-override KEY]... [--approve-cmd CMD]", "", 0,
          0, "serve sandboxes to an MCP client on stdin/stdout (docs/mcp.md)", cli_mcp_options, 0},
         {"gc", cmd_gc, "[OPTIONS]", "", 0, 0,
          "remove what killed psrun runs and dead sessions left behind: cgroups, OCI "

@@ -46,6 +46,7 @@ struct tool_def {
 };
 
 static const char *const encodings[] = {"utf-8", "base64", NULL};
+static const char *const installers[] = {"python", "node", NULL};
 
 #define HANDLE_ARG                                                                                 \
         {                                                                                          \
@@ -86,6 +87,19 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                                  "entry with its type and size.",
                                  {{"directory", ARG_STRING, false, "default /workspace", NULL},
                                   HANDLE_ARG}},
+        [MCP_TOOL_INSTALL] = {"sandbox_install_package",
+                              "Install a package",
+                              "Install one package into the sandbox's /workspace: python with "
+                              "pip (importable by the next sandbox_exec), node with npm "
+                              "(require() finds it). The install runs with the server's "
+                              "install network; the sandbox's own commands keep theirs. It may "
+                              "need the operator's approval.",
+                              {{"package", ARG_STRING, true,
+                                "one package with an optional version, e.g. requests==2.31 or "
+                                "lodash@^4",
+                                NULL},
+                               {"tool", ARG_STRING, false, "python (default) or node", installers},
+                               HANDLE_ARG}},
         [MCP_TOOL_CREATE] = {"sandbox_create",
                              "Create a sandbox",
                              "Create a separate sandbox and return its handle (128 random "

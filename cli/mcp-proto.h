@@ -37,6 +37,7 @@ enum mcp_tool {
         MCP_TOOL_READ_FILE,
         MCP_TOOL_WRITE_FILE,
         MCP_TOOL_LIST_FILES,
+        MCP_TOOL_INSTALL,
         MCP_TOOL_CREATE,
         MCP_TOOL_DESTROY,
         MCP_N_TOOLS,

@@ -20,6 +20,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "cli/approve.h"
 #include "cli/cli.h"
 #include "cli/mcp-proto.h"
 #include "common/cleanup.h"
@@ -48,6 +49,7 @@ struct config {
         size_t n_sources;
         const char **allowed; /* --allow-override KEY */
         size_t n_allowed;
+        struct approve_cmd approve; /* --approve-cmd; cmd NULL: no approver */
 };
 
 /* Apply the sources to the policy the session gets and to a private copy
@@ -252,6 +254,12 @@ static int sandbox_new(struct server *srv, const struct mj *overrides, const cha
         if (r >= 0) {
                 /* Tied to us: a killed server leaves no sandbox behind. */
                 psrun_session_options so = {.name = handle, .tie_to_caller = 1};
+                /* Gated actions (policy approve) ask the operator's command;
+                 * without one they are denied. */
+                if (srv->cfg.approve.cmd) {
+                        so.approve = approve_by_command;
+                        so.approve_userdata = &srv->cfg.approve;
+                }
                 r = psrun_session_create(pub, &so, &sb->session, err);
         }
         psrun_policy_free(pub);
@@ -523,6 +531,31 @@ static void write_blocked(FILE *f, const psrun_result *r, const char *reason)
                         left);
 }
 
+static bool has_layer(const psrun_result *r, const char *layer)
+{
+        for (size_t i = 0; i < r->n_violations; i++)
+                if (strcmp(r->violations[i].layer, layer) == 0)
+                        return true;
+        return false;
+}
+
+/* What the network refused, for the model: names, then addr:port/proto. */
+static void write_refusals(FILE *f, const psrun_network_stats *n, const char *title)
+{
+        if (!n || n->n_denied == 0)
+                return;
+        fputs(title, f);
+        for (size_t i = 0; i < n->n_denied; i++) {
+                const psrun_network_denial *d = &n->denied[i];
+                if (d->name[0])
+                        fprintf(f, " %s", d->name);
+                else
+                        fprintf(f, " %s:%u/%s", d->addr, (unsigned) d->port, d->proto);
+        }
+        if (n->denied_more)
+                fprintf(f, " (and %" PRIu64 " more)", n->denied_more);
+}
+
 /* The session API's result JSON, as structuredContent. */
 static int write_result_json(FILE *f, const psrun_exec_result *res)
 {
@@ -623,6 +656,11 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         if (res.stderr_truncated)
                 fprintf(f, "\nTruncated: stderr was %" PRIu64 " bytes; its start and end are kept",
                         res.stderr_bytes);
+        /* The Blocked: lines name the network's refusals when violations
+         * are on; with them off, these do. */
+        if (!has_layer(rr, "network"))
+                write_refusals(f, res.network,
+                               "\nNetwork refused (not allowed by the sandbox's policy):");
         out->is_error = rr->exit_code != 0 || strcmp(reason, "exited") != 0;
         r = write_result_json(out->structured, &res);
         psrun_exec_result_free(&res);
@@ -733,6 +771,60 @@ static int tool_list_files(struct server *srv, const struct mcp_call *call,
         return 0;
 }
 
+static int tool_install(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
+                        psrun_error *err)
+{
+        const char *package = mj_get_string(call->args, "package");
+        const char *tool = mj_get_string(call->args, "tool");
+        if (!tool)
+                tool = "python";
+        struct sandbox *sb = pick_sandbox(srv, call, out);
+        if (!sb)
+                return 0;
+        psrun_install_options o = {.tool = tool};
+        psrun_exec_result res;
+        psrun_error e = {0};
+        int r = psrun_install_package(sb->session, package, &o, &res, &e);
+        if (r < 0) {
+                psrun_exec_result_free(&res);
+                FILE *s = out->structured;
+                fputs("{\"package\":", s);
+                json_write_string(s, package);
+                fprintf(s, ",\"tool\":\"%s\",\"installed\":false,\"denied\":%s,\"error\":", tool,
+                        e.code == EPERM ? "true" : "false");
+                json_write_string(s, e.msg);
+                fputc('}', s);
+                if (e.code == EPERM)
+                        return tool_error(out,
+                                          "Install denied: %s. Do not retry it as a command: "
+                                          "the operator decides what is installed.",
+                                          e.msg);
+                if (e.code == EINVAL || e.code == ENETUNREACH)
+                        return tool_error(out, "Cannot install: %s", e.msg);
+                return session_error(srv, sb, out, "Cannot install", &e);
+        }
+        const psrun_result *rr = &res.result;
+        bool installed = rr->exit_code == 0 && rr->reason && strcmp(rr->reason, "exited") == 0;
+        FILE *f = out->text;
+        if (installed)
+                fprintf(f,
+                        "Successfully installed %s (%s) in %.2fs; the next sandbox_exec finds it.",
+                        package, tool, (double) rr->wall_ms / 1000);
+        else {
+                fprintf(f, "Installing %s (%s) failed: exit code %d (%s)%s%s\n", package, tool,
+                        rr->exit_code, rr->reason ? rr->reason : "setup_error",
+                        rr->error[0] ? ": " : "", rr->error);
+                write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
+                write_refusals(f, res.network,
+                               "The install network refused (not on the server's "
+                               "install_allow_domains):");
+        }
+        out->is_error = !installed;
+        r = write_result_json(out->structured, &res);
+        psrun_exec_result_free(&res);
+        return r < 0 ? psrun_error_errno(err, -r, "sandbox_install_package: result") : 0;
+}
+
 static int tool_create(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
                        psrun_error *err)
 {
@@ -793,6 +885,7 @@ static const tool_fn tool_fns[MCP_N_TOOLS] = {
         [MCP_TOOL_READ_FILE] = tool_read_file,
         [MCP_TOOL_WRITE_FILE] = tool_write_file,
         [MCP_TOOL_LIST_FILES] = tool_list_files,
+        [MCP_TOOL_INSTALL] = tool_install,
         [MCP_TOOL_CREATE] = tool_create,
         [MCP_TOOL_DESTROY] = tool_destroy,
 };
@@ -931,13 +1024,18 @@ static int serve(struct server *srv)
         return 0;
 }
 
-enum { MCP_POLICY, MCP_OPTION, MCP_ALLOW_OVERRIDE };
+enum { MCP_POLICY, MCP_OPTION, MCP_ALLOW_OVERRIDE, MCP_APPROVE_CMD, MCP_APPROVE_TIMEOUT };
 const struct option_def cli_mcp_options[] = {
         [MCP_POLICY] = {"policy", 'p', "FILE", "the sandboxes' policy (YAML or JSON file)"},
         [MCP_OPTION] = {"option", 'o', "KEY=VALUE", "set one policy key (repeatable; in order)"},
         [MCP_ALLOW_OVERRIDE] = {"allow-override", 0, "KEY",
                                 "let sandbox_create set KEY freely, even to widen the policy "
                                 "(repeatable)"},
+        [MCP_APPROVE_CMD] = {"approve-cmd", 0, "CMD",
+                             "ask CMD before a gated action (policy approve): the action as JSON "
+                             "on its stdin, exit 0 approves"},
+        [MCP_APPROVE_TIMEOUT] = {"approve-timeout", 0, "DURATION",
+                                 "how long CMD may take to answer (default 120s); then: denied"},
         {0},
 };
 
@@ -959,6 +1057,17 @@ int cli_cmd_mcp(struct cli_call *c, psrun_error *err)
         srv.cfg.sources = sources;
         srv.cfg.allowed = c->list[MCP_ALLOW_OVERRIDE];
         srv.cfg.n_allowed = c->n_list[MCP_ALLOW_OVERRIDE];
+        srv.cfg.approve = (struct approve_cmd){.cmd = c->value[MCP_APPROVE_CMD],
+                                               .timeout_ms = APPROVE_TIMEOUT_DEFAULT_MS};
+        if (srv.cfg.approve.cmd && !srv.cfg.approve.cmd[0])
+                return psrun_error_set(err, EINVAL, "--approve-cmd: empty command");
+        if (c->value[MCP_APPROVE_TIMEOUT] &&
+            (parse_duration_ms(c->value[MCP_APPROVE_TIMEOUT], &srv.cfg.approve.timeout_ms) < 0 ||
+             srv.cfg.approve.timeout_ms == 0))
+                return psrun_error_set(err, EINVAL,
+                                       "--approve-timeout: `%s` is not a duration (use e.g. 30s, "
+                                       "5m)",
+                                       c->value[MCP_APPROVE_TIMEOUT]);
 
         /* A bad policy is an error now, not at the first tool call. */
         psrun_policy *pub = psrun_policy_new();

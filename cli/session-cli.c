@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/approve.h"
 #include "cli/cli.h"
 #include "common/cleanup.h"
 #include "common/fileio.h"
@@ -247,6 +248,93 @@ static int sub_exec(int argc, char **argv)
         return code;
 }
 
+/* ---- install ---- */
+
+enum { IN_TOOL, IN_JSON, IN_TIMEOUT, IN_APPROVE_CMD, IN_APPROVE_TIMEOUT, IN_HELP };
+static const struct option_def install_options[] = {
+        [IN_TOOL] = {"tool", 0, "TOOL", "python (default: pip) or node (npm)"},
+        [IN_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
+        [IN_TIMEOUT] = {"timeout", 't', "DURATION", "wall-clock limit (default: the policy's)"},
+        [IN_APPROVE_CMD] = {"approve-cmd", 0, "CMD",
+                            "ask CMD (the action as JSON on its stdin; exit 0 approves)"},
+        [IN_APPROVE_TIMEOUT] = {"approve-timeout", 0, "DURATION",
+                                "how long CMD may take (default 120s); then: denied"},
+        [IN_HELP] = {"help", 'h', NULL, "show this help"},
+        {0},
+};
+
+static void write_output(void *userdata, int stream, const char *data, size_t len)
+{
+        (void) write_all(stream == 2 ? 2 : 1, data, len);
+}
+
+static int sub_install(int argc, char **argv)
+{
+        struct option longopts[8];
+        char shortopts[16];
+        build_getopt(install_options, longopts, shortopts, 7);
+        psrun_install_options io = {.on_output = write_output};
+        struct approve_cmd ac = {.timeout_ms = APPROVE_TIMEOUT_DEFAULT_MS};
+        bool json = false;
+        int c;
+        optind = 1;
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+                switch (option_index(install_options, c)) {
+                case IN_TOOL:
+                        io.tool = optarg;
+                        break;
+                case IN_JSON:
+                        json = true;
+                        break;
+                case IN_TIMEOUT:
+                        if (parse_duration_ms(optarg, &io.timeout_ms) < 0 || io.timeout_ms == 0)
+                                return usage_error("install",
+                                                   "--timeout: `%s` is not a duration "
+                                                   "(use e.g. 30, 30s, 5m, 500ms)",
+                                                   optarg);
+                        break;
+                case IN_APPROVE_CMD:
+                        ac.cmd = optarg;
+                        break;
+                case IN_APPROVE_TIMEOUT:
+                        if (parse_duration_ms(optarg, &ac.timeout_ms) < 0 || ac.timeout_ms == 0)
+                                return usage_error("install",
+                                                   "--approve-timeout: `%s` is not a duration",
+                                                   optarg);
+                        break;
+                case IN_HELP:
+                        cli_command_help("session");
+                        return 0;
+                default:
+                        return usage_error("install", "unknown option `%s`", argv[optind - 1]);
+                }
+        }
+        if (argc - optind != 2)
+                return usage_error("install", "%s",
+                                   "usage: psrun session install [--tool python|node] ID PACKAGE");
+        psrun_session *s = NULL;
+        if (open_session("install", argv[optind], &s))
+                return EXIT_PSRUN;
+        if (ac.cmd)
+                psrun_session_set_approver(s, approve_by_command, &ac);
+        psrun_exec_result res;
+        psrun_error err = {0};
+        int r = psrun_install_package(s, argv[optind + 1], &io, &res, &err);
+        psrun_session_close(s);
+        if (r < 0) {
+                psrun_exec_result_free(&res);
+                return fail("install", &err);
+        }
+        if (strcmp(res.result.reason, "setup_error") == 0)
+                fprintf(stderr, "psrun: %s\n", res.result.error);
+        if (json)
+                (void) psrun_exec_result_write_json(&res, 2);
+        int code = res.result.exit_code;
+        psrun_exec_result_free(&res);
+        return code;
+}
+
 /* ---- files ---- */
 
 static int sub_write(int argc, char **argv)
@@ -391,8 +479,9 @@ static const struct {
         const char *name;
         int (*run)(int argc, char **argv);
 } subcommands[] = {
-        {"create", sub_create}, {"exec", sub_exec}, {"write", sub_write}, {"read", sub_read},
-        {"ls", sub_ls},         {"rm", sub_rm},     {"list", sub_list},   {"destroy", sub_destroy},
+        {"create", sub_create}, {"exec", sub_exec}, {"install", sub_install},
+        {"write", sub_write},   {"read", sub_read}, {"ls", sub_ls},
+        {"rm", sub_rm},         {"list", sub_list}, {"destroy", sub_destroy},
 };
 
 int cli_cmd_session(int argc, char **argv)
@@ -414,6 +503,8 @@ const char cli_session_help[] =
         "  create [--policy F] [-o K=V]... [--name N]   start a session, print its id\n"
         "  exec ID [--json] [--timeout S] [--cwd D] [--env K=V]... -- CMD...\n"
         "                                               run CMD in it (stdio streamed)\n"
+        "  install [--tool python|node] [--json] [--timeout S] [--approve-cmd CMD]\n"
+        "          ID PACKAGE                           install a package into /workspace\n"
         "  write ID PATH < DATA                         create or replace a file\n"
         "  read ID PATH > DATA                          print a file\n"
         "  ls [-R] ID [DIR]                             list a directory\n"

@@ -119,11 +119,31 @@ PSRUN_PUBLIC int psrun_result_write_json(const psrun_result *result, int fd);
  */
 typedef struct psrun_session psrun_session;
 
+/*
+ * Approval (policy `approve: [install]`, docs/sessions.md): before a gated
+ * action the session asks the embedding program and goes ahead only on
+ * yes. With no approver set, a gated action is refused (-EPERM), never
+ * silently allowed. The approver is called in the thread of the gated call,
+ * which waits for it (a human may take a while to answer).
+ */
+typedef struct psrun_approval {
+        const char *action;  /* "install" */
+        const char *session; /* the session's id */
+        /* The whole action as one JSON object, e.g. {"action": "install",
+         * "session": "…", "tool": "python", "package": "requests==2.31"} */
+        const char *json;
+        char reason[256]; /* the approver may say why it refused (one line) */
+} psrun_approval;
+/* Nonzero: approved. */
+typedef int (*psrun_approve_fn)(void *userdata, psrun_approval *approval);
+
 typedef struct psrun_session_options {
         const char *name;          /* the session's id; NULL: a random one */
         const char *state_dir;     /* NULL: $PSRUN_SESSION_ROOT, else /run/psrun-sessions */
         const char *cgroup_parent; /* NULL: below the caller's own cgroup */
         int tie_to_caller;         /* nonzero: destroyed when the calling process exits */
+        psrun_approve_fn approve;  /* the handle's approver (psrun_session_set_approver) */
+        void *approve_userdata;
 } psrun_session_options;
 
 /* Start a session under policy (which may be freed afterwards). The
@@ -141,6 +161,10 @@ PSRUN_PUBLIC const char *psrun_session_id(const psrun_session *session);
 PSRUN_PUBLIC int psrun_session_destroy(psrun_session *session, psrun_error *err);
 /* Free the handle only; the session goes on. NULL-safe. */
 PSRUN_PUBLIC void psrun_session_close(psrun_session *session);
+/* Set (or, with NULL, clear) the approver of this handle: a handle from
+ * psrun_session_open has none. Not while other threads use the handle. */
+PSRUN_PUBLIC void psrun_session_set_approver(psrun_session *session, psrun_approve_fn approve,
+                                             void *userdata);
 
 typedef struct psrun_session_info {
         char id[65];
@@ -184,6 +208,23 @@ typedef struct psrun_exec_options {
         int stdout_fd, stderr_fd;
 } psrun_exec_options;
 
+/* What the network allowed and refused (`psrun run --json`'s "network"):
+ * counts, and the first 32 distinct refusals with how often each came. */
+typedef struct psrun_network_denial {
+        char name[254]; /* a refused name, or "" */
+        char addr[46];  /* a refused destination address, or "" */
+        uint16_t port;
+        char proto[8]; /* "tcp", "udp", … with addr */
+        uint64_t count;
+} psrun_network_denial;
+
+typedef struct psrun_network_stats {
+        uint64_t allowed_queries, denied_queries;
+        size_t n_denied;
+        psrun_network_denial denied[32];
+        uint64_t denied_more; /* refusals past the first 32 distinct ones */
+} psrun_network_stats;
+
 typedef struct psrun_exec_result {
         psrun_result result; /* as psrun_run's; reason also "disk_full": the command
                               * failed while /workspace was full */
@@ -194,6 +235,11 @@ typedef struct psrun_exec_result {
         size_t stdout_len, stderr_len;
         uint64_t stdout_bytes, stderr_bytes; /* what the command wrote */
         int stdout_truncated, stderr_truncated;
+        /* restricted and full networks: what the session's network allowed
+         * and refused while this exec ran (execs running at the same time
+         * share it, so each counts what happened meanwhile); for an install,
+         * its own network's. NULL: no network (none). */
+        psrun_network_stats *network;
 } psrun_exec_result;
 
 /* Run argv (NULL-terminated) in the session and wait. Each exec has its own
@@ -209,8 +255,36 @@ PSRUN_PUBLIC int psrun_exec_shell(psrun_session *session, const char *command,
                                   psrun_error *err);
 PSRUN_PUBLIC void psrun_exec_result_free(psrun_exec_result *result);
 /* One JSON line: psrun run --json's fields plus stdout, stderr (as JSON
- * strings), stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated. */
+ * strings), stdout_bytes, stderr_bytes, stdout_truncated, stderr_truncated,
+ * and network when the exec had one. */
 PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *result, int fd);
+
+/*
+ * Install a package into the workspace (docs/sessions.md): tool "python"
+ * runs `python3 -m pip install --target /workspace/.local/python`, "node"
+ * `npm install` in /workspace; every later exec finds what was installed
+ * (PYTHONPATH, NODE_PATH, PATH). package is one name with an optional
+ * version (`requests==2.31`, `lodash@^4`); options, URLs, paths and shell
+ * syntax are refused. The installer runs as an exec with the policy's
+ * `install_network` (default restricted to `@pypi` and `@npm`) while the
+ * session's other execs keep its own network. A gated install
+ * (`approve: [install]`) asks the handle's approver first.
+ *
+ * Returns 0 when the installer ran (result: its exit code and output: 0
+ * means installed); -EINVAL for a bad tool or package, -EPERM when denied
+ * (err says by whom), -ENETUNREACH when no network could reach an index;
+ * result is filled on every path.
+ */
+typedef struct psrun_install_options {
+        const char *tool;          /* "python" (NULL too) or "node" */
+        uint64_t timeout_ms;       /* 0: the policy's timeout */
+        psrun_output_fn on_output; /* the installer's output as it arrives */
+        void *userdata;
+} psrun_install_options;
+
+PSRUN_PUBLIC int psrun_install_package(psrun_session *session, const char *package,
+                                       const psrun_install_options *options,
+                                       psrun_exec_result *result, psrun_error *err);
 
 /* A running exec, for streaming and interactive use. */
 typedef struct psrun_exec_handle psrun_exec_handle;

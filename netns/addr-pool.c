@@ -3,13 +3,12 @@
  * The address pool: one /30 per sandbox (network, gateway .1, sandbox .2,
  * broadcast) out of `network_pool`, or out of the first candidate /16 that
  * none of the host's routes touch. A lease is a file NETNS_STATE_DIR/<subnet>
- * holding the run's id, created atomically (an O_TMPFILE linked into place,
- * which fails if the name exists) and flock()ed for the owner's lifetime: a
- * lease nobody holds the lock of belongs to a dead run, and `psrun gc`
- * removes it with the run's veth and nft table. The file also names the
- * network namespace the run was in ("<id>\nnet <dev>:<ino>\n"): only a gc
- * in that namespace can delete the table and veth, so only it takes the
- * lease (a gc elsewhere taking it would leave them there for good).
+ * holding the run's id and the network namespace its veth and table are in
+ * ("<id>\nnetns <inode>\n"), created atomically (an O_TMPFILE linked into
+ * place, which fails if the name exists) and flock()ed for the owner's
+ * lifetime: a lease nobody holds the lock of belongs to a dead run, and
+ * `psrun gc` in that namespace removes it with the run's veth and nft
+ * table.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -139,12 +138,12 @@ int addr_pool_lease(struct netns_plan *p, psrun_error *err)
                 return psrun_error_errno(err, errno, "network: lease: create");
         if (flock(fd, LOCK_EX) < 0)
                 return psrun_error_errno(err, errno, "network: lease: lock");
-        char text[96];
         struct stat ns;
-        if (stat("/proc/self/ns/net", &ns) < 0)
-                return psrun_error_errno(err, errno, "network: lease: /proc/self/ns/net");
-        int n = snprintf(text, sizeof(text), "%s\nnet %llu:%llu\n", p->id,
-                         (unsigned long long) ns.st_dev, (unsigned long long) ns.st_ino);
+        if (stat("/proc/thread-self/ns/net", &ns) < 0)
+                return psrun_error_errno(err, errno, "network: lease: our network namespace");
+        char text[64];
+        int n = snprintf(text, sizeof(text), "%s\nnetns %llu\n", p->id,
+                         (unsigned long long) ns.st_ino);
         if (write(fd, text, (size_t) n) != n)
                 return psrun_error_errno(err, EIO, "network: lease: write");
 
@@ -180,26 +179,20 @@ int addr_pool_lease(struct netns_plan *p, psrun_error *err)
         return psrun_error_set(err, EADDRINUSE, "network: lease: every /30 of the pool is taken");
 }
 
-int addr_pool_lease_owner(int dfd, const char *name, char id[9], bool *alive, bool *here)
+int addr_pool_lease_owner(int dfd, const char *name, char id[9], uint64_t *netns, bool *alive)
 {
         _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
         if (fd < 0)
                 return -errno;
-        char text[96] = "";
+        char text[64] = "";
         ssize_t n = read(fd, text, sizeof(text) - 1);
         if (n < 9 || strspn(text, "0123456789abcdef") != 8)
                 return -EINVAL;
         memcpy(id, text, 8);
         id[8] = '\0';
-        /* A lease without the line (written before it existed) is taken as
-         * this namespace's. */
-        unsigned long long dev, ino;
-        struct stat ns;
-        *here = true;
-        if (sscanf(text + 8, "\nnet %llu:%llu", &dev, &ino) == 2)
-                *here = stat("/proc/self/ns/net", &ns) == 0 &&
-                        (unsigned long long) ns.st_dev == dev &&
-                        (unsigned long long) ns.st_ino == ino;
+        unsigned long long ino = 0;
+        /* 0: a lease of before namespaces were recorded. */
+        *netns = sscanf(text + 9, "netns %llu", &ino) == 1 ? ino : 0;
         /* The owner holds the lock while it lives. */
         *alive = flock(fd, LOCK_EX | LOCK_NB) < 0;
         return 0;

@@ -90,7 +90,12 @@ struct dns_proxy {
         bool started;
         struct pending pending[MAX_PENDING];
         struct tcp_client tcp[MAX_TCP];
+        /* The counts, and the windows that count too (dns_proxy_watch): the
+         * proxy's thread adds, a session's supervisor reads; under lock. */
+        pthread_mutex_t lock;
+        pthread_mutex_t read_lock; /* the NFLOG socket's one reader */
         struct netns_stats stats;
+        struct netns_stats *watchers[DNS_PROXY_MAX_WATCHERS];
         struct pin pins[PIN_CACHE];
         size_t next_pin; /* the slot to reuse when none is free */
 };
@@ -149,8 +154,8 @@ void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr,
 {
         for (size_t i = 0; i < s->n_denied; i++) {
                 struct netns_denied *d = &s->denied[i];
-                bool same = addr ? (strcmp(d->addr, addr) == 0 && d->port == port && d->proto &&
-                                    strcmp(d->proto, proto) == 0)
+                bool same = addr ? (strcmp(d->addr, addr) == 0 && d->port == port &&
+                                    strcmp(d->proto, proto ? proto : "") == 0)
                                  : (!d->addr[0] && strcmp(d->name, name) == 0);
                 if (same) {
                         d->count++;
@@ -166,18 +171,45 @@ void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr,
         if (addr) {
                 snprintf(d->addr, sizeof(d->addr), "%s", addr);
                 d->port = port;
-                d->proto = proto;
+                snprintf(d->proto, sizeof(d->proto), "%s", proto ? proto : "");
         } else {
                 snprintf(d->name, sizeof(d->name), "%s", name);
         }
         d->count = 1;
 }
 
+/* Every count goes to the proxy's own stats and to each open window. */
+static void count_query(struct dns_proxy *p, bool allowed)
+{
+        pthread_mutex_lock(&p->lock);
+        struct netns_stats *all[1 + DNS_PROXY_MAX_WATCHERS] = {&p->stats};
+        memcpy(all + 1, p->watchers, sizeof(p->watchers));
+        for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+                if (all[i]) {
+                        if (allowed)
+                                all[i]->allowed_queries++;
+                        else
+                                all[i]->denied_queries++;
+                }
+        pthread_mutex_unlock(&p->lock);
+}
+
+static void count_denial(struct dns_proxy *p, const char *name, const char *addr, uint16_t port,
+                         const char *proto)
+{
+        pthread_mutex_lock(&p->lock);
+        netns_stats_deny(&p->stats, name, addr, port, proto);
+        for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS; i++)
+                if (p->watchers[i])
+                        netns_stats_deny(p->watchers[i], name, addr, port, proto);
+        pthread_mutex_unlock(&p->lock);
+}
+
 /* A connection the firewall refused (NFLOG). */
 static void refused(void *userdata, const char *addr, uint16_t port, const char *proto)
 {
         struct dns_proxy *p = userdata;
-        netns_stats_deny(&p->stats, NULL, addr, port, proto);
+        count_denial(p, NULL, addr, port, proto);
         if (!p->log)
                 return;
         struct timespec ts;
@@ -306,8 +338,8 @@ static void deny_name(struct dns_proxy *p, int client_tcp, const struct sockaddr
                       socklen_t to_len, const struct dns_query *q, const char *name, uint8_t rcode,
                       const char *reason)
 {
-        p->stats.denied_queries++;
-        netns_stats_deny(&p->stats, name, NULL, 0, NULL);
+        count_query(p, false);
+        count_denial(p, name, NULL, 0, NULL);
         log_query(p, q, "deny", reason, NULL, 0);
         reply(p, client_tcp, to, to_len, q, rcode, NULL, 0, 0);
 }
@@ -388,7 +420,7 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
                 return;
         }
         if (a.rcode != DNS_RCODE_NOERROR) {
-                p->stats.allowed_queries++;
+                count_query(p, true);
                 log_query(p, &q, "allow", a.rcode == DNS_RCODE_NXDOMAIN ? "nxdomain" : "error",
                           NULL, 0);
                 reply(p, e->client_tcp, &e->client, e->client_len, &q, a.rcode, NULL, 0, 0);
@@ -444,7 +476,7 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
                 }
                 pin_remember(p, &keep[i], now + (uint64_t) timeout_s * 1000);
         }
-        p->stats.allowed_queries++;
+        count_query(p, true);
         log_query(p, &q, "allow", "allowed", keep, n);
         uint32_t ttl_left = (uint32_t) (left_ms / 1000);
         uint32_t ttl = a.ttl < ttl_left ? a.ttl : ttl_left;
@@ -459,7 +491,7 @@ static void relay(struct dns_proxy *p, struct pending *e, uint8_t *msg, size_t l
                 return;
         msg[0] = (uint8_t) (e->client_id >> 8);
         msg[1] = (uint8_t) e->client_id;
-        p->stats.allowed_queries++;
+        count_query(p, true);
         send_to_client(p, e->client_tcp, &e->client, e->client_len, msg, len);
         pending_free(e);
 }
@@ -544,7 +576,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
         struct dns_query q;
         int r = dns_parse_query(msg, len, &q);
         if (r == -EBADMSG || len < DNS_HEADER_SIZE) {
-                p->stats.denied_queries++;
+                count_query(p, false);
                 if (client_tcp >= 0)
                         p->tcp[client_tcp].fd = safe_close(p->tcp[client_tcp].fd);
                 return; /* garbage: no answer */
@@ -559,7 +591,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
                 uint8_t buf[DNS_HEADER_SIZE + 5];
                 int n = dns_build_reply(&bare, r == -ENOTSUP ? DNS_RCODE_NOTIMP : DNS_RCODE_FORMERR,
                                         NULL, 0, 0, buf, sizeof(buf));
-                p->stats.denied_queries++;
+                count_query(p, false);
                 if (n > 0) {
                         buf[5] = 0; /* no question */
                         send_to_client(p, client_tcp, from, from_len, buf, DNS_HEADER_SIZE);
@@ -576,7 +608,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
                 if (q.qtype != DNS_TYPE_A) {
                         /* AAAA: IPv6 is off inside. HTTPS, SVCB, TXT, ANY…: not
                          * needed to connect, and a channel out. */
-                        p->stats.allowed_queries++;
+                        count_query(p, true);
                         log_query(p, &q, "allow", "nodata", NULL, 0);
                         reply(p, client_tcp, from, from_len, &q, DNS_RCODE_NOERROR, NULL, 0, 0);
                         return;
@@ -689,6 +721,17 @@ static void expire(struct dns_proxy *p, uint64_t now)
                         p->tcp[i].fd = safe_close(p->tcp[i].fd);
 }
 
+/* The kernel's NFLOG messages; also read by dns_proxy_unwatch, from the
+ * supervisor's thread, so one reader at a time. */
+static void read_refusals(struct dns_proxy *p)
+{
+        if (!p->nflog)
+                return;
+        pthread_mutex_lock(&p->read_lock);
+        nflog_read(p->nflog, refused, p);
+        pthread_mutex_unlock(&p->read_lock);
+}
+
 static void *proxy_main(void *arg)
 {
         struct dns_proxy *p = arg;
@@ -728,7 +771,7 @@ static void *proxy_main(void *arg)
                         if (pfd[2].revents)
                                 tcp_accept(p);
                         if (pfd[3].revents)
-                                nflog_read(p->nflog, refused, p);
+                                read_refusals(p);
                         for (nfds_t i = FIXED_FDS; i < n; i++) {
                                 if (!pfd[i].revents)
                                         continue;
@@ -781,6 +824,8 @@ int dns_proxy_start(const struct netns_plan *plan, struct nft_ctx *nft, struct d
         p->nft = nft;
         p->stop_fd = p->udp_fd = p->tcp_fd = -1;
         p->stats.active = true;
+        pthread_mutex_init(&p->lock, NULL);
+        pthread_mutex_init(&p->read_lock, NULL);
         for (size_t i = 0; i < MAX_TCP; i++)
                 p->tcp[i].fd = -1;
         int r = 0;
@@ -848,5 +893,39 @@ void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
                 fclose(p->log);
         if (stats)
                 *stats = p->stats;
+        pthread_mutex_destroy(&p->lock);
+        pthread_mutex_destroy(&p->read_lock);
         free(p);
+}
+
+int dns_proxy_watch(struct dns_proxy *p, struct netns_stats *w)
+{
+        memset(w, 0, sizeof(*w));
+        if (!p)
+                return 0;
+        w->active = true;
+        int r = -EAGAIN;
+        pthread_mutex_lock(&p->lock);
+        for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS && r < 0; i++)
+                if (!p->watchers[i]) {
+                        p->watchers[i] = w;
+                        r = 0;
+                }
+        pthread_mutex_unlock(&p->lock);
+        return r;
+}
+
+void dns_proxy_unwatch(struct dns_proxy *p, struct netns_stats *w)
+{
+        if (!p)
+                return;
+        /* What the kernel logged until now counts still: the connection
+         * refused just before the command exited is queued on the socket
+         * already (NFLOG's queue threshold is one packet). */
+        read_refusals(p);
+        pthread_mutex_lock(&p->lock);
+        for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS; i++)
+                if (p->watchers[i] == w)
+                        p->watchers[i] = NULL;
+        pthread_mutex_unlock(&p->lock);
 }

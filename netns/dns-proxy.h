@@ -18,6 +18,19 @@ int dns_proxy_start(const struct netns_plan *plan, struct nft_ctx *nft, struct d
  * (when not NULL). Accepts NULL. */
 void dns_proxy_stop(struct dns_proxy *proxy, struct netns_stats *stats);
 
+/* Windows of counting: between dns_proxy_watch and dns_proxy_unwatch,
+ * every query and refusal is also counted in *w (a session's exec: what
+ * the network allowed and refused while it ran; execs running at once
+ * share the network, so each counts what happened meanwhile). At most
+ * DNS_PROXY_MAX_WATCHERS at once (-EAGAIN past that; *w still reads as
+ * active with no counts). Either thread; NULL proxy (no network): *w is
+ * left zeroed, not active. */
+#define DNS_PROXY_MAX_WATCHERS 72
+int dns_proxy_watch(struct dns_proxy *proxy, struct netns_stats *w);
+/* Reads what the kernel has logged so far, then closes the window: *w is
+ * the caller's again. */
+void dns_proxy_unwatch(struct dns_proxy *proxy, struct netns_stats *w);
+
 static inline void dns_proxy_stopp(struct dns_proxy **proxy)
 {
         dns_proxy_stop(*proxy, NULL);

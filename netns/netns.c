@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -354,7 +355,41 @@ void netns_teardown(const struct netns_plan *p, struct netns_state *st)
         st->nft = NULL;
 }
 
-int netns_gc(psrun_error *err)
+/* Whether some process, or a /run/netns name, still holds the network
+ * namespace with inode ino. */
+static bool netns_exists(uint64_t ino)
+{
+        static const char *const dirs[] = {"/proc", "/run/netns"};
+        for (size_t k = 0; k < ARRAY_SIZE(dirs); k++) {
+                DIR *d = opendir(dirs[k]);
+                struct dirent *de;
+                while (d && (de = readdir(d))) {
+                        char path[300];
+                        if (k == 0 && (de->d_name[0] < '0' || de->d_name[0] > '9'))
+                                continue;
+                        if (de->d_name[0] == '.')
+                                continue;
+                        snprintf(path, sizeof(path), k == 0 ? "%s/%s/ns/net" : "%s/%s", dirs[k],
+                                 de->d_name);
+                        struct stat st;
+                        if (stat(path, &st) == 0 && (uint64_t) st.st_ino == ino) {
+                                closedir(d);
+                                return true;
+                        }
+                }
+                if (d)
+                        closedir(d);
+        }
+        return false;
+}
+
+/* Removes what a dead owner left of each lease whose id matches want
+ * (NULL: every dead lease): its veth, its table, the lease. A lease of
+ * another network namespace is that namespace's gc's to remove while the
+ * namespace exists (its table is there, out of our reach: removing the
+ * lease here would leave the table for good); once the namespace is gone,
+ * its veth and table went with it and only the lease is left to remove. */
+static int remove_dead(const char *want, psrun_error *err)
 {
         _cleanup_close_ int dfd = open(NETNS_STATE_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
@@ -369,17 +404,24 @@ int netns_gc(psrun_error *err)
                 close(dup);
                 return psrun_error_errno(err, errno, "gc: %s", NETNS_STATE_DIR);
         }
+        struct stat own;
+        uint64_t own_ns = stat("/proc/thread-self/ns/net", &own) == 0 ? (uint64_t) own.st_ino : 0;
         struct nft_ctx *nft = NULL;
         int removed = 0;
         struct dirent *de;
         while ((de = readdir(d))) {
                 char id[9];
-                bool alive, here;
-                /* Another namespace's run: its table and veth are there,
-                 * out of our reach; a gc in that namespace takes it. */
+                uint64_t ns;
+                bool alive;
                 if (de->d_name[0] == '.' ||
-                    addr_pool_lease_owner(dfd, de->d_name, id, &alive, &here) < 0 || alive || !here)
+                    addr_pool_lease_owner(dfd, de->d_name, id, &ns, &alive) < 0 || alive ||
+                    (want && strcmp(id, want) != 0))
                         continue;
+                if (ns && ns != own_ns) {
+                        if (!netns_exists(ns) && unlinkat(dfd, de->d_name, 0) == 0)
+                                removed++;
+                        continue;
+                }
                 char name[32];
                 snprintf(name, sizeof(name), "psr%s", id);
                 veth_delete(name);
@@ -394,4 +436,16 @@ int netns_gc(psrun_error *err)
         if (nft)
                 nft_close(nft);
         return removed;
+}
+
+int netns_gc(psrun_error *err)
+{
+        return remove_dead(NULL, err);
+}
+
+int netns_reap(const char *id, psrun_error *err)
+{
+        if (!id || strlen(id) != 8 || strspn(id, "0123456789abcdef") != 8)
+                return psrun_error_set(err, EINVAL, "gc: `%s` is not a network id", id ? id : "");
+        return remove_dead(id, err);
 }

@@ -114,15 +114,18 @@ void netns_teardown(const struct netns_plan *plan, struct netns_state *st);
 /* Removes veths, tables and leases of psrun runs that died. Returns how
  * many leases were removed, or -errno. */
 int netns_gc(psrun_error *err);
+/* The same for one network, by its id (netns_plan.id), when its owner is
+ * dead: a session's, named in its state (runtime/session-api.c). */
+int netns_reap(const char *id, psrun_error *err);
 
 /* ---- the pieces, one file each ---- */
 
 /* netns/addr-pool.c */
 int addr_pool_pick(struct netns_plan *plan, psrun_error *err);
 int addr_pool_lease(struct netns_plan *plan, psrun_error *err);
-/* Reads a lease file: the run's id, whether its owner still lives, and
- * whether it ran in this network namespace. */
-int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], bool *alive, bool *here);
+/* Reads a lease file: the run's id, the inode of the network namespace its
+ * veth and table are in (0: not recorded), whether its owner still lives. */
+int addr_pool_lease_owner(int dir_fd, const char *name, char id[9], uint64_t *netns, bool *alive);
 
 /* netns/nflog.c: refused connections as the kernel logs them */
 struct nflog;

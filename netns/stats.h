@@ -15,7 +15,7 @@ struct netns_denied {
         char name[254]; /* a refused name, or "" */
         char addr[46];  /* a refused destination, or "" */
         uint16_t port;
-        const char *proto; /* "tcp", "udp", … for addr */
+        char proto[8]; /* "tcp", "udp", … for addr (a copy: the stats cross processes) */
         uint64_t count;
 };
 

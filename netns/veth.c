@@ -209,6 +209,11 @@ int veth_create(const struct netns_plan *p, pid_t child, psrun_error *err)
                 return nl_err(err, r, "set up", SANDBOX_IF);
         if ((r = default_route(inside, index, p->gateway)) < 0)
                 return nl_err(err, r, "add the default route in", "the sandbox");
+        /* lo too: the child brings it up itself where it made the
+         * namespace, but a session's install exec gets a namespace of the
+         * host's user namespace, where the child has no right to. */
+        if ((r = set_up(inside, "lo")) < 0)
+                return nl_err(err, r, "set up", "lo");
         return 0;
 }
 

@@ -79,6 +79,30 @@ int policy_write_json(const struct policy *p, FILE *f)
                         json_write_string(f, p->network_log);
                 }
         }
+        key(f, &first, "install_network");
+        json_write_string(f, policy_network_to_string(p->install_network));
+        if (p->install_network == POLICY_NETWORK_RESTRICTED)
+                strv_value(f, &first, "install_allow_domains", p->install_allow_domains,
+                           p->n_install_allow_domains);
+        if (p->pip_index_url) {
+                key(f, &first, "pip_index_url");
+                json_write_string(f, p->pip_index_url);
+        }
+        if (p->npm_registry) {
+                key(f, &first, "npm_registry");
+                json_write_string(f, p->npm_registry);
+        }
+        key(f, &first, "approve");
+        fputc('[', f);
+        uint32_t bit;
+        bool any = false;
+        for (size_t i = 0; policy_action_name_at(i, &bit); i++)
+                if (p->approve & bit) {
+                        fputs(any ? ", " : "", f);
+                        json_write_string(f, policy_action_name_at(i, NULL));
+                        any = true;
+                }
+        fputc(']', f);
         key(f, &first, "memory_limit");
         size_value(f, p->memory_limit);
         key(f, &first, "cpu_limit");

@@ -237,12 +237,23 @@ int policy_check_network(const struct policy *p, psrun_error *err)
         if (p->network != POLICY_NETWORK_RESTRICTED && p->n_allow_cidrs > 0)
                 return psrun_error_set(err, EINVAL,
                                        "allow_cidrs: only used with `network: restricted`");
+        /* A session's install network (install_network) reads them too. */
+        if (p->install_network == POLICY_NETWORK_NONE)
+                return policy_check_network_alone(p, err);
+        return 0;
+}
+
+int policy_check_network_alone(const struct policy *p, psrun_error *err)
+{
         if (p->network == POLICY_NETWORK_NONE &&
             (p->n_allow_private > 0 || p->network_pool || p->network_log || p->n_dns_upstream))
-                return psrun_error_set(err, EINVAL, "%s: not used with `network: none`",
+                return psrun_error_set(err, EINVAL, "%s: not used with `network: none`%s",
                                        p->n_allow_private > 0 ? "allow_private"
                                        : p->network_pool      ? "network_pool"
                                        : p->network_log       ? "network_log"
-                                                              : "dns_upstream");
+                                                              : "dns_upstream",
+                                       p->install_network == POLICY_NETWORK_NONE
+                                               ? " and `install_network: none`"
+                                               : " (install_network is for sessions)");
         return 0;
 }

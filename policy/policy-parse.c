@@ -385,14 +385,19 @@ static int parse_user_key(struct parse_ctx *ctx, const struct policy_key *key, y
         return 0;
 }
 
-static int add_domain(struct policy *p, char *domain);
-static int add_preset(struct parse_ctx *ctx, yaml_node_t *item, const char *path, const char *name,
-                      struct policy *p);
+struct domain_list {
+        char ***v;
+        size_t *n;
+};
 
-/* allow_domains from a later source adds to the list (without duplicates);
- * a preset ("@pypi") adds its names. */
-static int parse_domains_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
-                             struct policy *p)
+static int add_domain(struct domain_list l, char *domain);
+static int add_preset(struct parse_ctx *ctx, yaml_node_t *item, const char *path, const char *name,
+                      struct domain_list l);
+
+/* Adds the list's names (without duplicates); a preset ("@pypi") adds its
+ * names. */
+static int parse_domain_list(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                             struct domain_list l)
 {
         char path[PATH_TEXT_MAX];
         size_t n;
@@ -400,11 +405,11 @@ static int parse_domains_key(struct parse_ctx *ctx, const struct policy_key *key
 
         if (r < 0)
                 return r;
-        char **grown = realloc(p->allow_domains, (p->n_allow_domains + n + 1) * sizeof(char *));
+        char **grown = realloc(*l.v, (*l.n + n + 1) * sizeof(char *));
         if (!grown)
                 return psrun_error_errno(ctx->err, ENOMEM, "%s", key->name);
-        p->allow_domains = grown;
-        p->allow_domains[p->n_allow_domains] = NULL;
+        *l.v = grown;
+        (*l.v)[*l.n] = NULL;
         for (size_t i = 0; i < n; i++) {
                 yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
                 const char *s;
@@ -414,42 +419,69 @@ static int parse_domains_key(struct parse_ctx *ctx, const struct policy_key *key
                 if (r < 0)
                         return r;
                 if (s[0] == '@') {
-                        r = add_preset(ctx, item, path, s, p);
+                        r = add_preset(ctx, item, path, s, l);
                         if (r < 0)
                                 return r;
                         continue;
                 }
                 if (policy_normalize_domain(s, &domain, ctx->err) < 0)
                         return ctx_prefix(ctx, item, path);
-                r = add_domain(p, domain);
+                r = add_domain(l, domain);
                 if (r < 0)
                         return psrun_error_errno(ctx->err, ENOMEM, "%s", key->name);
         }
         return 0;
 }
 
-/* Takes domain; the list has room (or is grown here). */
-static int add_domain(struct policy *p, char *domain)
+/* allow_domains from a later source adds to the list. */
+static int parse_domains_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                             struct policy *p)
 {
-        for (size_t j = 0; j < p->n_allow_domains; j++)
-                if (streq(p->allow_domains[j], domain)) {
+        return parse_domain_list(ctx, key, node,
+                                 (struct domain_list){&p->allow_domains, &p->n_allow_domains});
+}
+
+/* install_allow_domains replaces its default (@pypi, @npm) and what an
+ * earlier source set: an operator who names a mirror wants only it. */
+static int parse_install_domains_key(struct parse_ctx *ctx, const struct policy_key *key,
+                                     yaml_node_t *node, struct policy *p)
+{
+        _cleanup_strv_free_ char **v = NULL;
+        size_t n = 0;
+        int r = parse_domain_list(ctx, key, node, (struct domain_list){&v, &n});
+        if (r < 0)
+                return r;
+        if (!v && !(v = calloc(1, sizeof(char *))))
+                return psrun_error_errno(ctx->err, ENOMEM, "%s", key->name);
+        strv_free(p->install_allow_domains);
+        p->install_allow_domains = TAKE_PTR(v);
+        p->n_install_allow_domains = n;
+        p->install_allow_domains_given = true;
+        return 0;
+}
+
+/* Takes domain; the list has room (or is grown here). */
+static int add_domain(struct domain_list l, char *domain)
+{
+        for (size_t j = 0; j < *l.n; j++)
+                if (streq((*l.v)[j], domain)) {
                         free(domain);
                         return 0;
                 }
-        char **grown = realloc(p->allow_domains, (p->n_allow_domains + 2) * sizeof(char *));
+        char **grown = realloc(*l.v, (*l.n + 2) * sizeof(char *));
         if (!grown) {
                 free(domain);
                 return -ENOMEM;
         }
-        p->allow_domains = grown;
-        p->allow_domains[p->n_allow_domains++] = domain;
-        p->allow_domains[p->n_allow_domains] = NULL;
+        *l.v = grown;
+        (*l.v)[(*l.n)++] = domain;
+        (*l.v)[*l.n] = NULL;
         return 0;
 }
 
 /* "@pypi" stands for its names: `psrun policy` prints them expanded. */
 static int add_preset(struct parse_ctx *ctx, yaml_node_t *item, const char *path, const char *name,
-                      struct policy *p)
+                      struct domain_list l)
 {
         char shown[SHOWN_MAX];
         const char *const *names = policy_domain_preset(name);
@@ -465,9 +497,48 @@ static int add_preset(struct parse_ctx *ctx, yaml_node_t *item, const char *path
         }
         for (; *names; names++) {
                 char *d = strdup(*names);
-                if (!d || add_domain(p, d) < 0)
+                if (!d || add_domain(l, d) < 0)
                         return psrun_error_errno(ctx->err, ENOMEM, "%s", path);
         }
+        return 0;
+}
+
+/* approve: the actions that need the embedder's yes; replaces. */
+static int parse_approve_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                             struct policy *p)
+{
+        char path[PATH_TEXT_MAX], shown[SHOWN_MAX];
+        size_t n;
+        int r = list_length(ctx, node, key->name, key->expect, &n);
+
+        if (r < 0)
+                return r;
+        uint32_t bits = 0;
+        for (size_t i = 0; i < n; i++) {
+                yaml_node_t *item = list_item(ctx, node, key->name, i, path, sizeof(path));
+                const char *s;
+
+                r = node_text(ctx, item, path, "an action name", &s);
+                if (r < 0)
+                        return r;
+                int bit = policy_action_from_string(s);
+                if (bit < 0) {
+                        const char *names[8];
+                        size_t k = 0;
+                        while (k < ARRAY_SIZE(names) && (names[k] = policy_action_name_at(k, NULL)))
+                                k++;
+                        const char *hint = policy_suggest_from(s, names, k);
+                        policy_escape(s, shown, sizeof(shown));
+                        if (hint)
+                                return ctx_fail(ctx, item, path, EINVAL,
+                                                "unknown action `%s`, did you mean `%s`?", shown,
+                                                hint);
+                        return ctx_fail(ctx, item, path, EINVAL,
+                                        "unknown action `%s` (known: install)", shown);
+                }
+                bits |= (uint32_t) bit;
+        }
+        p->approve = bits;
         return 0;
 }
 
@@ -723,6 +794,14 @@ static const struct policy_key policy_keys[] = {
          .normalize = policy_normalize_cidr},
         {"network_log", parse_string_key, OFFSET(network_log), .expect = "a path",
          .normalize = policy_normalize_source},
+        {"install_network", OFFSET(install_network), ENUM_KEY(network_name)},
+        {"install_allow_domains", parse_install_domains_key, OFFSET(install_allow_domains),
+         .expect = "a list of domain names"},
+        {"pip_index_url", parse_string_key, OFFSET(pip_index_url), .expect = "a URL",
+         .normalize = policy_normalize_url},
+        {"npm_registry", parse_string_key, OFFSET(npm_registry), .expect = "a URL",
+         .normalize = policy_normalize_url},
+        {"approve", parse_approve_key, OFFSET(approve), .expect = "a list of actions"},
         {"memory_limit", parse_number_key, OFFSET(memory_limit), SIZE_KEY,
          .min = POLICY_MEMORY_LIMIT_MIN, .max = POLICY_MEMORY_LIMIT_MAX, .format = format_size},
         {"cpu_limit", parse_cpu_key, OFFSET(cpu_limit), .expect = "a number"},

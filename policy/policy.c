@@ -401,9 +401,12 @@ int policy_init(struct policy *p)
                 .dns_min_ttl_ms = POLICY_DEFAULT_DNS_MIN_TTL,
                 .dns_max_ttl_ms = POLICY_DEFAULT_DNS_MAX_TTL,
         };
+        p->install_network = POLICY_NETWORK_RESTRICTED;
         p->workdir = strdup(POLICY_DEFAULT_WORKDIR);
         p->hostname = strdup(POLICY_DEFAULT_HOSTNAME);
-        if (!p->workdir || !p->hostname) {
+        if (!p->workdir || !p->hostname ||
+            policy_install_domains_default(&p->install_allow_domains, &p->n_install_allow_domains) <
+                    0) {
                 policy_free(p);
                 return -ENOMEM;
         }
@@ -434,6 +437,9 @@ void policy_free(struct policy *p)
         if (!p)
                 return;
         strv_free(p->allow_domains);
+        strv_free(p->install_allow_domains);
+        free(p->pip_index_url);
+        free(p->npm_registry);
         strv_free(p->allow_cidrs);
         strv_free(p->allow_private);
         strv_free(p->dns_upstream);
@@ -475,7 +481,9 @@ static int copy_arrays(struct policy *p, const struct policy *src)
             copy_strv(&p->allow_private, &p->n_allow_private, src->allow_private,
                       src->n_allow_private) < 0 ||
             copy_strv(&p->dns_upstream, &p->n_dns_upstream, src->dns_upstream,
-                      src->n_dns_upstream) < 0)
+                      src->n_dns_upstream) < 0 ||
+            copy_strv(&p->install_allow_domains, &p->n_install_allow_domains,
+                      src->install_allow_domains, src->n_install_allow_domains) < 0)
                 return -ENOMEM;
         if (src->allow_domains) {
                 p->allow_domains = calloc(src->n_allow_domains + 1, sizeof(char *));
@@ -525,11 +533,14 @@ int policy_copy(struct policy *dst, const struct policy *src)
         p.n_env = 0;
         p.mounts = NULL;
         p.n_mounts = 0;
-        p.allow_cidrs = p.allow_private = p.dns_upstream = NULL;
-        p.n_allow_cidrs = p.n_allow_private = p.n_dns_upstream = 0;
+        p.allow_cidrs = p.allow_private = p.dns_upstream = p.install_allow_domains = NULL;
+        p.n_allow_cidrs = p.n_allow_private = p.n_dns_upstream = p.n_install_allow_domains = 0;
         p.workdir = p.hostname = p.apparmor_profile = p.network_pool = p.network_log = NULL;
+        p.pip_index_url = p.npm_registry = NULL;
 
         if (!dup_or_null(src->workdir, &p.workdir) || !dup_or_null(src->hostname, &p.hostname) ||
+            !dup_or_null(src->pip_index_url, &p.pip_index_url) ||
+            !dup_or_null(src->npm_registry, &p.npm_registry) ||
             !dup_or_null(src->network_pool, &p.network_pool) ||
             !dup_or_null(src->network_log, &p.network_log) ||
             !dup_or_null(src->apparmor_profile, &p.apparmor_profile) || copy_arrays(&p, src) < 0) {
@@ -628,6 +639,8 @@ static const struct enum_check {
         size_t n_names;
 } enum_checks[] = {
         {"network", offsetof(struct policy, network), network_names, ARRAY_SIZE(network_names)},
+        {"install_network", offsetof(struct policy, install_network), network_names,
+         ARRAY_SIZE(network_names)},
         {"backend", offsetof(struct policy, backend), backend_names, ARRAY_SIZE(backend_names)},
         {"landlock", offsetof(struct policy, landlock), layer_names, ARRAY_SIZE(layer_names)},
         {"apparmor", offsetof(struct policy, apparmor), layer_names, ARRAY_SIZE(layer_names)},
@@ -746,7 +759,7 @@ static int check_mounts(const struct policy *p, psrun_error *err)
 
 static int (*const validators[])(const struct policy *p, psrun_error *err) = {
         check_ranges,  check_enums,  check_strings,        check_env,
-        check_domains, check_mounts, policy_check_network,
+        check_domains, check_mounts, policy_check_network, policy_check_install,
 };
 
 int policy_validate(const struct policy *p, psrun_error *err)

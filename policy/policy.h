@@ -74,6 +74,17 @@ struct policy {
         uint64_t dns_min_ttl_ms, dns_max_ttl_ms; /* clamp of a pin's lifetime */
         char *network_pool; /* "CIDR" sandboxes take /30s from; NULL: pick a free one */
         char *network_log;  /* host path of the JSON-lines log; NULL: none */
+        /* Sessions' package installs (docs/sessions.md, policy/policy-install.c):
+         * the network an install exec gets, its allowlist (a later source
+         * replaces it; default @pypi and @npm), the indexes pip and npm use
+         * (NULL: their own defaults), and the actions that need approval. */
+        enum policy_network install_network;
+        char **install_allow_domains; /* NULL-terminated; presets expanded */
+        size_t n_install_allow_domains;
+        bool install_allow_domains_given;
+        char *pip_index_url;
+        char *npm_registry;
+        uint32_t approve; /* POLICY_ACTION_* bits */
 
         uint64_t memory_limit; /* bytes */
         double cpu_limit;      /* CPUs, > 0 */
@@ -250,6 +261,24 @@ int policy_check_apparmor_profile(const char *name, psrun_error *err);
 /* "UID[:GID]" (0..65535; GID defaults to UID), "root" or "sandbox". */
 int policy_parse_user(const char *s, uint32_t *uid, uint32_t *gid, psrun_error *err);
 
+/* ---- session keys (policy/policy-install.c) ---- */
+
+/* Actions a session may gate on the embedder's approval (`approve`). */
+enum policy_action {
+        POLICY_ACTION_INSTALL = 1U << 0,
+};
+/* "install" -> POLICY_ACTION_INSTALL; -EINVAL for an unknown name. */
+int policy_action_from_string(const char *s);
+/* The i-th action's name, NULL past the last (messages, `psrun policy`). */
+const char *policy_action_name_at(size_t i, uint32_t *bit);
+/* An index URL: http:// or https://, a host name or address, an optional
+ * port and path; no credentials, query, fragment, spaces or quotes. */
+int policy_normalize_url(const char *in, char **ret, psrun_error *err);
+/* install_allow_domains' default: @pypi and @npm, expanded. */
+int policy_install_domains_default(char ***ret, size_t *n);
+/* Cross-field checks of the session keys, for policy_validate(). */
+int policy_check_install(const struct policy *p, psrun_error *err);
+
 /* ---- network keys (policy/policy-net.c) ---- */
 
 /* An address block: family AF_INET or AF_INET6, address in network order. */
@@ -274,6 +303,9 @@ int policy_normalize_cidr_port(const char *in, char **ret, psrun_error *err);
 int policy_normalize_ip(const char *in, char **ret, psrun_error *err);
 /* Cross-field checks of the network keys, for policy_validate(). */
 int policy_check_network(const struct policy *p, psrun_error *err);
+/* For a sandbox without installs (psrun run): the shared network keys
+ * mean nothing with network none, whatever install_network says. */
+int policy_check_network_alone(const struct policy *p, psrun_error *err);
 
 /* Copy s into buf for a one-line message: control characters, quotes and
  * backslashes escaped, long values cut with "...". Returns buf. */

@@ -39,6 +39,7 @@
 static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_SYNC] = "sync",
         [CHILD_STEP_JOIN] = "namespaces: join",
+        [CHILD_STEP_PRIVATE_MOUNTS] = "namespaces: a private copy of the session's mounts",
         [CHILD_STEP_HOSTNAME] = "hostname",
         [CHILD_STEP_DOMAINNAME] = "domainname",
         [CHILD_STEP_LOOPBACK] = "network: bring up lo",
@@ -227,6 +228,38 @@ static int step_join(struct child_ctx *c)
                 return -errno;
         }
         return 0;
+}
+
+static int step_private_mounts(struct child_ctx *c)
+{
+        /* Still psrun's ids and user namespace: the copy belongs to it, so
+         * the sandbox's processes (in the sandbox's user namespace, with no
+         * capabilities) cannot change it, and the sandbox's namespace quota
+         * (0) is not asked. step_join enters the rest afterwards. */
+        const struct plan *p = c->plan;
+        if (p->private_resolv_fd < 0)
+                return 0;
+        if (setns(p->join_pidfd, CLONE_NEWNS) < 0 || unshare(CLONE_NEWNS) < 0)
+                return -errno;
+        /* The target is resolved inside the sandbox's root, following no
+         * link that its code may have planted there. */
+        int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return -errno;
+        struct open_how how = {
+                .flags = O_PATH | O_CLOEXEC,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+        };
+        int target = (int) syscall(SYS_openat2, root, "etc/resolv.conf", &how, sizeof(how));
+        int r = target < 0 ? -errno : 0;
+        close(root);
+        if (r < 0)
+                return r;
+        if (move_mount(p->private_resolv_fd, "", target, "",
+                       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+                r = -errno;
+        close(target);
+        return r;
 }
 
 static int step_cgroupns(struct child_ctx *c)
@@ -761,7 +794,9 @@ static int find_program(struct child_ctx *c)
 static int step_lookup(struct child_ctx *c)
 {
         int r = find_program(c);
-        return r < 0 ? r : refuse_self(c->exec_path);
+        if (r < 0 || c->plan->allow_exec_self)
+                return r;
+        return refuse_self(c->exec_path);
 }
 
 /* close_range's fallback, as crun's: every fd >= first but keep, closed or
@@ -960,6 +995,7 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_MOUNT, step_open_sources},
         {CHILD_STEP_ROOT_BUNDLE, step_copy_rootfs},
+        {CHILD_STEP_PRIVATE_MOUNTS, step_private_mounts},
         {CHILD_STEP_JOIN, step_join},
         {CHILD_STEP_JOIN, step_cgroupns},
         {CHILD_STEP_HOSTNAME, step_hostname},

@@ -14,6 +14,7 @@
 enum child_step {
         CHILD_STEP_SYNC,
         CHILD_STEP_JOIN, /* index: the namespace in plan->joins, or UINT32_MAX for the pidfd */
+        CHILD_STEP_PRIVATE_MOUNTS, /* a session's install exec: its copy of the mounts */
         CHILD_STEP_HOSTNAME,
         CHILD_STEP_DOMAINNAME,
         CHILD_STEP_LOOPBACK,

@@ -19,6 +19,7 @@ void plan_init(struct plan *p)
 {
         memset(p, 0, sizeof(*p));
         p->join_pidfd = -1;
+        p->private_resolv_fd = -1;
         p->console_fd = -1;
         p->exec_fifo_fd = -1;
         p->landlock.ruleset_fd = -1;

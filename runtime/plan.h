@@ -74,6 +74,14 @@ struct plan {
          * (its pid namespace was entered by the parent before clone3). */
         int join_pidfd; /* -1: none */
         uint64_t join_flags;
+        /* A session's install exec (runtime/session-install.c), which has a
+         * network of its own: before join_flags, the child enters the
+         * pidfd's mount namespace alone, makes a private copy of it (owned
+         * by psrun's user namespace: the sandbox's has no namespace quota,
+         * and must not administer it) and attaches this detached mount (an
+         * open_tree clone, made by the parent, of the install network's
+         * resolv.conf) on /etc/resolv.conf. -1: none; not owned. */
+        int private_resolv_fd;
         /* Kill the sandbox when its parent dies: psrun run, not a detached
          * OCI container, which outlives `psrun create`. */
         bool pdeathsig;
@@ -109,6 +117,10 @@ struct plan {
         char **envp;
         const char *path_env; /* PATH value used to find argv[0], points into envp */
         bool use_init;        /* a tiny init as pid 1 that reaps and forwards signals */
+        /* A session's exec (runtime/session-supervisor.c): argv[0] may be the
+         * file the supervisor runs, since the supervisor is a fork of the
+         * embedding program (an agent's python3, say), not of psrun. */
+        bool allow_exec_self;
         /* A session's init: no command; pid 1 reports READY once set up and
          * then only reaps, until it is killed (runtime/session-supervisor.c). */
         bool init_only;

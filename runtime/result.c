@@ -29,7 +29,7 @@ int run_reason_from_string(const char *s)
 /* "network": {"allowed_queries": N, "denied_queries": N, "denied": [{"name":
  * "evil.test", "count": 2}, {"addr": "192.0.2.9", "port": 443, "proto":
  * "tcp", "count": 1}], "denied_more": N} */
-static void write_network(const struct netns_stats *n, FILE *f)
+void run_result_write_network(const struct netns_stats *n, FILE *f)
 {
         fprintf(f, ",\"network\":{\"allowed_queries\":%llu,\"denied_queries\":%llu,\"denied\":[",
                 (unsigned long long) n->allowed_queries, (unsigned long long) n->denied_queries);
@@ -40,7 +40,7 @@ static void write_network(const struct netns_stats *n, FILE *f)
                         fputs("\"addr\":", f);
                         json_write_string(f, d->addr);
                         fprintf(f, ",\"port\":%u,\"proto\":", (unsigned) d->port);
-                        json_write_string(f, d->proto ? d->proto : "");
+                        json_write_string(f, d->proto);
                 } else {
                         fputs("\"name\":", f);
                         json_write_string(f, d->name);
@@ -76,7 +76,7 @@ void run_result_write_json(const struct run_result *r, FILE *f)
                 json_write_string(f, r->error);
         }
         if (r->network.active)
-                write_network(&r->network, f);
+                run_result_write_network(&r->network, f);
         violations_write_json(&r->violations, f);
         fputs("}\n", f);
         fflush(f);

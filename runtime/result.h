@@ -41,5 +41,9 @@ struct run_result {
 const char *run_reason_to_string(enum run_reason r);
 int run_reason_from_string(const char *s);
 
+/* `,"network":{...}` (the members after the first), as run_result_write_json
+ * writes it. */
+void run_result_write_network(const struct netns_stats *n, FILE *f);
+
 /* One JSON object on one line, newline-terminated. */
 void run_result_write_json(const struct run_result *r, FILE *f);

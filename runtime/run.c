@@ -323,6 +323,10 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         uint64_t start = now_ms();
 
         int r = policy_validate(pol, err);
+        /* install_network is a session's: here the keys it shares with
+         * network mean nothing unless network does. */
+        if (r >= 0)
+                r = policy_check_network_alone(pol, err);
         if (r < 0)
                 return setup_error(res, err, r);
         /* Mapping a range of ids and creating cgroups are root's. */

@@ -24,6 +24,7 @@
 #include "common/json.h"
 #include "runtime/api-internal.h"
 #include "runtime/cgroup/cgroup.h"
+#include "netns/netns.h"
 #include "runtime/session.h"
 
 /* ---- ids, paths, the control socket ---- */
@@ -156,6 +157,21 @@ int session_alive(const char *dir)
         return 0;
 }
 
+void session_remove_files(int dfd)
+{
+        int dup = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+        DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
+        if (!d) {
+                safe_close(dup);
+                return;
+        }
+        struct dirent *de;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' || (de->d_name[1] && strcmp(de->d_name, "..") != 0))
+                        (void) unlinkat(dfd, de->d_name, 0);
+        closedir(d);
+}
+
 int session_reap(const char *dir, psrun_error *err)
 {
         _cleanup_free_ char *lock_path = NULL, *info_path = NULL;
@@ -175,6 +191,10 @@ int session_reap(const char *dir, psrun_error *err)
                 line[strcspn(line, "\n")] = '\0';
                 if (strncmp(line, "cgroup ", 7) == 0)
                         paths[n++] = strdup(line + 7);
+                else if (strncmp(line, "net ", 4) == 0)
+                        /* Its veth, table and lease, now that their owner
+                         * is dead (the lease's lock is free). */
+                        (void) netns_reap(line + 4, NULL);
         }
         int r = 0;
         if (n > 0) {
@@ -189,12 +209,9 @@ int session_reap(const char *dir, psrun_error *err)
                 free(paths[i]);
         if (r < 0)
                 return r;
-        static const char *const files[] = {"info", "info.tmp", "control", "lock"};
-        for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-                _cleanup_free_ char *p = NULL;
-                if (asprintf(&p, "%s/%s", dir, files[i]) >= 0)
-                        (void) unlink(p);
-        }
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (dfd >= 0)
+                session_remove_files(dfd);
         if (rmdir(dir) < 0 && errno != ENOENT)
                 return psrun_error_errno(err, errno, "session: remove %s", dir);
         return 0;
@@ -205,11 +222,28 @@ int session_reap(const char *dir, psrun_error *err)
 struct psrun_session {
         char id[SESSION_ID_MAX + 1];
         char *dir;
+        psrun_approve_fn approve;
+        void *approve_userdata;
 };
 
 const char *session_dir(const psrun_session *s)
 {
         return s->dir;
+}
+
+psrun_approve_fn session_approver(const psrun_session *s, void **userdata)
+{
+        *userdata = s->approve_userdata;
+        return s->approve;
+}
+
+PSRUN_PUBLIC void psrun_session_set_approver(psrun_session *s, psrun_approve_fn approve,
+                                             void *userdata)
+{
+        if (!s)
+                return;
+        s->approve = approve;
+        s->approve_userdata = approve ? userdata : NULL;
 }
 
 static int new_handle(const char *root, const char *id, psrun_session **ret, psrun_error *err)
@@ -265,7 +299,10 @@ PSRUN_PUBLIC int psrun_session_create(const psrun_policy *pol, const psrun_sessi
         r = session_spawn(&pol->p, root, id, o->cgroup_parent, tie, err);
         if (r < 0)
                 return r;
-        return new_handle(root, id, ret, err);
+        r = new_handle(root, id, ret, err);
+        if (r >= 0)
+                psrun_session_set_approver(*ret, o->approve, o->approve_userdata);
+        return r;
 }
 
 PSRUN_PUBLIC int psrun_session_open(const char *id, const char *state_dir, psrun_session **ret,

@@ -199,7 +199,15 @@ PSRUN_PUBLIC int psrun_exec_start(psrun_session *s, char *const argv[], const ps
         int r = build_payload(argv, o, &payload, &len, &req.argc, &req.envc, err);
         if (r < 0)
                 return r;
+        return session_exec_start(s, &req, payload, len, o, ret, err);
+}
 
+int session_exec_start(psrun_session *s, const struct sess_req *req_in, const char *payload,
+                       size_t len, const psrun_exec_options *o, psrun_exec_handle **ret,
+                       psrun_error *err)
+{
+        struct sess_req req = *req_in;
+        int r;
         psrun_exec_handle *h = calloc(1, sizeof(*h));
         if (!h)
                 return psrun_error_errno(err, ENOMEM, "exec");
@@ -385,6 +393,28 @@ PSRUN_PUBLIC int psrun_exec_signal(psrun_exec_handle *h, int sig, psrun_error *e
         return 0;
 }
 
+static psrun_network_stats *network_to_public(const struct netns_stats *in)
+{
+        if (!in->active)
+                return NULL;
+        psrun_network_stats *out = calloc(1, sizeof(*out));
+        if (!out)
+                return NULL;
+        out->allowed_queries = in->allowed_queries;
+        out->denied_queries = in->denied_queries;
+        out->denied_more = in->denied_more;
+        for (size_t i = 0; i < in->n_denied && i < ARRAY_SIZE(out->denied); i++) {
+                const struct netns_denied *d = &in->denied[i];
+                psrun_network_denial *p = &out->denied[out->n_denied++];
+                snprintf(p->name, sizeof(p->name), "%s", d->name);
+                snprintf(p->addr, sizeof(p->addr), "%s", d->addr);
+                snprintf(p->proto, sizeof(p->proto), "%s", d->proto);
+                p->port = d->port;
+                p->count = d->count;
+        }
+        return out;
+}
+
 static void setup_error_result(psrun_exec_result *res, const psrun_error *err)
 {
         memset(res, 0, sizeof(*res));
@@ -415,6 +445,12 @@ PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *h, psrun_exec_result *res, p
         }
         memset(res, 0, sizeof(*res));
         result_to_public(&h->rep.result, &res->result);
+        if (h->rep.result.network.active &&
+            !(res->network = network_to_public(&h->rep.result.network))) {
+                psrun_exec_result_free(res);
+                handle_free(h);
+                return psrun_error_errno(err, ENOMEM, "exec: result");
+        }
         if (capture_finish(&h->cap[0], &res->stdout_data, &res->stdout_len, &res->stdout_bytes,
                            &res->stdout_truncated) < 0 ||
             capture_finish(&h->cap[1], &res->stderr_data, &res->stderr_len, &res->stderr_bytes,
@@ -456,6 +492,8 @@ PSRUN_PUBLIC void psrun_exec_result_free(psrun_exec_result *res)
                 return;
         free(res->stdout_data);
         free(res->stderr_data);
+        free(res->network);
+        res->network = NULL;
         res->stdout_data = res->stderr_data = NULL;
         psrun_result_free(&res->result);
         res->stdout_len = res->stderr_len = 0;
@@ -505,8 +543,29 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
         write_stream(f, "stderr", res->stderr_data, res->stderr_len);
         fprintf(f,
                 ",\"stdout_bytes\":%llu,\"stderr_bytes\":%llu,\"stdout_truncated\":%s,"
-                "\"stderr_truncated\":%s}\n",
+                "\"stderr_truncated\":%s",
                 (unsigned long long) res->stdout_bytes, (unsigned long long) res->stderr_bytes,
                 res->stdout_truncated ? "true" : "false", res->stderr_truncated ? "true" : "false");
+        _cleanup_free_ struct netns_stats *n = res->network ? malloc(sizeof(*n)) : NULL;
+        if (n) {
+                /* As psrun run --json writes it. */
+                const psrun_network_stats *p = res->network;
+                *n = (struct netns_stats){
+                        .active = true,
+                        .allowed_queries = p->allowed_queries,
+                        .denied_queries = p->denied_queries,
+                        .denied_more = p->denied_more,
+                };
+                for (size_t i = 0; i < p->n_denied && i < NETNS_MAX_DENIED; i++) {
+                        struct netns_denied *d = &n->denied[n->n_denied++];
+                        snprintf(d->name, sizeof(d->name), "%s", p->denied[i].name);
+                        snprintf(d->addr, sizeof(d->addr), "%s", p->denied[i].addr);
+                        snprintf(d->proto, sizeof(d->proto), "%s", p->denied[i].proto);
+                        d->port = p->denied[i].port;
+                        d->count = p->denied[i].count;
+                }
+                run_result_write_network(n, f);
+        }
+        fputs("}\n", f);
         return fclose(f) == 0 ? 0 : -errno;
 }

@@ -5,8 +5,12 @@
  * timers, answering the control socket in the state directory. No daemon:
  * it is started by session_spawn() and gone with the session.
  *
- * It is single-threaded, so it may change its own fds 0-2 and its
- * pid_for_children namespace around a clone3 without locks.
+ * Its one thread does all of that; the only other threads are the DNS
+ * proxies of its networks (runtime/session-net.c), which touch neither fds
+ * 0-2 nor namespaces, so the main thread may change its own fds 0-2 around
+ * a clone3 without locks. From start-up on, its children are born in the
+ * sandbox's pid namespace (setns CLONE_NEWPID); a thread cannot be made
+ * meanwhile, so it leaves that namespace for the moment it makes one.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,8 +37,10 @@
 #include "common/cleanup.h"
 #include "common/signals.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/install.h"
 #include "runtime/launch.h"
 #include "runtime/run.h"
+#include "runtime/session-net.h"
 #include "runtime/session.h"
 #include "runtime/violations-watch.h"
 
@@ -53,6 +59,8 @@ struct exec_slot {
         char *argv0, *cwd;          /* for the error message */
         struct vwatch_target watch; /* what the layers refused, for its result */
         struct violations violations;
+        struct install_net *inet; /* an install's own network, or NULL */
+        struct netns_stats net;   /* what the session's network did meanwhile */
 };
 
 struct supervisor {
@@ -66,8 +74,10 @@ struct supervisor {
         struct cgroup *init_cg; /* init's, below it */
         struct cgroup *spare;   /* the next exec's, made while idle */
         struct launch init;
-        struct plan tmpl;    /* what every exec shares: joins, identity, layers */
-        struct vwatch watch; /* each exec is a target of it */
+        struct plan tmpl;       /* what every exec shares: joins, identity, layers */
+        struct vwatch watch;    /* each exec is a target of it */
+        struct session_net net; /* init's network, which every exec joins */
+        int own_pidns;          /* ours, for the moments a thread is made (install_net_start) */
         uint64_t created_ms, created_unix, last_activity_ms;
         struct exec_slot execs[MAX_EXECS];
         unsigned n_running;
@@ -105,6 +115,8 @@ static void reply_error(int fd, const psrun_error *err)
         struct sess_reply rep = {.kind = SESS_REPLY_ERROR, .err = *err};
         (void) send_reply(fd, &rep, -1);
 }
+
+static int write_info(struct supervisor *s, psrun_error *err);
 
 /* ---- execs ---- */
 
@@ -209,6 +221,7 @@ static void report_violations(struct supervisor *s, struct exec_slot *e,
                 .disk_full = disk_full,
         };
         violations_add_limits(&e->violations, &limits);
+        violations_add_network(&e->violations, &res->network);
         res->violations = e->violations;
 }
 
@@ -224,9 +237,21 @@ static void finish_exec(struct supervisor *s, struct exec_slot *e)
         (void) cgroup_kill(e->cg, NULL);
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(e->cg, &st, NULL);
-        struct sess_reply rep = {.kind = SESS_REPLY_RESULT, .pid = e->l.pid};
+        /* Static: with the network's counts it is large, and we are not
+         * reentered. */
+        static struct sess_reply rep;
+        rep = (struct sess_reply){.kind = SESS_REPLY_RESULT, .pid = e->l.pid};
         bool disk_full = workspace_full(s->workspace_fd);
         fill_exec_result(e, &si, &st, disk_full, &rep.result);
+        /* What the exec's network refused: an install's own (torn down now
+         * that its processes are gone), or the session's while it ran. */
+        dns_proxy_unwatch(s->net.proxy, &e->net);
+        if (e->inet) {
+                install_net_free(TAKE_PTR(e->inet), &rep.result.network);
+                (void) write_info(s, NULL);
+        } else {
+                rep.result.network = e->net;
+        }
         report_violations(s, e, &st, disk_full, &rep.result);
         if (e->conn >= 0)
                 (void) send_reply(e->conn, &rep, -1);
@@ -316,38 +341,70 @@ static struct exec_slot *free_slot(struct supervisor *s)
         return NULL;
 }
 
-static int start_exec(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
-                      size_t len, int fds[3], psrun_error *err)
+/* What one exec runs. */
+struct exec_spec {
+        char *const *argv;
+        char *const *env; /* NAME=value additions */
+        const char *cwd;  /* "": the policy's workdir */
+        uint64_t timeout_ms;
+        struct install_net *inet; /* an install's network: the slot takes it */
+};
+
+/*
+ * When the execs together fill the session's memory_limit, the OOM killer
+ * picks by size in the session's cgroup, and init, a copy of the process
+ * that created the session (an agent's Python, say), looks big: killed, it
+ * would end the session. So init is exempt where we may lower its score
+ * (CAP_SYS_RESOURCE; hosts may lack it), and every exec's processes are
+ * raised to the top, which needs no privilege and also makes untrusted
+ * commands the victims of a host-wide shortage before anything of the
+ * host. Inherited by everything the exec starts.
+ */
+static int write_oom_score_adj(pid_t pid, const char *value)
 {
-        char *cwd = NULL;
-        _cleanup_free_ char **argv = NULL;
-        _cleanup_free_ char **env = NULL;
-        int r = split_payload(payload, len, req->argc, req->envc, &cwd, &argv, &env, err);
-        if (r < 0)
-                return r;
-        if (cwd[0] && cwd[0] != '/')
-                return psrun_error_set(err, EINVAL, "exec: cwd: `%s` is not an absolute path", cwd);
-        for (size_t i = 0; env[i]; i++)
-                if (env[i][0] == '=' || !strchr(env[i], '='))
-                        return psrun_error_set(err, EINVAL, "exec: env: `%s` is not NAME=value",
-                                               env[i]);
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int) pid);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, value, strlen(value)) != (ssize_t) strlen(value))
+                return -errno;
+        return 0;
+}
+
+static int exec_oom_first(pid_t pid, psrun_error *err)
+{
+        int r = write_oom_score_adj(pid, "1000");
+        return r < 0 ? psrun_error_errno(err, r, "oom_score_adj") : 0;
+}
+
+static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int fds[3],
+                       psrun_error *err)
+{
         struct exec_slot *e = free_slot(s);
         if (!e)
                 return psrun_error_set(err, EAGAIN, "exec: too many concurrent execs (at most %d)",
                                        MAX_EXECS);
-        _cleanup_free_ char **envp = merge_env(s->tmpl.envp, env);
+        _cleanup_free_ char **envp = merge_env(s->tmpl.envp, x->env);
         if (!envp)
                 return psrun_error_errno(err, ENOMEM, "exec");
 
         struct plan p = s->tmpl; /* shallow: only read, by us and the child */
-        p.argv = argv;
+        p.argv = (char **) x->argv;
         p.envp = envp;
         p.path_env = NULL;
         for (size_t i = 0; envp[i]; i++)
                 if (strncmp(envp[i], "PATH=", 5) == 0)
                         p.path_env = envp[i] + 5;
-        if (cwd[0])
-                p.workdir = cwd;
+        if (x->cwd[0])
+                p.workdir = (char *) x->cwd;
+        if (x->inet) {
+                /* A network of its own, made by clone3 in psrun's user
+                 * namespace (the sandbox's may make none), and a private
+                 * copy of the mounts whose resolv.conf names its gateway
+                 * (runtime/session-net.h). */
+                p.clone_flags |= CLONE_NEWNET;
+                p.join_flags &= ~(uint64_t) (CLONE_NEWNET | CLONE_NEWNS);
+                p.private_resolv_fd = x->inet->resolv_tree;
+        }
 
         /* Each exec gets its own cgroup with the policy's limits, below the
          * session's: a runaway exec is limited, accounted and killed as a
@@ -357,6 +414,7 @@ static int start_exec(struct supervisor *s, int conn, const struct sess_req *req
                 .pids_max = s->pol->pids_limit,
                 .cpus = s->pol->cpu_limit,
         };
+        int r;
         struct cgroup *cg = TAKE_PTR(s->spare);
         if (!cg && (r = cgroup_create_child(s->cg, &limits, &cg, err)) < 0)
                 return psrun_error_prefix(err, "exec");
@@ -374,6 +432,20 @@ static int start_exec(struct supervisor *s, int conn, const struct sess_req *req
         if (r >= 0)
                 r = launch_confine(&l, &p, cg, err);
         if (r >= 0)
+                r = exec_oom_first(l.pid, err);
+        /* The install's network while its child waits, as psrun run's. Its
+         * DNS proxy is a thread, which cannot be made while our children's
+         * pid namespace is not our own: out of it for that moment. */
+        if (r >= 0 && x->inet) {
+                if (setns(s->own_pidns, CLONE_NEWPID) < 0)
+                        r = psrun_error_errno(err, errno, "exec: leave the pid namespace");
+                else {
+                        r = install_net_start(x->inet, l.pid, err);
+                        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
+                                abort(); /* execs would be born outside the sandbox */
+                }
+        }
+        if (r >= 0)
                 r = launch_release(&l, err);
         if (r < 0) {
                 if (l.pidfd >= 0) {
@@ -382,10 +454,11 @@ static int start_exec(struct supervisor *s, int conn, const struct sess_req *req
                         (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
                 }
                 launch_close(&l);
+                (void) cgroup_kill(cg, NULL);
                 cgroup_destroy(cg);
                 return psrun_error_prefix(err, "exec");
         }
-        uint64_t timeout = req->timeout_ms ? req->timeout_ms : s->pol->timeout_ms;
+        uint64_t timeout = x->timeout_ms ? x->timeout_ms : s->pol->timeout_ms;
         *e = (struct exec_slot){
                 .used = true,
                 .conn = conn,
@@ -393,10 +466,15 @@ static int start_exec(struct supervisor *s, int conn, const struct sess_req *req
                 .cg = cg,
                 .start_ms = now_ms(),
                 .timeout_ms = timeout,
-                .argv0 = strdup(argv[0]),
-                .cwd = cwd[0] ? strdup(cwd) : NULL,
+                .argv0 = strdup(x->argv[0]),
+                .cwd = x->cwd[0] ? strdup(x->cwd) : NULL,
+                .inet = TAKE_PTR(x->inet),
         };
         vwatch_target_init(&s->watch, &e->watch, &e->violations, cg);
+        /* The session's network counts for this exec from now (not for an
+         * install: it has its own). */
+        if (!e->inet)
+                (void) dns_proxy_watch(s->net.proxy, &e->net);
         e->deadline_ms = timeout ? e->start_ms + timeout : 0;
         s->n_running++;
         struct sess_reply rep = {
@@ -408,16 +486,80 @@ static int start_exec(struct supervisor *s, int conn, const struct sess_req *req
         return 0;
 }
 
+static int start_exec(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
+                      size_t len, int fds[3], psrun_error *err)
+{
+        char *cwd = NULL;
+        _cleanup_free_ char **argv = NULL;
+        _cleanup_free_ char **env = NULL;
+        int r = split_payload(payload, len, req->argc, req->envc, &cwd, &argv, &env, err);
+        if (r < 0)
+                return r;
+        if (cwd[0] && cwd[0] != '/')
+                return psrun_error_set(err, EINVAL, "exec: cwd: `%s` is not an absolute path", cwd);
+        for (size_t i = 0; env[i]; i++)
+                if (env[i][0] == '=' || !strchr(env[i], '='))
+                        return psrun_error_set(err, EINVAL, "exec: env: `%s` is not NAME=value",
+                                               env[i]);
+        struct exec_spec x = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = req->timeout_ms};
+        return launch_exec(s, conn, &x, fds, err);
+}
+
+/*
+ * An install: the installer as an exec, with the install network. The
+ * checks here hold whatever the client is: a gated action without the
+ * approver's yes, a spec that is not one package, or an install that no
+ * network could serve are refused, and nothing runs.
+ */
+static int start_install(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
+                         size_t len, int fds[3], psrun_error *err)
+{
+        if (len == 0 || payload[len - 1] != '\0' || strlen(payload) + 1 != len)
+                return psrun_error_set(err, EPROTO, "install: malformed request");
+        const char *tool_name = install_tool_to_string((enum install_tool) req->tool);
+        if (!tool_name)
+                return psrun_error_set(err, EINVAL, "tool: unknown installer %u", req->tool);
+        int r = install_check_spec((enum install_tool) req->tool, payload, err);
+        if (r < 0)
+                return r;
+        if ((s->pol->approve & POLICY_ACTION_INSTALL) && !(req->flags & SESS_REQ_APPROVED))
+                return psrun_error_set(err, EPERM,
+                                       "install: `%s` (%s) needs approval (policy `approve: "
+                                       "[install]`) and none was given",
+                                       payload, tool_name);
+        r = install_check_network(s->pol->network, s->pol->install_network, payload, err);
+        if (r < 0)
+                return r;
+        _cleanup_strv_free_ char **argv = NULL;
+        r = install_argv(s->pol, (enum install_tool) req->tool, payload, &argv, err);
+        if (r < 0)
+                return r;
+        struct exec_spec x = {
+                .argv = argv,
+                .env = (char *const[]){NULL},
+                .cwd = "/workspace",
+                .timeout_ms = req->timeout_ms,
+        };
+        r = install_net_prepare(s->pol, s->dir, &x.inet, err);
+        if (r < 0)
+                return r;
+        r = launch_exec(s, conn, &x, fds, err);
+        install_net_free(x.inet, NULL); /* still ours on failure */
+        if (r >= 0)
+                (void) write_info(s, NULL);
+        return r;
+}
+
 /* ---- the session ---- */
 
 static void remove_state_dir(const char *dir)
 {
-        static const char *const files[] = {"info", "control", "lock"};
-        _cleanup_close_ int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* Only psrun writes here (0700, root's): info, control, lock, and
+         * the install networks' resolv-<id> files. */
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return;
-        for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-                (void) unlinkat(dfd, files[i], 0);
+        session_remove_files(dfd);
         (void) rmdir(dir);
 }
 
@@ -443,6 +585,9 @@ static _Noreturn void shut_down(struct supervisor *s, int destroy_conn)
                         ;
         }
         launch_close(&s->init);
+        /* The sandbox is gone: its network may go too. */
+        session_net_stop(&s->net, NULL);
+        netns_release(&s->tmpl.net);
         cgroup_destroy(s->spare);
         cgroup_destroy(s->init_cg);
         cgroup_destroy(s->cg);
@@ -520,6 +665,16 @@ static void handle_request(struct supervisor *s, int conn)
                 }
                 reply_error(conn, &err);
                 break;
+        case SESS_OP_INSTALL:
+                if (n_fds != 3) {
+                        psrun_error_set(&err, EPROTO, "install: stdin, stdout and stderr expected");
+                } else if (start_install(s, conn, &req, buf + sizeof(req), (size_t) n - sizeof(req),
+                                         fds, &err) >= 0) {
+                        conn = -1;
+                        break;
+                }
+                reply_error(conn, &err);
+                break;
         case SESS_OP_WORKSPACE:
         case SESS_OP_INFO: {
                 struct sess_reply rep = {
@@ -531,6 +686,9 @@ static void handle_request(struct supervisor *s, int conn)
                         .output_limit = s->pol->output_limit,
                         .created_unix = s->created_unix,
                         .running_execs = s->n_running,
+                        .approve = s->pol->approve,
+                        .network = (uint32_t) s->pol->network,
+                        .install_network = (uint32_t) s->pol->install_network,
                 };
                 (void) send_reply(conn, &rep, req.op == SESS_OP_WORKSPACE ? s->workspace_fd : -1);
                 break;
@@ -705,6 +863,13 @@ static int write_info(struct supervisor *s, psrun_error *err)
                 (unsigned long long) s->created_unix, (int) s->init.pid);
         for (char **p = paths; *p; p++)
                 fprintf(f, "cgroup %s\n", *p);
+        /* The networks' ids: gc removes their veth, table and lease if we
+         * are killed (netns_reap). */
+        if (s->tmpl.net.veth)
+                fprintf(f, "net %s\n", s->tmpl.net.id);
+        for (size_t i = 0; i < MAX_EXECS; i++)
+                if (s->execs[i].used && s->execs[i].inet)
+                        fprintf(f, "net %s\n", s->execs[i].inet->plan.id);
         if (fflush(f) != 0 || rename(tmp, path) < 0)
                 return psrun_error_errno(err, errno, "session: write %s", path);
         return 0;
@@ -736,11 +901,67 @@ static int open_workspace(struct supervisor *s, psrun_error *err)
         return 0;
 }
 
+static bool policy_sets_env(const struct policy *pol, const char *name)
+{
+        for (size_t i = 0; i < pol->n_env; i++)
+                if (strcmp(pol->env[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+/* Every exec finds what installs put in the workspace with no
+ * configuration: PYTHONPATH, NODE_PATH, and the installers' bin
+ * directories at the end of PATH, unless the policy's env sets them. */
+static int add_install_env(const struct policy *pol, struct plan *t, psrun_error *err)
+{
+        size_t n = 0, extra = 0;
+        while (t->envp[n])
+                n++;
+        while (install_env[extra])
+                extra++;
+        _cleanup_strv_free_ char **envp = calloc(n + extra + 1, sizeof(char *));
+        if (!envp)
+                return psrun_error_errno(err, ENOMEM, "session: env");
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                bool path = strncmp(t->envp[i], "PATH=", 5) == 0 && !policy_sets_env(pol, "PATH");
+                if (path) {
+                        _cleanup_free_ char *v = install_path(t->envp[i] + 5);
+                        if (!v || asprintf(&envp[k], "PATH=%s", v) < 0) {
+                                envp[k] = NULL;
+                                return psrun_error_errno(err, ENOMEM, "session: env");
+                        }
+                } else if (!(envp[k] = strdup(t->envp[i]))) {
+                        return psrun_error_errno(err, ENOMEM, "session: env");
+                }
+                k++;
+        }
+        for (size_t i = 0; install_env[i]; i++) {
+                _cleanup_free_ char *name = strndup(install_env[i], strcspn(install_env[i], "="));
+                if (!name)
+                        return psrun_error_errno(err, ENOMEM, "session: env");
+                if (policy_sets_env(pol, name))
+                        continue;
+                if (!(envp[k++] = strdup(install_env[i])))
+                        return psrun_error_errno(err, ENOMEM, "session: env");
+        }
+        strv_free(t->envp);
+        t->envp = TAKE_PTR(envp);
+        t->path_env = NULL;
+        for (size_t i = 0; t->envp[i]; i++)
+                if (strncmp(t->envp[i], "PATH=", 5) == 0)
+                        t->path_env = t->envp[i] + 5;
+        return 0;
+}
+
 /* The exec template: the init's plan minus what only init does. Execs join
  * init's namespaces (setns with its pidfd) instead of making new ones. */
 static int make_template(struct supervisor *s, psrun_error *err)
 {
         struct plan *t = &s->tmpl;
+        int r = add_install_env(s->pol, t, err);
+        if (r < 0)
+                return r;
         uint64_t init_flags = t->clone_flags;
         t->clone_flags = 0;
         t->uid_map[0] = t->gid_map[0] = '\0';
@@ -749,6 +970,13 @@ static int make_template(struct supervisor *s, psrun_error *err)
         t->init_only = false;
         t->loopback_up = false;
         t->n_user_quotas = 0; /* set by init in the user namespace execs join */
+        /* We are a fork of whatever created the session: refusing the file
+         * we run would refuse a Python agent's sandbox its own python3. The
+         * guard is CVE-2019-5736's, a container writing the runtime's binary
+         * through /proc/self/exe; here every command runs as an unprivileged
+         * host id in the sandbox's user namespace with /usr bound read-only,
+         * and magic links stay refused on the way (RESOLVE_NO_MAGICLINKS). */
+        t->allow_exec_self = true;
         free(t->hostname);
         t->hostname = NULL;
         rootfs_plan_free(&t->rootfs);
@@ -759,7 +987,12 @@ static int make_template(struct supervisor *s, psrun_error *err)
         t->join_pidfd = fcntl(s->init.pidfd, F_DUPFD_CLOEXEC, 3);
         if (t->join_pidfd < 0)
                 return psrun_error_errno(err, errno, "session: pidfd");
-        /* Our children from now on are born in the sandbox's pid namespace. */
+        /* Our children from now on are born in the sandbox's pid namespace
+         * (and no thread can be made meanwhile: launch_exec leaves it for
+         * an install's DNS proxy). */
+        s->own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+        if (s->own_pidns < 0)
+                return psrun_error_errno(err, errno, "session: open our pid namespace");
         if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
                 return psrun_error_errno(err, errno, "session: enter the pid namespace");
         return 0;
@@ -817,6 +1050,15 @@ static int start(struct supervisor *s, const char *cgroup_parent, psrun_error *e
         r = launch_clone(&s->tmpl, s->init_cg, &s->init, err);
         if (r >= 0)
                 r = launch_confine(&s->init, &s->tmpl, s->init_cg, err);
+        /* Best effort, see write_oom_score_adj: without CAP_SYS_RESOURCE
+         * the execs' raised scores are what protects init. */
+        if (r >= 0)
+                (void) write_oom_score_adj(s->init.pid, "-1000");
+        /* The session's network (veth, firewall, DNS proxy) while init
+         * waits, exactly as psrun run builds it: every exec joins init's
+         * namespace, so no command of the session runs without it. */
+        if (r >= 0)
+                r = session_net_start(&s->net, &s->tmpl.net, s->init.pid, err);
         if (r >= 0)
                 r = launch_release(&s->init, err);
         struct child_msg m = {0};
@@ -887,6 +1129,7 @@ static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int r
                 .tie_fd = tie_fd,
                 .signal_fd = -1,
                 .workspace_fd = -1,
+                .own_pidns = -1,
                 .init = LAUNCH_INIT,
                 .watch = {.audit_fd = -1},
         };
@@ -910,6 +1153,8 @@ static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int r
                 siginfo_t si;
                 if (s.init.pidfd >= 0)
                         (void) waitid((idtype_t) P_PIDFD, (id_t) s.init.pidfd, &si, WEXITED);
+                session_net_stop(&s.net, NULL);
+                netns_release(&s.tmpl.net);
                 cgroup_destroy(s.init_cg);
                 cgroup_destroy(s.cg);
                 remove_state_dir(dir);

@@ -35,14 +35,20 @@ enum sess_op {
         SESS_OP_WORKSPACE = 3, /* reply: an O_PATH fd of /workspace */
         SESS_OP_DESTROY = 4,
         SESS_OP_INFO = 5,
+        SESS_OP_INSTALL = 6, /* an exec of the installer: fds and replies as EXEC */
 };
+
+/* sess_req.flags */
+#define SESS_REQ_APPROVED 1U /* INSTALL: the embedder's approver said yes */
 
 struct sess_req {
         uint32_t op;
         uint32_t argc;       /* EXEC: strings after the header: cwd, argv..., env... */
         uint32_t envc;       /* NAME=value additions */
         int32_t sig;         /* SIGNAL */
-        uint64_t timeout_ms; /* EXEC: 0: the policy's */
+        uint64_t timeout_ms; /* EXEC, INSTALL: 0: the policy's */
+        uint32_t tool;       /* INSTALL: enum install_tool; the payload is the spec */
+        uint32_t flags;      /* SESS_REQ_* */
 };
 
 enum sess_reply_kind {
@@ -63,6 +69,8 @@ struct sess_reply {
         uint64_t output_limit;
         uint64_t created_unix;
         uint32_t running_execs;
+        uint32_t approve;                  /* the policy's gated actions (POLICY_ACTION_*) */
+        uint32_t network, install_network; /* enum policy_network */
 };
 
 /* Ids: 1-64 of [A-Za-z0-9_.-], not starting with '.' or '-'. */
@@ -85,11 +93,25 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
 /* Reads one reply (and an fd passed with it into *fd_out, if asked). */
 int session_recv_reply(int fd, struct sess_reply *reply, int *fd_out);
 
-/* The state directory of a handle's session. */
+/* An exec-like request (EXEC, INSTALL) with the options' stdio, output
+ * capture and streaming: the handle psrun_exec_start returns. */
 struct psrun_session;
+struct psrun_exec_handle;
+struct psrun_exec_options;
+int session_exec_start(struct psrun_session *s, const struct sess_req *req, const char *payload,
+                       size_t len, const struct psrun_exec_options *o,
+                       struct psrun_exec_handle **ret, psrun_error *err);
+
+/* The state directory of a handle's session, and its approver. */
 const char *session_dir(const struct psrun_session *s);
+struct psrun_approval;
+typedef int (*session_approve_fn)(void *userdata, struct psrun_approval *approval);
+session_approve_fn session_approver(const struct psrun_session *s, void **userdata);
 
 /* Whether the supervisor of the session in dir is alive (its lock held). */
 int session_alive(const char *dir);
-/* Remove what a dead supervisor left: cgroups named in info, the dir. */
+/* Remove what a dead supervisor left: cgroups and networks named in
+ * info, the dir. */
 int session_reap(const char *dir, psrun_error *err);
+/* Unlink every file of a state directory (psrun's own: 0700, root's). */
+void session_remove_files(int dir_fd);

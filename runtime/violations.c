@@ -118,10 +118,10 @@ void violations_add_network(struct violations *v, const struct netns_stats *n)
                         snprintf(what, sizeof(what), "%s", d->name);
                 else if (strchr(d->addr, ':'))
                         snprintf(what, sizeof(what), "[%s]:%u/%s", d->addr, (unsigned) d->port,
-                                 d->proto ? d->proto : "?");
+                                 d->proto[0] ? d->proto : "?");
                 else
                         snprintf(what, sizeof(what), "%s:%u/%s", d->addr, (unsigned) d->port,
-                                 d->proto ? d->proto : "?");
+                                 d->proto[0] ? d->proto : "?");
                 violations_add(v, VIOLATION_NETWORK, what, 0, d->count);
         }
         if (violations_on(v))

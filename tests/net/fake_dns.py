@@ -19,6 +19,7 @@ private):
                     in the additional section
   alias.other.test  CNAME allowed.test (a disallowed name to an allowed one)
   private.test      A 10.77.0.1 (the private service)
+  pypi.test, npm.test  A 198.18.0.30 (tests/net/fake_index.py)
 anything else: NXDOMAIN.
 """
 import socket
@@ -84,6 +85,8 @@ def answer_records(name, qtype):
             [rr_aaaa("2001:db8::10")] if qtype == 28 else [])
     if name == "other.test":
         return 0, [rr_a("198.18.0.20")] if qtype == 1 else []
+    if name in ("pypi.test", "npm.test"):
+        return 0, [rr_a("198.18.0.30")] if qtype == 1 else []
     if name == "rebind.test":
         return 0, [rr_a("10.0.0.1")] if qtype == 1 else []
     if name == "ttl2.zone.test":

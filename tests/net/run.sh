@@ -10,9 +10,13 @@
 #   INET the internet: 192.0.2.1; on lo 198.18.0.10 and .11 (host A, 80 443
 #        853 8443, UDP echo on 443), 198.18.0.20 (host B, 80 443),
 #        198.18.0.53 (the fake upstream DNS, tests/net/fake_dns.py),
+#        198.18.0.30 (a PyPI simple index and an npm registry,
+#        tests/net/fake_index.py, as pypi.test and npm.test),
 #        169.254.169.254 (metadata, 80), 10.77.0.1 (a private service, 80)
 #        and 2001:db8::10 (host A over IPv6, 80; OUT reaches it through
 #        2001:db8:1::/64).
+# Sessions in this internet (their network, installs, approval, the agent
+# loop example) are tests/net/session.sh, run last.
 # No packet leaves these namespaces. Everything is removed on exit, also on
 # failure. Prints "net: N passed, N failed, N skipped".
 set -u
@@ -51,6 +55,12 @@ PIDS=""
 LEASES_BEFORE=$(ls /run/psrun/net 2>/dev/null | sort)
 
 cleanup() {
+	# Sessions still alive (a test that failed half-way): SIGTERM makes a
+	# supervisor destroy its session.
+	for info in "$TMP"/sessions/*/info; do
+		[ -e "$info" ] && kill "$(awk '/^pid /{print $2}' "$info")" 2>/dev/null
+	done
+	sleep 0.2
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	# The runs' leases (files in the host's /run/psrun/net) outlive the
@@ -74,7 +84,7 @@ ip link set ${OUT}x netns $OUT
 ip link set ${INET}x netns $INET
 ip -n $OUT addr add 192.0.2.2/24 dev ${OUT}x
 ip -n $INET addr add 192.0.2.1/24 dev ${INET}x
-for a in 198.18.0.10 198.18.0.11 198.18.0.20 198.18.0.53 169.254.169.254 10.77.0.1; do
+for a in 198.18.0.10 198.18.0.11 198.18.0.20 198.18.0.30 198.18.0.53 169.254.169.254 10.77.0.1; do
 	ip -n $INET addr add $a/32 dev lo
 done
 ip -n $INET addr add 2001:db8::10/128 dev lo
@@ -100,9 +110,12 @@ ip netns exec $INET "$PY" "$HERE/fake_hosts.py" 198.18.0.10:80 198.18.0.10:443 1
 PIDS="$PIDS $!"
 ip netns exec $OUT "$PY" "$HERE/fake_hosts.py" 0.0.0.0:8081 2>"$TMP/host.err" &
 PIDS="$PIDS $!"
+ip netns exec $INET "$PY" "$HERE/fake_index.py" 198.18.0.30 "$TMP/index.log" 2>"$TMP/index.err" &
+PIDS="$PIDS $!"
 for _ in $(seq 50); do
 	ip netns exec $INET ss -ltn 2>/dev/null | grep -q '198.18.0.53:53' &&
-		ip netns exec $INET ss -ltn 2>/dev/null | grep -q '10.77.0.1:80' && break
+		ip netns exec $INET ss -ltn 2>/dev/null | grep -q '10.77.0.1:80' &&
+		ip netns exec $INET ss -ltn 2>/dev/null | grep -q '198.18.0.30:80' && break
 	sleep 0.1
 done
 
@@ -615,7 +628,8 @@ for p in $many; do wait "$p"; done
 l=$(leftovers)
 [ -z "$l" ] && ok "8 restricted runs at once leave nothing" || bad "8 restricted runs at once leave nothing" "$l"
 for delay in 0.005 0.02 0.05 0.5; do
-	nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- /bin/sleep 20 psnet-leak-$$ \
+	# -F: nsenter forks otherwise, and the kill would miss psrun.
+	nsenter -F --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- /bin/sh -c "sleep 20" psnet-leak-$$ \
 		>/dev/null 2>&1 &
 	kpid=$!
 	sleep $delay
@@ -657,6 +671,30 @@ for stage in run:cgroup net:table net:veth run:confined run:released; do
 		bad "kill -9 of psrun at $stage, then psrun gc: nothing left" "exit $st;$l"
 	fi
 done
+
+# A gc in another namespace (INET plays a neighbour) leaves a dead run's
+# lease to the gc of the namespace its table is in: removing it there would
+# leave that table for good.
+nsenter -F --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- /bin/sh -c "sleep 20" psnet-leak-$$ \
+	>/dev/null 2>&1 &
+kpid=$!
+sleep 0.7
+kill -9 $kpid 2>/dev/null
+wait $kpid 2>/dev/null
+kid=$(ip netns exec $OUT nft list tables 2>/dev/null | sed -n 's/^table inet psrun_//p' | head -1)
+klease=$(grep -l "^$kid\$" /run/psrun/net/* 2>/dev/null | head -1)
+ip netns exec $INET "$PSRUN" gc >/dev/null 2>&1
+if [ -n "$kid" ] && [ -e "$klease" ] && ip netns exec $OUT nft list tables | grep -q "psrun_$kid"; then
+	nsenter --net=/run/netns/$OUT "$PSRUN" gc >/dev/null 2>&1
+	l=$(leftovers)
+	[ -z "$l" ] && [ ! -e "$klease" ] && ok "gc in another namespace leaves the lease to the table's own namespace's gc" ||
+		bad "gc in another namespace leaves the lease to the table's own namespace's gc" "left: $l"
+else
+	bad "gc in another namespace leaves the lease to the table's own namespace's gc" \
+		"id '$kid', lease '$klease' ($(cat "$klease" 2>/dev/null | tr '\n' ' '))"
+fi
+
+. "$HERE/session.sh"
 
 summary
 [ $fail -eq 0 ]

@@ -106,23 +106,29 @@ Test(session_cli, bad_input_is_one_line_and_exit_125, .timeout = 30)
         sess_end(&t);
 }
 
-/* docs/api.md's example, compiled from the document by `make tests`. */
-Test(session_cli, the_api_example_runs, .timeout = 30)
+/* docs/api.md's example, compiled from the document by `make tests` and
+ * linked three ways: libpsrun.so, libpsrun.a, and `pkg-config --cflags
+ * --libs psrun` against a staged `make install`. */
+Test(session_cli, the_api_example_runs, .timeout = 60)
 {
         struct sess t;
         sess_start(&t, NULL);
         const char *b = getenv("PSRUN_BUILD");
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/examples/api-example", b && *b ? b : "build");
-        /* `make tests` builds it; the kernel-matrix VM carries test
-         * binaries only. */
-        if (access(path, X_OK) != 0)
-                cr_skip_test("%s is not built here (`make tests` builds it)", path);
-        char cmd[4200];
-        snprintf(cmd, sizeof(cmd), "%s > /dev/null 2>&1", path);
-        int st = system(cmd);
-        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed: %d", path, st);
-        /* It destroyed its own session: only ours is left. */
+        static const char *const variants[] = {"", "-static", "-pkgconfig"};
+        for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
+                char path[4096];
+                snprintf(path, sizeof(path), "%s/examples/api-example%s", b && *b ? b : "build",
+                         variants[i]);
+                /* `make tests` builds them; the kernel-matrix VM carries test
+                 * binaries only. */
+                if (access(path, X_OK) != 0)
+                        cr_skip_test("%s is not built here (`make tests` builds it)", path);
+                char cmd[4200];
+                snprintf(cmd, sizeof(cmd), "%s > /dev/null 2>&1", path);
+                int st = system(cmd);
+                cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed: %d", path, st);
+        }
+        /* Each destroyed its own session: only ours is left. */
         psrun_session_info *list;
         size_t n;
         psrun_error err = {0};

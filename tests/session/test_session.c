@@ -559,3 +559,71 @@ Test(session, disk_full_and_output_limit_boundaries, .timeout = 30)
         psrun_exec_result_free(&res);
         sess_end(&t);
 }
+
+/* init's death ends the session as destroy does: execs killed, every
+ * cgroup and the state removed, no gc needed. */
+Test(session, init_dying_ends_the_session_cleanly, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        char path[256];
+        snprintf(path, sizeof(path), "%s/t/info", t.root);
+        FILE *f = fopen(path, "re");
+        cr_assert_not_null(f);
+        int init = 0;
+        char line[256];
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "init %d", &init) == 1)
+                        break;
+        fclose(f);
+        cr_assert_gt(init, 0);
+        struct bg b = {.t = &t, .line = "sleep 60"};
+        pthread_t th;
+        cr_assert_eq(pthread_create(&th, NULL, bg_exec, &b), 0);
+        usleep(300000);
+        cr_assert_eq(kill(init, SIGKILL), 0);
+        pthread_join(th, NULL);
+        cr_expect_eq(b.r, 0);
+        cr_expect_eq(b.res.result.signal, SIGKILL, "the running exec: %s", b.res.result.reason);
+        psrun_exec_result_free(&b.res);
+        psrun_session_close(t.s);
+        t.s = NULL;
+        sess_end(&t);
+}
+
+/*
+ * The execs together fill the session's memory_limit while the process
+ * that created the session is large (an agent's Python): init, its copy,
+ * looks large to the OOM killer, but the victim is an exec's process and
+ * the session lives on.
+ */
+Test(session, a_session_wide_oom_spares_init, .timeout = 60)
+{
+        size_t big = 48U << 20;
+        char *ballast = malloc(big);
+        cr_assert_not_null(ballast);
+        memset(ballast, 1, big);
+        struct sess t;
+        sess_start(&t, (const char *const[]){"memory_limit", "64M", NULL});
+        free(ballast);
+        /* Two hogs of 40 MiB each (dd's buffer, refilled for a few
+         * seconds): neither reaches its own 64M, together they pass the
+         * session's. (busybox's dd too: the VM has no python3.) */
+        const char *hog = "dd if=/dev/zero of=/dev/null bs=40M count=300 2>/dev/null";
+        struct bg a = {.t = &t, .line = hog}, b = {.t = &t, .line = hog};
+        pthread_t ta, tb;
+        cr_assert_eq(pthread_create(&ta, NULL, bg_exec, &a), 0);
+        cr_assert_eq(pthread_create(&tb, NULL, bg_exec, &b), 0);
+        pthread_join(ta, NULL);
+        pthread_join(tb, NULL);
+        cr_expect(strcmp(a.res.result.reason, "oom") == 0 ||
+                          strcmp(b.res.result.reason, "oom") == 0,
+                  "no exec was the victim: %s, %s", a.res.result.reason, b.res.result.reason);
+        psrun_exec_result_free(&a.res);
+        psrun_exec_result_free(&b.res);
+        psrun_exec_result res = sess_sh(&t, "cat /proc/self/oom_score_adj", NULL);
+        cr_expect_str_eq(res.result.reason, "exited", "the session died: %s", res.result.error);
+        cr_expect_str_eq(res.stdout_data, "1000\n");
+        psrun_exec_result_free(&res);
+        sess_end(&t);
+}

@@ -299,15 +299,16 @@ Test(mcp_proto, unknown_version_is_32022_with_supported_and_requested)
 
 Test(mcp_proto, tools_list_is_deterministic_and_strict)
 {
-        static const char *const names[] = {"sandbox_exec",       "sandbox_read_file",
-                                            "sandbox_write_file", "sandbox_list_files",
-                                            "sandbox_create",     "sandbox_destroy"};
+        static const char *const names[] = {
+                "sandbox_exec",       "sandbox_read_file",       "sandbox_write_file",
+                "sandbox_list_files", "sandbox_install_package", "sandbox_create",
+                "sandbox_destroy"};
         char first[sizeof(out_buf)];
         for (int round = 0; round < 2; round++) {
                 struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
                 const struct mj *tools = mj_get(mj_get(v, "result"), "tools");
-                cr_assert_eq(tools->len, 6);
-                for (size_t i = 0; i < 6; i++) {
+                cr_assert_eq(tools->len, 7);
+                for (size_t i = 0; i < 7; i++) {
                         const struct mj *t = &tools->items[i];
                         cr_assert_str_eq(mj_get_string(t, "name"), names[i]);
                         const struct mj *schema = mj_get(t, "inputSchema");

@@ -62,7 +62,13 @@ Test(policy_json, every_key_round_trips)
                    "hostname: box-1\n"
                    "landlock: required\n"
                    "apparmor: off\n"
-                   "apparmor_profile: my-profile\n");
+                   "apparmor_profile: my-profile\n"
+                   "install_allow_domains: [pypi.test, '@npm']\n"
+                   "pip_index_url: http://pypi.test/simple\n"
+                   "npm_registry: https://npm.test:8443/registry/\n"
+                   "approve: [install]\n");
+        round_trip("install_network: none\napprove: []\n");
+        round_trip("install_network: full\n");
 }
 
 Test(policy_json, shape)

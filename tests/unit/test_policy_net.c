@@ -50,8 +50,16 @@ Test(policy_net, keys_outside_their_mode_are_refused)
         psrun_error err = {0};
         cr_assert_eq(policy_init(&p), 0);
         cr_assert_eq(set(&p, "allow_private=[10.1.0.0/16]", &err), 0, "%s", err.msg);
+        /* A session's install network (install_network, restricted by
+         * default) reads the shared network keys even with network none. */
+        cr_expect_eq(policy_validate(&p, &err), 0, "%s", err.msg);
+        /* psrun run has no installs: there they mean nothing. */
+        cr_expect_lt(policy_check_network_alone(&p, &err), 0);
+        cr_expect(strstr(err.msg, "allow_private: not used with `network: none`"), "%s", err.msg);
+        cr_assert_eq(set(&p, "install_network=none", &err), 0);
         cr_expect_lt(policy_validate(&p, &err), 0);
         cr_expect(strstr(err.msg, "allow_private"), "%s", err.msg);
+        cr_expect(strstr(err.msg, "install_network: none"), "%s", err.msg);
         cr_assert_eq(set(&p, "network=full", &err), 0);
         cr_expect_eq(policy_validate(&p, &err), 0, "%s", err.msg);
         cr_assert_eq(set(&p, "allow_cidrs=[192.0.2.0/24:443]", &err), 0, "%s", err.msg);

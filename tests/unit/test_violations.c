@@ -178,11 +178,11 @@ Test(violations, network_names_and_addresses)
         n.denied[0].count = 2;
         snprintf(n.denied[1].addr, sizeof(n.denied[1].addr), "192.0.2.9");
         n.denied[1].port = 443;
-        n.denied[1].proto = "tcp";
+        snprintf(n.denied[1].proto, sizeof(n.denied[1].proto), "tcp");
         n.denied[1].count = 1;
         snprintf(n.denied[2].addr, sizeof(n.denied[2].addr), "2001:db8::1");
         n.denied[2].port = 53;
-        n.denied[2].proto = "udp";
+        snprintf(n.denied[2].proto, sizeof(n.denied[2].proto), "udp");
         n.denied[2].count = 3;
         n.n_denied = 3;
         violations_add_network(&v, &n);

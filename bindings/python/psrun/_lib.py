@@ -43,12 +43,26 @@ class Result(ctypes.Structure):
     ]
 
 
+class Approval(ctypes.Structure):
+    _fields_ = [
+        ("action", c_char_p),
+        ("session", c_char_p),
+        ("json", c_char_p),
+        ("reason", ctypes.c_char * 256),
+    ]
+
+
+APPROVE_FN = ctypes.CFUNCTYPE(c_int, c_void_p, ctypes.POINTER(Approval))
+
+
 class SessionOptions(ctypes.Structure):
     _fields_ = [
         ("name", c_char_p),
         ("state_dir", c_char_p),
         ("cgroup_parent", c_char_p),
         ("tie_to_caller", c_int),
+        ("approve", APPROVE_FN),
+        ("approve_userdata", c_void_p),
     ]
 
 
@@ -73,6 +87,26 @@ class ExecOptions(ctypes.Structure):
     ]
 
 
+class NetworkDenial(ctypes.Structure):
+    _fields_ = [
+        ("name", ctypes.c_char * 254),
+        ("addr", ctypes.c_char * 46),
+        ("port", ctypes.c_uint16),
+        ("proto", ctypes.c_char * 8),
+        ("count", c_uint64),
+    ]
+
+
+class NetworkStats(ctypes.Structure):
+    _fields_ = [
+        ("allowed_queries", c_uint64),
+        ("denied_queries", c_uint64),
+        ("n_denied", c_size_t),
+        ("denied", NetworkDenial * 32),
+        ("denied_more", c_uint64),
+    ]
+
+
 class ExecResultC(ctypes.Structure):
     _fields_ = [
         ("result", Result),
@@ -84,6 +118,16 @@ class ExecResultC(ctypes.Structure):
         ("stderr_bytes", c_uint64),
         ("stdout_truncated", c_int),
         ("stderr_truncated", c_int),
+        ("network", ctypes.POINTER(NetworkStats)),
+    ]
+
+
+class InstallOptions(ctypes.Structure):
+    _fields_ = [
+        ("tool", c_char_p),
+        ("timeout_ms", c_uint64),
+        ("on_output", OUTPUT_FN),
+        ("userdata", c_void_p),
     ]
 
 
@@ -156,6 +200,9 @@ def lib():
         "psrun_list_files": (c_int, [c_void_p, c_char_p, c_int, P(P(FileEntryC)), P(c_size_t), P(Error)]),
         "psrun_file_entries_free": (None, [P(FileEntryC), c_size_t]),
         "psrun_remove": (c_int, [c_void_p, c_char_p, P(Error)]),
+        "psrun_install_package": (c_int, [c_void_p, c_char_p, P(InstallOptions), P(ExecResultC),
+                                          P(Error)]),
+        "psrun_session_set_approver": (None, [c_void_p, APPROVE_FN, c_void_p]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(L, name)

@@ -5,7 +5,7 @@ import ctypes
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Union
 
 from . import _lib as C
 
@@ -23,10 +23,34 @@ class PsrunError(Exception):
         self.field = field[3:] if field and field.startswith("-o ") else field
 
 
-def _check(r: int, err: C.Error) -> int:
+class InstallDenied(PsrunError):
+    """A gated install (policy approve: [install]) that the approver, or the
+    lack of one, refused; the message says who denied what."""
+
+
+def _check(r: int, err: C.Error, denied=PsrunError) -> int:
     if r < 0:
-        raise PsrunError(err.code or -r, err.msg.decode("utf-8", "replace"))
+        code = err.code or -r
+        cls = denied if code == 1 else PsrunError  # EPERM
+        raise cls(code, err.msg.decode("utf-8", "replace"))
     return r
+
+
+def _network(p) -> Optional[dict]:
+    """psrun run --json's "network" object, or None (no network)."""
+    if not p:
+        return None
+    n = p.contents
+    denied = []
+    for i in range(min(n.n_denied, 32)):
+        d = n.denied[i]
+        if d.addr:
+            denied.append({"addr": d.addr.decode(), "port": d.port, "proto": d.proto.decode(),
+                           "count": d.count})
+        else:
+            denied.append({"name": d.name.decode("utf-8", "replace"), "count": d.count})
+    return {"allowed_queries": n.allowed_queries, "denied_queries": n.denied_queries,
+            "denied": denied, "denied_more": n.denied_more}
 
 
 @dataclass
@@ -56,6 +80,7 @@ class ExecResult:
     stderr_bytes: int
     stdout_truncated: bool
     stderr_truncated: bool
+    network: Optional[dict] = None
     # What the layers refused (the policy key `violations`): the first 32
     # distinct entries, then violations_more refusals not listed; the layers
     # that cannot report on this host, with why.
@@ -77,7 +102,8 @@ class FileEntry:
     mtime: int
 
 
-# The seed dict's keys (agent frameworks' sandbox={...}) -> policy keys.
+# The seed dict's keys (agent frameworks' sandbox={...}) and every policy
+# key (psrun-policy(5)) -> policy keys.
 _CONFIG_KEYS = {
     "network_mode": "network",
     "network": "network",
@@ -94,6 +120,33 @@ _CONFIG_KEYS = {
     "output_limit": "output_limit",
     "idle_timeout": "idle_timeout",
     "lifetime": "lifetime",
+    "install_network": "install_network",
+    "install_allow_domains": "install_allow_domains",
+    "pip_index_url": "pip_index_url",
+    "npm_registry": "npm_registry",
+    "dns_upstream": "dns_upstream",
+    "approve_actions": "approve",
+    "allow_ports": "allow_ports",
+    "allow_cidrs": "allow_cidrs",
+    "allow_private": "allow_private",
+    "dns_min_ttl": "dns_min_ttl",
+    "dns_max_ttl": "dns_max_ttl",
+    "network_pool": "network_pool",
+    "network_log": "network_log",
+    "user": "user",
+    "backend": "backend",
+    "mounts": "mounts",
+    "hostname": "hostname",
+    "landlock": "landlock",
+    "apparmor": "apparmor",
+    "apparmor_profile": "apparmor_profile",
+    "pty_limit": "pty_limit",
+    "inotify_limit": "inotify_limit",
+    "inotify_watch_limit": "inotify_watch_limit",
+    "fanotify_limit": "fanotify_limit",
+    "fanotify_mark_limit": "fanotify_mark_limit",
+    "namespace_limit": "namespace_limit",
+    "sigpending_limit": "sigpending_limit",
 }
 
 
@@ -109,14 +162,63 @@ def _policy_value(key: str, value) -> str:
     return str(value)
 
 
+def _result(res: C.ExecResultC) -> ExecResult:
+    rr = res.result
+    return ExecResult(
+        exit_code=rr.exit_code, signal=rr.signal,
+        reason=(rr.reason or b"").decode(), wall_ms=rr.wall_ms, cpu_ms=rr.cpu_ms,
+        peak_memory_bytes=rr.peak_memory_bytes,
+        error=rr.error.decode("utf-8", "replace"),
+        stdout=ctypes.string_at(res.stdout_data, res.stdout_len) if res.stdout_data else b"",
+        stderr=ctypes.string_at(res.stderr_data, res.stderr_len) if res.stderr_data else b"",
+        stdout_bytes=res.stdout_bytes, stderr_bytes=res.stderr_bytes,
+        stdout_truncated=bool(res.stdout_truncated),
+        stderr_truncated=bool(res.stderr_truncated),
+        network=_network(res.network),
+        violations=[Violation(rr.violations[i].layer.decode(),
+                              rr.violations[i].what.decode("utf-8", "replace"),
+                              rr.violations[i].count, rr.violations[i].pid)
+                    for i in range(rr.n_violations)],
+        violations_more=rr.violations_more,
+        violations_unavailable={
+            rr.violations_unavailable[i].layer.decode():
+                rr.violations_unavailable[i].why.decode("utf-8", "replace")
+            for i in range(rr.n_violations_unavailable)})
+
+
+def _approver(fn: Callable[[dict], Union[bool, str]]):
+    """fn(action) -> True (approve), False or a reason string (deny); an
+    exception denies, naming it."""
+    def call(_userdata, approval):
+        a = approval.contents
+        try:
+            answer = fn(json.loads(a.json.decode()))
+        except Exception as e:  # a broken approver must deny, never allow
+            answer = f"the approver raised {type(e).__name__}: {e}"
+        if answer is True:
+            return 1
+        if isinstance(answer, str) and answer:
+            a.reason = answer.replace("\n", " ").encode("utf-8", "replace")[:255]
+        return 0
+    return C.APPROVE_FN(call)
+
+
 class Sandbox:
     """A long-lived sandbox; the keyword arguments are policy keys
-    (psrun-policy(5)) or the seed dict's names (see from_config)."""
+    (psrun-policy(5)) or the seed dict's names (see from_config).
+    approve: a callable asked before gated actions (policy `approve`, e.g.
+    approve_actions=["install"]): it gets the action as a dict and returns
+    True to allow, False or a reason string to refuse."""
 
     def __init__(self, *, policy_file: Optional[str] = None, state_dir: Optional[str] = None,
-                 **keys):
+                 approve: Optional[Callable[[dict], Union[bool, str]]] = None, **keys):
         self._lib = C.lib()
         self._session = None
+        if approve is not None and not callable(approve):
+            raise PsrunError(22, "approve: must be a callable; the policy key `approve` is "
+                             "approve_actions here (e.g. approve_actions=[\"install\"])")
+        # Kept alive as long as the session: the C side holds the pointer.
+        self._approve = _approver(approve) if approve is not None else None
         err = C.Error()
         pol = self._lib.psrun_policy_new()
         if not pol:
@@ -137,6 +239,8 @@ class Sandbox:
                                                   ctypes.byref(err)), err)
             opts = C.SessionOptions(state_dir=os.fsencode(state_dir) if state_dir else None,
                                     tie_to_caller=1)
+            if self._approve is not None:
+                opts.approve = self._approve
             sess = ctypes.c_void_p()
             _check(self._lib.psrun_session_create(pol, ctypes.byref(opts), ctypes.byref(sess),
                                                   ctypes.byref(err)), err)
@@ -191,26 +295,27 @@ class Sandbox:
                                  ctypes.byref(err))
         try:
             _check(r, err)
-            rr = res.result
-            return ExecResult(
-                exit_code=rr.exit_code, signal=rr.signal,
-                reason=(rr.reason or b"").decode(), wall_ms=rr.wall_ms, cpu_ms=rr.cpu_ms,
-                peak_memory_bytes=rr.peak_memory_bytes,
-                error=rr.error.decode("utf-8", "replace"),
-                stdout=ctypes.string_at(res.stdout_data, res.stdout_len) if res.stdout_data else b"",
-                stderr=ctypes.string_at(res.stderr_data, res.stderr_len) if res.stderr_data else b"",
-                stdout_bytes=res.stdout_bytes, stderr_bytes=res.stderr_bytes,
-                stdout_truncated=bool(res.stdout_truncated),
-                stderr_truncated=bool(res.stderr_truncated),
-                violations=[Violation(rr.violations[i].layer.decode(),
-                                      rr.violations[i].what.decode("utf-8", "replace"),
-                                      rr.violations[i].count, rr.violations[i].pid)
-                            for i in range(rr.n_violations)],
-                violations_more=rr.violations_more,
-                violations_unavailable={
-                    rr.violations_unavailable[i].layer.decode():
-                        rr.violations_unavailable[i].why.decode("utf-8", "replace")
-                    for i in range(rr.n_violations_unavailable)})
+            return _result(res)
+        finally:
+            self._lib.psrun_exec_result_free(ctypes.byref(res))
+
+    def install_package(self, package: str, tool: str = "python", *,
+                        timeout: Optional[float] = None) -> ExecResult:
+        """Install one package into /workspace (python: pip, node: npm) over
+        the policy's install network; the next exec finds it. Returns the
+        installer's result (ok: installed). Raises PsrunError (field
+        "package" or "tool") for a bad spec, InstallDenied when approval
+        was refused, PsrunError when no network could reach an index."""
+        opts = C.InstallOptions(tool=tool.encode())
+        if timeout is not None:
+            opts.timeout_ms = max(1, int(timeout * 1000))
+        res = C.ExecResultC()
+        err = C.Error()
+        r = self._lib.psrun_install_package(self._live(), package.encode(), ctypes.byref(opts),
+                                            ctypes.byref(res), ctypes.byref(err))
+        try:
+            _check(r, err, denied=InstallDenied)
+            return _result(res)
         finally:
             self._lib.psrun_exec_result_free(ctypes.byref(res))
 
@@ -289,6 +394,9 @@ class AsyncSandbox:
 
     async def exec(self, command, **kw) -> ExecResult:
         return await asyncio.to_thread(self.sandbox.exec, command, **kw)
+
+    async def install_package(self, package, tool="python", **kw) -> ExecResult:
+        return await asyncio.to_thread(self.sandbox.install_package, package, tool, **kw)
 
     async def write_file(self, path, data, mode=0o644) -> int:
         return await asyncio.to_thread(self.sandbox.write_file, path, data, mode)

@@ -4,12 +4,16 @@ class uses its own $PSRUN_SESSION_ROOT and checks nothing is left in it."""
 import asyncio
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from psrun import AsyncSandbox, PsrunError, Sandbox  # noqa: E402
+from psrun import AsyncSandbox, InstallDenied, PsrunError, Sandbox  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.join(HERE, "..", "..", "..")
 
 ROOT = os.geteuid() == 0
 
@@ -41,6 +45,12 @@ class SandboxTest(unittest.TestCase):
         self.assertIn("network", str(cm.exception))
         with self.assertRaises(PsrunError):
             Sandbox(no_such_key=1)
+        with self.assertRaises(PsrunError) as cm:
+            Sandbox(approve=["install"])
+        self.assertEqual(cm.exception.field, "approve")
+        with self.assertRaises(PsrunError) as cm:
+            Sandbox(network_pool="10.0.0.0/33")
+        self.assertEqual(cm.exception.field, "network_pool")
 
     def test_paths_stay_in_the_workspace(self):
         self.sb.exec("ln -sf /etc/passwd /workspace/link")
@@ -103,6 +113,82 @@ class SandboxTest(unittest.TestCase):
             f.flush()
             with Sandbox.from_policy(f.name) as sb:
                 self.assertEqual(sb.exec("echo $FROM_FILE").stdout, b"yes\n")
+
+    def test_install_refusals_carry_the_field(self):
+        for spec in ("--index-url=http://evil.test/", "x; id", "http://evil.test/x.whl", "../x"):
+            with self.assertRaises(PsrunError, msg=spec) as cm:
+                self.sb.install_package(spec)
+            self.assertEqual(cm.exception.field, "package", str(cm.exception))
+            self.assertNotIsInstance(cm.exception, InstallDenied)
+        with self.assertRaises(PsrunError) as cm:
+            self.sb.install_package("serde", tool="cargo")
+        self.assertEqual(cm.exception.field, "tool")
+
+    def test_install_without_any_network_says_why(self):
+        with Sandbox(install_network="none") as sb:
+            with self.assertRaises(PsrunError) as cm:
+                sb.install_package("requests")
+            self.assertEqual(cm.exception.code, 101)  # ENETUNREACH
+            self.assertIn("cannot be installed", str(cm.exception))
+            self.assertIsNone(sb.exec("true").network)
+
+    def test_approval(self):
+        # Never a yes here: the default install network would reach the real
+        # registry (tests/net approves installs from its fake index).
+        with Sandbox(approve_actions=["install"]) as sb:
+            with self.assertRaises(InstallDenied) as cm:
+                sb.install_package("psfake")
+            self.assertIn("no approver is set", str(cm.exception))
+            self.assertEqual(cm.exception.code, 1)
+        asked = []
+        answers = iter([False, "not on a Friday", RuntimeError("boom")])
+
+        def approve(action):
+            asked.append(action)
+            a = next(answers)
+            if isinstance(a, Exception):
+                raise a
+            return a
+        with Sandbox(approve_actions=["install"], approve=approve) as sb:
+            with self.assertRaises(InstallDenied) as cm:
+                sb.install_package("psfake==1.0")
+            self.assertRegex(str(cm.exception),
+                             r"^install: `psfake==1.0` \(python\) was denied by the approver$")
+            with self.assertRaises(InstallDenied) as cm:
+                sb.install_package("left-pad", tool="node")
+            self.assertTrue(str(cm.exception).endswith("denied by the approver: not on a Friday"))
+            with self.assertRaises(InstallDenied) as cm:
+                sb.install_package("psfake")
+            self.assertIn("the approver raised RuntimeError: boom", str(cm.exception))
+            self.assertEqual(asked[0], {"action": "install", "session": sb.id, "tool": "python",
+                                        "package": "psfake==1.0"})
+            self.assertEqual(asked[1]["tool"], "node")
+            self.assertEqual(len(asked), 3)
+            self.assertEqual(sb.list_files(), [])
+
+    @unittest.skipUnless(os.path.exists("/usr/bin/python3"), "no /usr/bin/python3")
+    def test_the_embedders_own_interpreter_runs_inside(self):
+        # The supervisor is a fork of this process: python3 inside the sandbox
+        # is the very file it runs when the embedder is /usr/bin/python3.
+        code = ("import sys; sys.path.insert(0, %r)\n"
+                "from psrun import Sandbox\n"
+                "with Sandbox() as sb:\n"
+                "    r = sb.exec('python3 -c \"print(6 * 7)\"')\n"
+                "    print(r.reason, r.stdout.decode().strip(), r.error)\n"
+                % os.path.join(HERE, ".."))
+        out = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(out.stdout.strip(), "exited 42", out.stdout + out.stderr)
+
+    def test_agent_loop_example(self):
+        env = dict(os.environ)
+        env.pop("AGENT_LOOP_INDEX", None)
+        out = subprocess.run([sys.executable, os.path.join(REPO, "examples", "agent_loop.py")],
+                             capture_output=True, text=True, timeout=120, env=env)
+        self.assertEqual(out.returncode, 0, out.stdout[-2000:] + out.stderr[-2000:])
+        for want in ("reason=timeout", "reason=oom", "skipped: no package index",
+                     "contained: fork bomb", "done: every step as expected"):
+            self.assertIn(want, out.stdout)
 
     def test_async(self):
         async def main():

@@ -26,7 +26,10 @@ const text = (r) => r.content[0].text;
 
 const transport = new StdioClientTransport({
   command: psrun,
-  args: ["mcp", "-o", "memory_limit=128M", "-o", "output_limit=64K"],
+  // install_network none: these sandboxes have no network at all, so an
+  // install here can never reach a real registry (tests/net installs from
+  // a fake index).
+  args: ["mcp", "-o", "memory_limit=128M", "-o", "output_limit=64K", "-o", "install_network=none"],
   stderr: "inherit",
 });
 const client = new Client({ name: "psrun-test", version: "1.0.0" });
@@ -37,10 +40,25 @@ await check("handshake negotiates a 2025 revision", async () => {
   assert.ok(client.getServerCapabilities().tools);
 });
 
-await check("tools/list: six tools in a fixed order", async () => {
+await check("tools/list: seven tools in a fixed order", async () => {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ["sandbox_exec", "sandbox_read_file",
-    "sandbox_write_file", "sandbox_list_files", "sandbox_create", "sandbox_destroy"]);
+    "sandbox_write_file", "sandbox_list_files", "sandbox_install_package", "sandbox_create",
+    "sandbox_destroy"]);
+});
+
+await check("sandbox_install_package: a bad spec, a bad tool, no network", async () => {
+  let r = await client.callTool({ name: "sandbox_install_package",
+    arguments: { package: "--index-url=http://evil.test/" } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /^Cannot install: package: /);
+  await assert.rejects(client.callTool({ name: "sandbox_install_package",
+    arguments: { package: "serde", tool: "cargo" } }), (e) => e.code === -32602);
+  r = await client.callTool({ name: "sandbox_install_package", arguments: { package: "requests" } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /cannot be installed: the session has no network/);
+  assert.equal(r.structuredContent.installed, false);
+  assert.equal(r.structuredContent.denied, false);
 });
 
 await check("a bad argument is -32602", async () => {

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * psrun_install_package, the client's half (the supervisor's is
+ * start_install in runtime/session-supervisor.c): check the spec, see
+ * whether the session could serve it at all, ask the approver when the
+ * policy gates installs, then run the installer as an exec.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cleanup.h"
+#include "common/json.h"
+#include "runtime/install.h"
+#include "runtime/session.h"
+
+static void failed(psrun_exec_result *res, const psrun_error *err)
+{
+        if (!res)
+                return;
+        memset(res, 0, sizeof(*res));
+        res->result.exit_code = 125;
+        res->result.reason = "setup_error";
+        snprintf(res->result.error, sizeof(res->result.error), "%s", err ? err->msg : "");
+}
+
+/* The action as the approver sees it. */
+static char *action_json(const char *id, const char *tool, const char *spec)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (!f)
+                return NULL;
+        fputs("{\"action\": \"install\", \"session\": ", f);
+        json_write_string(f, id);
+        fputs(", \"tool\": ", f);
+        json_write_string(f, tool);
+        fputs(", \"package\": ", f);
+        json_write_string(f, spec);
+        fputs("}", f);
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}
+
+/* 0 when approved; -EPERM naming who refused what. */
+static int ask(psrun_session *s, const char *tool, const char *spec, psrun_error *err)
+{
+        void *userdata = NULL;
+        session_approve_fn approve = session_approver(s, &userdata);
+        if (!approve)
+                return psrun_error_set(err, EPERM,
+                                       "install: `%s` (%s) was denied: the policy gates installs "
+                                       "(`approve: [install]`) and no approver is set",
+                                       spec, tool);
+        _cleanup_free_ char *json = action_json(psrun_session_id(s), tool, spec);
+        if (!json)
+                return psrun_error_errno(err, ENOMEM, "install");
+        psrun_approval a = {
+                .action = "install",
+                .session = psrun_session_id(s),
+                .json = json,
+        };
+        if (approve(userdata, &a))
+                return 0;
+        a.reason[sizeof(a.reason) - 1] = '\0';
+        /* One line, whatever the approver wrote. */
+        for (char *p = a.reason; *p; p++)
+                if (*p == '\n' || *p == '\r')
+                        *p = ' ';
+        return psrun_error_set(err, EPERM, "install: `%s` (%s) was denied by the approver%s%s",
+                               spec, tool, a.reason[0] ? ": " : "", a.reason);
+}
+
+PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,
+                                       const psrun_install_options *o, psrun_exec_result *res,
+                                       psrun_error *err)
+{
+        static const psrun_install_options defaults = {0};
+        psrun_error local = {0};
+        if (!err)
+                err = &local;
+        if (!o)
+                o = &defaults;
+        enum install_tool tool;
+        int r = !s ? psrun_error_set(err, EINVAL, "install: no session given")
+                   : install_tool_from_string(o->tool, &tool, err);
+        if (r >= 0)
+                r = install_check_spec(tool, package, err);
+        /* What the session can do, before anyone is asked to approve an
+         * install that could not work. */
+        struct sess_req info = {.op = SESS_OP_INFO};
+        struct sess_reply rep;
+        if (r >= 0)
+                r = session_call(session_dir(s), &info, NULL, 0, NULL, 0, &rep, NULL, NULL, err);
+        if (r >= 0)
+                r = install_check_network((enum policy_network) rep.network,
+                                          (enum policy_network) rep.install_network, package, err);
+        const char *tool_name = r >= 0 ? install_tool_to_string(tool) : NULL;
+        bool gated = r >= 0 && (rep.approve & POLICY_ACTION_INSTALL);
+        if (gated)
+                r = ask(s, tool_name, package, err);
+        if (r < 0) {
+                failed(res, err);
+                return r;
+        }
+        struct sess_req req = {
+                .op = SESS_OP_INSTALL,
+                .timeout_ms = o->timeout_ms,
+                .tool = (uint32_t) tool,
+                .flags = gated ? SESS_REQ_APPROVED : 0,
+        };
+        psrun_exec_options eo = {
+                .stdin_mode = PSRUN_STDIN_NONE,
+                .timeout_ms = o->timeout_ms,
+                .on_output = o->on_output,
+                .userdata = o->userdata,
+        };
+        psrun_exec_handle *h = NULL;
+        r = session_exec_start(s, &req, package, strlen(package) + 1, &eo, &h, err);
+        if (r < 0) {
+                failed(res, err);
+                return r;
+        }
+        return psrun_exec_wait(h, res, err);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/* A session supervisor's networks (runtime/session-net.h). */
+#include "runtime/session-net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fileio.h"
+
+int session_net_start(struct session_net *n, const struct netns_plan *plan, pid_t pid,
+                      psrun_error *err)
+{
+        *n = (struct session_net){.plan = plan};
+        if (!plan->veth)
+                return 0;
+        /* As psrun run: the firewall, the veth, then the proxy that pins
+         * what it answers. */
+        int r = netns_setup(plan, pid, &n->state, err);
+        if (r >= 0)
+                r = dns_proxy_start(plan, n->state.nft, &n->proxy, err);
+        return r;
+}
+
+void session_net_stop(struct session_net *n, struct netns_stats *stats)
+{
+        if (!n->plan)
+                return;
+        if (n->proxy)
+                dns_proxy_stop(TAKE_PTR(n->proxy), stats);
+        /* The table goes only now: until the network's processes are gone,
+         * it is what confines them. */
+        netns_teardown(n->plan, &n->state);
+        n->plan = NULL;
+}
+
+static int write_resolv(struct install_net *in, const char *state_dir, psrun_error *err)
+{
+        if ((size_t) snprintf(in->resolv_path, sizeof(in->resolv_path), "%s/resolv-%s", state_dir,
+                              in->plan.id) >= sizeof(in->resolv_path))
+                return psrun_error_set(err, ENAMETOOLONG, "install: network: %s is too long",
+                                       state_dir);
+        _cleanup_close_ int fd =
+                open(in->resolv_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0) {
+                int e = errno;
+                in->resolv_path[0] = '\0';
+                return psrun_error_errno(err, e, "install: network: create resolv.conf");
+        }
+        /* Readable by the sandbox's user (we run with umask 077). */
+        if (fchmod(fd, 0644) < 0)
+                return psrun_error_errno(err, errno, "install: network: chmod resolv.conf");
+        int r = write_all(fd, in->plan.resolv_conf, strlen(in->plan.resolv_conf));
+        if (r < 0)
+                return psrun_error_errno(err, r, "install: network: write resolv.conf");
+        /* A detached read-only copy the child attaches over the sandbox's
+         * /etc/resolv.conf (runtime/child.c, step_private_mounts). */
+        in->resolv_tree = open_tree(AT_FDCWD, in->resolv_path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (in->resolv_tree < 0)
+                return psrun_error_errno(err, errno, "install: network: open_tree resolv.conf");
+        struct mount_attr attr = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+                                              MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC};
+        if (mount_setattr(in->resolv_tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+                return psrun_error_errno(err, errno, "install: network: resolv.conf read-only");
+        return 0;
+}
+
+int install_net_prepare(const struct policy *pol, const char *state_dir, struct install_net **ret,
+                        psrun_error *err)
+{
+        *ret = NULL;
+        if (pol->install_network == POLICY_NETWORK_NONE)
+                return 0;
+        /* The session's policy with the install network's mode and
+         * allowlist; every other network key (dns_upstream, allow_ports,
+         * allow_private, TTLs, network_pool, network_log) is shared. The
+         * plan borrows the lists, which live as long as pol. */
+        struct policy view = *pol;
+        view.network = pol->install_network;
+        view.allow_domains = pol->install_allow_domains;
+        view.n_allow_domains = pol->n_install_allow_domains;
+        view.allow_cidrs = NULL;
+        view.n_allow_cidrs = 0;
+        struct install_net *in = calloc(1, sizeof(*in));
+        if (!in)
+                return psrun_error_errno(err, ENOMEM, "install: network");
+        in->resolv_tree = -1;
+        int r = netns_plan(&view, &in->plan, err);
+        if (r >= 0)
+                r = netns_lease(&in->plan, err);
+        if (r >= 0)
+                r = write_resolv(in, state_dir, err);
+        if (r < 0) {
+                install_net_free(in, NULL);
+                return psrun_error_prefix(err, "install_network");
+        }
+        *ret = in;
+        return 0;
+}
+
+int install_net_start(struct install_net *in, pid_t pid, psrun_error *err)
+{
+        int r = session_net_start(&in->net, &in->plan, pid, err);
+        return r < 0 ? psrun_error_prefix(err, "install_network") : r;
+}
+
+void install_net_free(struct install_net *in, struct netns_stats *stats)
+{
+        if (!in)
+                return;
+        session_net_stop(&in->net, stats);
+        netns_release(&in->plan);
+        if (in->resolv_path[0])
+                (void) unlink(in->resolv_path);
+        safe_close(in->resolv_tree);
+        free(in);
+}
