@@ -258,6 +258,11 @@ static int do_tty(void)
                 {"excl", ioctl(0, TIOCEXCL) == 0 ? 0 : errno},
                 {"setd", ioctl(0, TIOCSETD, &ldisc) == 0 ? 0 : errno},
                 {"sti", ioctl(0, TIOCSTI, "x") == 0 ? 0 : errno},
+                /* The kernel reads the low 32 bits of the request. */
+                {"sti64", syscall(SYS_ioctl, 0, (1UL << 32) | TIOCSTI, "x") == 0 ? 0 : errno},
+                {"xonc", ioctl(0, TCXONC, TCOOFF) == 0 ? 0 : errno},
+                {"cons", ioctl(0, TIOCCONS) == 0 ? 0 : errno},
+                {"nxcl", ioctl(0, TIOCNXCL) == 0 ? 0 : errno},
         };
         for (size_t i = 0; i < sizeof(results) / sizeof(results[0]); i++)
                 printf("%s=%s ", results[i].name,
