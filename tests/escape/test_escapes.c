@@ -194,6 +194,80 @@ Test(escapes, inotify_instances_leave_host_root_some)
         cr_expect_eq(status, 0);
 }
 
+/* Every per-user-namespace quota this kernel has (/proc/sys/user/max_*) is
+ * capped in the sandbox's namespace, not only the ones the tests above
+ * exhaust: fanotify groups and marks, inotify watches, each kind of
+ * namespace (seccomp refuses fanotify_init and namespace flags too; psrun
+ * run has no switch to turn seccomp off, so that second layer is shown by
+ * the values here), and RLIMIT_SIGPENDING. Non-default values show that
+ * each key reaches its file. Layer: runtime/child.c step_user_quotas. */
+Test(escapes, every_user_namespace_quota_is_capped)
+{
+        static const struct {
+                const char *file, *option, *value;
+        } quotas[] = {
+                {"max_inotify_instances", "inotify_limit=11", "11"},
+                {"max_inotify_watches", "inotify_watch_limit=1001", "1001"},
+                {"max_fanotify_groups", "fanotify_limit=3", "3"},
+                {"max_fanotify_marks", "fanotify_mark_limit=1002", "1002"},
+                {"max_user_namespaces", "namespace_limit=2", "2"},
+                {"max_mnt_namespaces", NULL, "2"},
+                {"max_pid_namespaces", NULL, "2"},
+                {"max_net_namespaces", NULL, "2"},
+                {"max_ipc_namespaces", NULL, "2"},
+                {"max_uts_namespaces", NULL, "2"},
+                {"max_cgroup_namespaces", NULL, "2"},
+                {"max_time_namespaces", NULL, "2"},
+        };
+        const char *argv[64];
+        size_t n = 0;
+        argv[n++] = "run";
+        for (size_t i = 0; i < sizeof(quotas) / sizeof(quotas[0]); i++)
+                if (quotas[i].option) {
+                        argv[n++] = "-o";
+                        argv[n++] = quotas[i].option;
+                }
+        argv[n++] = "-o";
+        argv[n++] = "sigpending_limit=77";
+        argv[n++] = "--";
+        argv[n++] = "/bin/sh";
+        argv[n++] = "-c";
+        argv[n++] = "for f in /proc/sys/user/*; do echo \"${f##*/}=$(cat $f)\"; done; "
+                    "grep 'pending signals' /proc/self/limits";
+        argv[n] = NULL;
+        struct test_run r;
+        test_run_psrun(&r, argv);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        int missing = 0;
+        for (size_t i = 0; i < sizeof(quotas) / sizeof(quotas[0]); i++) {
+                char host[128], want[128];
+                snprintf(host, sizeof(host), "/proc/sys/user/%s", quotas[i].file);
+                if (access(host, F_OK) != 0) {
+                        cr_log_warn("this kernel has no %s", host);
+                        continue;
+                }
+                snprintf(want, sizeof(want), "%s=%s\n", quotas[i].file, quotas[i].value);
+                if (!strstr(r.out, want)) {
+                        missing++;
+                        cr_log_error("not capped: %s (sandbox: %s)", want, r.out);
+                }
+        }
+        /* A quota this list does not know is a new one to cap. */
+        for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save)) {
+                if (strncmp(l, "Max pending signals", 19) == 0) {
+                        cr_expect(strstr(l, " 77 "), "%s", l);
+                        continue;
+                }
+                bool known = false;
+                for (size_t i = 0; i < sizeof(quotas) / sizeof(quotas[0]); i++)
+                        known = known || strncmp(l, quotas[i].file, strlen(quotas[i].file)) == 0;
+                cr_expect(known, "a per-user-namespace quota psrun does not cap: %s", l);
+        }
+        cr_expect_eq(missing, 0);
+        test_run_free(&r);
+}
+
 /* Layer: RLIMIT_SIGPENDING for the command (policy sigpending_limit). */
 Test(escapes, queued_signals_leave_host_root_some)
 {
