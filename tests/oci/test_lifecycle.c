@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* create / start / state / kill / delete, as runtime.md describes them. */
+#include <errno.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -357,6 +361,44 @@ Test(oci_lifecycle, bad_paths_leave_nothing)
         int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c3", NULL);
         cr_expect_neq(r, 0, "a 4 KiB memory limit ran");
         cr_expect_neq(psrun(&o, NULL, "state", "c3", NULL), 0, "c3 left behind");
+        cr_assert_eq(psrun(&o, NULL, "list", "-q", NULL), 0);
+        cr_expect_str_eq(o.out, "", "containers left: %s", o.out);
+}
+
+/* A console socket whose listener never accepts (its backlog full): create
+ * waited in connect() for ever. It must give up in bounded time, with one
+ * error line, leaving nothing. */
+Test(oci_lifecycle, console_socket_that_never_accepts_is_an_error)
+{
+        char sock[400];
+        snprintf(sock, sizeof(sock), "%s/stuck.sock", B.dir);
+        int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock);
+        cr_assert_eq(bind(lfd, (struct sockaddr *) &addr, sizeof(addr)), 0, "%s", strerror(errno));
+        cr_assert_eq(listen(lfd, 0), 0);
+        /* Fill the backlog until a connect would wait. */
+        int fill[8], n_fill = 0;
+        for (; n_fill < 8; n_fill++) {
+                fill[n_fill] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+                if (connect(fill[n_fill], (struct sockaddr *) &addr, sizeof(addr)) < 0) {
+                        close(fill[n_fill]);
+                        break;
+                }
+        }
+        cr_assert_lt(n_fill, 8, "the backlog never filled");
+        bundle_config("c1", &(struct cfg){.terminal = true});
+        struct out o;
+        time_t start = time(NULL);
+        int r = psrun(&o, NULL, "create", "--bundle", B.dir, "--console-socket", sock, "c1", NULL);
+        time_t took = time(NULL) - start;
+        for (int i = 0; i < n_fill; i++)
+                close(fill[i]);
+        close(lfd);
+        cr_expect_neq(r, 0, "create with a stuck console socket succeeded");
+        cr_expect_lt(took, 30, "create waited %ld s", (long) took);
+        const char *nl = strchr(o.err, '\n');
+        cr_expect(contains(o.err, "console socket") && nl && !nl[1], "one error line: %s", o.err);
         cr_assert_eq(psrun(&o, NULL, "list", "-q", NULL), 0);
         cr_expect_str_eq(o.out, "", "containers left: %s", o.out);
 }
