@@ -53,6 +53,10 @@ enum child_msg_kind {
         CHILD_MSG_ERROR = 1, /* a setup step failed */
         CHILD_MSG_EXIT = 2,  /* init: the command ended with wait status `status` */
         CHILD_MSG_READY = 3, /* set up; waiting on the exec FIFO for `psrun start` */
+        /* plan->spawn_command: the command's process is made, its pid in
+         * `status`, its pidfd attached (SCM_RIGHTS); an error record of that
+         * process, if any, came before. */
+        CHILD_MSG_SPAWNED = 4,
 };
 
 struct child_msg {

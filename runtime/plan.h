@@ -71,9 +71,16 @@ struct plan {
         struct plan_join joins[PLAN_MAX_JOINS];
         size_t n_joins;
         /* OCI exec: setns(join_pidfd, join_flags) into a running container
-         * (its pid namespace was entered by the parent before clone3). */
+         * (its pid namespace was entered by the parent before clone3, or,
+         * with spawn_command, is in join_flags for the command's process). */
         int join_pidfd; /* -1: none */
         uint64_t join_flags;
+        /* OCI exec: the child is made outside the container's pid namespace,
+         * joins the others, keeps only the fds the command gets, and then
+         * makes the command's process (psrun's child: CLONE_PARENT), the
+         * only one the container can see; it sends that process's pid and
+         * pidfd (CHILD_MSG_SPAWNED) and exits (runtime/child.c). */
+        bool spawn_command;
         /* Kill the sandbox when its parent dies: psrun run, not a detached
          * OCI container, which outlives `psrun create`. */
         bool pdeathsig;

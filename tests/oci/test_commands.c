@@ -249,6 +249,67 @@ Test(oci_commands, console_socket_gets_the_pty)
         close(lfd);
 }
 
+/* exec --tty: the process's terminal is a pty made in the container (its
+ * master goes to the console socket), and exec exits with its status. */
+Test(oci_commands, exec_tty_gets_a_pty_and_the_status)
+{
+        char sock[400];
+        snprintf(sock, sizeof(sock), "%s/exec-console.sock", B.dir);
+        int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock);
+        cr_assert_eq(bind(lfd, (struct sockaddr *) &addr, sizeof(addr)), 0, "%s", strerror(errno));
+        cr_assert_eq(listen(lfd, 1), 0);
+        oci_up("c1", NULL);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+                dup2(null, 0);
+                dup2(null, 1);
+                dup2(null, 2);
+                execl(test_psrun_path(), test_psrun_path(), "--root", B.root, "exec", "--tty",
+                      "--console-socket", sock, "c1", "sh", "-c",
+                      "tty; test -t 0 && echo is-a-tty; sleep 0.5; exit 4", (char *) NULL);
+                _exit(127);
+        }
+        struct pollfd lp = {lfd, POLLIN, 0};
+        cr_assert_gt(poll(&lp, 1, 20000), 0, "exec never connected to the console socket");
+        int conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        cr_assert_geq(conn, 0);
+        char data[64];
+        char cbuf[CMSG_SPACE(sizeof(int))];
+        struct iovec iov = {data, sizeof(data)};
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = cbuf,
+                             .msg_controllen = sizeof(cbuf)};
+        cr_assert_gt(recvmsg(conn, &msg, 0), 0);
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cr_assert_not_null(cm);
+        int master;
+        memcpy(&master, CMSG_DATA(cm), sizeof(int));
+        char text[4096] = "";
+        size_t len = 0;
+        for (int i = 0; i < 100 && !strstr(text, "is-a-tty"); i++) {
+                struct pollfd p = {master, POLLIN, 0};
+                if (poll(&p, 1, 100) > 0) {
+                        ssize_t n = read(master, text + len, sizeof(text) - 1 - len);
+                        if (n > 0)
+                                len += (size_t) n;
+                        text[len] = '\0';
+                }
+        }
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        close(master);
+        close(conn);
+        close(lfd);
+        cr_expect(contains(text, "/dev/pts/"), "%s", text);
+        cr_expect(contains(text, "is-a-tty"), "%s", text);
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 4, "exec status %d", status);
+}
+
 Test(oci_commands, events_until_stop_update_flags_ps_options_kill_all)
 {
         struct out o;

@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "oci/oci_test.h"
@@ -161,6 +163,118 @@ Test(oci_escape, root_paths_below_proc_self_fd_create_nothing_on_the_host)
                 }
         }
         cr_expect_eq(planted, 0, "%d root paths were made in host directories", planted);
+}
+
+/* The psrun processes of `psrun exec` ARGS... (forked, stdin and output to
+ * /dev/null) frozen with SIGSTOP as they appear, while they still run
+ * psrun's code (comm "psrun"), until `want` are, 0.3 s after the first or
+ * 3 s in all. Returns
+ * psrun's pid; stopped[] gets the frozen ones. */
+static pid_t exec_frozen(pid_t *stopped, int *n_stopped, int want)
+{
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+                dup2(null, 0);
+                dup2(null, 1);
+                dup2(null, 2);
+                execl(test_psrun_path(), test_psrun_path(), "--root", B.root, "exec", "c1", "sleep",
+                      "1", (char *) NULL);
+                _exit(127);
+        }
+        *n_stopped = 0;
+        char path[128];
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int) pid, (int) pid);
+        struct timespec t0, first = {0}, now;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (;;) {
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                double since = (double) (now.tv_sec - t0.tv_sec) +
+                               (double) (now.tv_nsec - t0.tv_nsec) / 1e9;
+                double since_first = (double) (now.tv_sec - first.tv_sec) +
+                                     (double) (now.tv_nsec - first.tv_nsec) / 1e9;
+                if (*n_stopped >= want || since > 3 || (*n_stopped > 0 && since_first > 0.3))
+                        break;
+                char list[256] = "";
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        break;
+                ssize_t n = read(fd, list, sizeof(list) - 1);
+                close(fd);
+                list[n > 0 ? n : 0] = '\0';
+                for (char *save = NULL, *t = strtok_r(list, " ", &save); t;
+                     t = strtok_r(NULL, " ", &save)) {
+                        pid_t kid = (pid_t) atoi(t);
+                        bool known = false;
+                        for (int i = 0; i < *n_stopped; i++)
+                                known = known || stopped[i] == kid;
+                        if (known || kill(kid, SIGSTOP) != 0)
+                                continue;
+                        char comm[64] = "", cpath[64];
+                        snprintf(cpath, sizeof(cpath), "/proc/%d/comm", (int) kid);
+                        int cfd = open(cpath, O_RDONLY | O_CLOEXEC);
+                        if (cfd >= 0) {
+                                ssize_t c = read(cfd, comm, sizeof(comm) - 1);
+                                comm[c > 0 ? c : 0] = '\0';
+                                close(cfd);
+                        }
+                        if (strncmp(comm, "psrun", 5) == 0) {
+                                if (*n_stopped == 0)
+                                        clock_gettime(CLOCK_MONOTONIC, &first);
+                                stopped[(*n_stopped)++] = kid;
+                        } else
+                                kill(kid, SIGCONT); /* already the command */
+                }
+        }
+        return pid;
+}
+
+/* CVE-2016-9962: the process `psrun exec` makes joins the container while
+ * it still runs psrun's code and holds psrun's fds (the state root, cgroup
+ * directories, psrun's own namespaces); a container process with
+ * CAP_SYS_PTRACE (not dumpable stops the others) could open
+ * /proc/PID/root and /proc/PID/fd/N of it: the host's root while it was
+ * still in the host's mount namespace, host directories through its fds.
+ * Each psrun process of an exec is frozen before it runs the command (the
+ * window made wide), and a second exec looks through every process the
+ * container can see. Layer: the exec's child joins the container's
+ * namespaces outside its pid namespace, closes every fd the command does not
+ * get, and only then makes the command's process, the only one the
+ * container sees (runtime/child.c spawn_command), as runc and crun do. */
+Test(oci_escape, exec_helper_gives_ptrace_nothing_of_the_host)
+{
+        char script[700], args[900];
+        make_marker(script, sizeof(script));
+        /* Through /proc/N/root, and up from every fd that is a directory. */
+        snprintf(args, sizeof(args),
+                 "for p in /proc/[0-9]*; do cat $p/root%s/host-marker 2>/dev/null; "
+                 "for f in $p/fd/*; do for up in .. ../.. ../../..; do "
+                 "cat $f/$up/host-marker 2>/dev/null; done; done; done; true",
+                 B.dir);
+        oci_up("c1", &(struct cfg){.caps = "[\"CAP_SYS_PTRACE\",\"CAP_DAC_OVERRIDE\","
+                                           "\"CAP_DAC_READ_SEARCH\",\"CAP_KILL\"]"});
+        int leaks = 0, frozen_total = 0;
+        for (int attempt = 0; attempt < 3; attempt++) {
+                pid_t stopped[4];
+                int n_stopped = 0;
+                pid_t pid = exec_frozen(stopped, &n_stopped, 2);
+                frozen_total += n_stopped;
+                struct out o;
+                psrun(&o, NULL, "exec", "c1", "sh", "-c", args, NULL);
+                if (contains(o.out, "HOST-SECRET")) {
+                        leaks++;
+                        cr_log_error("a frozen exec showed the host to the container: %s", o.out);
+                }
+                for (int i = 0; i < n_stopped; i++)
+                        kill(stopped[i], SIGCONT);
+                int status;
+                cr_assert_eq(waitpid(pid, &status, 0), pid);
+                cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exec status %d", status);
+        }
+        if (frozen_total == 0)
+                cr_skip_test("no psrun process of an exec could be frozen before its command ran");
+        cr_expect_eq(leaks, 0, "%d of 3 frozen execs reached the host", leaks);
 }
 
 /* An image whose program is a link to /proc/self/exe (CVE-2019-5736): psrun
