@@ -502,6 +502,34 @@ Test(oci_lifecycle, killed_create_leaves_nothing_after_delete_or_gc, .timeout = 
         }
 }
 
+/* Issue 10: psrun gc removes OCI containers whose creator died, "without
+ * touching live ones": a created container waiting for start, a running
+ * one and a stopped one (its creator exited normally) keep their state,
+ * cgroups and processes. */
+Test(oci_lifecycle, gc_leaves_live_containers_alone)
+{
+        struct out o;
+        char dir[256];
+        bundle_config("waiting", NULL);
+        cr_assert_eq(psrun(&o, NULL, "create", "--bundle", B.dir, "waiting", NULL), 0, "%s", o.err);
+        oci_up("running", NULL);
+        oci_up("stopped", &(struct cfg){.args = "[\"true\"]"});
+        cr_assert(wait_status("stopped", "stopped", 10000), "%s", oci_status("stopped"));
+        int waiting_pid = oci_pid("waiting"), running_pid = oci_pid("running");
+        cr_assert_eq(psrun(&o, NULL, "gc", NULL), 0, "%s", o.err);
+        cr_expect(contains(o.out, " 0 OCI containers whose creator died"),
+                  "gc removed a live container: %s", o.out);
+        cr_expect_str_eq(oci_status("waiting"), "created");
+        cr_expect_str_eq(oci_status("running"), "running");
+        cr_expect_str_eq(oci_status("stopped"), "stopped");
+        cr_expect_eq(oci_pid("waiting"), waiting_pid);
+        cr_expect_eq(kill(waiting_pid, 0), 0, "gc killed a created container's init");
+        cr_expect_eq(kill(running_pid, 0), 0, "gc killed a running container's init");
+        cr_expect(cgroup_left("waiting", dir, sizeof(dir)), "gc removed waiting's cgroups");
+        cr_expect(cgroup_left("running", dir, sizeof(dir)), "gc removed running's cgroups");
+        cr_expect_eq(psrun(&o, NULL, "start", "waiting", NULL), 0, "%s", o.err);
+}
+
 /* Issue 10: a config with ~4.5 MB of annotations was accepted, and then
  * state and delete --force failed ("state.json: larger than 4 MiB"). It
  * is refused at create, naming the field, and leaves nothing. */
