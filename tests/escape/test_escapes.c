@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <linux/landlock.h>
+#include <stdbool.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -229,11 +231,13 @@ Test(escapes, every_user_namespace_quota_is_capped)
                 }
         argv[n++] = "-o";
         argv[n++] = "sigpending_limit=77";
+        argv[n++] = "-o";
+        argv[n++] = "msgqueue_limit=64K";
         argv[n++] = "--";
         argv[n++] = "/bin/sh";
         argv[n++] = "-c";
         argv[n++] = "for f in /proc/sys/user/*; do echo \"${f##*/}=$(cat $f)\"; done; "
-                    "grep 'pending signals' /proc/self/limits";
+                    "grep -E 'pending signals|msgqueue size' /proc/self/limits";
         argv[n] = NULL;
         struct test_run r;
         test_run_psrun(&r, argv);
@@ -257,6 +261,10 @@ Test(escapes, every_user_namespace_quota_is_capped)
              l = strtok_r(NULL, "\n", &save)) {
                 if (strncmp(l, "Max pending signals", 19) == 0) {
                         cr_expect(strstr(l, " 77 "), "%s", l);
+                        continue;
+                }
+                if (strncmp(l, "Max msgqueue size", 17) == 0) {
+                        cr_expect(strstr(l, " 65536 "), "%s", l);
                         continue;
                 }
                 bool known = false;
@@ -293,6 +301,48 @@ Test(escapes, queued_signals_leave_host_root_some)
                   strerror(host_errno), line);
         cr_expect(n > 0 && n <= 1024, "the sandbox queued %s signals", line);
         cr_expect_eq(status, 0);
+}
+
+/* POSIX message queues are charged to RLIMIT_MSGQUEUE up the user
+ * namespaces, to host root's own count: with Landlock off (or a kernel
+ * without it) a sandbox that made 9 queues left host root none. Layer:
+ * RLIMIT_MSGQUEUE for the command (policy msgqueue_limit). With Landlock,
+ * which refuses making the queue's file, no queue is made at all. */
+static void message_queues_leave_host_root_some(const char *landlock, bool some)
+{
+        char line[128];
+        int hold;
+        const char *opts[] = {"-o", landlock, NULL};
+        pid_t pid = start_holder("mqueue", opts, line, sizeof(line), &hold);
+        char name[64];
+        snprintf(name, sizeof(name), "/psrun-escape-test-%d", (int) getpid());
+        long fd = syscall(SYS_mq_open, name + 1, O_CREAT | O_RDWR | O_CLOEXEC, 0600, NULL);
+        int host_errno = errno;
+        if (fd >= 0) {
+                close((int) fd);
+                syscall(SYS_mq_unlink, name + 1);
+        }
+        int status = stop_holder(pid, hold);
+        long n = atol(line);
+        cr_expect(fd >= 0, "host root could not make a message queue (%s) while a sandbox held %s",
+                  strerror(host_errno), line);
+        if (some)
+                cr_expect(n >= 1 && n <= 2, "the sandbox made %s message queues", line);
+        else
+                cr_expect(n == 0 && strstr(line, "EACCES"), "the sandbox made %s", line);
+        cr_expect_eq(status, 0);
+}
+
+Test(escapes, message_queues_leave_host_root_some)
+{
+        message_queues_leave_host_root_some("landlock=off", true);
+}
+
+Test(escapes, message_queues_need_no_cap_under_landlock)
+{
+        if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 0)
+                cr_skip_test("this kernel has no Landlock");
+        message_queues_leave_host_root_some("landlock=required", false);
 }
 
 /* Layer: the sandbox's devpts is a new instance with max= (policy

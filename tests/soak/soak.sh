@@ -281,7 +281,7 @@ bad_inputs() {
 	# big numbers are sizes, CPUs or durations there: not in this list).
 	for k in pids_limit memory_limit disk_limit cpu_limit timeout idle_timeout lifetime \
 		output_limit pty_limit inotify_limit inotify_watch_limit fanotify_limit \
-		fanotify_mark_limit namespace_limit sigpending_limit; do
+		fanotify_mark_limit namespace_limit sigpending_limit msgqueue_limit; do
 		for v in -1 0x3e8 1e3 65536x "" +1 18446744073709551616; do
 			expect_bad "-o $k=$v" "$PSRUN" policy -o "$k=$v"
 		done
