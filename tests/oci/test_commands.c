@@ -249,6 +249,57 @@ Test(oci_commands, console_socket_gets_the_pty)
         close(lfd);
 }
 
+/* exec into a container with a user namespace: the process is in every
+ * namespace of the container's init (the pid namespace too, which the exec's
+ * child enters only for the process it makes), as mapped root, and its pid
+ * in the pid file is the host's view of it. */
+Test(oci_commands, exec_joins_every_namespace_of_a_user_namespaced_container)
+{
+        oci_up("c1",
+               &(struct cfg){
+                       .namespaces = "[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":"
+                                     "\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"},"
+                                     "{\"type\":\"user\"}]",
+                       .linux_extra = ",\"uidMappings\":[{\"containerID\":0,\"hostID\":200000,"
+                                      "\"size\":65536}],\"gidMappings\":[{\"containerID\":0,"
+                                      "\"hostID\":200000,\"size\":65536}]",
+               });
+        int init = oci_pid("c1");
+        cr_assert_gt(init, 0);
+        char want[600] = "";
+        static const char *const kinds[] = {"user", "mnt", "pid", "net", "ipc", "uts"};
+        for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+                char link[64], target[64] = "";
+                snprintf(link, sizeof(link), "/proc/%d/ns/%s", init, kinds[i]);
+                ssize_t n = readlink(link, target, sizeof(target) - 1);
+                cr_assert_gt(n, 0, "%s", link);
+                target[n] = '\0';
+                strncat(want, target, sizeof(want) - strlen(want) - 2);
+                strcat(want, "\n");
+        }
+        char pid_file[300];
+        snprintf(pid_file, sizeof(pid_file), "%s/exec.pid", B.dir);
+        struct out o;
+        int r = psrun(&o, NULL, "exec", "--pid-file", pid_file, "c1", "sh", "-c",
+                      "for k in user mnt pid net ipc uts; do readlink /proc/self/ns/$k; done; "
+                      "id -u; echo $$",
+                      NULL);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(strncmp(o.out, want, strlen(want)) == 0, "namespaces:\n%s\nwant:\n%s", o.out,
+                  want);
+        cr_expect(contains(o.out + strlen(want), "0\n"), "not root of the container: %s", o.out);
+        char text[64];
+        cr_assert(read_text(pid_file, text, sizeof(text)), "no pid file");
+        int host_pid = atoi(text), inner = 0;
+        const char *last = strrchr(o.out, '\n');
+        while (last > o.out && last[-1] != '\n')
+                last--;
+        inner = atoi(last);
+        cr_expect(host_pid > 0 && host_pid != inner,
+                  "pid file %d, pid inside %d: the pid file is not the host's view", host_pid,
+                  inner);
+}
+
 /* exec --tty: the process's terminal is a pty made in the container (its
  * master goes to the console socket), and exec exits with its status. */
 Test(oci_commands, exec_tty_gets_a_pty_and_the_status)
