@@ -65,6 +65,26 @@ Test(oci_escape, cwd_proc_self_fd_is_refused_for_init)
                         cr_expect(contains(o.err, cwd), "the error names the path: %s", o.err);
                 psrun(&o, NULL, "delete", "--force", id, NULL);
         }
+        /* Other spellings of the same: another magic link, `..` after the
+         * fd, and an image's symbolic link to it. */
+        char planted[600];
+        snprintf(planted, sizeof(planted), "%s/rootfs/tmp/planted", B.dir);
+        cr_assert_eq(symlink("/proc/self/fd/4", planted), 0);
+        static const char *const forms[] = {
+                "/proc/thread-self/fd/4", "/proc/self/fd/4/..", "/proc/1/cwd",
+                "/proc/self/root/..",     "/dev/fd/4",          "/tmp/planted"};
+        for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+                bundle_config("f1", &(struct cfg){.args = args, .cwd = forms[i]});
+                struct out o;
+                int r = psrun(&o, NULL, "run", "--bundle", B.dir, "f1", NULL);
+                if (contains(o.out, "HOST-SECRET")) {
+                        escaped++;
+                        cr_log_error("cwd %s reached the host: %s", forms[i], o.out);
+                }
+                if (r == 0)
+                        started++;
+                psrun(&o, NULL, "delete", "--force", "f1", NULL);
+        }
         cr_expect_eq(escaped, 0, "%d working directories were host directories", escaped);
         cr_expect_eq(started, 0, "%d containers started in /proc/self/fd/N", started);
 }
@@ -88,6 +108,17 @@ Test(oci_escape, cwd_proc_self_fd_is_refused_for_exec)
                 if (r == 0)
                         started++;
         }
+        /* A link the container itself plants, to a magic link: resolved in
+         * the root without magic links, so refused, however it is swapped. */
+        char planted[600];
+        snprintf(planted, sizeof(planted), "%s/rootfs/tmp/planted", B.dir);
+        cr_assert_eq(symlink("/proc/self/fd/4", planted), 0);
+        struct out o;
+        int r = psrun(&o, NULL, "exec", "--cwd", "/tmp/planted", "c1", "sh", "-c", script, NULL);
+        if (contains(o.out, "HOST-SECRET"))
+                escaped++;
+        if (r == 0)
+                started++;
         cr_expect_eq(escaped, 0, "%d working directories were host directories", escaped);
         cr_expect_eq(started, 0, "%d processes started in /proc/self/fd/N", started);
 }
