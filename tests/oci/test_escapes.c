@@ -426,6 +426,35 @@ Test(oci_escape, masked_paths_ignore_a_planted_dev_null)
         cr_expect(contains(o.out, "1:3\n1:3\n0\n"), "the masks are not the null device: %s", o.out);
 }
 
+/* The same with the image's /dev/null a FIFO (a bind by path would hang a
+ * reader, or put the FIFO over the mask) and a regular file with content.
+ * Layer: rootfs/mounts-apply.c mask_file. */
+Test(oci_escape, masked_paths_ignore_other_planted_dev_nulls)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/rootfs/dev/null", B.dir);
+        for (int kind = 0; kind < 2; kind++) {
+                unlink(path);
+                if (kind == 0) {
+                        cr_assert_eq(mkfifo(path, 0666), 0);
+                } else {
+                        FILE *f = fopen(path, "we");
+                        cr_assert_not_null(f);
+                        fputs("PLANTED\n", f);
+                        fclose(f);
+                }
+                write_planted_dev_null_config(
+                        "c1", "stat -c %t:%T /proc/keys /proc/timer_list; wc -c < /proc/keys", "");
+                struct out o;
+                int r = psrun(&o, NULL, "run", "--bundle", B.dir, "c1", NULL);
+                cr_expect_eq(r, 0, "%s", o.err);
+                cr_expect(contains(o.out, "1:3\n1:3\n0\n"),
+                          "%s: the masks are not the null device: %s", kind ? "a file" : "a FIFO",
+                          o.out);
+                psrun(&o, NULL, "delete", "--force", "c1", NULL);
+        }
+}
+
 /* The same image with /dev/null in linux.devices: the node psrun makes
  * replaces the planted link instead of keeping it. Layer: rootfs/
  * mounts-apply.c make_node. */
