@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* create / start / state / kill / delete, as runtime.md describes them. */
+#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <signal.h>
@@ -471,6 +472,24 @@ static bool cgroup_left(const char *id, char *where, size_t len)
         return left;
 }
 
+/* The first entry of the state root (a container's directory, or a
+ * temporary one), if any. */
+static bool root_entry_left(char *name, size_t len)
+{
+        DIR *d = opendir(B.root);
+        name[0] = '\0';
+        if (!d)
+                return false;
+        struct dirent *de;
+        while ((de = readdir(d)))
+                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
+                        snprintf(name, len, "%s", de->d_name);
+                        break;
+                }
+        closedir(d);
+        return name[0] != '\0';
+}
+
 /* Issue 10: a create killed at any stage leaves a state from which delete
  * --force (and psrun gc, for one whose creator died) removes everything:
  * processes, every cgroup, the state directory. Before, a create killed
@@ -478,8 +497,8 @@ static bool cgroup_left(const char *id, char *where, size_t len)
 Test(oci_lifecycle, killed_create_leaves_nothing_after_delete_or_gc, .timeout = 120)
 {
         static const char *const stages[] = {
-                "create:state", "create:planned",  "create:cgroups", "create:cloned",
-                "create:pid",   "create:released", "create:ready",
+                "create:temp",   "create:state", "create:planned",  "create:cgroups",
+                "create:cloned", "create:pid",   "create:released", "create:ready",
         };
         struct out o;
         char dir[256];
@@ -501,6 +520,10 @@ Test(oci_lifecycle, killed_create_leaves_nothing_after_delete_or_gc, .timeout = 
                         }
                         reap_children();
                         cr_expect_str_eq(oci_status("k1"), "", "%s: state left", stages[i]);
+                        char left[256];
+                        cr_expect(!root_entry_left(left, sizeof(left)),
+                                  "%s (%s): %s left in the root", stages[i],
+                                  use_gc ? "gc" : "delete --force", left);
                         cr_expect(!cgroup_left("k1", dir, sizeof(dir)), "%s (%s): %s left",
                                   stages[i], use_gc ? "gc" : "delete --force", dir);
                 }

@@ -453,7 +453,7 @@ oci_cycles() {
 
 # ---- 4. named kill points ----
 
-CREATE_STAGES="create:state create:planned create:cgroups create:cloned create:pid create:released create:ready"
+CREATE_STAGES="create:temp create:state create:planned create:cgroups create:cloned create:pid create:released create:ready"
 RUN_STAGES="run:cgroup run:cloned run:confined run:released"
 
 kill_points() {
