@@ -158,27 +158,41 @@ static int bind_in_root(const struct mount_step *s)
          * read-only), resolved as targets are. Not copied with open_tree(): a
          * detached copy is a mount namespace, and by now psrun run's user
          * namespace may make none (namespace_limit). mount(2) takes both
-         * ends as paths: the source as "." from its fd; the target as its
-         * path, resolved in the root without magic links first. The kernel
-         * binds only onto a mount of this mount namespace, which holds the
-         * root's tree alone (and psrun run's /.oldroot), and no process of
-         * the container runs yet to change the path in between. MS_REC
-         * unless asked otherwise: a non-recursive bind of a tree with
-         * locked submounts is refused in a user namespace, and would hide
-         * them. */
+         * ends as paths: a directory source as "." from its fd (a file cannot
+         * be the working directory: its path), the target as its path. The
+         * kernel binds only onto a mount of this mount namespace, which holds
+         * the root's tree alone (and psrun run's /.oldroot), and no process
+         * of the container runs yet to change a path in between; and what is
+         * then at the target, resolved in the root, must be the source found
+         * above (-EXDEV otherwise). MS_REC unless asked otherwise: a
+         * non-recursive bind of a tree with locked submounts is refused in a
+         * user namespace, and would hide them. */
         _cleanup_close_ int source = open_in_root(s->source, O_PATH);
         if (source < 0)
                 return source;
+        struct stat want, got;
+        if (fstat(source, &want) < 0)
+                return -errno;
         _cleanup_close_ int target = open_in_root(s->target, O_PATH);
         if (target < 0)
                 return target;
-        if (fchdir(source) < 0)
+        bool dir = S_ISDIR(want.st_mode);
+        if (dir && fchdir(source) < 0)
                 return -errno;
-        int r = mount(".", s->target, NULL, MS_BIND | (s->single ? 0 : MS_REC), NULL);
+        int r = mount(dir ? "." : s->source, s->target, NULL, MS_BIND | (s->single ? 0 : MS_REC),
+                      NULL);
         r = r < 0 ? -errno : 0;
-        if (chdir("/") < 0 && r == 0)
+        if (dir && chdir("/") < 0 && r == 0)
                 r = -errno;
-        return r < 0 ? r : setattr_target(s);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int bound = open_in_root(s->target, O_PATH);
+        if (bound < 0 || fstat(bound, &got) < 0 || got.st_dev != want.st_dev ||
+            got.st_ino != want.st_ino) {
+                (void) umount2(s->target, MNT_DETACH);
+                return bound < 0 ? bound : -EXDEV;
+        }
+        return setattr_target(s);
 }
 
 static int mask_file(const struct mount_step *s, int target, int null_tree)
