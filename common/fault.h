@@ -9,7 +9,7 @@
  * Called only in the parent, never between clone and execve. Killing
  * psrun is something its caller can always do: the variable grants nothing.
  *
- * Stages (docs/testing.md lists them): create:state, create:planned,
+ * Stages (docs/testing.md lists them): create:temp, create:state, create:planned,
  * create:cgroups, create:cloned, create:pid, create:released, create:ready;
  * run:cgroup, run:cloned, run:confined, run:released; and in a network
  * set-up (netns/netns.c), net:table and net:veth.

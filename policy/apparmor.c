@@ -4,12 +4,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -473,9 +477,23 @@ int apparmor_plan_apply(const struct apparmor_plan *plan)
          * own remaining setup is not confined by it. */
         if (!plan->active)
                 return 0;
-        _cleanup_close_ int fd = open(plan->attr_path, O_WRONLY | O_CLOEXEC);
+        /* The attr file is looked up in the container's /proc, which the
+         * image or the config may have replaced (no proc mount and a planted
+         * /proc/self/attr/..., a volume over /proc/self): a write into an
+         * ordinary file would succeed, and the command would run
+         * unconfined. No magic links on the way, and the file must be
+         * procfs's (the CVE-2025-52881 class); -ENODEV otherwise. */
+        struct open_how how = {.flags = O_WRONLY | O_CLOEXEC | O_NOFOLLOW,
+                               .resolve = RESOLVE_NO_MAGICLINKS};
+        _cleanup_close_ int fd =
+                (int) syscall(SYS_openat2, AT_FDCWD, plan->attr_path, &how, sizeof(how));
         if (fd < 0)
                 return -errno;
+        struct statfs fs;
+        if (fstatfs(fd, &fs) < 0)
+                return -errno;
+        if (fs.f_type != PROC_SUPER_MAGIC)
+                return -ENODEV;
         ssize_t n;
         do
                 n = write(fd, plan->attr_value, plan->attr_len);

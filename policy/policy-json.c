@@ -184,6 +184,8 @@ int policy_write_json(const struct policy *p, FILE *f)
                 fprintf(f, "%" PRIu64,
                         *(const uint64_t *) (const void *) ((const char *) p + quotas[i].offset));
         }
+        key(f, &first, "msgqueue_limit");
+        size_value(f, p->msgqueue_limit);
         fputs("\n}\n", f);
         return ferror(f) ? -EIO : 0;
 }

@@ -847,6 +847,8 @@ static const struct policy_key policy_keys[] = {
          QUOTA_KEY(0, POLICY_QUOTA_MAX)},
         {"sigpending_limit", parse_number_key, OFFSET(sigpending_limit),
          QUOTA_KEY(0, POLICY_QUOTA_MAX)},
+        {"msgqueue_limit", parse_number_key, OFFSET(msgqueue_limit), SIZE_KEY, .min = 0,
+         .max = POLICY_MSGQUEUE_LIMIT_MAX, .format = format_size},
 };
 
 static const struct policy_key *find_key(const char *name)

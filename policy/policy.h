@@ -122,6 +122,7 @@ struct policy {
         uint64_t fanotify_mark_limit; /* user.max_fanotify_marks */
         uint64_t namespace_limit;     /* user.max_*_namespaces, each */
         uint64_t sigpending_limit;    /* RLIMIT_SIGPENDING */
+        uint64_t msgqueue_limit;      /* RLIMIT_MSGQUEUE, bytes */
 };
 
 /* Defaults as in DESIGN.md. */
@@ -142,7 +143,8 @@ struct policy {
 #define POLICY_DNS_TTL_MAX             (7ULL * 24 * 3600 * 1000)
 
 /* Kernel quotas: well below the host's defaults (128 inotify instances and
- * fanotify groups, 4096 ptys, tens of thousands of queued signals). */
+ * fanotify groups, 4096 ptys, tens of thousands of queued signals, 800 KiB
+ * of POSIX message queues: 128 KiB holds one queue of the default size). */
 #define POLICY_DEFAULT_PTY_LIMIT           64
 #define POLICY_DEFAULT_INOTIFY_LIMIT       16
 #define POLICY_DEFAULT_INOTIFY_WATCH_LIMIT 8192
@@ -150,6 +152,7 @@ struct policy {
 #define POLICY_DEFAULT_FANOTIFY_MARK_LIMIT 8192
 #define POLICY_DEFAULT_NAMESPACE_LIMIT     0
 #define POLICY_DEFAULT_SIGPENDING_LIMIT    1024
+#define POLICY_DEFAULT_MSGQUEUE_LIMIT      (128ULL << 10)
 
 /* Fill with defaults. Allocates (workdir, hostname): returns -ENOMEM or 0. */
 int policy_init(struct policy *p);
@@ -196,20 +199,21 @@ const char *policy_suggest_key(const char *key);
 /* ---- Additions: limits, copying and the pure checks behind the parser ---- */
 
 /* Bounds of the numeric keys (inclusive). */
-#define POLICY_MEMORY_LIMIT_MIN (4ULL << 20)
-#define POLICY_MEMORY_LIMIT_MAX (1ULL << 50)
-#define POLICY_DISK_LIMIT_MIN   (1ULL << 20)
-#define POLICY_DISK_LIMIT_MAX   (1ULL << 50)
-#define POLICY_CPU_LIMIT_MAX    1024 /* and > 0 */
-#define POLICY_PIDS_LIMIT_MIN   1
-#define POLICY_PIDS_LIMIT_MAX   4194304
-#define POLICY_TIMEOUT_MS_MIN   1
-#define POLICY_TIMEOUT_MS_MAX   (30ULL * 24 * 3600 * 1000)
-#define POLICY_OUTPUT_LIMIT_MIN 64
-#define POLICY_OUTPUT_LIMIT_MAX (1ULL << 30)
-#define POLICY_ID_MAX           65535 /* uid and gid */
-#define POLICY_PTY_LIMIT_MAX    4096
-#define POLICY_QUOTA_MAX        (1ULL << 20) /* inotify, fanotify, namespaces, sigpending */
+#define POLICY_MEMORY_LIMIT_MIN   (4ULL << 20)
+#define POLICY_MEMORY_LIMIT_MAX   (1ULL << 50)
+#define POLICY_DISK_LIMIT_MIN     (1ULL << 20)
+#define POLICY_DISK_LIMIT_MAX     (1ULL << 50)
+#define POLICY_CPU_LIMIT_MAX      1024 /* and > 0 */
+#define POLICY_PIDS_LIMIT_MIN     1
+#define POLICY_PIDS_LIMIT_MAX     4194304
+#define POLICY_TIMEOUT_MS_MIN     1
+#define POLICY_TIMEOUT_MS_MAX     (30ULL * 24 * 3600 * 1000)
+#define POLICY_OUTPUT_LIMIT_MIN   64
+#define POLICY_OUTPUT_LIMIT_MAX   (1ULL << 30)
+#define POLICY_ID_MAX             65535 /* uid and gid */
+#define POLICY_PTY_LIMIT_MAX      4096
+#define POLICY_QUOTA_MAX          (1ULL << 20) /* inotify, fanotify, namespaces, sigpending */
+#define POLICY_MSGQUEUE_LIMIT_MAX (1ULL << 30)
 
 /* Largest policy document accepted (file or buffer). */
 #define POLICY_MAX_DOCUMENT_SIZE (1U << 20)

@@ -581,7 +581,8 @@ static const char *const family_checked_syscalls[] = {"socket", "socketpair"};
  * little. Allowed: what programs need on an inherited terminal and on ptys
  * of their own (termios get/set, window size, process groups, flush and
  * drain, pty allocation, generic fd requests that share the type); psrun
- * restores the terminal's termios and window size when the command ends.
+ * restores the terminal's termios when the command ends (a window size the
+ * sandbox set lasts until the terminal's next resize).
  * Everything else of the type is refused, among it TIOCSTI (input
  * injection), TIOCSETD (line discipline: a failed restore leaves the
  * terminal dead), TIOCEXCL (exclusive mode: the user's next password

@@ -799,10 +799,11 @@ static int step_lookup(struct child_ctx *c)
         return refuse_self(c->exec_path);
 }
 
-/* close_range's fallback, as crun's: every fd >= first but keep, closed or
- * marked close-on-exec, found by walking /proc/self/fd (a kernel before 5.9
- * has no close_range; a config's seccomp profile may refuse it). */
-static int fds_from_proc(unsigned first, int keep, bool cloexec)
+/* close_range's fallback, as crun's: every fd >= first but those in keep,
+ * closed or marked close-on-exec, found by walking /proc/self/fd (a kernel
+ * before 5.9 has no close_range; a config's seccomp profile may refuse
+ * it). */
+static int fds_from_proc(unsigned first, const int *keep, size_t n_keep, bool cloexec)
 {
         int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dir < 0)
@@ -823,7 +824,10 @@ static int fds_from_proc(unsigned first, int keep, bool cloexec)
                                 digits = *p >= '0' && *p <= '9';
                                 fd = fd * 10 + (unsigned) (*p - '0');
                         }
-                        if (!digits || fd < first || (int) fd == keep || (int) fd == dir)
+                        bool kept = false;
+                        for (size_t k = 0; k < n_keep; k++)
+                                kept = kept || (int) fd == keep[k];
+                        if (!digits || fd < first || kept || (int) fd == dir)
                                 continue;
                         if (cloexec ? fcntl((int) fd, F_SETFD, FD_CLOEXEC) < 0
                                     : close((int) fd) < 0)
@@ -847,7 +851,7 @@ static int step_close_fds(struct child_ctx *c)
         if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
                 if (errno != ENOSYS && errno != EPERM)
                         return -errno;
-                return fds_from_proc(first, -1, true);
+                return fds_from_proc(first, NULL, 0, true);
         }
         return 0;
 }
@@ -902,7 +906,7 @@ static int step_wait_start(struct child_ctx *c)
         /* A config's early seccomp filter may refuse close_range: the lock
          * must go all the same, or `psrun start` waits for it forever. */
         if (r == -ENOSYS || r == -EPERM)
-                (void) fds_from_proc(first, fd, false);
+                (void) fds_from_proc(first, &fd, 1, false);
         char byte;
         ssize_t n;
         do
@@ -910,6 +914,69 @@ static int step_wait_start(struct child_ctx *c)
         while (n < 0 && errno == EINTR);
         if (n != 1)
                 _exit(CHILD_EXIT_SETUP);
+        return 0;
+}
+
+/* Every fd but 0-2, those --preserve-fds names and those in keep closed:
+ * close_range over the gaps. keep is sorted here. */
+static int keep_only(unsigned first, int *keep, size_t n)
+{
+        for (size_t i = 1; i < n; i++)
+                for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+                        int t = keep[j];
+                        keep[j] = keep[j - 1];
+                        keep[j - 1] = t;
+                }
+        unsigned from = first;
+        for (size_t i = 0; i <= n; i++) {
+                if (i < n && (keep[i] < 0 || (unsigned) keep[i] < from))
+                        continue;
+                unsigned to = i < n ? (unsigned) keep[i] : ~0U;
+                if (to > from && syscall(SYS_close_range, from, i < n ? to - 1 : to, 0) < 0) {
+                        if (errno != ENOSYS)
+                                return -errno;
+                        return fds_from_proc(first, keep, n, false);
+                }
+                if (i < n)
+                        from = to + 1;
+        }
+        return 0;
+}
+
+static int step_keep_planned_fds(struct child_ctx *c)
+{
+        /* OCI exec (the CVE-2016-9962 class): the command's process will be
+         * visible in the container, where a process with CAP_SYS_PTRACE can
+         * open /proc/PID/fd/N of it even though it is not dumpable. Of
+         * psrun's fds (the state root, cgroup directories, its own
+         * namespaces) it gets none: closed now, before the joins, while
+         * /proc is still the host's for the fallback. */
+        const struct plan *p = c->plan;
+        if (!p->spawn_command)
+                return 0;
+        int keep[5 + PLAN_MAX_JOINS];
+        size_t n = 0;
+        keep[n++] = c->sync_fd;
+        keep[n++] = p->join_pidfd;
+        keep[n++] = p->console_fd;
+        keep[n++] = p->landlock.ruleset_fd;
+        keep[n++] = p->exec_fifo_fd;
+        for (size_t i = 0; i < p->n_joins; i++)
+                keep[n++] = p->joins[i].fd;
+        return keep_only(3 + p->preserve_fds, keep, n);
+}
+
+static int step_drop_join_fds(struct child_ctx *c)
+{
+        /* Joined: the command's process gets no fd of the container's init
+         * or namespaces either. */
+        const struct plan *p = c->plan;
+        if (!p->spawn_command)
+                return 0;
+        if (p->join_pidfd >= 0)
+                close(p->join_pidfd);
+        for (size_t i = 0; i < p->n_joins; i++)
+                close(p->joins[i].fd);
         return 0;
 }
 
@@ -996,7 +1063,9 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_MOUNT, step_open_sources},
         {CHILD_STEP_ROOT_BUNDLE, step_copy_rootfs},
         {CHILD_STEP_PRIVATE_MOUNTS, step_private_mounts},
+        {CHILD_STEP_CLOSE_FDS, step_keep_planned_fds},
         {CHILD_STEP_JOIN, step_join},
+        {CHILD_STEP_JOIN, step_drop_join_fds},
         {CHILD_STEP_JOIN, step_cgroupns},
         {CHILD_STEP_HOSTNAME, step_hostname},
         {CHILD_STEP_DOMAINNAME, step_domainname},
@@ -1092,7 +1161,69 @@ static int command_main(void *arg)
 {
         become_command(arg);
 }
+
+static int spawned_main(void *arg)
+{
+        struct child_ctx *c = arg;
+        /* Its parent is psrun's (CLONE_PARENT), whose death it follows. */
+        if (c->plan->pdeathsig)
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        become_command(c);
+}
 #endif
+
+static int send_spawned(int sync_fd, pid_t pid, int pidfd)
+{
+        struct child_msg m = {.kind = CHILD_MSG_SPAWNED, .status = pid};
+        char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8)));
+        memset(cbuf, 0, sizeof(cbuf));
+        struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+        struct msghdr msg = {
+                .msg_iov = &iov,
+                .msg_iovlen = 1,
+                .msg_control = cbuf,
+                .msg_controllen = sizeof(cbuf),
+        };
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &pidfd, sizeof(int));
+        ssize_t n;
+        do
+                n = sendmsg(sync_fd, &msg, MSG_NOSIGNAL);
+        while (n < 0 && errno == EINTR);
+        return n == (ssize_t) sizeof(m) ? 0 : -errno;
+}
+
+/* plan->spawn_command (OCI exec): this process was made outside the
+ * container's pid namespace, where no process of the container can see it,
+ * and has joined the others with only the fds the command gets. Only now is
+ * the process the container sees made, as runc's and crun's exec do: psrun's
+ * child (CLONE_PARENT), so that psrun waits for it, signals it and writes
+ * its pid; it shares our memory until it execs (CLONE_VM | CLONE_VFORK), as
+ * init's command does. Its error record, if a step fails, comes before our
+ * message. */
+static _Noreturn void spawn_command(struct child_ctx *c)
+{
+        int pidfd = -1;
+        unsigned long flags = CLONE_VFORK | CLONE_PARENT | CLONE_PIDFD | SIGCHLD;
+#if defined(__SANITIZE_ADDRESS__)
+        /* A copy of our memory in sanitizer builds (see run_init). */
+        pid_t pid = (pid_t) syscall(SYS_clone, flags, 0, &pidfd, NULL, 0);
+        if (pid == 0) {
+                if (c->plan->pdeathsig)
+                        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                become_command(c);
+        }
+#else
+        pid_t pid = clone(spawned_main, command_stack + sizeof(command_stack),
+                          (int) (flags | CLONE_VM), c, &pidfd);
+#endif
+        if (pid < 0)
+                fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
+        _exit(send_spawned(c->sync_fd, pid, pidfd) < 0 ? CHILD_EXIT_SETUP : 0);
+}
 
 /* pid 1 of the sandbox: reaps orphans, forwards signals, reports how the
  * command ended. When it exits the kernel kills everything left in the pid
@@ -1206,6 +1337,8 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd,
          * may the command start, so everything it does is limited. */
         wait_parent(&c, CHILD_SYNC_CONFINED);
 
+        if (plan->spawn_command)
+                spawn_command(&c);
         if (!plan->use_init)
                 become_command(&c);
 

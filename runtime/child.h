@@ -58,6 +58,10 @@ enum child_msg_kind {
          * listener comes with it (SCM_RIGHTS) when it has one; err EBUSY:
          * the kernel allowed none (a listener up the chain). */
         CHILD_MSG_EXEC = 4,
+        /* plan->spawn_command: the command's process is made, its pid in
+         * `status`, its pidfd attached (SCM_RIGHTS); an error record of that
+         * process, if any, came before. */
+        CHILD_MSG_SPAWNED = 5,
 };
 
 struct child_msg {

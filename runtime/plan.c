@@ -173,10 +173,10 @@ static int plan_apparmor(const struct policy *pol, const struct run_options *o, 
 /*
  * The sandbox's user namespace is charged to its creator, host root: without
  * caps of its own, a sandbox could take every inotify instance, fanotify
- * group or queued signal host root may have. Each quota is capped in the
- * sandbox's namespace (its code has no CAP_SYS_RESOURCE there to raise it),
- * and RLIMIT_SIGPENDING, which the kernel counts the same way, for the
- * command.
+ * group, queued signal or message queue byte host root may have. Each
+ * quota is capped in the sandbox's namespace (its code has no
+ * CAP_SYS_RESOURCE there to raise it), and RLIMIT_SIGPENDING and
+ * RLIMIT_MSGQUEUE, which the kernel counts the same way, for the command.
  */
 static void plan_quotas(const struct policy *pol, struct plan *p)
 {
@@ -206,6 +206,12 @@ static void plan_quotas(const struct policy *pol, struct plan *p)
         p->rlimits[p->n_rlimits++] = (struct plan_rlimit){
                 .resource = RLIMIT_SIGPENDING,
                 .limit = {pol->sigpending_limit, pol->sigpending_limit},
+        };
+        /* POSIX message queues are charged the same way, and host root has
+         * no capability that lets it past its own limit. */
+        p->rlimits[p->n_rlimits++] = (struct plan_rlimit){
+                .resource = RLIMIT_MSGQUEUE,
+                .limit = {pol->msgqueue_limit, pol->msgqueue_limit},
         };
 }
 

@@ -71,7 +71,8 @@ struct plan {
         struct plan_join joins[PLAN_MAX_JOINS];
         size_t n_joins;
         /* OCI exec: setns(join_pidfd, join_flags) into a running container
-         * (its pid namespace was entered by the parent before clone3). */
+         * (its pid namespace was entered by the parent before clone3, or,
+         * with spawn_command, is in join_flags for the command's process). */
         int join_pidfd; /* -1: none */
         uint64_t join_flags;
         /* A session's install exec (runtime/session-install.c), which has a
@@ -82,6 +83,12 @@ struct plan {
          * open_tree clone, made by the parent, of the install network's
          * resolv.conf) on /etc/resolv.conf. -1: none; not owned. */
         int private_resolv_fd;
+        /* OCI exec: the child is made outside the container's pid namespace,
+         * joins the others, keeps only the fds the command gets, and then
+         * makes the command's process (psrun's child: CLONE_PARENT), the
+         * only one the container can see; it sends that process's pid and
+         * pidfd (CHILD_MSG_SPAWNED) and exits (runtime/child.c). */
+        bool spawn_command;
         /* Kill the sandbox when its parent dies: psrun run, not a detached
          * OCI container, which outlives `psrun create`. */
         bool pdeathsig;

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
@@ -25,6 +26,9 @@
 /* Every ptmx, whatever devpts instance it belongs to, is this device. */
 #define PTMX_MAJOR 5
 #define PTMX_MINOR 2
+
+/* How long connecting to --console-socket may wait for its listener. */
+#define CONSOLE_CONNECT_TIMEOUT_S 5
 
 /* At most this many fds are taken from one message, to close the extra. */
 #define RECV_MAX_FDS 16
@@ -52,10 +56,21 @@ int oci_console_connect(const char *socket_path, int *ret_fd, psrun_error *err)
                 snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", path_fd);
                 target = proc_path;
         }
+        /* A listener that never accepts (its backlog full) would keep
+         * connect() waiting for ever: a unix socket's connect waits at most
+         * the send timeout. */
+        struct timeval wait = {.tv_sec = CONSOLE_CONNECT_TIMEOUT_S};
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, sizeof(wait)) < 0)
+                return psrun_error_errno(err, errno, "console socket %s: socket", socket_path);
         size_t len = strlen(target);
         memcpy(addr.sun_path, target, len);
         while (connect(fd, (struct sockaddr *) &addr,
                        (socklen_t) (offsetof(struct sockaddr_un, sun_path) + len + 1)) < 0) {
+                if (errno == EAGAIN)
+                        return psrun_error_set(err, ETIMEDOUT,
+                                               "console socket %s: connect: nobody accepted "
+                                               "within %d s",
+                                               socket_path, CONSOLE_CONNECT_TIMEOUT_S);
                 if (errno != EINTR)
                         return psrun_error_errno(err, errno, "console socket %s: connect",
                                                  socket_path);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -505,6 +506,84 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err)
 
 /* ---- exec ---- */
 
+/* The fd an SCM_RIGHTS message carries (-1: none); any other is closed. */
+static int received_fd(struct msghdr *h)
+{
+        int fd = -1;
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm)) {
+                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+                        continue;
+                size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t i = 0; i < n; i++) {
+                        int got;
+                        memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+                        if (fd < 0)
+                                fd = got;
+                        else
+                                close(got);
+                }
+        }
+        return fd;
+}
+
+/* plan.spawn_command: the child sends the command's pid and pidfd (after
+ * the error record of that process, if one of its steps failed) and exits.
+ * l is then the command's process, and the child is reaped. */
+static int take_command(struct launch *l, const struct plan *plan, psrun_error *err)
+{
+        struct child_msg m;
+        char error[PSRUN_ERROR_MSG_MAX] = "";
+        int failed = 0;
+        _cleanup_close_ int pidfd = -1;
+        pid_t pid = 0;
+        for (;;) {
+                char cbuf[CMSG_SPACE(sizeof(int) * 4)] __attribute__((aligned(8)));
+                struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+                struct msghdr h = {.msg_iov = &iov,
+                                   .msg_iovlen = 1,
+                                   .msg_control = cbuf,
+                                   .msg_controllen = sizeof(cbuf)};
+                ssize_t n = recvmsg(l->sync_fd, &h, MSG_CMSG_CLOEXEC);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                int fd = received_fd(&h);
+                if (n == (ssize_t) sizeof(m) && m.kind == CHILD_MSG_SPAWNED && fd >= 0) {
+                        pidfd = fd;
+                        pid = (pid_t) m.status;
+                        break;
+                }
+                if (fd >= 0)
+                        close(fd);
+                if (n == (ssize_t) sizeof(m) && m.kind == CHILD_MSG_ERROR && !failed) {
+                        launch_describe_error(plan, &m, error, sizeof(error));
+                        failed = m.err ? m.err : EIO;
+                }
+        }
+        char how[64] = "";
+        if (!failed && pidfd < 0 && !launch_child_died(l, how, sizeof(how)))
+                snprintf(how, sizeof(how), "closed the sync socket");
+        siginfo_t si;
+        (void) waitid((idtype_t) P_PIDFD, (id_t) l->pidfd, &si, WEXITED);
+        safe_close(l->pidfd);
+        l->pidfd = TAKE_FD(pidfd);
+        l->pid = pid;
+        if (failed) {
+                /* Its process ended after the record: reap it here. */
+                if (l->pidfd >= 0)
+                        (void) waitid((idtype_t) P_PIDFD, (id_t) l->pidfd, &si, WEXITED);
+                l->pidfd = safe_close(l->pidfd);
+                return psrun_error_set(err, failed, "%s", error);
+        }
+        if (l->pidfd < 0)
+                return psrun_error_set(err, ECHILD,
+                                       "exec: the process that joins the container "
+                                       "%s before it made the command's",
+                                       how);
+        return 0;
+}
+
 static int wait_exec(struct launch *l, const struct plan *plan, bool detach, int *exit_code,
                      psrun_error *err)
 {
@@ -702,23 +781,17 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
         if (st.cgroup_paths && st.cgroup_paths[0] &&
             (r = cgroup_open(st.cgroup_paths, &cg, err)) < 0)
                 return r;
-        /* The process must be in the container's pid namespace: entered for
-         * our children before the clone. */
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int) st.pid);
-        struct stat theirs, ours;
-        int own_pidns = -1;
-        if (stat(path, &theirs) == 0 && stat("/proc/self/ns/pid_for_children", &ours) == 0 &&
-            theirs.st_ino != ours.st_ino)
-                r = enter_pid_namespace(pidfd, &own_pidns, "exec: enter the pid namespace", err);
+        /* The child is made in our pid namespace, out of the container's
+         * sight, and makes the command's process in the container's once it
+         * has joined the rest (plan.spawn_command). */
         oci_container_close(TAKE_PTR(c)); /* no lock fd in the process */
-        if (r >= 0)
-                r = launch_clone(&plan, cg, &l, err);
-        leave_pid_namespace(&own_pidns);
+        r = launch_clone(&plan, cg, &l, err);
         if (r >= 0)
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
                 r = launch_release(&l, err);
+        if (r >= 0)
+                r = take_command(&l, &plan, err);
         if (r >= 0 && o->pid_file)
                 r = oci_write_pid_file(o->pid_file, l.pid, err);
         if (r >= 0)

@@ -500,6 +500,15 @@ int plan_for_exec(const struct oci_config *c, const struct oci_process *proc, pi
         p->pdeathsig = !o->detached;
         p->preserve_fds = o->preserve_fds;
         p->join_flags = oci_namespaces_to_join(pid);
+        /* The pid namespace too: entered by the child for the command's
+         * process it makes (plan.h spawn_command). */
+        p->spawn_command = true;
+        char ns[64];
+        struct stat theirs, ours;
+        snprintf(ns, sizeof(ns), "/proc/%d/ns/pid", (int) pid);
+        if (stat(ns, &theirs) == 0 && stat("/proc/self/ns/pid", &ours) == 0 &&
+            (theirs.st_ino != ours.st_ino || theirs.st_dev != ours.st_dev))
+                p->join_flags |= CLONE_NEWPID;
         p->join_pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
         if (p->join_pidfd < 0)
                 return psrun_error_errno(err, errno, "exec: pidfd");

@@ -22,6 +22,7 @@
 #include <yaml.h>
 
 #include "common/cleanup.h"
+#include "common/fault.h"
 #include "common/fileio.h"
 #include "policy/policy.h"
 #include "runtime/oci/state-internal.h"
@@ -636,15 +637,64 @@ int oci_state_read(struct oci_container *c, struct oci_state *s, psrun_error *er
         return 0;
 }
 
-/* A name that no valid id can take ('~'), so it never collides with one. */
+/* When process pid started (field 22 of /proc/PID/stat), or 0 when it is
+ * gone. With the pid, it names one process for as long as the pid lives. */
+static unsigned long long process_start_time(pid_t pid)
+{
+        char path[64], buf[1024];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        /* The command name (field 2) may hold spaces and ')'. */
+        const char *p = strrchr(buf, ')');
+        for (int field = 2; p && *p && field < 22; p++)
+                if (*p == ' ')
+                        field++;
+        return p ? strtoull(p, NULL, 10) : 0;
+}
+
+/* The inode of this process's pid namespace: pids name processes only
+ * within one. */
+static unsigned long long own_pid_namespace(void)
+{
+        struct stat st;
+        return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long) st.st_ino : 0;
+}
+
+/* Whether a temporary directory's creator is known to be gone: its name
+ * says which process made it (".new~NS-PID-START-RANDOM"), in this pid
+ * namespace, and that process no longer runs. A name of another form or
+ * namespace says nothing (false). */
+static bool temp_dir_creator_gone(const char *name)
+{
+        unsigned long long ns, start;
+        int pid, end = 0;
+        unsigned rnd;
+        if (sscanf(name, ".new~%llx-%d-%llu-%x%n", &ns, &pid, &start, &rnd, &end) != 4 ||
+            name[end] != '\0' || pid <= 0 || ns == 0 || ns != own_pid_namespace())
+                return false;
+        return process_start_time(pid) != start;
+}
+
+/* A name that no valid id can take ('~'), so it never collides with one;
+ * it names its creator, so that a sweep can tell a dead create's directory
+ * at once (temp_dir_creator_gone). */
 static int make_temp_dir(int root_fd, char *name, size_t size, psrun_error *err)
 {
+        unsigned long long ns = own_pid_namespace();
+        unsigned long long start = process_start_time(getpid());
         for (int attempt = 0; attempt < 16; attempt++) {
-                unsigned long long rnd;
+                unsigned rnd;
                 if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-                        rnd = (unsigned long long) now_ms() * 2654435761u ^ (unsigned) getpid() ^
-                              (unsigned) attempt;
-                snprintf(name, size, ".new~%016llx", rnd);
+                        rnd = (unsigned) now_ms() * 2654435761u ^ (unsigned) attempt;
+                if (ns && start)
+                        snprintf(name, size, ".new~%llx-%d-%llu-%08x", ns, (int) getpid(), start,
+                                 rnd);
+                else
+                        snprintf(name, size, ".new~%08x%08x", (unsigned) getpid(), rnd);
                 if (mkdirat(root_fd, name, 0700) == 0)
                         return 0;
                 if (errno != EEXIST)
@@ -665,7 +715,8 @@ static int remove_temp_dir(int root_fd, const char *name)
 
 /* A live create locks its temporary directory within microseconds of
  * making it, and renames it within milliseconds; one without a lock file
- * this old is a dead create's. */
+ * this old is a dead create's (also when its name does not say whose it
+ * is). */
 #define TEMP_DIR_GRACE_S 10
 
 /* The directory's lock, taken without waiting: -1 when someone holds it.
@@ -725,9 +776,11 @@ int oci_root_sweep(struct oci_root *root, psrun_error *err)
                         continue;
                 /* A lock file is seen only once it is held (create_held_lock):
                  * a free one is a dead create's, taken at once. Without one,
-                 * the create may be alive between its mkdir and its lock. */
+                 * the create may be alive between its mkdir and its lock,
+                 * unless the name says its creator is gone. */
                 if (temp && !has_lock_file(root->fd, de->d_name) &&
-                    now - st.st_mtime < TEMP_DIR_GRACE_S && st.st_mtime <= now)
+                    now - st.st_mtime < TEMP_DIR_GRACE_S && st.st_mtime <= now &&
+                    !temp_dir_creator_gone(de->d_name))
                         continue;
                 /* Held while the directory goes, so no one takes it meanwhile. */
                 _cleanup_close_ int lock = try_lock_dir(dfd);
@@ -802,7 +855,7 @@ int oci_container_create(struct oci_root *root, const char *id, const struct oci
                          struct oci_container **ret, psrun_error *err)
 {
         struct oci_container *c;
-        char tmp[32];
+        char tmp[96];
         int r = oci_id_validate(id, err);
 
         if (r < 0)
@@ -819,6 +872,8 @@ int oci_container_create(struct oci_root *root, const char *id, const struct oci
                 container_free(c);
                 return psrun_error_prefix(err, "container \"%s\"", id);
         }
+        /* The worst moment to die: a directory with no lock yet. */
+        fault_point("create:temp");
         r = build_and_publish(c, tmp, initial, err);
         if (r < 0) {
                 container_free(c);

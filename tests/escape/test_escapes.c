@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <linux/landlock.h>
+#include <stdbool.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -45,21 +47,27 @@ static void workdir_fd_climb(const char *landlock)
         char script[256];
         snprintf(script, sizeof(script), "cd ../../../../../../../../..; cat .%s; pwd", marker);
         int escaped = 0, started = 0;
-        for (int n = 3; n <= 8; n++) {
+        /* Then other spellings of the same magic links. */
+        static const char *const forms[] = {"/proc/thread-self/fd/5", "/proc/1/cwd", "/dev/fd/5",
+                                            "/proc/self/root"};
+        for (int n = 3; n <= 8 + (int) (sizeof(forms) / sizeof(forms[0])); n++) {
                 char workdir[64];
-                snprintf(workdir, sizeof(workdir), "workdir=/proc/self/fd/%d", n);
+                if (n <= 8)
+                        snprintf(workdir, sizeof(workdir), "workdir=/proc/self/fd/%d", n);
+                else
+                        snprintf(workdir, sizeof(workdir), "workdir=%s", forms[n - 9]);
                 const char *argv[] = {"run", "-o",      workdir, "-o",   landlock,
                                       "--",  "/bin/sh", "-c",    script, NULL};
                 struct test_run r;
                 test_run_psrun(&r, argv);
                 if (strstr(r.out, "HOST-SECRET")) {
                         escaped++;
-                        cr_log_error("workdir /proc/self/fd/%d reached the host: %s", n, r.out);
+                        cr_log_error("%s reached the host: %s", workdir, r.out);
                 }
                 if (r.status != 125)
                         started++;
                 else
-                        cr_expect(strstr(r.err, "chdir: /proc/self/fd/"),
+                        cr_expect(strstr(r.err, "chdir: ") && strstr(r.err, workdir + 8),
                                   "the refusal names the step and the path: %s", r.err);
                 test_run_free(&r);
         }
@@ -194,6 +202,86 @@ Test(escapes, inotify_instances_leave_host_root_some)
         cr_expect_eq(status, 0);
 }
 
+/* Every per-user-namespace quota this kernel has (/proc/sys/user/max_*) is
+ * capped in the sandbox's namespace, not only the ones the tests above
+ * exhaust: fanotify groups and marks, inotify watches, each kind of
+ * namespace (seccomp refuses fanotify_init and namespace flags too; psrun
+ * run has no switch to turn seccomp off, so that second layer is shown by
+ * the values here), and RLIMIT_SIGPENDING. Non-default values show that
+ * each key reaches its file. Layer: runtime/child.c step_user_quotas. */
+Test(escapes, every_user_namespace_quota_is_capped)
+{
+        static const struct {
+                const char *file, *option, *value;
+        } quotas[] = {
+                {"max_inotify_instances", "inotify_limit=11", "11"},
+                {"max_inotify_watches", "inotify_watch_limit=1001", "1001"},
+                {"max_fanotify_groups", "fanotify_limit=3", "3"},
+                {"max_fanotify_marks", "fanotify_mark_limit=1002", "1002"},
+                {"max_user_namespaces", "namespace_limit=2", "2"},
+                {"max_mnt_namespaces", NULL, "2"},
+                {"max_pid_namespaces", NULL, "2"},
+                {"max_net_namespaces", NULL, "2"},
+                {"max_ipc_namespaces", NULL, "2"},
+                {"max_uts_namespaces", NULL, "2"},
+                {"max_cgroup_namespaces", NULL, "2"},
+                {"max_time_namespaces", NULL, "2"},
+        };
+        const char *argv[64];
+        size_t n = 0;
+        argv[n++] = "run";
+        for (size_t i = 0; i < sizeof(quotas) / sizeof(quotas[0]); i++)
+                if (quotas[i].option) {
+                        argv[n++] = "-o";
+                        argv[n++] = quotas[i].option;
+                }
+        argv[n++] = "-o";
+        argv[n++] = "sigpending_limit=77";
+        argv[n++] = "-o";
+        argv[n++] = "msgqueue_limit=64K";
+        argv[n++] = "--";
+        argv[n++] = "/bin/sh";
+        argv[n++] = "-c";
+        argv[n++] = "for f in /proc/sys/user/*; do echo \"${f##*/}=$(cat $f)\"; done; "
+                    "grep -E 'pending signals|msgqueue size' /proc/self/limits";
+        argv[n] = NULL;
+        struct test_run r;
+        test_run_psrun(&r, argv);
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        int missing = 0;
+        for (size_t i = 0; i < sizeof(quotas) / sizeof(quotas[0]); i++) {
+                char host[128], want[128];
+                snprintf(host, sizeof(host), "/proc/sys/user/%s", quotas[i].file);
+                if (access(host, F_OK) != 0) {
+                        cr_log_warn("this kernel has no %s", host);
+                        continue;
+                }
+                snprintf(want, sizeof(want), "%s=%s\n", quotas[i].file, quotas[i].value);
+                if (!strstr(r.out, want)) {
+                        missing++;
+                        cr_log_error("not capped: %s (sandbox: %s)", want, r.out);
+                }
+        }
+        /* A quota this list does not know is a new one to cap. */
+        for (char *save = NULL, *l = strtok_r(r.out, "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save)) {
+                if (strncmp(l, "Max pending signals", 19) == 0) {
+                        cr_expect(strstr(l, " 77 "), "%s", l);
+                        continue;
+                }
+                if (strncmp(l, "Max msgqueue size", 17) == 0) {
+                        cr_expect(strstr(l, " 65536 "), "%s", l);
+                        continue;
+                }
+                bool known = false;
+                for (size_t i = 0; i < sizeof(quotas) / sizeof(quotas[0]); i++)
+                        known = known || strncmp(l, quotas[i].file, strlen(quotas[i].file)) == 0;
+                cr_expect(known, "a per-user-namespace quota psrun does not cap: %s", l);
+        }
+        cr_expect_eq(missing, 0);
+        test_run_free(&r);
+}
+
 /* Layer: RLIMIT_SIGPENDING for the command (policy sigpending_limit). */
 Test(escapes, queued_signals_leave_host_root_some)
 {
@@ -219,6 +307,48 @@ Test(escapes, queued_signals_leave_host_root_some)
                   strerror(host_errno), line);
         cr_expect(n > 0 && n <= 1024, "the sandbox queued %s signals", line);
         cr_expect_eq(status, 0);
+}
+
+/* POSIX message queues are charged to RLIMIT_MSGQUEUE up the user
+ * namespaces, to host root's own count: with Landlock off (or a kernel
+ * without it) a sandbox that made 9 queues left host root none. Layer:
+ * RLIMIT_MSGQUEUE for the command (policy msgqueue_limit). With Landlock,
+ * which refuses making the queue's file, no queue is made at all. */
+static void message_queues_leave_host_root_some(const char *landlock, bool some)
+{
+        char line[128];
+        int hold;
+        const char *opts[] = {"-o", landlock, NULL};
+        pid_t pid = start_holder("mqueue", opts, line, sizeof(line), &hold);
+        char name[64];
+        snprintf(name, sizeof(name), "/psrun-escape-test-%d", (int) getpid());
+        long fd = syscall(SYS_mq_open, name + 1, O_CREAT | O_RDWR | O_CLOEXEC, 0600, NULL);
+        int host_errno = errno;
+        if (fd >= 0) {
+                close((int) fd);
+                syscall(SYS_mq_unlink, name + 1);
+        }
+        int status = stop_holder(pid, hold);
+        long n = atol(line);
+        cr_expect(fd >= 0, "host root could not make a message queue (%s) while a sandbox held %s",
+                  strerror(host_errno), line);
+        if (some)
+                cr_expect(n >= 1 && n <= 2, "the sandbox made %s message queues", line);
+        else
+                cr_expect(n == 0 && strstr(line, "EACCES"), "the sandbox made %s", line);
+        cr_expect_eq(status, 0);
+}
+
+Test(escapes, message_queues_leave_host_root_some)
+{
+        message_queues_leave_host_root_some("landlock=off", true);
+}
+
+Test(escapes, message_queues_need_no_cap_under_landlock)
+{
+        if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION) < 0)
+                cr_skip_test("this kernel has no Landlock");
+        message_queues_leave_host_root_some("landlock=required", false);
 }
 
 /* Layer: the sandbox's devpts is a new instance with max= (policy
@@ -282,7 +412,8 @@ Test(escapes, host_terminal_is_not_reachable)
         cr_assert_eq(tcgetattr(slave, &after), 0);
         close(slave);
         close(master);
-        cr_expect(strstr(buf, "tcgets=OK winsz=OK excl=EPERM setd=EPERM sti=EPERM tcsets=OK"),
+        cr_expect(strstr(buf, "tcgets=OK winsz=OK excl=EPERM setd=EPERM sti=EPERM sti64=EPERM "
+                              "xonc=EPERM cons=EPERM nxcl=EPERM tcsets=OK"),
                   "inside: %s", buf);
         cr_expect_eq(excl, 0, "the host terminal was made exclusive");
         cr_expect_eq(ldisc, 0, "the host terminal's line discipline is %d", ldisc);

@@ -324,6 +324,11 @@ static int do_tty(void)
                 {"excl", ioctl(0, TIOCEXCL) == 0 ? 0 : errno},
                 {"setd", ioctl(0, TIOCSETD, &ldisc) == 0 ? 0 : errno},
                 {"sti", ioctl(0, TIOCSTI, "x") == 0 ? 0 : errno},
+                /* The kernel reads the low 32 bits of the request. */
+                {"sti64", syscall(SYS_ioctl, 0, (1UL << 32) | TIOCSTI, "x") == 0 ? 0 : errno},
+                {"xonc", ioctl(0, TCXONC, TCOOFF) == 0 ? 0 : errno},
+                {"cons", ioctl(0, TIOCCONS) == 0 ? 0 : errno},
+                {"nxcl", ioctl(0, TIOCNXCL) == 0 ? 0 : errno},
         };
         for (size_t i = 0; i < sizeof(results) / sizeof(results[0]); i++)
                 printf("%s=%s ", results[i].name,
@@ -347,6 +352,15 @@ static int take_one(const char *kind)
                 int fd = open("/dev/ptmx", O_RDWR | O_NOCTTY);
                 return fd < 0 ? -errno : 0;
         }
+        if (!strcmp(kind, "mqueue")) {
+                /* A POSIX message queue of the default size (about 80 KiB
+                 * of RLIMIT_MSGQUEUE), raw: no librt in a static probe. */
+                static int n;
+                char name[32];
+                snprintf(name, sizeof(name), "probe-%d", n++);
+                long fd = syscall(SYS_mq_open, name, O_CREAT | O_RDWR, 0600, NULL);
+                return fd < 0 ? -errno : 0;
+        }
         if (!strcmp(kind, "sigqueue")) {
                 siginfo_t si = {.si_code = SI_QUEUE, .si_pid = getpid(), .si_uid = getuid()};
                 si.si_signo = SIGRTMIN;
@@ -356,7 +370,7 @@ static int take_one(const char *kind)
         return -EINVAL;
 }
 
-/* hold KIND [SECONDS]: take KIND (inotify, pty, sigqueue) until the kernel
+/* hold KIND [SECONDS]: take KIND (inotify, pty, sigqueue, mqueue) until the kernel
  * refuses, print "COUNT ERRNO", then keep everything for SECONDS (or until
  * stdin closes). */
 static int do_hold(const char *kind, const char *secs)

@@ -101,6 +101,36 @@ Test(apparmor, off_is_inactive)
         cr_assert_eq(apparmor_plan_apply(&plan), 0);
 }
 
+/* The attr file is looked up in the container's /proc, which an image or a
+ * config may have replaced (no proc mount and a planted
+ * /proc/self/attr/apparmor/exec, a volume over /proc/self): a write into an
+ * ordinary file there "succeeded" and the command ran unconfined. The file
+ * must be procfs's, reached without magic links (the CVE-2025-52881
+ * class). Needs no AppArmor: the plan is built by hand. */
+Test(apparmor, apply_refuses_an_attr_file_not_in_procfs)
+{
+        char path[64];
+        test_tmp_template(path, sizeof(path), "psrun-apparmor-attr");
+        int fd = mkstemp(path);
+        cr_assert_geq(fd, 0, "mkstemp: %s", strerror(errno));
+        struct apparmor_plan plan = {.active = true};
+        snprintf(plan.attr_value, sizeof(plan.attr_value), "exec psrun-default");
+        plan.attr_len = strlen(plan.attr_value);
+
+        snprintf(plan.attr_path, sizeof(plan.attr_path), "%s", path);
+        int r = apparmor_plan_apply(&plan);
+        snprintf(plan.attr_path, sizeof(plan.attr_path), "/proc/self/fd/%d", fd);
+        int through_fd = apparmor_plan_apply(&plan);
+        struct stat st;
+        cr_assert_eq(fstat(fd, &st), 0);
+        close(fd);
+        unlink(path);
+        cr_expect_eq(r, -ENODEV, "a plain file as the attr file: %s", strerror(-r));
+        cr_expect_eq(through_fd, -ELOOP, "the attr file through a magic link: %s",
+                     strerror(-through_fd));
+        cr_expect_eq(st.st_size, 0, "the profile request was written into an ordinary file");
+}
+
 Test(apparmor, profile_text)
 {
         const char *text = apparmor_default_profile_text();

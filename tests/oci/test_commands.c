@@ -250,6 +250,118 @@ Test(oci_commands, console_socket_gets_the_pty)
         close(lfd);
 }
 
+/* exec into a container with a user namespace: the process is in every
+ * namespace of the container's init (the pid namespace too, which the exec's
+ * child enters only for the process it makes), as mapped root, and its pid
+ * in the pid file is the host's view of it. */
+Test(oci_commands, exec_joins_every_namespace_of_a_user_namespaced_container)
+{
+        oci_up("c1",
+               &(struct cfg){
+                       .namespaces = "[{\"type\":\"pid\"},{\"type\":\"network\"},{\"type\":"
+                                     "\"ipc\"},{\"type\":\"uts\"},{\"type\":\"mount\"},"
+                                     "{\"type\":\"user\"}]",
+                       .linux_extra = ",\"uidMappings\":[{\"containerID\":0,\"hostID\":200000,"
+                                      "\"size\":65536}],\"gidMappings\":[{\"containerID\":0,"
+                                      "\"hostID\":200000,\"size\":65536}]",
+               });
+        int init = oci_pid("c1");
+        cr_assert_gt(init, 0);
+        char want[600] = "";
+        static const char *const kinds[] = {"user", "mnt", "pid", "net", "ipc", "uts"};
+        for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+                char link[64], target[64] = "";
+                snprintf(link, sizeof(link), "/proc/%d/ns/%s", init, kinds[i]);
+                ssize_t n = readlink(link, target, sizeof(target) - 1);
+                cr_assert_gt(n, 0, "%s", link);
+                target[n] = '\0';
+                strncat(want, target, sizeof(want) - strlen(want) - 2);
+                strcat(want, "\n");
+        }
+        char pid_file[300];
+        snprintf(pid_file, sizeof(pid_file), "%s/exec.pid", B.dir);
+        struct out o;
+        int r = psrun(&o, NULL, "exec", "--pid-file", pid_file, "c1", "sh", "-c",
+                      "for k in user mnt pid net ipc uts; do readlink /proc/self/ns/$k; done; "
+                      "id -u; echo $$",
+                      NULL);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(strncmp(o.out, want, strlen(want)) == 0, "namespaces:\n%s\nwant:\n%s", o.out,
+                  want);
+        cr_expect(contains(o.out + strlen(want), "0\n"), "not root of the container: %s", o.out);
+        char text[64];
+        cr_assert(read_text(pid_file, text, sizeof(text)), "no pid file");
+        int host_pid = atoi(text), inner = 0;
+        const char *last = strrchr(o.out, '\n');
+        while (last > o.out && last[-1] != '\n')
+                last--;
+        inner = atoi(last);
+        cr_expect(host_pid > 0 && host_pid != inner,
+                  "pid file %d, pid inside %d: the pid file is not the host's view", host_pid,
+                  inner);
+}
+
+/* exec --tty: the process's terminal is a pty made in the container (its
+ * master goes to the console socket), and exec exits with its status. */
+Test(oci_commands, exec_tty_gets_a_pty_and_the_status)
+{
+        char sock[400];
+        snprintf(sock, sizeof(sock), "%s/exec-console.sock", B.dir);
+        int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un addr = {.sun_family = AF_UNIX};
+        snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", sock);
+        cr_assert_eq(bind(lfd, (struct sockaddr *) &addr, sizeof(addr)), 0, "%s", strerror(errno));
+        cr_assert_eq(listen(lfd, 1), 0);
+        oci_up("c1", NULL);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+                dup2(null, 0);
+                dup2(null, 1);
+                dup2(null, 2);
+                execl(test_psrun_path(), test_psrun_path(), "--root", B.root, "exec", "--tty",
+                      "--console-socket", sock, "c1", "sh", "-c",
+                      "tty; test -t 0 && echo is-a-tty; sleep 0.5; exit 4", (char *) NULL);
+                _exit(127);
+        }
+        struct pollfd lp = {lfd, POLLIN, 0};
+        cr_assert_gt(poll(&lp, 1, 20000), 0, "exec never connected to the console socket");
+        int conn = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        cr_assert_geq(conn, 0);
+        char data[64];
+        char cbuf[CMSG_SPACE(sizeof(int))];
+        struct iovec iov = {data, sizeof(data)};
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = cbuf,
+                             .msg_controllen = sizeof(cbuf)};
+        cr_assert_gt(recvmsg(conn, &msg, 0), 0);
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cr_assert_not_null(cm);
+        int master;
+        memcpy(&master, CMSG_DATA(cm), sizeof(int));
+        char text[4096] = "";
+        size_t len = 0;
+        for (int i = 0; i < 100 && !strstr(text, "is-a-tty"); i++) {
+                struct pollfd p = {master, POLLIN, 0};
+                if (poll(&p, 1, 100) > 0) {
+                        ssize_t n = read(master, text + len, sizeof(text) - 1 - len);
+                        if (n > 0)
+                                len += (size_t) n;
+                        text[len] = '\0';
+                }
+        }
+        int status;
+        cr_assert_eq(waitpid(pid, &status, 0), pid);
+        close(master);
+        close(conn);
+        close(lfd);
+        cr_expect(contains(text, "/dev/pts/"), "%s", text);
+        cr_expect(contains(text, "is-a-tty"), "%s", text);
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 4, "exec status %d", status);
+}
+
 Test(oci_commands, events_until_stop_update_flags_ps_options_kill_all)
 {
         struct out o;

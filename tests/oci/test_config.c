@@ -56,6 +56,33 @@ Test(oci_config, masked_and_readonly_paths)
         cr_expect(contains(o.err, "Read-only file system"), "%s", o.err);
 }
 
+/* A read-only path that is a file (crun's suite found it: a directory-only
+ * bind broke it), and one that is a directory, in a writable root. */
+Test(oci_config, readonly_paths_of_files_and_directories)
+{
+        char path[400];
+        snprintf(path, sizeof(path), "%s/rootfs/etc/ro-file", B.dir);
+        FILE *f = fopen(path, "we");
+        cr_assert_not_null(f);
+        fputs("before\n", f);
+        fclose(f);
+        snprintf(path, sizeof(path), "%s/rootfs/root/ro-dir", B.dir);
+        cr_assert_eq(mkdir(path, 0755), 0);
+        struct out o;
+        int r = run_config(
+                "c1",
+                &(struct cfg){
+                        .args = "[\"sh\",\"-c\",\"echo x > /etc/ro-file || echo refused-file; "
+                                "touch /root/ro-dir/x || echo refused-dir; "
+                                "echo y > /etc/passwd.new && echo root-writable\"]",
+                        .no_masks = true,
+                        .linux_extra = ",\"readonlyPaths\":[\"/etc/ro-file\",\"/root/ro-dir\"]"},
+                &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "refused-file\nrefused-dir\nroot-writable"), "%s", o.out);
+        cr_expect(contains(o.err, "Read-only file system"), "%s", o.err);
+}
+
 Test(oci_config, readonly_root)
 {
         struct out o;

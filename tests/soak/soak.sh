@@ -264,6 +264,7 @@ bad_inputs() {
 		expect_bad "create --preserve-fds $v" "${OCI[@]}" create --preserve-fds "$v" --bundle "$(config_for pf)" pf
 		[ -n "$v" ] && expect_bad "kill $v" "${OCI[@]}" kill live "$v"
 		expect_bad "update --cpu-shares $v" "${OCI[@]}" update --cpu-shares "$v" live
+		expect_bad "update --cpu-period $v" "${OCI[@]}" update --cpu-period "$v" live
 		expect_bad "update --blkio-weight $v" "${OCI[@]}" update --blkio-weight "$v" live
 		[ "$v" != 1.0 ] && expect_bad "events --interval $v" "${OCI[@]}" events --stats --interval "$v" live
 		expect_bad "run --result-fd $v" "$PSRUN" run --result-fd "$v" -- true
@@ -273,8 +274,50 @@ bad_inputs() {
 		expect_bad "update --pids-limit $v" "${OCI[@]}" update --pids-limit "$v" live
 		expect_bad "update --cpu-quota $v" "${OCI[@]}" update --cpu-quota "$v" live
 		expect_bad "update --memory $v" "${OCI[@]}" update --memory "$v" live
+		expect_bad "update --memory-swap $v" "${OCI[@]}" update --memory-swap "$v" live
+		[ "$v" != 1.0 ] && expect_bad "update --memory-reservation $v" "${OCI[@]}" update --memory-reservation "$v" live
+	done
+	# The policy's numeric keys take the same values through -o (1.0 and
+	# big numbers are sizes, CPUs or durations there: not in this list).
+	for k in pids_limit memory_limit disk_limit cpu_limit timeout idle_timeout lifetime \
+		output_limit pty_limit inotify_limit inotify_watch_limit fanotify_limit \
+		fanotify_mark_limit namespace_limit sigpending_limit msgqueue_limit; do
+		for v in -1 0x3e8 1e3 65536x "" +1 18446744073709551616; do
+			expect_bad "-o $k=$v" "$PSRUN" policy -o "$k=$v"
+		done
 	done
 	expect_bad "update --memory 1 G" "${OCI[@]}" update --memory "1 G" live
+	# Hostile --pid-file and --console-socket: a missing directory, a
+	# directory, a file that is no socket, a listener that never accepts.
+	expect_bad "--pid-file in a missing dir" "${OCI[@]}" create --pid-file "$WORK/no/such/dir/pid" --bundle "$(config_for pf)" pf
+	expect_bad "--pid-file a directory" "${OCI[@]}" create --pid-file "$WORK" --bundle "$(config_for pf)" pf
+	local tty_dir stuck
+	tty_dir=$(config_for tty)
+	sed -i 's/"terminal": false/"terminal": true/' "$tty_dir/config.json"
+	expect_bad "--console-socket missing" "${OCI[@]}" create --console-socket "$WORK/no-such.sock" --bundle "$tty_dir" tty
+	expect_bad "--console-socket a file" "${OCI[@]}" create --console-socket "$BUNDLE/config.json" --bundle "$tty_dir" tty
+	python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(0)
+fill = []
+for _ in range(8):  # until the backlog is full
+    c = socket.socket(socket.AF_UNIX)
+    c.setblocking(False)
+    try:
+        c.connect(sys.argv[1])
+    except OSError:
+        break
+    fill.append(c)
+open(sys.argv[1] + ".ready", "w").close()
+time.sleep(30)
+' "$WORK/stuck.sock" &
+	stuck=$!
+	for _ in $(seq 100); do [ -e "$WORK/stuck.sock.ready" ] && break; sleep 0.05; done
+	expect_bad "--console-socket nobody accepts" "${OCI[@]}" create --console-socket "$WORK/stuck.sock" --bundle "$tty_dir" tty
+	kill "$stuck" 2>/dev/null
+	wait "$stuck" 2>/dev/null
 	oci delete --force live >/dev/null 2>&1
 
 	expect_bad "help bogus" "$PSRUN" help bogus
@@ -307,6 +350,14 @@ bad_inputs() {
 	for f in garbage deep deep-block huge nul longkey longvalue tag binary; do
 		expect_bad "policy $f.yaml" "$PSRUN" run --policy "$b/$f.yaml" -- true
 		expect_bad "policy check $f.yaml" "$PSRUN" policy --policy "$b/$f.yaml"
+	done
+	# The same as JSON policies (read by the same parser).
+	printf '{"network": ' >"$b/garbage.json"
+	python3 -c "print('{\"env\": ' + '{\"a\": ' * 100000 + '1' + '}' * 100001)" >"$b/deep.json"
+	printf '{"hostname": "a\\u0000b"}' >"$b/nul.json"
+	printf '{"hostname": "a", "hostname": "b"}' >"$b/duplicate.json"
+	for f in garbage deep nul duplicate; do
+		expect_bad "policy $f.json" "$PSRUN" policy --policy "$b/$f.json"
 	done
 	expect_bad "-o deep" "$PSRUN" policy -o "env=$(python3 -c "print('{a: '*20000 + '1' + '}'*20000)")"
 	expect_bad "-o long key" "$PSRUN" policy -o "$(head -c 100000 /dev/zero | tr '\0' k)=1"
@@ -401,7 +452,7 @@ oci_cycles() {
 
 # ---- 4. named kill points ----
 
-CREATE_STAGES="create:state create:planned create:cgroups create:cloned create:pid create:released create:ready"
+CREATE_STAGES="create:temp create:state create:planned create:cgroups create:cloned create:pid create:released create:ready"
 RUN_STAGES="run:cgroup run:cloned run:confined run:released"
 
 kill_points() {

@@ -89,6 +89,7 @@ static inline void assert_policy_eq(const struct policy *a, const struct policy 
         cr_assert_eq(a->fanotify_mark_limit, b->fanotify_mark_limit);
         cr_assert_eq(a->namespace_limit, b->namespace_limit);
         cr_assert_eq(a->sigpending_limit, b->sigpending_limit);
+        cr_assert_eq(a->msgqueue_limit, b->msgqueue_limit);
 }
 
 /* A policy that differs from the defaults in every field, so that a failed

@@ -612,6 +612,62 @@ Test(oci_state, delete_refuses_to_empty_a_mount_point)
         close(fd);
 }
 
+/* Field 22 of /proc/PID/stat: when the process started. */
+static unsigned long long start_time_of(pid_t pid)
+{
+        char path[64], buf[1024];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        FILE *f = fopen(path, "re");
+        cr_assert_not_null(f);
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        cr_assert_not_null(p);
+        unsigned long long v = 0;
+        int field = 2;
+        for (p++; *p && field < 22; p++)
+                if (*p == ' ')
+                        field++;
+        cr_assert_eq(sscanf(p, "%llu", &v), 1);
+        return v;
+}
+
+/* A create's temporary directory is named after its creator (pid
+ * namespace, pid, start time): one whose creator is gone is a dead
+ * create's even while it is fresh, so that delete --force and gc right
+ * after a killed create leave nothing; a live creator's is kept. */
+Test(oci_state, sweep_removes_a_fresh_temp_dir_of_a_dead_creator)
+{
+        _cleanup_(oci_root_closep) struct oci_root *root = open_root();
+        int rfd = oci_root_fd(root);
+        psrun_error err = {0};
+        struct stat ns;
+        cr_assert_eq(stat("/proc/self/ns/pid", &ns), 0);
+        pid_t child = fork();
+        cr_assert_geq(child, 0);
+        if (child == 0) {
+                pause();
+                _exit(0);
+        }
+        unsigned long long child_start = start_time_of(child);
+        kill(child, SIGKILL);
+        cr_assert_eq(waitpid(child, NULL, 0), child);
+        char dead[128], live[128];
+        snprintf(dead, sizeof(dead), ".new~%llx-%d-%llu-0badc0de", (unsigned long long) ns.st_ino,
+                 (int) child, child_start);
+        snprintf(live, sizeof(live), ".new~%llx-%d-%llu-0badc0de", (unsigned long long) ns.st_ino,
+                 (int) getpid(), start_time_of(getpid()));
+        cr_assert_eq(mkdirat(rfd, dead, 0700), 0);
+        cr_assert_eq(mkdirat(rfd, live, 0700), 0);
+        cr_assert_eq(oci_root_sweep(root, &err), 1, "%s", err.msg);
+        cr_expect_neq(faccessat(rfd, dead, F_OK, 0), 0, "the dead creator's directory stayed");
+        cr_expect_eq(faccessat(rfd, live, F_OK, 0), 0, "a live creator's directory went");
+        /* A create makes its directory under such a name. */
+        oci_container_close(create(root, "named"));
+        cr_assert_eq(unlinkat(rfd, live, AT_REMOVEDIR), 0);
+}
+
 /* Issue 10: a create killed between making its ".new~..." directory and
  * renaming it left a directory that list does not show and delete refuses
  * as an invalid id; a delete killed after removing state.json left one

@@ -837,6 +837,11 @@ Test(policy, kernel_quotas)
         cr_expect_eq(p.sigpending_limit, 1024);
         cr_assert_eq(policy_set_option(&p, "sigpending_limit=0", &err), 0, "%s", err.msg);
         cr_expect_eq(p.sigpending_limit, 0);
+        cr_expect_eq(p.msgqueue_limit, 128 << 10);
+        cr_assert_eq(policy_set_option(&p, "msgqueue_limit=1M", &err), 0, "%s", err.msg);
+        cr_expect_eq(p.msgqueue_limit, 1 << 20);
+        cr_assert_eq(policy_set_option(&p, "msgqueue_limit=0", &err), 0, "%s", err.msg);
+        cr_expect_eq(p.msgqueue_limit, 0);
         policy_free(&p);
 
         expect_error("pty_limit: 0\n", ERANGE,
@@ -847,4 +852,6 @@ Test(policy, kernel_quotas)
                             "-o inotify_limit: \"lots\" is not an integer");
         expect_option_error("namespace_limit=-1", ERANGE,
                             "-o namespace_limit: must not be negative");
+        expect_option_error("msgqueue_limit=2G", ERANGE,
+                            "-o msgqueue_limit: \"2G\" is too large (at most 1G)");
 }
