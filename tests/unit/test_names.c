@@ -35,6 +35,7 @@ struct names_table {
         }
 WRAP(policy_network_to_string, enum policy_network)
 WRAP(policy_backend_to_string, enum policy_backend)
+WRAP(policy_gvisor_platform_to_string, enum policy_gvisor_platform)
 WRAP(policy_layer_to_string, enum policy_layer)
 WRAP(oci_status_to_string, enum oci_status)
 WRAP(oci_hook_kind_to_string, enum oci_hook_kind)
@@ -58,6 +59,9 @@ static const struct names_table tables[] = {
          _POLICY_NETWORK_MAX + 2, _POLICY_NETWORK_MAX},
         {"policy backend", policy_backend_to_string_int, policy_backend_from_string, -2,
          _POLICY_BACKEND_MAX + 2, _POLICY_BACKEND_MAX},
+        {"policy gvisor_platform", policy_gvisor_platform_to_string_int,
+         policy_gvisor_platform_from_string, -2, _POLICY_GVISOR_PLATFORM_MAX + 2,
+         _POLICY_GVISOR_PLATFORM_MAX},
         {"policy layer", policy_layer_to_string_int, policy_layer_from_string, -2,
          _POLICY_LAYER_MAX + 2, _POLICY_LAYER_MAX},
         {"oci status", oci_status_to_string_int, status_from_string, -2, _OCI_STATUS_MAX + 2,
