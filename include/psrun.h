@@ -53,7 +53,8 @@ typedef struct psrun_result {
         uint64_t wall_ms;
         uint64_t cpu_ms;
         uint64_t peak_memory_bytes;
-        char error[512]; /* setup_error: what failed */
+        char error[512];     /* setup_error: what failed */
+        const char *backend; /* "native" or "gvisor" (static storage); NULL: none ran */
 } psrun_result;
 
 typedef struct psrun_run_options {

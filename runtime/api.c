@@ -68,6 +68,8 @@ static void to_public(const struct run_result *in, psrun_result *out)
         out->cpu_ms = in->cpu_ms;
         out->peak_memory_bytes = in->peak_memory_bytes;
         memcpy(out->error, in->error, sizeof(out->error));
+        int b = policy_backend_from_string(in->backend);
+        out->backend = b < 0 ? NULL : policy_backend_to_string((enum policy_backend) b);
 }
 
 /* The public callback takes no level: debug lines are not passed on. */
@@ -118,6 +120,8 @@ PSRUN_PUBLIC int psrun_result_write_json(const psrun_result *result, int fd)
         int reason = run_reason_from_string(result->reason);
         r.reason = reason < 0 ? RUN_REASON_SETUP_ERROR : (enum run_reason) reason;
         memcpy(r.error, result->error, sizeof(r.error));
+        if (result->backend)
+                snprintf(r.backend, sizeof(r.backend), "%s", result->backend);
         int copy = dup(fd);
         if (copy < 0)
                 return -errno;

@@ -394,6 +394,8 @@ static void to_public(const struct run_result *in, psrun_result *out)
         out->cpu_ms = in->cpu_ms;
         out->peak_memory_bytes = in->peak_memory_bytes;
         memcpy(out->error, in->error, sizeof(out->error));
+        int b = policy_backend_from_string(in->backend);
+        out->backend = b < 0 ? NULL : policy_backend_to_string((enum policy_backend) b);
 }
 
 static void setup_error_result(psrun_exec_result *res, const psrun_error *err)
@@ -500,6 +502,10 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
         fprintf(f, ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"peak_memory_bytes\":%llu",
                 (unsigned long long) r->wall_ms, (unsigned long long) r->cpu_ms,
                 (unsigned long long) r->peak_memory_bytes);
+        if (r->backend) {
+                fputs(",\"backend\":", f);
+                json_write_string(f, r->backend);
+        }
         if (r->reason && strcmp(r->reason, "setup_error") == 0) {
                 fputs(",\"error\":", f);
                 json_write_string(f, r->error);

@@ -26,6 +26,7 @@ class Result(ctypes.Structure):
         ("cpu_ms", c_uint64),
         ("peak_memory_bytes", c_uint64),
         ("error", ctypes.c_char * 512),
+        ("backend", c_char_p),
     ]
 
 

@@ -46,6 +46,7 @@ class ExecResult:
     stderr_bytes: int
     stdout_truncated: bool
     stderr_truncated: bool
+    backend: str = "native"  # or "gvisor": the policy's backend
 
     @property
     def ok(self) -> bool:
@@ -78,6 +79,8 @@ _CONFIG_KEYS = {
     "output_limit": "output_limit",
     "idle_timeout": "idle_timeout",
     "lifetime": "lifetime",
+    "backend": "backend",
+    "gvisor_platform": "gvisor_platform",
 }
 
 
@@ -185,7 +188,8 @@ class Sandbox:
                 stderr=ctypes.string_at(res.stderr_data, res.stderr_len) if res.stderr_data else b"",
                 stdout_bytes=res.stdout_bytes, stderr_bytes=res.stderr_bytes,
                 stdout_truncated=bool(res.stdout_truncated),
-                stderr_truncated=bool(res.stderr_truncated))
+                stderr_truncated=bool(res.stderr_truncated),
+                backend=(rr.backend or b"native").decode())
         finally:
             self._lib.psrun_exec_result_free(ctypes.byref(res))
 
