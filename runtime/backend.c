@@ -6,6 +6,7 @@
 
 static const struct backend_ops *const backends[_POLICY_BACKEND_MAX] = {
         [POLICY_BACKEND_NATIVE] = &backend_native,
+        [POLICY_BACKEND_GVISOR] = &backend_gvisor,
 };
 
 const struct backend_ops *backend_of(enum policy_backend backend)

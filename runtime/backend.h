@@ -29,6 +29,7 @@ struct backend_ops {
 };
 
 extern const struct backend_ops backend_native;
+extern const struct backend_ops backend_gvisor;
 
 /* NULL for a value outside the enum. */
 const struct backend_ops *backend_of(enum policy_backend backend);

@@ -360,10 +360,8 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         const struct backend_ops *b = backend_of(pol->backend);
         if (!b)
                 return setup_error(res, err,
-                                   psrun_error_set(err, EOPNOTSUPP,
-                                                   "backend: `%s` is not supported yet (only "
-                                                   "`native`)",
-                                                   policy_backend_to_string(pol->backend)));
+                                   psrun_error_set(err, EINVAL, "backend: invalid value %d",
+                                                   (int) pol->backend));
         r = b->run(pol, argv, o, res, err);
         snprintf(res->backend, sizeof(res->backend), "%s", b->name);
         return r;
