@@ -41,7 +41,7 @@ ARCHIVE := $(BUILD)/libpsrun-internal.a
 SHARED := $(BUILD)/libpsrun.so
 PSRUN := $(BUILD)/psrun
 
-TEST_TIERS := unit kernel integration escape oci session
+TEST_TIERS := unit kernel integration escape oci session gvisor
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
