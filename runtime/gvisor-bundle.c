@@ -73,9 +73,9 @@ int gvisor_sandbox_create(struct gvisor_sandbox *gs, const struct gvisor_runtime
         snprintf(gs->runsc_log, sizeof(gs->runsc_log), "%s/runsc.log", gs->dir);
         /* The host ids of the sandbox user: the bundle maps them as the
          * native backend's user namespace does. */
-        snprintf(gs->workspace_data, sizeof(gs->workspace_data), "mode=0755,size=%llu,uid=%u,gid=%u",
-                 (unsigned long long) pol->disk_limit, PSRUN_ID_BASE + pol->uid,
-                 PSRUN_ID_BASE + pol->gid);
+        snprintf(gs->workspace_data, sizeof(gs->workspace_data),
+                 "mode=0755,size=%llu,uid=%u,gid=%u", (unsigned long long) pol->disk_limit,
+                 PSRUN_ID_BASE + pol->uid, PSRUN_ID_BASE + pol->gid);
 
         /* 0711: the gofer runs as an unprivileged host uid (the user
          * namespace's root) and must reach rootfs/ and workspace/. */
@@ -179,8 +179,8 @@ static bool parse_dir_name(const char *name, pid_t *pid)
 
 int gvisor_gc(psrun_error *err)
 {
-        _cleanup_close_ int root = open(GVISOR_STATE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-                                                                  O_CLOEXEC);
+        _cleanup_close_ int root =
+                open(GVISOR_STATE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (root < 0)
                 return errno == ENOENT ? 0
                                        : psrun_error_errno(err, errno, "gc: %s", GVISOR_STATE_DIR);
@@ -244,8 +244,7 @@ static int host_mkdir(const struct skeleton *k, const struct mount_step *s)
         if (r < 0 || below(s->target, WORKSPACE))
                 return r;
         if ((r = mkdir_mode(p, s->mode ? s->mode & 07777 : 0755)) < 0 && r != -EEXIST)
-                return psrun_error_errno(k->err, r, "backend: gvisor: rootfs: mkdir %s",
-                                         s->target);
+                return psrun_error_errno(k->err, r, "backend: gvisor: rootfs: mkdir %s", s->target);
         return 0;
 }
 
@@ -470,8 +469,8 @@ int gvisor_write_config(FILE *f, const struct plan *plan, const struct policy *p
 static int write_file_with(const char *path, psrun_error *err,
                            int (*fill)(FILE *f, const void *arg, psrun_error *err), const void *arg)
 {
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                      0600);
+        _cleanup_close_ int fd =
+                open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
                 return psrun_error_errno(err, errno, "backend: gvisor: create %s", path);
         FILE *f = fdopen(TAKE_FD(fd), "w");
@@ -508,7 +507,8 @@ int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan
                 if (r < 0)
                         return r;
         }
-        struct gvisor_config c = {.root = k.root, .workspace = gs->workspace, .netns_pid = netns_pid};
+        struct gvisor_config c = {
+                .root = k.root, .workspace = gs->workspace, .netns_pid = netns_pid};
         struct bundle_args a = {plan, pol, &c};
         char path[sizeof(gs->dir) + 16];
         snprintf(path, sizeof(path), "%s/config.json", gs->dir);
@@ -531,16 +531,15 @@ static int fill_process(FILE *f, const void *arg, psrun_error *err)
         return ferror(f) ? psrun_error_set(err, EIO, "backend: gvisor: write process.json") : 0;
 }
 
-int gvisor_write_process(const char *path, char *const argv[], char *const envp[],
-                         const char *cwd, const struct plan *plan, const struct policy *pol,
-                         bool as_root, psrun_error *err)
+int gvisor_write_process(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                         const struct plan *plan, const struct policy *pol, bool as_root,
+                         psrun_error *err)
 {
         struct process_args a = {argv, envp, cwd, plan, pol, as_root};
         return write_file_with(path, err, fill_process, &a);
 }
 
-int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol,
-                        psrun_error *err)
+int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol, psrun_error *err)
 {
         if (!workdir || !below(workdir, WORKSPACE))
                 return 0;
@@ -549,8 +548,7 @@ int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol
         for (const char *p = workdir + strlen(WORKSPACE) + 1; dir >= 0 && *p;) {
                 size_t len = strcspn(p, "/");
                 if (len == 0 || len > NAME_MAX)
-                        return psrun_error_set(err, EINVAL, "workdir: %s: bad component",
-                                               workdir);
+                        return psrun_error_set(err, EINVAL, "workdir: %s: bad component", workdir);
                 memcpy(comp, p, len);
                 comp[len] = '\0';
                 if (mkdirat(dir, comp, 0755) == 0) {

@@ -102,8 +102,8 @@ static int supervise(struct launch *l, struct cgroup *cg, int signal_fd, uint64_
                 if (signal_fd >= 0 && pfd[1].revents) {
                         struct signalfd_siginfo si;
                         while (read(signal_fd, &si, sizeof(si)) == (ssize_t) sizeof(si))
-                                (void) syscall(SYS_pidfd_send_signal, l->pidfd,
-                                               (int) si.ssi_signo, NULL, 0);
+                                (void) syscall(SYS_pidfd_send_signal, l->pidfd, (int) si.ssi_signo,
+                                               NULL, 0);
                 }
                 if (pfd[0].revents) {
                         siginfo_t si = {0};

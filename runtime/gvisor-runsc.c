@@ -88,7 +88,8 @@ static int find_in_path(const char *name, char *out, size_t size)
                 path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
         while (*path) {
                 size_t len = strcspn(path, ":");
-                if (len > 0 && (size_t) snprintf(out, size, "%.*s/%s", (int) len, path, name) < size &&
+                if (len > 0 &&
+                    (size_t) snprintf(out, size, "%.*s/%s", (int) len, path, name) < size &&
                     out[0] == '/' && executable(out))
                         return 0;
                 path += len;
@@ -112,21 +113,19 @@ static int find_runsc(char *out, size_t size, psrun_error *err)
                 }
                 if (given[0] != '/' || !executable(given))
                         return psrun_error_set(err, ENOENT,
-                                               "backend: gvisor: " GVISOR_RUNSC_ENV
-                                               "=%.200s: %s",
+                                               "backend: gvisor: " GVISOR_RUNSC_ENV "=%.200s: %s",
                                                given,
-                                               given[0] != '/' ? "not an absolute path"
-                                               : access(given, F_OK) == 0
-                                                       ? "not an executable file"
-                                                       : "no such file");
+                                               given[0] != '/'            ? "not an absolute path"
+                                               : access(given, F_OK) == 0 ? "not an executable file"
+                                                                          : "no such file");
                 snprintf(out, size, "%s", given);
                 return 0;
         }
         if (find_in_path("runsc", out, size) < 0)
-                return psrun_error_set(err, ENOENT,
-                                       "backend: gvisor: runsc not found in PATH "
-                                       "(scripts/install-deps.sh installs it, or set " GVISOR_RUNSC_ENV
-                                       ")");
+                return psrun_error_set(
+                        err, ENOENT,
+                        "backend: gvisor: runsc not found in PATH "
+                        "(scripts/install-deps.sh installs it, or set " GVISOR_RUNSC_ENV ")");
         return 0;
 }
 
@@ -167,8 +166,8 @@ static void cache_write(const char *key, const char *body)
         snprintf(tmp, sizeof(tmp), "%s.%d", CACHE_PATH, (int) getpid());
         if (mkdir(GVISOR_STATE_DIR, 0711) < 0 && errno != EEXIST)
                 return;
-        _cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                                      0644);
+        _cleanup_close_ int fd =
+                open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
                 return;
         char buf[CACHE_MAX];
@@ -330,8 +329,8 @@ int gvisor_runtime_resolve(const struct policy *pol, struct gvisor_runtime *rt, 
                                 break;
                         }
                         size_t used = strlen(tried);
-                        snprintf(tried + used, sizeof(tried) - used, "%s%s: %s",
-                                 used ? "; " : "", p->name, why);
+                        snprintf(tried + used, sizeof(tried) - used, "%s%s: %s", used ? "; " : "",
+                                 p->name, why);
                 }
                 if (!chosen)
                         r = psrun_error_set(err, EOPNOTSUPP,
@@ -369,8 +368,7 @@ int gvisor_check_policy(const struct policy *pol, psrun_error *err)
         return 0;
 }
 
-char **gvisor_runsc_argv(const struct gvisor_sandbox *gs, const char *log_path,
-                         char *const sub[])
+char **gvisor_runsc_argv(const struct gvisor_sandbox *gs, const char *log_path, char *const sub[])
 {
         size_t n = 0;
         while (sub[n])

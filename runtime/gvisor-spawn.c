@@ -121,7 +121,8 @@ static void hide_net_core(int sock, const struct gvisor_sandbox *gs)
 {
         if (mount("proc", gs->proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
                 child_fail(sock, SPAWN_PROC, errno);
-        if (mount("tmpfs", "/proc/sys/net/core", "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+        if (mount("tmpfs", "/proc/sys/net/core", "tmpfs",
+                  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                   "size=4k,nr_inodes=2,mode=0555") < 0)
                 child_fail(sock, SPAWN_HIDE_NET_CORE, errno);
 }
@@ -284,9 +285,9 @@ int gvisor_release(struct launch *l, const char *runsc, psrun_error *err)
         if (r == 0 && m.kind == MSG_ERROR)
                 return psrun_error_errno(err, m.err ? m.err : EIO, "backend: gvisor: %s %s",
                                          m.step == SPAWN_EXEC ? "execute" : "launcher:",
-                                         m.step == SPAWN_EXEC ? runsc
+                                         m.step == SPAWN_EXEC       ? runsc
                                          : m.step < _SPAWN_STEP_MAX ? step_names[m.step]
-                                                                     : "?");
+                                                                    : "?");
         return 0;
 }
 
@@ -326,8 +327,8 @@ static int wait_child(struct launch *l, struct cgroup *cg, uint64_t timeout_ms, 
                         char tmp[4096];
                         ssize_t k = read(pipe_fd, tmp, sizeof(tmp));
                         if (k > 0 && used + 1 < size) {
-                                size_t take = (size_t) k < size - 1 - used ? (size_t) k
-                                                                           : size - 1 - used;
+                                size_t take =
+                                        (size_t) k < size - 1 - used ? (size_t) k : size - 1 - used;
                                 memcpy(buf + used, tmp, take);
                                 used += take;
                         }

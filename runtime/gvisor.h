@@ -59,11 +59,11 @@ int gvisor_check_policy(const struct policy *pol, psrun_error *err);
 /* ---- the state directory and the bundle (gvisor-bundle.c) ---- */
 
 struct gvisor_sandbox {
-        char dir[96];           /* GVISOR_STATE_DIR/<pid>-<n>: also the bundle */
-        char id[48];            /* the container's id for runsc */
-        char workspace[128];    /* dir/workspace: the host tmpfs's mount point */
+        char dir[96];             /* GVISOR_STATE_DIR/<pid>-<n>: also the bundle */
+        char id[48];              /* the container's id for runsc */
+        char workspace[128];      /* dir/workspace: the host tmpfs's mount point */
         char workspace_data[128]; /* its mount options (size, owner) */
-        char proc[128];         /* dir/proc: a visible procfs (see gvisor-spawn.c) */
+        char proc[128];           /* dir/proc: a visible procfs (see gvisor-spawn.c) */
         char runsc_log[128];
         struct gvisor_runtime rt;
         bool netstack; /* --network=sandbox (full, restricted) */
@@ -98,13 +98,12 @@ int gvisor_write_config(FILE *f, const struct plan *plan, const struct policy *p
                         const struct gvisor_config *c, psrun_error *err);
 /* A process.json for `runsc exec --process`: the plan's argv, env, workdir,
  * the policy's user; as_root for psrun's own helpers (kill). */
-int gvisor_write_process(const char *path, char *const argv[], char *const envp[],
-                         const char *cwd, const struct plan *plan, const struct policy *pol,
-                         bool as_root, psrun_error *err);
+int gvisor_write_process(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                         const struct plan *plan, const struct policy *pol, bool as_root,
+                         psrun_error *err);
 /* Workdir components below /workspace, created in the host tmpfs for the
  * sandbox user, as the native child does (ws_fd: the workspace). */
-int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol,
-                        psrun_error *err);
+int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol, psrun_error *err);
 
 /* runsc's error, from its JSON log: the last "level":"error" message, one
  * line. Returns 0 and fills msg when there is one, -ENOENT otherwise. */
@@ -152,8 +151,7 @@ void gvisor_stdio_open(const int in[3], int out[3]);
 void gvisor_stdio_done(const int in[3], int out[3]);
 
 /* runsc's global flags for a sandbox, then argv: a malloc'd vector. */
-char **gvisor_runsc_argv(const struct gvisor_sandbox *gs, const char *log_path,
-                         char *const sub[]);
+char **gvisor_runsc_argv(const struct gvisor_sandbox *gs, const char *log_path, char *const sub[]);
 
 /* ---- one-shot runs (gvisor-run.c) ---- */
 
