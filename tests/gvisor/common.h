@@ -67,8 +67,8 @@ static inline void gv_require(void)
         static const char *const cmd[] = {"true", NULL};
         struct test_run r;
         gv_run(&r, "gvisor", NULL, cmd);
-        if (r.status == 125 && (strstr(r.err, "runsc not found") ||
-                                strstr(r.err, "gvisor_platform: no platform"))) {
+        if (r.status == 125 &&
+            (strstr(r.err, "runsc not found") || strstr(r.err, "gvisor_platform: no platform"))) {
                 char why[600];
                 snprintf(why, sizeof(why), "runsc cannot run here: %s", r.err);
                 why[strcspn(why, "\n")] = '\0';

@@ -96,8 +96,10 @@ Test(gvisor_errors, refused_keys)
         static const struct {
                 const char *opt, *want;
         } cases[] = {
-                {"landlock=required", "psrun: landlock: `required` cannot hold with backend: gvisor"},
-                {"apparmor=required", "psrun: apparmor: `required` cannot hold with backend: gvisor"},
+                {"landlock=required",
+                 "psrun: landlock: `required` cannot hold with backend: gvisor"},
+                {"apparmor=required",
+                 "psrun: apparmor: `required` cannot hold with backend: gvisor"},
                 {"readonly_rootfs=false",
                  "psrun: readonly_rootfs: `false` is not supported with backend: gvisor"},
         };

@@ -22,7 +22,7 @@ static void expect_clean(const struct test_run *r)
  * all; its /etc is psrun's, not the host's. */
 BOTH_BACKENDS(hostile, host_paths_out_of_reach)
 {
-        static const char *const absent[] = {"/etc/shadow", "/root", "/home", "/var",
+        static const char *const absent[] = {"/etc/shadow", "/root",    "/home",       "/var",
                                              "/run",        "/etc/ssh", "/etc/sudoers"};
         for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++) {
                 struct test_run r;
@@ -38,8 +38,7 @@ BOTH_BACKENDS(hostile, host_paths_out_of_reach)
         gv_run(&r, backend, NULL, cat);
         cr_expect_eq(r.status, 0, "%s", r.err);
         cr_expect(strstr(r.out, "sandbox:x:1000:1000:"), "%s", r.out);
-        cr_expect(!strstr(r.out, "daemon:") && !strstr(r.out, "www-data"), "host users: %s",
-                  r.out);
+        cr_expect(!strstr(r.out, "daemon:") && !strstr(r.out, "www-data"), "host users: %s", r.out);
         cr_expect(strstr(r.out, "\nsandbox\n"), "hostname file: %s", r.out);
         test_run_free(&r);
 }

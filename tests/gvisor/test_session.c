@@ -28,8 +28,9 @@ BOTH_BACKENDS(gvisor_session, execs_and_files)
         static const char bin[] = "a\0b\xff\n";
         cr_assert_eq(psrun_write_file(t.s, "src/data.bin", bin, sizeof(bin), 0644, &err), 0, "%s",
                      err.msg);
-        psrun_exec_result res = sess_sh(&t, "od -An -tx1 /workspace/src/data.bin; stat -c '%u %g' "
-                                            "/workspace/src/data.bin 2>/dev/null || true",
+        psrun_exec_result res = sess_sh(&t,
+                                        "od -An -tx1 /workspace/src/data.bin; stat -c '%u %g' "
+                                        "/workspace/src/data.bin 2>/dev/null || true",
                                         NULL);
         cr_expect_eq(res.result.exit_code, 0, "%s", res.stderr_data);
         cr_expect(strstr(res.stdout_data, "61 00 62 ff 0a 00"), "%s", res.stdout_data);

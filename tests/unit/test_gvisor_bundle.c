@@ -26,8 +26,7 @@ static void config_of(const char *const *opts, pid_t netns_pid, struct oci_confi
         psrun_error err = {0};
         cr_assert_eq(policy_set_option(&pol, "backend=gvisor", &err), 0, "%s", err.msg);
         for (size_t i = 0; opts && opts[i]; i++)
-                cr_assert_eq(policy_set_option(&pol, opts[i], &err), 0, "%s: %s", opts[i],
-                             err.msg);
+                cr_assert_eq(policy_set_option(&pol, opts[i], &err), 0, "%s: %s", opts[i], err.msg);
         char *argv[] = {"/bin/echo", "hi there", NULL};
         struct plan plan;
         cr_assert_eq(plan_from_policy(&pol, argv, NULL, &plan, &err), 0, "%s", err.msg);
@@ -109,13 +108,14 @@ Test(gvisor_bundle, the_default_sandbox)
         }
         /* Nothing else of the host: no /etc as a whole, no /dev nodes (runsc
          * makes its own /dev), no private directories. */
-        static const char *const never[] = {"/etc", "/dev", "/dev/null", "/root", "/home",
-                                            "/run", "/var", "/etc/shadow"};
+        static const char *const never[] = {"/etc",  "/dev", "/dev/null", "/root",
+                                            "/home", "/run", "/var",      "/etc/shadow"};
         for (size_t i = 0; i < sizeof(never) / sizeof(never[0]); i++)
                 cr_expect_null(mount_at(&c, never[i]), "%s is mounted", never[i]);
         for (size_t i = 0; i < c.n_mounts; i++) {
                 const struct oci_mount *m = &c.mounts[i];
-                if (m->type && strcmp(m->type, "bind") == 0 && strncmp(m->destination, "/etc/", 5) == 0)
+                if (m->type && strcmp(m->type, "bind") == 0 &&
+                    strncmp(m->destination, "/etc/", 5) == 0)
                         cr_expect(has_option(m, "ro"), "%s is writable", m->destination);
         }
 
@@ -178,11 +178,10 @@ Test(gvisor_bundle, runsc_error_log)
         write_text(path, "");
         cr_expect_eq(gvisor_read_error(path, msg, sizeof(msg)), -ENOENT);
         /* runsc writes objects back to back, without newlines. */
-        write_text(path,
-                   "{\"msg\":\"first\",\"level\":\"error\",\"time\":\"t\"}"
-                   "{\"msg\":\"only a warning\",\"level\":\"warning\",\"time\":\"t\"}"
-                   "{\"msg\":\"starting: failed to load \\\"/x\\\": no such file or "
-                   "directory\\nmore\\u0001\",\"level\":\"error\",\"time\":\"t\"}");
+        write_text(path, "{\"msg\":\"first\",\"level\":\"error\",\"time\":\"t\"}"
+                         "{\"msg\":\"only a warning\",\"level\":\"warning\",\"time\":\"t\"}"
+                         "{\"msg\":\"starting: failed to load \\\"/x\\\": no such file or "
+                         "directory\\nmore\\u0001\",\"level\":\"error\",\"time\":\"t\"}");
         cr_assert_eq(gvisor_read_error(path, msg, sizeof(msg)), 0);
         cr_expect_str_eq(msg, "starting: failed to load \"/x\": no such file or directory more?");
         cr_expect_eq(gvisor_error_exit_code(msg), 127);
@@ -208,8 +207,7 @@ Test(gvisor_bundle, refused_keys)
                 cr_assert_eq(gvisor_check_policy(&pol, &err), 0, "the defaults: %s", err.msg);
                 cr_assert_eq(policy_set_option(&pol, cases[i].opt, &err), 0);
                 cr_expect_eq(gvisor_check_policy(&pol, &err), -EOPNOTSUPP, "%s", cases[i].opt);
-                cr_expect(strncmp(err.msg, cases[i].key, strlen(cases[i].key)) == 0, "%s",
-                          err.msg);
+                cr_expect(strncmp(err.msg, cases[i].key, strlen(cases[i].key)) == 0, "%s", err.msg);
                 policy_free(&pol);
         }
 }
