@@ -3,7 +3,7 @@
  * The bundle runsc gets: made from the plan the native backend would apply,
  * so that both run the same sandbox. The plan's root is a list of mount
  * steps (rootfs/standalone.c); here each kind of step has two halves, one
- * for the host side (the skeleton directory rootfs/: its directories,
+ * for the host side (the skeleton, a tmpfs on rootfs/: its directories,
  * links and the synthesized /etc files) and one for config.json (its
  * mounts). What runsc makes itself (/dev, its devpts) and what gVisor's own
  * procfs has no use for (masks of host /proc files, read-only rebinds) is
@@ -68,6 +68,7 @@ int gvisor_sandbox_create(struct gvisor_sandbox *gs, const struct gvisor_runtime
         gs->netstack = pol->network != POLICY_NETWORK_NONE;
         snprintf(gs->id, sizeof(gs->id), "psrun-%d-%u", (int) getpid(), n);
         snprintf(gs->dir, sizeof(gs->dir), GVISOR_STATE_DIR "/%d-%u", (int) getpid(), n);
+        snprintf(gs->rootfs, sizeof(gs->rootfs), "%s/rootfs", gs->dir);
         snprintf(gs->workspace, sizeof(gs->workspace), "%s/workspace", gs->dir);
         snprintf(gs->proc, sizeof(gs->proc), "%s/proc", gs->dir);
         snprintf(gs->runsc_log, sizeof(gs->runsc_log), "%s/runsc.log", gs->dir);
@@ -495,10 +496,12 @@ static int fill_config(FILE *f, const void *arg, psrun_error *err)
 }
 
 int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan,
-                        const struct policy *pol, pid_t netns_pid, psrun_error *err)
+                        const struct policy *pol, pid_t launcher, pid_t netns_pid, psrun_error *err)
 {
+        /* The skeleton's tmpfs is mounted in the launcher's namespace only,
+         * and goes with it: nothing of it to remove afterwards. */
         struct skeleton k = {.err = err};
-        snprintf(k.root, sizeof(k.root), "%s/rootfs", gs->dir);
+        snprintf(k.root, sizeof(k.root), "/proc/%d/root%s", (int) launcher, gs->rootfs);
         for (size_t i = 0; i < plan->rootfs.n_steps; i++) {
                 const struct mount_step *s = &plan->rootfs.steps[i];
                 if ((unsigned) s->op >= _MOUNT_OP_MAX || runsc_owns(s))
@@ -508,7 +511,7 @@ int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan
                         return r;
         }
         struct gvisor_config c = {
-                .root = k.root, .workspace = gs->workspace, .netns_pid = netns_pid};
+                .root = gs->rootfs, .workspace = gs->workspace, .netns_pid = netns_pid};
         struct bundle_args a = {plan, pol, &c};
         char path[sizeof(gs->dir) + 16];
         snprintf(path, sizeof(path), "%s/config.json", gs->dir);

@@ -239,7 +239,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         if (r >= 0)
                 r = dns_proxy_start(&plan.net, net.state.nft, &proxy, err);
         if (r >= 0)
-                r = gvisor_write_bundle(&gs, &plan, pol, plan.net.veth ? l.pid : 0, err);
+                r = gvisor_write_bundle(&gs, &plan, pol, l.pid, plan.net.veth ? l.pid : 0, err);
         if (r >= 0)
                 r = gvisor_release(&l, rt->runsc, err);
         if (r >= 0)

@@ -187,7 +187,8 @@ int gvisor_session_start(const struct policy *pol, const struct plan *tmpl,
         if (r >= 0)
                 r = dns_proxy_start(&tmpl->net, g->net.nft, &g->proxy, err);
         if (r >= 0)
-                r = gvisor_write_bundle(&g->gs, &p, pol, tmpl->net.veth ? init->pid : 0, err);
+                r = gvisor_write_bundle(&g->gs, &p, pol, init->pid, tmpl->net.veth ? init->pid : 0,
+                                        err);
         if (r >= 0)
                 r = gvisor_release(init, g->gs.rt.runsc, err);
         if (r >= 0)

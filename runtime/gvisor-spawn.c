@@ -7,6 +7,7 @@
  * as one tree with the sandbox; runsc itself is told --ignore-cgroups.
  *
  * A sandbox's launcher also gets a new mount and network namespace:
+ *   - the root skeleton is a small tmpfs there, which psrun fills;
  *   - the workspace tmpfs (sized by disk_limit, owned by the sandbox user's
  *     host ids) is mounted there only, on the state directory's workspace/
  *     mount point, and given to runsc as a bind mount; psrun keeps an O_PATH
@@ -43,6 +44,7 @@
 enum spawn_step {
         SPAWN_PDEATHSIG,
         SPAWN_MOUNT_PRIVATE,
+        SPAWN_ROOTFS,
         SPAWN_WORKSPACE,
         SPAWN_PROC,
         SPAWN_HIDE_NET_CORE,
@@ -56,6 +58,7 @@ enum spawn_step {
 static const char *const step_names[_SPAWN_STEP_MAX] = {
         [SPAWN_PDEATHSIG] = "parent-death signal",
         [SPAWN_MOUNT_PRIVATE] = "make the mounts private",
+        [SPAWN_ROOTFS] = "mount the root skeleton's tmpfs",
         [SPAWN_WORKSPACE] = "mount the workspace tmpfs",
         [SPAWN_PROC] = "mount a procfs",
         [SPAWN_HIDE_NET_CORE] = "hide /proc/sys/net/core",
@@ -140,6 +143,12 @@ static _Noreturn void launcher_main(const struct gvisor_spawn *sp, int sock, pid
                 const struct gvisor_sandbox *gs = sp->gs;
                 if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                         child_fail(sock, SPAWN_MOUNT_PRIVATE, errno);
+                /* The root skeleton psrun writes next (a few small files,
+                 * no devices, no setuid ones). No nosuid/nodev flags: the
+                 * gofer remounts the root read-only from its own user
+                 * namespace, where flags set here would be locked. */
+                if (mount("tmpfs", gs->rootfs, "tmpfs", 0, "mode=0755,size=1m,nr_inodes=4096") < 0)
+                        child_fail(sock, SPAWN_ROOTFS, errno);
                 if (mount("tmpfs", gs->workspace, "tmpfs", MS_NOSUID | MS_NODEV,
                           gs->workspace_data) < 0)
                         child_fail(sock, SPAWN_WORKSPACE, errno);

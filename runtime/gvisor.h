@@ -61,6 +61,7 @@ int gvisor_check_policy(const struct policy *pol, psrun_error *err);
 struct gvisor_sandbox {
         char dir[96];             /* GVISOR_STATE_DIR/<pid>-<n>: also the bundle */
         char id[48];              /* the container's id for runsc */
+        char rootfs[128];         /* dir/rootfs: the skeleton's tmpfs's mount point */
         char workspace[128];      /* dir/workspace: the host tmpfs's mount point */
         char workspace_data[128]; /* its mount options (size, owner) */
         char proc[128];           /* dir/proc: a visible procfs (see gvisor-spawn.c) */
@@ -90,9 +91,12 @@ struct gvisor_config {
 /* The root skeleton (rootfs/: directories, links, the synthesized /etc) and
  * config.json, both made from the native backend's plan so that the two run
  * the same root: its mount steps become the skeleton's files and the
- * bundle's mounts (a table by step kind in gvisor-bundle.c). */
+ * bundle's mounts (a table by step kind in gvisor-bundle.c). The skeleton
+ * is written into the launcher's tmpfs, through /proc/<launcher>/root.
+ * netns_pid: whose network namespace the sandbox takes, 0 for a new one. */
 int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan,
-                        const struct policy *pol, pid_t netns_pid, psrun_error *err);
+                        const struct policy *pol, pid_t launcher, pid_t netns_pid,
+                        psrun_error *err);
 /* config.json alone, to f (for the unit tests too). */
 int gvisor_write_config(FILE *f, const struct plan *plan, const struct policy *pol,
                         const struct gvisor_config *c, psrun_error *err);
