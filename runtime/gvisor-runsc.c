@@ -147,7 +147,13 @@ static int cache_key(const char *runsc, char *key, size_t size)
         return 0;
 }
 
-/* The cache's lines after the key, when the key matches; "" otherwise. */
+/*
+ * The cache holds one block per runsc binary: its key line, its verdict
+ * lines, a blank line. A block whose key names the same path with another
+ * binary or boot is stale and replaced.
+ */
+
+/* The block of key (its lines after the key) into body; "" when absent. */
 static void cache_read(const char *key, char *body, size_t size)
 {
         body[0] = '\0';
@@ -156,8 +162,22 @@ static void cache_read(const char *key, char *body, size_t size)
         if (fd < 0 || read_into(fd, buf, sizeof(buf)) <= 0)
                 return;
         size_t klen = strlen(key);
-        if (strncmp(buf, key, klen) == 0 && buf[klen] == '\n')
-                snprintf(body, size, "%s", buf + klen + 1);
+        for (const char *p = buf; *p;) {
+                const char *end = strstr(p, "\n\n");
+                size_t len = end ? (size_t) (end - p) + 1 : strlen(p);
+                if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == '\n') {
+                        snprintf(body, size, "%.*s", (int) (len - klen - 1), p + klen + 1);
+                        return;
+                }
+                p += len + (end ? 1 : 0);
+        }
+}
+
+/* "runsc PATH " of a key: what a block is for. */
+static size_t key_path_len(const char *key)
+{
+        const char *sp = strchr(key + 6, ' ');
+        return sp ? (size_t) (sp - key) + 1 : strlen(key);
 }
 
 static void cache_write(const char *key, const char *body)
@@ -166,12 +186,27 @@ static void cache_write(const char *key, const char *body)
         snprintf(tmp, sizeof(tmp), "%s.%d", CACHE_PATH, (int) getpid());
         if (mkdir(GVISOR_STATE_DIR, 0711) < 0 && errno != EEXIST)
                 return;
+        char old[CACHE_MAX] = "", buf[CACHE_MAX];
+        _cleanup_close_ int in = open(CACHE_PATH, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (in >= 0)
+                (void) read_into(in, old, sizeof(old));
+        int n = snprintf(buf, sizeof(buf), "%s\n%s\n", key, body);
+        /* The other binaries' blocks, while they fit. */
+        size_t plen = key_path_len(key);
+        for (const char *p = old; *p && n > 0 && (size_t) n < sizeof(buf);) {
+                const char *end = strstr(p, "\n\n");
+                size_t len = end ? (size_t) (end - p) + 2 : strlen(p);
+                if (strncmp(p, key, plen) != 0 && strncmp(p, "runsc ", 6) == 0 &&
+                    (size_t) n + len < sizeof(buf)) {
+                        memcpy(buf + n, p, len);
+                        n += (int) len;
+                }
+                p += len;
+        }
         _cleanup_close_ int fd =
                 open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         if (fd < 0)
                 return;
-        char buf[CACHE_MAX];
-        int n = snprintf(buf, sizeof(buf), "%s\n%s", key, body);
         if (n > 0 && (size_t) n < sizeof(buf) && write_all(fd, buf, (size_t) n) == 0 &&
             rename(tmp, CACHE_PATH) == 0)
                 return;
