@@ -11,7 +11,8 @@
  *
  * Stages (docs/testing.md lists them): create:state, create:planned,
  * create:cgroups, create:cloned, create:pid, create:released, create:ready;
- * run:cgroup, run:cloned, run:confined, run:released.
+ * run:cgroup, run:cloned, run:confined, run:released; gvisor:cgroup,
+ * gvisor:cloned, gvisor:released (backend: gvisor).
  */
 
 void fault_point(const char *stage);
