@@ -139,8 +139,9 @@ static void fill_result(int status, bool timed_out, const struct cgroup_stats *s
         res->cpu_ms = st->cpu_usec / 1000;
         res->peak_memory_bytes = st->memory_peak_bytes;
         char msg[400];
-        /* 128 is runsc's own failure; the command's is told by the log. */
-        if (!timed_out && st->oom_kills == 0 && res->exit_code == 128 &&
+        /* 128 is runsc's own failure; the command's is told by the log. A
+         * sandbox that died of a limit was killed by it. */
+        if (!timed_out && st->oom_kills == 0 && st->pids_max_hits == 0 && res->exit_code == 128 &&
             gvisor_read_error(gs->runsc_log, msg, sizeof(msg)) == 0) {
                 res->reason = RUN_REASON_SETUP_ERROR;
                 res->exit_code = gvisor_error_exit_code(msg);

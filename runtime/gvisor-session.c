@@ -58,8 +58,15 @@ static const char kill_script[] =
 
 struct exec_files {
         char dir[160];
-        int in[3], out[3]; /* stdio as given, and as runsc got it */
+        int in[3], out[3];                 /* stdio as given, and as runsc got it */
+        uint64_t oom_kills, pids_max_hits; /* the session cgroup's at the start */
         bool used;
+};
+
+/* A kill helper running on its own (after an exec's end). */
+struct killer {
+        struct launch l; /* pidfd -1: free */
+        unsigned seq;    /* its files: kill-<seq>.json, kill-<seq>.log */
 };
 
 struct gvisor_session {
@@ -71,6 +78,8 @@ struct gvisor_session {
         struct netns_state net;
         struct dns_proxy *proxy;
         struct exec_files execs[MAX_EXECS];
+        struct killer killers[MAX_EXECS];
+        unsigned kill_seq;
 };
 
 static uint64_t now_ms(void)
@@ -122,9 +131,9 @@ static int wait_ready(struct gvisor_session *g, struct launch *init, int fd, psr
         return 0;
 }
 
-int gvisor_session_start(const struct policy *pol, const struct plan *tmpl,
-                         const char *cgroup_parent, struct cgroup **cg, struct launch *init,
-                         int *ws_fd, struct gvisor_session **ret, psrun_error *err)
+int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char *cgroup_parent,
+                         struct cgroup **cg, struct launch *init, int *ws_fd,
+                         struct gvisor_session **ret, psrun_error *err)
 {
         int r = gvisor_check_policy(pol, err);
         struct gvisor_runtime rt;
@@ -138,6 +147,8 @@ int gvisor_session_start(const struct policy *pol, const struct plan *tmpl,
         g->pol = pol;
         g->tmpl = tmpl;
         g->netns_fd = -1;
+        for (unsigned i = 0; i < MAX_EXECS; i++)
+                g->killers[i].l = (struct launch) LAUNCH_INIT;
         *ret = g;
         r = gvisor_sandbox_create(&g->gs, &rt, pol, err);
         if (r < 0)
@@ -152,6 +163,21 @@ int gvisor_session_start(const struct policy *pol, const struct plan *tmpl,
         if (r < 0)
                 return r;
         g->cg = *cg;
+        /*
+         * A fork bomb that reaches the host's pids limit may leave the
+         * sentry unable to make a thread, and the Go runtime then ends the
+         * sentry, and with it the session. gVisor enforces RLIMIT_NPROC for
+         * the sandbox's user, for every process of it in the sandbox: the
+         * policy's pids_limit there (+ the init and its sleep) makes such an
+         * exec fail to fork inside, and the session lives on. The host
+         * limit stays behind it (for root, whom RLIMIT_NPROC does not
+         * stop).
+         */
+        if (tmpl->n_rlimits < PLAN_MAX_RLIMITS)
+                tmpl->rlimits[tmpl->n_rlimits++] = (struct plan_rlimit){
+                        .resource = RLIMIT_NPROC,
+                        .limit = {pol->pids_limit + 2, pol->pids_limit + 2},
+                };
 
         struct plan p = *tmpl; /* shallow: the init's command only differs */
         char *init_argv[] = {"/bin/sh", "-c", (char *) init_script, NULL};
@@ -230,6 +256,11 @@ int gvisor_session_exec(struct gvisor_session *g, unsigned slot, const struct pl
         memcpy(x->in, fds, sizeof(x->in));
         gvisor_stdio_open(x->in, x->out);
         x->used = true;
+        /* What the exec hits shows as a change of the session's counts. */
+        struct cgroup_stats st = {0};
+        (void) cgroup_read_stats(g->cg, &st, NULL);
+        x->oom_kills = st.oom_kills;
+        x->pids_max_hits = st.pids_max_hits;
         struct gvisor_spawn sp = {
                 .argv = rargv,
                 .stdio = {x->out[0], x->out[1], x->out[2]},
@@ -247,53 +278,167 @@ int gvisor_session_exec(struct gvisor_session *g, unsigned slot, const struct pl
                 }
                 launch_close(l);
                 char unused[8];
-                (void) gvisor_session_exec_done(g, slot, unused, sizeof(unused));
+                struct cgroup_stats ignored;
+                (void) gvisor_session_exec_done(g, slot, &ignored, unused, sizeof(unused));
                 return psrun_error_prefix(err, "exec");
         }
         return 0;
 }
 
-void gvisor_session_kill_exec(struct gvisor_session *g, unsigned slot)
+/* The exec's pid inside the sandbox, which runsc exec writes once the
+ * process runs: waited for (bounded) while runsc exec lives. */
+static bool exec_pid(struct gvisor_session *g, unsigned slot, int client_pidfd, char *pid,
+                     size_t size)
+{
+        char pidfile[224];
+        exec_path(g, slot, "pid", pidfile, sizeof(pidfile));
+        uint64_t deadline = now_ms() + KILL_TIMEOUT_MS;
+        for (;;) {
+                _cleanup_close_ int fd = open(pidfile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+                if (fd >= 0 && read_into(fd, pid, size) > 0) {
+                        pid[strspn(pid, "0123456789")] = '\0';
+                        if (pid[0])
+                                return true;
+                }
+                struct pollfd p = {client_pidfd, POLLIN, 0};
+                if (now_ms() >= deadline || poll(&p, 1, 10) != 0)
+                        return false; /* gone, or never started inside */
+        }
+}
+
+static void killer_path(const struct gvisor_session *g, unsigned seq, const char *ext, char *buf,
+                        size_t size)
+{
+        snprintf(buf, size, "%s/kill-%u.%s", g->gs.dir, seq, ext);
+}
+
+static void killer_files_remove(const struct gvisor_session *g, unsigned seq)
+{
+        char path[224];
+        killer_path(g, seq, "json", path, sizeof(path));
+        (void) unlink(path);
+        killer_path(g, seq, "log", path, sizeof(path));
+        (void) unlink(path);
+}
+
+/* Starts `runsc exec` of the kill script for session pid (as root, with
+ * CAP_KILL only); its files are named by seq. */
+static int start_killer(struct gvisor_session *g, const char *pid, unsigned seq, struct launch *l)
+{
+        *l = (struct launch) LAUNCH_INIT;
+        char json[224], log[224];
+        killer_path(g, seq, "json", json, sizeof(json));
+        killer_path(g, seq, "log", log, sizeof(log));
+        killer_files_remove(g, seq);
+        char *argv[] = {"/bin/sh", "-c", (char *) kill_script, "psrun-kill", (char *) pid, NULL};
+        char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+        int r = gvisor_write_process(json, argv, envp, "/", g->tmpl, g->pol, true, NULL);
+        char *sub[] = {"exec", "--process", json, g->gs.id, NULL};
+        _cleanup_strv_free_ char **rargv = r < 0 ? NULL : gvisor_runsc_argv(&g->gs, log, sub);
+        if (!rargv)
+                return -ENOMEM;
+        struct gvisor_spawn sp = {
+                .argv = rargv, .stdio = {-1, -1, -1}, .cg = NULL, .netns_fd = g->netns_fd};
+        r = gvisor_spawn(&sp, l, NULL, NULL);
+        if (r >= 0)
+                r = gvisor_release(l, g->gs.rt.runsc, NULL);
+        if (r < 0) {
+                if (l->pidfd >= 0) {
+                        (void) syscall(SYS_pidfd_send_signal, l->pidfd, SIGKILL, NULL, 0);
+                        siginfo_t si;
+                        (void) waitid((idtype_t) P_PIDFD, (id_t) l->pidfd, &si, WEXITED);
+                }
+                launch_close(l);
+                killer_files_remove(g, seq);
+        }
+        return r;
+}
+
+/* Reap the kill helpers that are done (all of them, SIGKILLed, with
+ * wait). */
+static void reap_killers(struct gvisor_session *g, bool wait)
+{
+        for (unsigned i = 0; i < MAX_EXECS; i++) {
+                struct killer *k = &g->killers[i];
+                if (k->l.pidfd < 0)
+                        continue;
+                if (wait)
+                        (void) syscall(SYS_pidfd_send_signal, k->l.pidfd, SIGKILL, NULL, 0);
+                siginfo_t si = {0};
+                if (waitid((idtype_t) P_PIDFD, (id_t) k->l.pidfd, &si,
+                           WEXITED | (wait ? 0 : WNOHANG)) < 0 ||
+                    (!wait && si.si_pid == 0))
+                        continue;
+                launch_close(&k->l);
+                killer_files_remove(g, k->seq);
+        }
+}
+
+void gvisor_session_kill_exec(struct gvisor_session *g, unsigned slot, int client_pidfd)
 {
         if (slot >= MAX_EXECS || !g->execs[slot].used)
                 return;
-        char pidfile[224], json[224], log[224], pid[24] = "";
-        exec_path(g, slot, "pid", pidfile, sizeof(pidfile));
-        exec_path(g, slot, "kill.json", json, sizeof(json));
-        exec_path(g, slot, "kill.log", log, sizeof(log));
-        _cleanup_close_ int fd = open(pidfile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0 || read_into(fd, pid, sizeof(pid)) <= 0)
-                return; /* it never started inside */
-        pid[strspn(pid, "0123456789")] = '\0';
-        if (!pid[0])
+        char pid[24] = "";
+        if (!exec_pid(g, slot, client_pidfd, pid, sizeof(pid)))
                 return;
-        (void) unlink(json);
-        char *argv[] = {"/bin/sh", "-c", (char *) kill_script, "psrun-kill", pid, NULL};
-        char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-        if (gvisor_write_process(json, argv, envp, "/", g->tmpl, g->pol, true, NULL) < 0)
+        struct launch l;
+        unsigned seq = g->kill_seq++;
+        if (start_killer(g, pid, seq, &l) < 0)
                 return;
-        char *sub[] = {"exec", "--process", json, g->gs.id, NULL};
-        _cleanup_strv_free_ char **rargv = gvisor_runsc_argv(&g->gs, log, sub);
-        if (!rargv)
-                return;
-        struct gvisor_spawn sp = {
-                .argv = rargv, .stdio = {-1, -1, -1}, .cg = NULL, .netns_fd = g->netns_fd};
-        (void) gvisor_spawn_wait(&sp, KILL_TIMEOUT_MS, NULL);
+        struct pollfd p = {l.pidfd, POLLIN, 0};
+        while (poll(&p, 1, KILL_TIMEOUT_MS) < 0 && errno == EINTR)
+                ;
+        (void) syscall(SYS_pidfd_send_signal, l.pidfd, SIGKILL, NULL, 0);
+        siginfo_t si;
+        (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
+        launch_close(&l);
+        killer_files_remove(g, seq);
 }
 
-int gvisor_session_exec_done(struct gvisor_session *g, unsigned slot, char *msg, size_t size)
+/*
+ * Natively, what an exec leaves running is killed with its cgroup when the
+ * command ends. Here its processes are the sentry's: the exec's session is
+ * killed from inside, by a kill helper started now and not waited for
+ * (the result goes out at once; a client waiting for the end of its output
+ * gets it when the leftovers die).
+ */
+static void kill_leftovers(struct gvisor_session *g, unsigned slot)
 {
+        char pidfile[224], pid[24] = "";
+        exec_path(g, slot, "pid", pidfile, sizeof(pidfile));
+        _cleanup_close_ int fd = open(pidfile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0 || read_into(fd, pid, sizeof(pid)) <= 0)
+                return;
+        pid[strspn(pid, "0123456789")] = '\0';
+        reap_killers(g, false);
+        for (unsigned i = 0; pid[0] && i < MAX_EXECS; i++)
+                if (g->killers[i].l.pidfd < 0) {
+                        g->killers[i].seq = g->kill_seq++;
+                        (void) start_killer(g, pid, g->killers[i].seq, &g->killers[i].l);
+                        return;
+                }
+}
+
+int gvisor_session_exec_done(struct gvisor_session *g, unsigned slot, struct cgroup_stats *st,
+                             char *msg, size_t size)
+{
+        memset(st, 0, sizeof(*st));
         if (slot >= MAX_EXECS || !g->execs[slot].used)
                 return 0;
         struct exec_files *x = &g->execs[slot];
+        struct cgroup_stats now = {0};
+        (void) cgroup_read_stats(g->cg, &now, NULL);
+        st->oom_kills = now.oom_kills - x->oom_kills;
+        st->pids_max_hits = now.pids_max_hits - x->pids_max_hits;
         char log[224];
         exec_path(g, slot, "runsc.log", log, sizeof(log));
         int code = 0;
         if (gvisor_read_error(log, msg, size) == 0)
                 code = gvisor_error_exit_code(msg);
+        else
+                kill_leftovers(g, slot);
         gvisor_stdio_done(x->in, x->out);
-        static const char *const files[] = {"process.json", "pid", "runsc.log", "kill.json",
-                                            "kill.log"};
+        static const char *const files[] = {"process.json", "pid", "runsc.log"};
         for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
                 char path[224];
                 exec_path(g, slot, files[i], path, sizeof(path));
@@ -308,6 +453,7 @@ void gvisor_session_stop(struct gvisor_session *g)
 {
         if (!g)
                 return;
+        reap_killers(g, true);
         dns_proxy_stop(g->proxy, NULL);
         if (g->tmpl)
                 netns_teardown(&g->tmpl->net, &g->net);

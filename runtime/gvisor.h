@@ -170,20 +170,25 @@ struct cgroup;
 
 /* The session's sandbox: its cgroup (made here, below cgroup_parent), runsc
  * run as init (poll its pidfd: the session ends with it), the workspace's
- * fd. tmpl is the session's plan (its network is set up here) and must
- * outlive the session. On failure *ret may be set: gvisor_session_stop it. */
-int gvisor_session_start(const struct policy *pol, const struct plan *tmpl,
-                         const char *cgroup_parent, struct cgroup **cg, struct launch *init,
-                         int *ws_fd, struct gvisor_session **ret, psrun_error *err);
+ * fd. tmpl is the session's plan: its network is set up here, an rlimit is
+ * added for every exec; it must outlive the session. On failure *ret may
+ * be set: gvisor_session_stop it. */
+int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char *cgroup_parent,
+                         struct cgroup **cg, struct launch *init, int *ws_fd,
+                         struct gvisor_session **ret, psrun_error *err);
 /* One exec (slot: the supervisor's, below 64): runsc exec of p's argv, env
  * and workdir with fds as stdio; l is the runsc exec process. */
 int gvisor_session_exec(struct gvisor_session *g, unsigned slot, const struct plan *p,
                         const int fds[3], struct launch *l, psrun_error *err);
 /* Kill every process of the exec's session inside the sandbox (waits for
  * it, bounded). */
-void gvisor_session_kill_exec(struct gvisor_session *g, unsigned slot);
-/* Once the exec's runsc exited: its files removed; a runsc error (the
- * command could not start) in msg and its exit code returned, else 0. */
-int gvisor_session_exec_done(struct gvisor_session *g, unsigned slot, char *msg, size_t size);
+void gvisor_session_kill_exec(struct gvisor_session *g, unsigned slot, int client_pidfd);
+/* Once the exec's runsc exited: its files removed; in st the OOM kills
+ * and refused forks of the sandbox while it ran (it has no cgroup of its
+ * own); a runsc error (the command could not start) in msg and its exit
+ * code returned, else 0. */
+struct cgroup_stats;
+int gvisor_session_exec_done(struct gvisor_session *g, unsigned slot, struct cgroup_stats *st,
+                             char *msg, size_t size);
 /* After the sandbox is gone: the network, the state directory; frees g. */
 void gvisor_session_stop(struct gvisor_session *g);

@@ -87,8 +87,10 @@ struct sess_backend {
                     struct cgroup **cg, psrun_error *err);
         void (*kill_exec)(struct supervisor *s, struct exec_slot *e);
         void (*signal_exec)(struct supervisor *s, struct exec_slot *e, int sig);
-        /* The exec's process was reaped: fill in what the backend knows. */
-        void (*exec_done)(struct supervisor *s, struct exec_slot *e, siginfo_t *si);
+        /* The exec's process was reaped: fill in what the backend knows
+         * (its status, its stats when it has no cgroup of its own). */
+        void (*exec_done)(struct supervisor *s, struct exec_slot *e, siginfo_t *si,
+                          struct cgroup_stats *st);
         void (*stop)(struct supervisor *s);
 };
 
@@ -214,14 +216,14 @@ static void finish_exec(struct supervisor *s, struct exec_slot *e)
         while (waitid((idtype_t) P_PIDFD, (id_t) e->l.pidfd, &si, WEXITED) < 0 && errno == EINTR)
                 ;
         drain_exec_messages(s, e);
-        if (s->backend->exec_done)
-                s->backend->exec_done(s, e, &si);
         /* Background processes do not outlive their command. */
         struct cgroup_stats st = {0};
         if (e->cg) {
                 (void) cgroup_kill(e->cg, NULL);
                 (void) cgroup_read_stats(e->cg, &st, NULL);
         }
+        if (s->backend->exec_done)
+                s->backend->exec_done(s, e, &si, &st);
         struct sess_reply rep = {.kind = SESS_REPLY_RESULT, .pid = e->l.pid};
         fill_exec_result(e, &si, &st, workspace_full(s->workspace_fd), &rep.result);
         snprintf(rep.result.backend, sizeof(rep.result.backend), "%s", s->backend->name);
@@ -856,7 +858,7 @@ static void kill_exec_gvisor(struct supervisor *s, struct exec_slot *e)
 {
         /* The command's processes first (inside the sandbox), then the
          * runsc exec that waits for them. */
-        gvisor_session_kill_exec(s->gvisor, (unsigned) (e - s->execs));
+        gvisor_session_kill_exec(s->gvisor, (unsigned) (e - s->execs), e->l.pidfd);
         (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, SIGKILL, NULL, 0);
 }
 
@@ -869,10 +871,22 @@ static void signal_exec_gvisor(struct supervisor *s, struct exec_slot *e, int si
                 (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, sig, NULL, 0);
 }
 
-static void exec_done_gvisor(struct supervisor *s, struct exec_slot *e, siginfo_t *si)
+static void exec_done_gvisor(struct supervisor *s, struct exec_slot *e, siginfo_t *si,
+                             struct cgroup_stats *st)
 {
         char msg[400];
-        int code = gvisor_session_exec_done(s->gvisor, (unsigned) (e - s->execs), msg, sizeof(msg));
+        int code = gvisor_session_exec_done(s->gvisor, (unsigned) (e - s->execs), st, msg,
+                                            sizeof(msg));
+        /* The sandbox was OOM-killed, or starved of host tasks, with the
+         * exec in it (which ends the session): a kill, not runsc's
+         * complaint about the sandbox being gone. */
+        if (st->oom_kills > 0 || st->pids_max_hits > 0) {
+                if (si->si_code == CLD_EXITED && si->si_status == 128) {
+                        si->si_code = CLD_KILLED;
+                        si->si_status = SIGKILL;
+                }
+                return;
+        }
         /* runsc exec flattens a killed command's status to 128+N; a kill
          * of psrun's own is reported as natively. */
         if (e->timed_out && si->si_code == CLD_EXITED && si->si_status == 128 + SIGKILL) {

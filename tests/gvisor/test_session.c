@@ -133,3 +133,56 @@ BOTH_BACKENDS(gvisor_session, killed_supervisor_then_gc)
         char why[512];
         cr_expect(gv_no_state_of(t.supervisor, why, sizeof(why)), "left: %s", why);
 }
+
+/* A fork bomb in an exec stops at pids_limit and the session lives on:
+ * natively at the exec's cgroup (reason "pids"), under gVisor at the
+ * sandbox user's RLIMIT_NPROC inside the sentry (the exec just fails to
+ * fork). */
+BOTH_BACKENDS(gvisor_session, fork_bomb_leaves_the_session)
+{
+        struct sess t = {0};
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "%s:/probe:ro", test_helper_path("probe"));
+        const char *const more[] = {"pids_limit", "16", "mounts", mount, NULL};
+        start(&t, backend, more);
+        char *bomb[] = {"/probe", "forkbomb", NULL};
+        psrun_exec_result res;
+        psrun_error err = {0};
+        psrun_exec_options o = {.timeout_ms = 30000};
+        cr_assert_eq(psrun_exec(t.s, bomb, &o, &res, &err), 0, "%s", err.msg);
+        cr_expect_neq(res.result.exit_code, 0);
+        if (strcmp(backend, "native") == 0)
+                cr_expect_str_eq(res.result.reason, "pids");
+        else
+                cr_expect_str_eq(res.result.reason, "exited", "%s", res.result.error);
+        psrun_exec_result_free(&res);
+        sess_sh_ok(&t, "echo still here");
+        sess_end(&t);
+}
+
+/* Under gVisor an OOM kill is the sandbox's: the exec says "oom", and the
+ * session ends, leaving nothing behind. */
+Test(gvisor_session, oom_ends_the_gvisor_session)
+{
+        gv_require();
+        struct sess t = {0};
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "%s:/probe:ro", test_helper_path("probe"));
+        const char *const more[] = {"memory_limit", "128M", "mounts", mount, NULL};
+        start(&t, "gvisor", more);
+        char *hog[] = {"/probe", "hog", "600M", NULL};
+        psrun_exec_result res;
+        psrun_error err = {0};
+        cr_assert_eq(psrun_exec(t.s, hog, NULL, &res, &err), 0, "%s", err.msg);
+        cr_expect_str_eq(res.result.reason, "oom", "%s", res.result.error);
+        cr_expect_eq(res.result.exit_code, 137);
+        psrun_exec_result_free(&res);
+        for (int i = 0; i < 300 && !sess_pid_gone(t.supervisor); i++)
+                usleep(10000);
+        cr_expect_lt(psrun_exec_shell(t.s, "true", NULL, &res, &err), 0, "the session lived on");
+        psrun_session_close(t.s);
+        t.s = NULL;
+        sess_end(&t);
+        char why[512];
+        cr_expect(gv_no_state_of(t.supervisor, why, sizeof(why)), "left: %s", why);
+}
