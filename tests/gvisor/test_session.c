@@ -186,3 +186,29 @@ Test(gvisor_session, oom_ends_the_gvisor_session)
         char why[512];
         cr_expect(gv_no_state_of(t.supervisor, why, sizeof(why)), "left: %s", why);
 }
+
+/* What an exec leaves running holding its output is killed when the exec
+ * ends: the caller gets its result (and the end of the output) at once. */
+BOTH_BACKENDS(gvisor_session, leftovers_do_not_hold_the_exec)
+{
+        struct sess t = {0};
+        start(&t, backend, NULL);
+        psrun_exec_result res = sess_sh(&t, "sleep 113 & echo started", NULL);
+        cr_expect_str_eq(res.stdout_data, "started\n");
+        cr_expect_lt(res.result.wall_ms, 10000);
+        psrun_exec_result_free(&res);
+        /* Gone a moment later (under gVisor the kill runs after the result). */
+        bool gone = false;
+        for (int i = 0; i < 50 && !gone; i++) {
+                res = sess_sh(&t,
+                              "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f 2>/dev/null; "
+                              "echo; done | grep -c 'sleep 113' || true",
+                              NULL);
+                gone = strcmp(res.stdout_data, "0\n") == 0;
+                psrun_exec_result_free(&res);
+                if (!gone)
+                        usleep(100000);
+        }
+        cr_expect(gone, "%s: the exec's sleep is still running", backend);
+        sess_end(&t);
+}
