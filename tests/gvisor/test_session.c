@@ -202,7 +202,7 @@ BOTH_BACKENDS(gvisor_session, leftovers_do_not_hold_the_exec)
         for (int i = 0; i < 50 && !gone; i++) {
                 res = sess_sh(&t,
                               "for f in /proc/[0-9]*/cmdline; do tr '\\0' ' ' < $f 2>/dev/null; "
-                              "echo; done | grep -c 'sleep 113' || true",
+                              "echo; done | grep -c 'sleep 11[3]' || true",
                               NULL);
                 gone = strcmp(res.stdout_data, "0\n") == 0;
                 psrun_exec_result_free(&res);
