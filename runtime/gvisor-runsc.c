@@ -183,7 +183,8 @@ static size_t key_path_len(const char *key)
 static void cache_write(const char *key, const char *body)
 {
         char tmp[sizeof(CACHE_PATH) + 24];
-        snprintf(tmp, sizeof(tmp), "%s.%d", CACHE_PATH, (int) getpid());
+        /* Per thread: two runs of one embedder may write at once. */
+        snprintf(tmp, sizeof(tmp), "%s.%d", CACHE_PATH, (int) gettid());
         if (mkdir(GVISOR_STATE_DIR, 0711) < 0 && errno != EEXIST)
                 return;
         char old[CACHE_MAX] = "", buf[CACHE_MAX];

@@ -80,6 +80,7 @@ struct gvisor_session {
         struct exec_files execs[MAX_EXECS];
         struct killer killers[MAX_EXECS];
         unsigned kill_seq;
+        bool ending; /* the sandbox is being killed: no more kill helpers */
 };
 
 static uint64_t now_ms(void)
@@ -411,6 +412,8 @@ static void kill_leftovers(struct gvisor_session *g, unsigned slot)
                 return;
         pid[strspn(pid, "0123456789")] = '\0';
         reap_killers(g, false);
+        if (g->ending)
+                return;
         for (unsigned i = 0; pid[0] && i < MAX_EXECS; i++)
                 if (g->killers[i].l.pidfd < 0) {
                         g->killers[i].seq = g->kill_seq++;
@@ -447,6 +450,12 @@ int gvisor_session_exec_done(struct gvisor_session *g, unsigned slot, struct cgr
         (void) rmdir(x->dir);
         x->used = false;
         return code;
+}
+
+void gvisor_session_ending(struct gvisor_session *g)
+{
+        if (g)
+                g->ending = true;
 }
 
 void gvisor_session_stop(struct gvisor_session *g)

@@ -190,5 +190,7 @@ void gvisor_session_kill_exec(struct gvisor_session *g, unsigned slot, int clien
 struct cgroup_stats;
 int gvisor_session_exec_done(struct gvisor_session *g, unsigned slot, struct cgroup_stats *st,
                              char *msg, size_t size);
+/* The session is ending: the execs that end now die with the sandbox. */
+void gvisor_session_ending(struct gvisor_session *g);
 /* After the sandbox is gone: the network, the state directory; frees g. */
 void gvisor_session_stop(struct gvisor_session *g);

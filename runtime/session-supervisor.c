@@ -91,6 +91,7 @@ struct sess_backend {
          * (its status, its stats when it has no cgroup of its own). */
         void (*exec_done)(struct supervisor *s, struct exec_slot *e, siginfo_t *si,
                           struct cgroup_stats *st);
+        void (*ending)(struct supervisor *s); /* shut_down begins */
         void (*stop)(struct supervisor *s);
 };
 
@@ -436,6 +437,8 @@ static void remove_state_dir(const char *dir)
 /* Kill everything, report to whoever waits, remove every trace, exit. */
 static _Noreturn void shut_down(struct supervisor *s, int destroy_conn)
 {
+        if (s->backend->ending)
+                s->backend->ending(s);
         /* Execs first: they are our children in init's pid namespace, and
          * init, dying, waits until every process of its namespace is
          * reaped (zap_pid_ns_processes) — so reap them before waiting for
@@ -900,6 +903,11 @@ static void exec_done_gvisor(struct supervisor *s, struct exec_slot *e, siginfo_
         }
 }
 
+static void ending_gvisor(struct supervisor *s)
+{
+        gvisor_session_ending(s->gvisor);
+}
+
 static void stop_gvisor(struct supervisor *s)
 {
         gvisor_session_stop(s->gvisor);
@@ -919,6 +927,7 @@ static const struct sess_backend sess_backends[_POLICY_BACKEND_MAX] = {
                                    .kill_exec = kill_exec_gvisor,
                                    .signal_exec = signal_exec_gvisor,
                                    .exec_done = exec_done_gvisor,
+                                   .ending = ending_gvisor,
                                    .stop = stop_gvisor},
 };
 
