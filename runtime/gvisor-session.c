@@ -72,7 +72,7 @@ struct killer {
 struct gvisor_session {
         struct gvisor_sandbox gs;
         const struct policy *pol;
-        const struct plan *tmpl;
+        struct plan *tmpl;
         struct cgroup *cg;
         int netns_fd; /* the launcher's: runsc's control socket is there */
         struct netns_state net;
@@ -464,8 +464,12 @@ void gvisor_session_stop(struct gvisor_session *g)
                 return;
         reap_killers(g, true);
         dns_proxy_stop(g->proxy, NULL);
-        if (g->tmpl)
+        /* The supervisor exits without freeing its plan: the address
+         * lease goes back here. */
+        if (g->tmpl) {
                 netns_teardown(&g->tmpl->net, &g->net);
+                netns_release(&g->tmpl->net);
+        }
         safe_close(g->netns_fd);
         for (unsigned i = 0; i < MAX_EXECS; i++)
                 if (g->execs[i].used)

@@ -5,6 +5,10 @@
  * by its timeout while the session lives on, and nothing left after
  * destroy or after the supervisor is killed.
  */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include "gvisor/common.h"
 #include "session/common.h"
 
@@ -211,4 +215,56 @@ BOTH_BACKENDS(gvisor_session, leftovers_do_not_hold_the_exec)
         }
         cr_expect(gone, "%s: the exec's sleep is still running", backend);
         sess_end(&t);
+}
+
+/* Address leases under /run/psrun/net that nobody holds (their owner is
+ * gone) and that were not there before. */
+static int orphan_leases(char before[][64], size_t n_before, char *why, size_t size)
+{
+        DIR *d = opendir("/run/psrun/net");
+        int found = 0;
+        struct dirent *de;
+        while (d && (de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                bool old = false;
+                for (size_t i = 0; i < n_before; i++)
+                        old |= strcmp(before[i], de->d_name) == 0;
+                char path[320];
+                snprintf(path, sizeof(path), "/run/psrun/net/%s", de->d_name);
+                int fd = open(path, O_RDWR | O_CLOEXEC);
+                if (!old && fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+                        snprintf(why, size, "%s", de->d_name);
+                        found++;
+                }
+                if (fd >= 0)
+                        close(fd);
+        }
+        if (d)
+                closedir(d);
+        return found;
+}
+
+/* A session with a network under gVisor: the sandbox has psrun's resolver,
+ * and destroy gives the address lease back. */
+Test(gvisor_session, network_session_gives_its_lease_back)
+{
+        gv_require();
+        char before[256][64];
+        size_t n = 0;
+        DIR *d = opendir("/run/psrun/net");
+        struct dirent *de;
+        while (d && (de = readdir(d)) && n < 256)
+                snprintf(before[n++], sizeof(before[0]), "%s", de->d_name);
+        if (d)
+                closedir(d);
+        struct sess t = {0};
+        const char *const more[] = {"network", "full", NULL};
+        start(&t, "gvisor", more);
+        psrun_exec_result res = sess_sh(&t, "grep -c '^nameserver ' /etc/resolv.conf", NULL);
+        cr_expect_str_eq(res.stdout_data, "1\n", "%s", res.stderr_data);
+        psrun_exec_result_free(&res);
+        sess_end(&t);
+        char why[128] = "";
+        cr_expect_eq(orphan_leases(before, n, why, sizeof(why)), 0, "lease left: %s", why);
 }
