@@ -11,6 +11,10 @@
 #   oci-exec      psrun exec ID true into a running OCI container (busybox
 #                 bundle, psrun as the OCI runtime)
 #   runc-exec     runc exec into the same bundle run by runc (when installed)
+#   gvisor-exec   psrun session exec into a session with backend: gvisor
+#                 (runsc exec into the session's sandbox, behind the supervisor)
+#   runsc-exec    runsc exec into the busybox bundle run by runsc alone
+#                 (--ignore-cgroups --network=none, psrun's platform)
 #
 # then, in process through the public API (bench/session-api.c, built
 # against libpsrun.so next to PSRUN): psrun_exec of `true`, create+destroy,
@@ -38,10 +42,14 @@ TMP=$(mktemp -d /tmp/psrun-bench-session.XXXXXX)
 chmod 0755 "$TMP"
 export PSRUN_SESSION_ROOT=$TMP/sessions
 SID=bench-$$
+GSID=bench-gvisor-$$
 OCI_ID=bench-oci-$$
 RUNC_ID=bench-runc-$$
+RUNSC_ID=bench-runsc-$$
 cleanup() {
 	"$PSRUN" session destroy "$SID" >/dev/null 2>&1
+	"$PSRUN" session destroy "$GSID" >/dev/null 2>&1
+	command -v runsc >/dev/null && runsc --root "$TMP/runsc" delete --force "$RUNSC_ID" >/dev/null 2>&1
 	"$PSRUN" --root "$TMP/oci" delete --force "$OCI_ID" >/dev/null 2>&1
 	command -v runc >/dev/null && runc --root "$TMP/runc" delete --force "$RUNC_ID" >/dev/null 2>&1
 	rm -rf "$TMP"
@@ -70,10 +78,26 @@ if command -v runc >/dev/null &&
 	have_runc=1
 fi
 
+have_gvisor=0
+if command -v runsc >/dev/null &&
+	"$PSRUN" session create --name "$GSID" -o backend=gvisor >/dev/null 2>"$TMP/gvisor.err"; then
+	have_gvisor=1
+fi
+have_runsc=0
+RUNSC_PLATFORM=$(awk '$2 == "ok" { print $1; exit }' /run/psrun-gvisor/platforms 2>/dev/null)
+if [ $have_gvisor = 1 ] && runsc --root "$TMP/runsc" --ignore-cgroups --network=none \
+	--platform="${RUNSC_PLATFORM:-ptrace}" run --bundle "$TMP/bundle" --detach "$RUNSC_ID" \
+	</dev/null >/dev/null 2>&1; then
+	have_runsc=1
+fi
+
 declare -A samples
 rows="session-exec run"
 [ $have_oci = 1 ] && rows="$rows oci-exec" || echo "oci-exec: skipped (the OCI container did not start)"
 [ $have_runc = 1 ] && rows="$rows runc-exec" || echo "runc-exec: skipped (runc missing or failed)"
+[ $have_gvisor = 1 ] && rows="$rows gvisor-exec" ||
+	echo "gvisor-exec: skipped ($(head -c 300 "$TMP/gvisor.err" 2>/dev/null || echo runsc missing))"
+[ $have_runsc = 1 ] && rows="$rows runsc-exec" || echo "runsc-exec: skipped (runsc missing or failed)"
 
 one() {
 	case $1 in
@@ -81,6 +105,8 @@ one() {
 	run) "$PSRUN" run -- true ;;
 	oci-exec) "$PSRUN" --root "$TMP/oci" exec "$OCI_ID" true ;;
 	runc-exec) runc --root "$TMP/runc" exec "$RUNC_ID" true ;;
+	gvisor-exec) "$PSRUN" session exec "$GSID" -- true ;;
+	runsc-exec) runsc --root "$TMP/runsc" exec "$RUNSC_ID" /bin/true ;;
 	esac
 }
 

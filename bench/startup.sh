@@ -16,6 +16,10 @@
 #   runc     runc run on the same bundle
 #   psrun-oci  psrun as an OCI runtime (`psrun run --bundle`) on the same
 #            bundle: what Docker or containerd would pay with psrun
+#   psrun-gvisor  psrun run -o backend=gvisor -- true: the same sandbox under
+#            gVisor (runsc inside psrun's cgroups and namespaces)
+#   runsc    runsc run on the same bundle (--ignore-cgroups --network=none,
+#            on the platform psrun chose): gVisor alone
 #   spawn    /usr/bin/true: what the harness itself costs per run
 #
 # Each round runs every tool once, in an order that rotates from round to
@@ -31,7 +35,7 @@
 #   BENCH_RUNS=200          measured rounds
 #   BENCH_WARMUP=10         rounds thrown away first
 #   BENCH_MAX_SECONDS=150   stop measuring after this long (fewer rounds)
-#   BENCH_TOOLS="psrun unshare bwrap crun runc"
+#   BENCH_TOOLS="psrun unshare bwrap crun runc psrun-oci psrun-gvisor runsc"
 #   BENCH_OUT=DIR           keep raw samples (samples.csv), the table
 #                           (summary.txt) and the OCI config there
 #   BENCH_HYPERFINE=1       afterwards, a non-interleaved cross-check with
@@ -57,7 +61,7 @@ case "$PSRUN" in /*) ;; *) PSRUN=$PWD/$PSRUN ;; esac
 RUNS=${BENCH_RUNS:-200}
 WARMUP=${BENCH_WARMUP:-10}
 BUDGET=${BENCH_MAX_SECONDS:-150}
-TOOLS=${BENCH_TOOLS:-"psrun unshare bwrap crun runc psrun-oci"}
+TOOLS=${BENCH_TOOLS:-"psrun unshare bwrap crun runc psrun-oci psrun-gvisor runsc"}
 OUT=${BENCH_OUT:-}
 read -r -a PSRUN_ARGS <<<"${PSRUN_BENCH_ARGS:-}"
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,12 +76,12 @@ log() { echo "bench: $*" >&2; }
 
 if [ -z "${BENCH_NO_INSTALL:-}" ]; then
 	need=""
-	for t in bwrap crun runc hyperfine; do
+	for t in bwrap crun runc hyperfine runsc; do
 		command -v "$t" >/dev/null 2>&1 || need="$need $t"
 	done
 	if [ -n "$need" ] && [ -x "$SRCDIR/scripts/install-deps.sh" ]; then
 		log "installing what is missing:$need"
-		PSRUN_EXTRA_PACKAGES="bubblewrap crun runc hyperfine" "$SRCDIR/scripts/install-deps.sh" ||
+		PSRUN_EXTRA_PACKAGES="bubblewrap crun runc hyperfine runsc" "$SRCDIR/scripts/install-deps.sh" ||
 			log "could not install them; measuring without"
 	fi
 fi
@@ -95,6 +99,11 @@ cleanup() {
 			"$rt" delete -f "$id" >/dev/null 2>&1
 		done
 	done
+	if command -v runsc >/dev/null 2>&1 && [ -d "$TMP/runsc-state" ]; then
+		for id in $(runsc --root "$TMP/runsc-state" list -q 2>/dev/null); do
+			runsc --root "$TMP/runsc-state" delete -f "$id" >/dev/null 2>&1
+		done
+	fi
 	[ -n "$HELPER_PID" ] && kill "$HELPER_PID" 2>/dev/null && wait "$HELPER_PID" 2>/dev/null
 	rm -rf "$TMP"
 }
@@ -269,6 +278,14 @@ run_psrun-oci() {
 	"${WRAP[@]}" "$PSRUN" --root "$TMP/psrun-oci-state" run --bundle "$TMP/psrun-oci" "$ID_PREFIX-$SEQ"
 }
 run_nsenter() { "${WRAP[@]}" "${CRUN_PREFIX[@]}" /usr/bin/true; }
+run_psrun-gvisor() { "${WRAP[@]}" "$PSRUN" run -o backend=gvisor "${PSRUN_ARGS[@]}" -- true; }
+# runsc on its own: no cgroups of its own (as under psrun), no network.
+RUNSC_PLATFORM=ptrace
+run_runsc() {
+	SEQ=$((SEQ + 1))
+	"${WRAP[@]}" runsc --root "$TMP/runsc-state" --ignore-cgroups --network=none \
+		--platform="$RUNSC_PLATFORM" run --bundle "$TMP/runsc" "$ID_PREFIX-$SEQ"
+}
 
 if [ -n "$OUT" ]; then mkdir -p "$OUT"; fi
 ERRORS=0
@@ -296,12 +313,19 @@ ACTIVE=(spawn)
 has psrun "$PSRUN" && ACTIVE+=(psrun)
 has unshare unshare && ACTIVE+=(unshare)
 has bwrap bwrap && ACTIVE+=(bwrap)
-if has crun crun || has runc runc || has psrun-oci "$PSRUN"; then
+if has psrun-gvisor runsc; then
+	ACTIVE+=(psrun-gvisor)
+	# runsc alone runs on the platform psrun detected (its cache names it).
+	"$PSRUN" run -o backend=gvisor -- true >/dev/null 2>&1
+	p=$(awk '$2 == "ok" { print $1; exit }' /run/psrun-gvisor/platforms 2>/dev/null)
+	[ -n "$p" ] && RUNSC_PLATFORM=$p
+fi
+if has crun crun || has runc runc || has psrun-oci "$PSRUN" || has runsc runsc; then
 	if ! command -v python3 >/dev/null 2>&1; then
 		log "python3 is needed to write the OCI bundle; crun and runc are skipped"
 	else
 		make_rootfs
-		for rt in crun runc psrun-oci; do
+		for rt in crun runc psrun-oci runsc; do
 			if [ "$rt" = psrun-oci ]; then
 				has psrun-oci "$PSRUN" || continue
 			else
@@ -426,9 +450,10 @@ machine() {
 	cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 	echo "machine: $(nproc) cpus ($cpu), kernel $(uname -r), cgroups $mode"
 	echo "psrun: $("$PSRUN" version 2>/dev/null | head -1)${PSRUN_BENCH_ARGS:+ (run ${PSRUN_BENCH_ARGS})}"
-	for t in bwrap crun runc; do
+	for t in bwrap crun runc runsc; do
 		command -v "$t" >/dev/null 2>&1 && echo "$t: $("$t" --version 2>/dev/null | head -1)"
 	done
+	[ -n "${MED[runsc]:-}" ] && echo "runsc platform: $RUNSC_PLATFORM"
 }
 
 target() { # tool limit
@@ -452,12 +477,12 @@ report() {
 	machine
 	echo "rounds: $rounds measured after $WARMUP warm-up, interleaved, in ${elapsed}s"
 	echo
-	printf '%-8s %5s %10s %8s %8s %8s %9s %11s\n' tool runs "median ms" "p90 ms" "min ms" \
+	printf '%-12s %5s %10s %8s %8s %8s %9s %11s\n' tool runs "median ms" "p90 ms" "min ms" \
 		"net ms" "RSS KiB" "psrun/tool"
 	for t in "${RUNNING[@]}"; do
 		case $t in psrun | spawn | nsenter) r="" ;; *) r=$(ratio "$t") ;; esac
 		case $t in spawn) n=- ;; *) n=$(net "$t") ;; esac
-		printf '%-8s %5s %10s %8s %8s %8s %9s %11s\n' "$t" "${CNT[$t]}" "${MED[$t]}" \
+		printf '%-12s %5s %10s %8s %8s %8s %9s %11s\n' "$t" "${CNT[$t]}" "${MED[$t]}" \
 			"${P90[$t]}" "${MIN[$t]}" "$n" "${RSS[$t]:--}" "$r"
 	done
 	for t in "${ACTIVE[@]}"; do
@@ -468,6 +493,13 @@ report() {
 	echo
 	target unshare 1.3
 	target bwrap 1.0
+	if [ -n "${MED[psrun-gvisor]:-}" ]; then
+		echo
+		for t in runsc crun psrun; do
+			awk -v a="${MED[psrun-gvisor]}" -v b="${MED[$t]:--}" -v t="$t" 'BEGIN {
+				if (b != "-" && b > 0) printf "gvisor: psrun-gvisor/%s %.2fx\n", t, a / b }'
+		done
+	fi
 }
 
 report | tee "$TMP/summary.txt"

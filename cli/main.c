@@ -18,6 +18,7 @@
 #include "cli/cli.h"
 #include "runtime/oci/container.h"
 #include "runtime/oci/state.h"
+#include "runtime/gvisor.h"
 #include "runtime/run.h"
 
 #ifndef PSRUN_VERSION
@@ -183,12 +184,18 @@ static int cmd_gc(struct cli_call *c, psrun_error *err)
         int networks = netns_gc(err);
         if (networks < 0)
                 return networks;
+        /* bundles and runsc state of gVisor runs that died */
+        int bundles = gvisor_gc(err);
+        if (bundles < 0)
+                return bundles;
         printf("removed %d leftover cgroup%s, %d OCI container%s whose creator died and %d "
                "leftover network%s\n",
                r, r == 1 ? "" : "s", containers, containers == 1 ? "" : "s", networks,
                networks == 1 ? "" : "s");
         if (sessions > 0)
                 printf("removed %d dead session%s\n", sessions, sessions == 1 ? "" : "s");
+        if (bundles > 0)
+                printf("removed %d leftover gVisor bundle%s\n", bundles, bundles == 1 ? "" : "s");
         return 0;
 }
 
@@ -233,7 +240,7 @@ static const struct command commands[] = {
          0, "serve sandboxes to an MCP client on stdin/stdout (docs/mcp.md)", cli_mcp_options, 0},
         {"gc", cmd_gc, "[OPTIONS]", "", 0, 0,
          "remove what killed psrun runs and dead sessions left behind: cgroups, OCI "
-         "containers, veths, nft tables and address leases",
+         "containers, veths, nft tables, address leases and gVisor bundles",
          gc_options, 0},
         {"version", cmd_version, "", "", 0, 0, "print the version", NULL, 0},
         {"help", cmd_help, "", "[COMMAND]", 0, 1, "show help for psrun or a command", NULL, 0},

@@ -11,8 +11,9 @@
  *
  * Stages (docs/testing.md lists them): create:temp, create:state, create:planned,
  * create:cgroups, create:cloned, create:pid, create:released, create:ready;
- * run:cgroup, run:cloned, run:confined, run:released; and in a network
- * set-up (netns/netns.c), net:table and net:veth.
+ * run:cgroup, run:cloned, run:confined, run:released; in a network
+ * set-up (netns/netns.c), net:table and net:veth; gvisor:cgroup,
+ * gvisor:cloned, gvisor:released (backend: gvisor).
  */
 
 void fault_point(const char *stage);

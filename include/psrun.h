@@ -80,6 +80,7 @@ typedef struct psrun_result {
         uint64_t violations_more;
         psrun_violation_unavailable *violations_unavailable;
         size_t n_violations_unavailable;
+        const char *backend; /* "native" or "gvisor" (static storage); NULL: none ran */
 } psrun_result;
 
 /* Releases what psrun_run put in the result (its violations). NULL-safe;

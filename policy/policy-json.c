@@ -145,6 +145,8 @@ int policy_write_json(const struct policy *p, FILE *f)
         json_write_string(f, user);
         key(f, &first, "backend");
         json_write_string(f, policy_backend_to_string(p->backend));
+        key(f, &first, "gvisor_platform");
+        json_write_string(f, policy_gvisor_platform_to_string(p->gvisor_platform));
         key(f, &first, "mounts");
         fputc('[', f);
         for (size_t i = 0; i < p->n_mounts; i++) {

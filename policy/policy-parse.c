@@ -753,6 +753,11 @@ static const char *backend_name(int v)
         return policy_backend_to_string((enum policy_backend) v);
 }
 
+static const char *gvisor_platform_name(int v)
+{
+        return policy_gvisor_platform_to_string((enum policy_gvisor_platform) v);
+}
+
 static const char *layer_name(int v)
 {
         return policy_layer_to_string((enum policy_layer) v);
@@ -827,6 +832,7 @@ static const struct policy_key policy_keys[] = {
         {"readonly_rootfs", parse_bool_key, OFFSET(readonly_rootfs)},
         {"user", parse_user_key, OFFSET(uid), .expect = "UID[:GID]"},
         {"backend", OFFSET(backend), ENUM_KEY(backend_name)},
+        {"gvisor_platform", OFFSET(gvisor_platform), ENUM_KEY(gvisor_platform_name)},
         {"mounts", parse_mounts_key, OFFSET(mounts), .expect = "a list of mounts"},
         {"hostname", parse_string_key, OFFSET(hostname), .expect = "a hostname",
          .normalize = normalize_hostname},

@@ -23,6 +23,7 @@
  * policy-parse.c. */
 _Static_assert(sizeof(enum policy_network) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum policy_backend) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum policy_gvisor_platform) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum policy_layer) == sizeof(int), "enum size");
 
 /* ---- values ---- */
@@ -316,6 +317,13 @@ static const char *const backend_names[_POLICY_BACKEND_MAX] = {
         [POLICY_BACKEND_GVISOR] = "gvisor",
 };
 
+static const char *const gvisor_platform_names[_POLICY_GVISOR_PLATFORM_MAX] = {
+        [POLICY_GVISOR_PLATFORM_AUTO] = "auto",
+        [POLICY_GVISOR_PLATFORM_SYSTRAP] = "systrap",
+        [POLICY_GVISOR_PLATFORM_KVM] = "kvm",
+        [POLICY_GVISOR_PLATFORM_PTRACE] = "ptrace",
+};
+
 static const char *const layer_names[_POLICY_LAYER_MAX] = {
         [POLICY_LAYER_AUTO] = "auto",
         [POLICY_LAYER_REQUIRED] = "required",
@@ -358,6 +366,16 @@ int policy_backend_from_string(const char *s)
         return enum_from_string(backend_names, ARRAY_SIZE(backend_names), s);
 }
 
+const char *policy_gvisor_platform_to_string(enum policy_gvisor_platform v)
+{
+        return enum_to_string(gvisor_platform_names, ARRAY_SIZE(gvisor_platform_names), (int) v);
+}
+
+int policy_gvisor_platform_from_string(const char *s)
+{
+        return enum_from_string(gvisor_platform_names, ARRAY_SIZE(gvisor_platform_names), s);
+}
+
 const char *policy_layer_to_string(enum policy_layer v)
 {
         return enum_to_string(layer_names, ARRAY_SIZE(layer_names), (int) v);
@@ -386,6 +404,7 @@ int policy_init(struct policy *p)
                 .uid = POLICY_DEFAULT_UID,
                 .gid = POLICY_DEFAULT_GID,
                 .backend = POLICY_BACKEND_NATIVE,
+                .gvisor_platform = POLICY_GVISOR_PLATFORM_AUTO,
                 .landlock = POLICY_LAYER_AUTO,
                 .apparmor = POLICY_LAYER_AUTO,
                 .violations = POLICY_VIOLATIONS_SUMMARY,
@@ -645,6 +664,8 @@ static const struct enum_check {
         {"install_network", offsetof(struct policy, install_network), network_names,
          ARRAY_SIZE(network_names)},
         {"backend", offsetof(struct policy, backend), backend_names, ARRAY_SIZE(backend_names)},
+        {"gvisor_platform", offsetof(struct policy, gvisor_platform), gvisor_platform_names,
+         ARRAY_SIZE(gvisor_platform_names)},
         {"landlock", offsetof(struct policy, landlock), layer_names, ARRAY_SIZE(layer_names)},
         {"apparmor", offsetof(struct policy, apparmor), layer_names, ARRAY_SIZE(layer_names)},
         {"violations", offsetof(struct policy, violations), violations_names,

@@ -37,6 +37,15 @@ enum policy_violations {
         _POLICY_VIOLATIONS_MAX,
 };
 
+/* The gVisor platform runsc runs the sandbox on (backend: gvisor). */
+enum policy_gvisor_platform {
+        POLICY_GVISOR_PLATFORM_AUTO, /* the first that works here (runtime/gvisor-platform.c) */
+        POLICY_GVISOR_PLATFORM_SYSTRAP,
+        POLICY_GVISOR_PLATFORM_KVM,
+        POLICY_GVISOR_PLATFORM_PTRACE,
+        _POLICY_GVISOR_PLATFORM_MAX,
+};
+
 /* Whether an optional kernel security layer must be present. */
 enum policy_layer {
         POLICY_LAYER_AUTO,     /* use it when the host has it, else note and go on */
@@ -103,6 +112,7 @@ struct policy {
         bool readonly_rootfs;
         uint32_t uid, gid; /* inside the sandbox */
         enum policy_backend backend;
+        enum policy_gvisor_platform gvisor_platform;
 
         struct policy_mount *mounts;
         size_t n_mounts;
@@ -182,6 +192,8 @@ const char *policy_network_to_string(enum policy_network v);
 int policy_network_from_string(const char *s);
 const char *policy_backend_to_string(enum policy_backend v);
 int policy_backend_from_string(const char *s);
+const char *policy_gvisor_platform_to_string(enum policy_gvisor_platform v);
+int policy_gvisor_platform_from_string(const char *s);
 const char *policy_layer_to_string(enum policy_layer v);
 int policy_layer_from_string(const char *s);
 const char *policy_violations_to_string(enum policy_violations v);

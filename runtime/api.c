@@ -124,6 +124,8 @@ void result_to_public(const struct run_result *in, psrun_result *out)
         out->peak_memory_bytes = in->peak_memory_bytes;
         memcpy(out->error, in->error, sizeof(out->error));
         violations_to_public(&in->violations, out);
+        int b = policy_backend_from_string(in->backend);
+        out->backend = b < 0 ? NULL : policy_backend_to_string((enum policy_backend) b);
 }
 
 void violations_from_public(const psrun_result *in, struct violations *out)
@@ -212,6 +214,8 @@ PSRUN_PUBLIC int psrun_result_write_json(const psrun_result *result, int fd)
         r.reason = reason < 0 ? RUN_REASON_SETUP_ERROR : (enum run_reason) reason;
         memcpy(r.error, result->error, sizeof(r.error));
         violations_from_public(result, &r.violations);
+        if (result->backend)
+                snprintf(r.backend, sizeof(r.backend), "%s", result->backend);
         int copy = dup(fd);
         if (copy < 0)
                 return -errno;

@@ -62,6 +62,10 @@ void run_result_write_json(const struct run_result *r, FILE *f)
         fprintf(f, ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"peak_memory_bytes\":%llu",
                 (unsigned long long) r->wall_ms, (unsigned long long) r->cpu_ms,
                 (unsigned long long) r->peak_memory_bytes);
+        if (r->backend[0]) {
+                fputs(",\"backend\":", f);
+                json_write_string(f, r->backend);
+        }
         if (r->layers.seccomp[0]) {
                 fputs(",\"layers\":{\"seccomp\":", f);
                 json_write_string(f, r->layers.seccomp);

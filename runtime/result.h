@@ -26,6 +26,10 @@ struct run_result {
         uint64_t cpu_ms;
         uint64_t peak_memory_bytes;
         char error[512]; /* setup_error: the one-line message */
+        /* "native" or "gvisor" (policy_backend_to_string), "" before the
+         * backend ran; a string, not a pointer: results cross processes
+         * (sessions send them over a socket). */
+        char backend[8];
         /* What each optional layer did ("on", "off", "unavailable", "abi 7"),
          * empty until the plan exists: skipped layers show here, not as
          * notes on stderr. */

@@ -20,6 +20,7 @@
 
 #include "common/cleanup.h"
 #include "common/fault.h"
+#include "runtime/backend.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/child.h"
 #include "runtime/launch.h"
@@ -246,15 +247,7 @@ static int setup_error(struct run_result *res, psrun_error *err, int r)
         return r;
 }
 
-/* Signals psrun run forwards to the sandbox: blocked and read from a
- * signalfd meanwhile, unblocked again on the way out. */
-struct forwarding {
-        bool blocked;
-        sigset_t old_mask;
-        int signal_fd;
-};
-
-static int block_signals(struct forwarding *f)
+int run_block_signals(struct run_forwarding *f)
 {
         sigset_t set;
         sigemptyset(&set);
@@ -272,7 +265,7 @@ static int block_signals(struct forwarding *f)
         return 0;
 }
 
-static void unblock_signals(struct forwarding *f)
+void run_unblock_signals(struct run_forwarding *f)
 {
         if (!f->blocked)
                 return;
@@ -313,34 +306,17 @@ static int fail(struct run_result *res, psrun_error *err, int r, uint64_t start)
         return setup_error(res, err, r);
 }
 
-int run_sandbox(const struct policy *pol, char *const argv[], const struct run_options *o,
-                struct run_result *res, psrun_error *err)
+/* The native backend: psrun's own child (runtime/child.c) under the
+ * kernel's layers. */
+static int native_run(const struct policy *pol, char *const argv[], const struct run_options *o,
+                      struct run_result *res, psrun_error *err)
 {
-        static const struct run_options defaults = {0};
-        if (!o)
-                o = &defaults;
-        memset(res, 0, sizeof(*res));
         uint64_t start = now_ms();
-
-        int r = policy_validate(pol, err);
-        /* install_network is a session's: here the keys it shares with
-         * network mean nothing unless network does. */
-        if (r >= 0)
-                r = policy_check_network_alone(pol, err);
-        if (r < 0)
-                return setup_error(res, err, r);
-        /* Mapping a range of ids and creating cgroups are root's. */
-        if (geteuid() != 0)
-                return setup_error(res, err,
-                                   psrun_error_set(err, EPERM,
-                                                   "run: psrun needs root: it maps a range of "
-                                                   "user ids and creates cgroups (rootless mode "
-                                                   "is not supported yet)"));
 
         /* Released in reverse order: the launch, the signals, the cgroup,
          * the plan. */
         _cleanup_(plan_free) struct plan plan;
-        r = plan_from_policy(pol, argv, o, &plan, err);
+        int r = plan_from_policy(pol, argv, o, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
         /* What the violations report needs, before anything is cloned. */
@@ -356,9 +332,9 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         fault_point("run:cgroup");
         _cleanup_(vwatch_target_closep) struct vwatch_target target;
         vwatch_target_init(&watch, &target, &res->violations, cg);
-        _cleanup_(unblock_signals) struct forwarding fwd = {.signal_fd = -1};
+        _cleanup_(run_unblock_signals) struct run_forwarding fwd = {.signal_fd = -1};
         if (o->forward_signals)
-                (void) block_signals(&fwd);
+                (void) run_block_signals(&fwd);
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
         /* Declared after the launch, so torn down before it is closed: by
@@ -423,4 +399,38 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         dns_proxy_stop(TAKE_PTR(proxy), &res->network);
         report_violations(&s, pol, &st, res);
         return 0;
+}
+
+const struct backend_ops backend_native = {.name = "native", .run = native_run};
+
+int run_sandbox(const struct policy *pol, char *const argv[], const struct run_options *o,
+                struct run_result *res, psrun_error *err)
+{
+        static const struct run_options defaults = {0};
+        if (!o)
+                o = &defaults;
+        memset(res, 0, sizeof(*res));
+
+        int r = policy_validate(pol, err);
+        /* install_network is a session's: here the keys it shares with
+         * network mean nothing unless network does. */
+        if (r >= 0)
+                r = policy_check_network_alone(pol, err);
+        if (r < 0)
+                return setup_error(res, err, r);
+        /* Mapping a range of ids and creating cgroups are root's. */
+        if (geteuid() != 0)
+                return setup_error(res, err,
+                                   psrun_error_set(err, EPERM,
+                                                   "run: psrun needs root: it maps a range of "
+                                                   "user ids and creates cgroups (rootless mode "
+                                                   "is not supported yet)"));
+        const struct backend_ops *b = backend_of(pol->backend);
+        if (!b)
+                return setup_error(res, err,
+                                   psrun_error_set(err, EINVAL, "backend: invalid value %d",
+                                                   (int) pol->backend));
+        r = b->run(pol, argv, o, res, err);
+        snprintf(res->backend, sizeof(res->backend), "%s", b->name);
+        return r;
 }

@@ -6,6 +6,7 @@
  * -> result. Library code: it never prints; notes go to the log callback.
  */
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "common/error.h"
@@ -33,6 +34,17 @@ struct run_options {
 /* Build the plan for `argv` under `policy`. */
 int plan_from_policy(const struct policy *policy, char *const argv[],
                      const struct run_options *opts, struct plan *plan, psrun_error *err);
+
+/* Signals psrun run forwards to the sandbox (INT TERM HUP QUIT USR1 USR2
+ * WINCH): blocked and read from a signalfd meanwhile, unblocked again on
+ * the way out. Shared by the backends. */
+struct run_forwarding {
+        bool blocked;
+        sigset_t old_mask;
+        int signal_fd; /* -1: none */
+};
+int run_block_signals(struct run_forwarding *f);
+void run_unblock_signals(struct run_forwarding *f);
 
 /* Run argv in a new sandbox and wait for it. `result` is always filled; on a
  * failure of psrun itself it says setup_error and the call returns -errno with

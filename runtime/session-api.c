@@ -25,6 +25,7 @@
 #include "runtime/api-internal.h"
 #include "runtime/cgroup/cgroup.h"
 #include "netns/netns.h"
+#include "runtime/gvisor.h"
 #include "runtime/session.h"
 
 /* ---- ids, paths, the control socket ---- */
@@ -441,5 +442,8 @@ PSRUN_PUBLIC int psrun_session_gc(const char *state_dir, psrun_error *err)
                         removed++;
         }
         free(list);
+        /* A gVisor session's bundle and runsc state (GVISOR_STATE_DIR),
+         * owned by its dead supervisor's pid. */
+        (void) gvisor_gc(NULL);
         return removed;
 }

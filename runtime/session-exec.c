@@ -528,6 +528,10 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
         fprintf(f, ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"peak_memory_bytes\":%llu",
                 (unsigned long long) r->wall_ms, (unsigned long long) r->cpu_ms,
                 (unsigned long long) r->peak_memory_bytes);
+        if (r->backend) {
+                fputs(",\"backend\":", f);
+                json_write_string(f, r->backend);
+        }
         if (r->reason && strcmp(r->reason, "setup_error") == 0) {
                 fputs(",\"error\":", f);
                 json_write_string(f, r->error);

@@ -38,6 +38,7 @@
 #include "common/signals.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/install.h"
+#include "runtime/gvisor.h"
 #include "runtime/launch.h"
 #include "runtime/run.h"
 #include "runtime/session-net.h"
@@ -81,6 +82,32 @@ struct supervisor {
         uint64_t created_ms, created_unix, last_activity_ms;
         struct exec_slot execs[MAX_EXECS];
         unsigned n_running;
+        const struct sess_backend *backend;
+        struct gvisor_session *gvisor; /* backend: gvisor */
+};
+
+/*
+ * What differs between the backends (STYLE.md §9): how the sandbox starts
+ * (filling cg, init, workspace_fd and tmpl), how an exec starts, is
+ * signalled and killed, and what is left to clean once it and the sandbox
+ * are gone. native: psrun's init and execs that join its namespaces, each
+ * in a cgroup of its own. gvisor: runtime/gvisor-session.c.
+ */
+struct sess_backend {
+        const char *name;
+        bool exec_cgroups; /* each exec in a cgroup of its own (the spare) */
+        bool own_layers;   /* psrun's child applies seccomp, Landlock, AppArmor */
+        int (*start)(struct supervisor *s, const char *cgroup_parent, psrun_error *err);
+        int (*exec)(struct supervisor *s, struct exec_slot *e, const struct plan *p,
+                    struct install_net *inet, int fds[3], struct cgroup **cg, psrun_error *err);
+        void (*kill_exec)(struct supervisor *s, struct exec_slot *e);
+        void (*signal_exec)(struct supervisor *s, struct exec_slot *e, int sig);
+        /* The exec's process was reaped: fill in what the backend knows
+         * (its status, its stats when it has no cgroup of its own). */
+        void (*exec_done)(struct supervisor *s, struct exec_slot *e, siginfo_t *si,
+                          struct cgroup_stats *st);
+        void (*ending)(struct supervisor *s); /* shut_down begins */
+        void (*stop)(struct supervisor *s);
 };
 
 static uint64_t now_ms(void)
@@ -120,11 +147,16 @@ static int write_info(struct supervisor *s, psrun_error *err);
 
 /* ---- execs ---- */
 
-static void kill_exec(struct exec_slot *e)
+static void kill_exec_native(struct supervisor *s, struct exec_slot *e)
 {
         (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, SIGKILL, NULL, 0);
         if (e->cg)
                 (void) cgroup_kill(e->cg, NULL);
+}
+
+static void signal_exec_native(struct supervisor *s, struct exec_slot *e, int sig)
+{
+        (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, sig, NULL, 0);
 }
 
 static void drain_exec_messages(struct supervisor *s, struct exec_slot *e)
@@ -234,15 +266,20 @@ static void finish_exec(struct supervisor *s, struct exec_slot *e)
                 ;
         drain_exec_messages(s, e);
         /* Background processes do not outlive their command. */
-        (void) cgroup_kill(e->cg, NULL);
         struct cgroup_stats st = {0};
-        (void) cgroup_read_stats(e->cg, &st, NULL);
+        if (e->cg) {
+                (void) cgroup_kill(e->cg, NULL);
+                (void) cgroup_read_stats(e->cg, &st, NULL);
+        }
+        if (s->backend->exec_done)
+                s->backend->exec_done(s, e, &si, &st);
         /* Static: with the network's counts it is large, and we are not
          * reentered. */
         static struct sess_reply rep;
         rep = (struct sess_reply){.kind = SESS_REPLY_RESULT, .pid = e->l.pid};
         bool disk_full = workspace_full(s->workspace_fd);
         fill_exec_result(e, &si, &st, disk_full, &rep.result);
+        snprintf(rep.result.backend, sizeof(rep.result.backend), "%s", s->backend->name);
         /* What the exec's network refused: an install's own (torn down now
          * that its processes are gone), or the session's while it ran. */
         dns_proxy_unwatch(s->net.proxy, &e->net);
@@ -376,6 +413,78 @@ static int exec_oom_first(pid_t pid, psrun_error *err)
         return r < 0 ? psrun_error_errno(err, r, "oom_score_adj") : 0;
 }
 
+/* An exec joins init's namespaces, in a cgroup of its own; an install's,
+ * all but the network and mount ones (inet). */
+static int exec_native(struct supervisor *s, struct exec_slot *e, const struct plan *tmpl,
+                       struct install_net *inet, int fds[3], struct cgroup **cg_out,
+                       psrun_error *err)
+{
+        struct plan p = *tmpl; /* shallow: only read, by us and the child */
+        if (inet) {
+                /* A network of its own, made by clone3 in psrun's user
+                 * namespace (the sandbox's may make none), and a private
+                 * copy of the mounts whose resolv.conf names its gateway
+                 * (runtime/session-net.h). */
+                p.clone_flags |= CLONE_NEWNET;
+                p.join_flags &= ~(uint64_t) (CLONE_NEWNET | CLONE_NEWNS);
+                p.private_resolv_fd = inet->resolv_tree;
+        }
+        /* Each exec gets its own cgroup with the policy's limits, below the
+         * session's: a runaway exec is limited, accounted and killed as a
+         * tree without touching init or the other execs. */
+        struct cgroup_limits limits = {
+                .memory_bytes = s->pol->memory_limit,
+                .pids_max = s->pol->pids_limit,
+                .cpus = s->pol->cpu_limit,
+        };
+        struct cgroup *cg = TAKE_PTR(s->spare);
+        if (!cg && cgroup_create_child(s->cg, &limits, &cg, err) < 0)
+                return psrun_error_prefix(err, "exec");
+
+        /* The child starts with our 0-2: make them the client's for the
+         * clone, then /dev/null again. */
+        for (int i = 0; i < 3; i++)
+                (void) dup2(fds[i], i);
+        struct launch l = LAUNCH_INIT;
+        int r = launch_clone(&p, cg, &l, err);
+        int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        for (int i = 0; i < 3; i++)
+                (void) dup2(null_fd, i);
+        safe_close(null_fd);
+        if (r >= 0)
+                r = launch_confine(&l, &p, cg, err);
+        if (r >= 0)
+                r = exec_oom_first(l.pid, err);
+        /* The install's network while its child waits, as psrun run's. Its
+         * DNS proxy is a thread, which cannot be made while our children's
+         * pid namespace is not our own: out of it for that moment. */
+        if (r >= 0 && inet) {
+                if (setns(s->own_pidns, CLONE_NEWPID) < 0)
+                        r = psrun_error_errno(err, errno, "exec: leave the pid namespace");
+                else {
+                        r = install_net_start(inet, l.pid, err);
+                        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
+                                abort(); /* execs would be born outside the sandbox */
+                }
+        }
+        if (r >= 0)
+                r = launch_release(&l, err);
+        if (r < 0) {
+                if (l.pidfd >= 0) {
+                        (void) syscall(SYS_pidfd_send_signal, l.pidfd, SIGKILL, NULL, 0);
+                        siginfo_t si;
+                        (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
+                }
+                launch_close(&l);
+                (void) cgroup_kill(cg, NULL);
+                cgroup_destroy(cg);
+                return psrun_error_prefix(err, "exec");
+        }
+        e->l = l;
+        *cg_out = cg;
+        return 0;
+}
+
 static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int fds[3],
                        psrun_error *err)
 {
@@ -396,68 +505,12 @@ static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int 
                         p.path_env = envp[i] + 5;
         if (x->cwd[0])
                 p.workdir = (char *) x->cwd;
-        if (x->inet) {
-                /* A network of its own, made by clone3 in psrun's user
-                 * namespace (the sandbox's may make none), and a private
-                 * copy of the mounts whose resolv.conf names its gateway
-                 * (runtime/session-net.h). */
-                p.clone_flags |= CLONE_NEWNET;
-                p.join_flags &= ~(uint64_t) (CLONE_NEWNET | CLONE_NEWNS);
-                p.private_resolv_fd = x->inet->resolv_tree;
-        }
 
-        /* Each exec gets its own cgroup with the policy's limits, below the
-         * session's: a runaway exec is limited, accounted and killed as a
-         * tree without touching init or the other execs. */
-        struct cgroup_limits limits = {
-                .memory_bytes = s->pol->memory_limit,
-                .pids_max = s->pol->pids_limit,
-                .cpus = s->pol->cpu_limit,
-        };
-        int r;
-        struct cgroup *cg = TAKE_PTR(s->spare);
-        if (!cg && (r = cgroup_create_child(s->cg, &limits, &cg, err)) < 0)
-                return psrun_error_prefix(err, "exec");
-
-        /* The child starts with our 0-2: make them the client's for the
-         * clone, then /dev/null again. */
-        for (int i = 0; i < 3; i++)
-                (void) dup2(fds[i], i);
-        struct launch l = LAUNCH_INIT;
-        r = launch_clone(&p, cg, &l, err);
-        int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-        for (int i = 0; i < 3; i++)
-                (void) dup2(null_fd, i);
-        safe_close(null_fd);
-        if (r >= 0)
-                r = launch_confine(&l, &p, cg, err);
-        if (r >= 0)
-                r = exec_oom_first(l.pid, err);
-        /* The install's network while its child waits, as psrun run's. Its
-         * DNS proxy is a thread, which cannot be made while our children's
-         * pid namespace is not our own: out of it for that moment. */
-        if (r >= 0 && x->inet) {
-                if (setns(s->own_pidns, CLONE_NEWPID) < 0)
-                        r = psrun_error_errno(err, errno, "exec: leave the pid namespace");
-                else {
-                        r = install_net_start(x->inet, l.pid, err);
-                        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
-                                abort(); /* execs would be born outside the sandbox */
-                }
-        }
-        if (r >= 0)
-                r = launch_release(&l, err);
-        if (r < 0) {
-                if (l.pidfd >= 0) {
-                        (void) syscall(SYS_pidfd_send_signal, l.pidfd, SIGKILL, NULL, 0);
-                        siginfo_t si;
-                        (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
-                }
-                launch_close(&l);
-                (void) cgroup_kill(cg, NULL);
-                cgroup_destroy(cg);
-                return psrun_error_prefix(err, "exec");
-        }
+        struct cgroup *cg = NULL;
+        int r = s->backend->exec(s, e, &p, x->inet, fds, &cg, err);
+        if (r < 0)
+                return r;
+        struct launch l = e->l;
         uint64_t timeout = x->timeout_ms ? x->timeout_ms : s->pol->timeout_ms;
         *e = (struct exec_slot){
                 .used = true,
@@ -566,6 +619,8 @@ static void remove_state_dir(const char *dir)
 /* Kill everything, report to whoever waits, remove every trace, exit. */
 static _Noreturn void shut_down(struct supervisor *s, int destroy_conn)
 {
+        if (s->backend->ending)
+                s->backend->ending(s);
         /* Execs first: they are our children in init's pid namespace, and
          * init, dying, waits until every process of its namespace is
          * reaped (zap_pid_ns_processes) — so reap them before waiting for
@@ -574,7 +629,7 @@ static _Noreturn void shut_down(struct supervisor *s, int destroy_conn)
                 (void) syscall(SYS_pidfd_send_signal, s->init.pidfd, SIGKILL, NULL, 0);
         for (size_t i = 0; i < MAX_EXECS; i++)
                 if (s->execs[i].used)
-                        kill_exec(&s->execs[i]);
+                        kill_exec_native(s, &s->execs[i]);
         for (size_t i = 0; i < MAX_EXECS; i++)
                 if (s->execs[i].used)
                         finish_exec(s, &s->execs[i]);
@@ -591,6 +646,8 @@ static _Noreturn void shut_down(struct supervisor *s, int destroy_conn)
         cgroup_destroy(s->spare);
         cgroup_destroy(s->init_cg);
         cgroup_destroy(s->cg);
+        if (s->backend->stop)
+                s->backend->stop(s);
         s->listen_fd = safe_close(s->listen_fd);
         remove_state_dir(s->dir);
         if (destroy_conn >= 0) {
@@ -708,7 +765,7 @@ out:
                 close(fds[i]);
 }
 
-static void handle_exec_conn(struct exec_slot *e)
+static void handle_exec_conn(struct supervisor *s, struct exec_slot *e)
 {
         struct sess_req req;
         ssize_t n = recv(e->conn, &req, sizeof(req), MSG_DONTWAIT);
@@ -716,19 +773,19 @@ static void handle_exec_conn(struct exec_slot *e)
                 return;
         if (n == (ssize_t) sizeof(req) && req.op == SESS_OP_SIGNAL) {
                 if (req.sig > 0 && req.sig < 65)
-                        (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, req.sig, NULL, 0);
+                        s->backend->signal_exec(s, e, req.sig);
                 return;
         }
         /* The client went away (or spoke nonsense): nobody waits for this
          * exec's result, so it must not go on running unobserved. */
         e->conn = safe_close(e->conn);
-        kill_exec(e);
+        s->backend->kill_exec(s, e);
 }
 
 /* The next exec's cgroup, made off its critical path. */
 static void make_spare(struct supervisor *s)
 {
-        if (s->spare)
+        if (s->spare || !s->backend->exec_cgroups)
                 return;
         struct cgroup_limits limits = {
                 .memory_bytes = s->pol->memory_limit,
@@ -771,7 +828,7 @@ static void check_deadlines(struct supervisor *s)
                 struct exec_slot *e = &s->execs[i];
                 if (e->used && e->deadline_ms && !e->timed_out && now >= e->deadline_ms) {
                         e->timed_out = true;
-                        kill_exec(e);
+                        s->backend->kill_exec(s, e);
                 }
         }
 }
@@ -833,7 +890,7 @@ static _Noreturn void serve(struct supervisor *s)
                         if (p[3].revents)
                                 vwatch_on_listener(&s->watch, &e->watch, p[3].revents, now_ms());
                         if (p[2].revents && e->conn >= 0)
-                                handle_exec_conn(e);
+                                handle_exec_conn(s, e);
                         if (p[0].revents)
                                 finish_exec(s, e);
                 }
@@ -1028,21 +1085,33 @@ static int start(struct supervisor *s, const char *cgroup_parent, psrun_error *e
         struct run_options ro = {.cgroup_parent = cgroup_parent};
         char *argv[] = {"psrun-session-init", NULL};
         int r = plan_from_policy(s->pol, argv, &ro, &s->tmpl, err);
-        if (r < 0)
-                return r;
-        /* Every exec's listener and Landlock log flags; the audit socket is
-         * the session's. */
-        r = vwatch_prepare(&s->watch, s->pol, &s->tmpl, err);
-        if (r < 0)
-                return r;
-        s->tmpl.init_only = true;
+        /* Every exec's listener and Landlock log flags, the audit socket
+         * the session's; under gVisor the sentry answers the sandbox's
+         * syscalls itself, and psrun's layers are not what refuses them. */
+        if (r >= 0 && s->backend->own_layers)
+                r = vwatch_prepare(&s->watch, s->pol, &s->tmpl, err);
+        else if (r >= 0)
+                vwatch_prepare_elsewhere(&s->watch, s->pol, GVISOR_VIOLATIONS_WHY);
+        if (r >= 0)
+                r = s->backend->start(s, cgroup_parent, err);
+        if (r >= 0)
+                r = listen_control(s, err);
+        if (r >= 0)
+                r = write_info(s, err);
+        return r;
+}
 
+/* psrun's init, in the session's cgroup's own sub-cgroup; execs join its
+ * namespaces (make_template). */
+static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
+{
+        s->tmpl.init_only = true;
         struct cgroup_limits limits = {
                 .memory_bytes = s->pol->memory_limit,
                 .pids_max = s->pol->pids_limit + 1, /* + init */
                 .cpus = s->pol->cpu_limit,
         };
-        r = cgroup_create(cgroup_parent, &limits, &s->cg, err);
+        int r = cgroup_create(cgroup_parent, &limits, &s->cg, err);
         if (r >= 0)
                 r = cgroup_create_child(s->cg, NULL, &s->init_cg, err);
         if (r < 0)
@@ -1078,12 +1147,104 @@ static int start(struct supervisor *s, const char *cgroup_parent, psrun_error *e
                 r = open_workspace(s, err);
         if (r >= 0)
                 r = make_template(s, err);
-        if (r >= 0)
-                r = listen_control(s, err);
-        if (r >= 0)
-                r = write_info(s, err);
         return r;
 }
+
+/* ---- the gVisor backend's adapters (runtime/gvisor-session.c) ---- */
+
+static int start_gvisor(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
+{
+        return gvisor_session_start(s->pol, &s->tmpl, cgroup_parent, &s->cg, &s->init,
+                                    &s->workspace_fd, &s->gvisor, err);
+}
+
+static int exec_gvisor(struct supervisor *s, struct exec_slot *e, const struct plan *p,
+                       struct install_net *inet, int fds[3], struct cgroup **cg, psrun_error *err)
+{
+        /* runsc's sandbox has one network namespace, the session's: an
+         * install cannot have one of its own there. */
+        if (inet)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "install_network: backend: gvisor runs installs on the "
+                                       "session's own network only (install_network: none)");
+        *cg = NULL; /* the sandbox is one process tree: the session's cgroup */
+        return gvisor_session_exec(s->gvisor, (unsigned) (e - s->execs), p, fds, &e->l, err);
+}
+
+static void kill_exec_gvisor(struct supervisor *s, struct exec_slot *e)
+{
+        /* The command's processes first (inside the sandbox), then the
+         * runsc exec that waits for them. */
+        gvisor_session_kill_exec(s->gvisor, (unsigned) (e - s->execs), e->l.pidfd);
+        (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, SIGKILL, NULL, 0);
+}
+
+static void signal_exec_gvisor(struct supervisor *s, struct exec_slot *e, int sig)
+{
+        /* runsc exec hands signals on to the command; SIGKILL it cannot. */
+        if (sig == SIGKILL)
+                kill_exec_gvisor(s, e);
+        else
+                (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, sig, NULL, 0);
+}
+
+static void exec_done_gvisor(struct supervisor *s, struct exec_slot *e, siginfo_t *si,
+                             struct cgroup_stats *st)
+{
+        char msg[400];
+        int code = gvisor_session_exec_done(s->gvisor, (unsigned) (e - s->execs), st, msg,
+                                            sizeof(msg));
+        /* The sandbox was OOM-killed, or starved of host tasks, with the
+         * exec in it (which ends the session): a kill, not runsc's
+         * complaint about the sandbox being gone. */
+        if (st->oom_kills > 0 || st->pids_max_hits > 0) {
+                if (si->si_code == CLD_EXITED && si->si_status == 128) {
+                        si->si_code = CLD_KILLED;
+                        si->si_status = SIGKILL;
+                }
+                return;
+        }
+        /* runsc exec flattens a killed command's status to 128+N; a kill
+         * of psrun's own is reported as natively. */
+        if (e->timed_out && si->si_code == CLD_EXITED && si->si_status == 128 + SIGKILL) {
+                si->si_code = CLD_KILLED;
+                si->si_status = SIGKILL;
+        }
+        if (code && si->si_code == CLD_EXITED && si->si_status == 128 && !e->have_error) {
+                e->have_error = true;
+                snprintf(e->error, sizeof(e->error), "backend: gvisor: runsc: %s", msg);
+                si->si_status = code;
+        }
+}
+
+static void ending_gvisor(struct supervisor *s)
+{
+        gvisor_session_ending(s->gvisor);
+}
+
+static void stop_gvisor(struct supervisor *s)
+{
+        gvisor_session_stop(s->gvisor);
+        s->gvisor = NULL;
+}
+
+static const struct sess_backend sess_backends[_POLICY_BACKEND_MAX] = {
+        [POLICY_BACKEND_NATIVE] = {.name = "native",
+                                   .exec_cgroups = true,
+                                   .own_layers = true,
+                                   .start = start_native,
+                                   .exec = exec_native,
+                                   .kill_exec = kill_exec_native,
+                                   .signal_exec = signal_exec_native},
+        [POLICY_BACKEND_GVISOR] = {.name = "gvisor",
+                                   .start = start_gvisor,
+                                   .exec = exec_gvisor,
+                                   .kill_exec = kill_exec_gvisor,
+                                   .signal_exec = signal_exec_gvisor,
+                                   .exec_done = exec_done_gvisor,
+                                   .ending = ending_gvisor,
+                                   .stop = stop_gvisor},
+};
 
 static void detach_from_caller(int *ready_fd, int *tie_fd)
 {
@@ -1132,6 +1293,9 @@ static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int r
                 .own_pidns = -1,
                 .init = LAUNCH_INIT,
                 .watch = {.audit_fd = -1},
+                .backend = &sess_backends[(unsigned) pol->backend < _POLICY_BACKEND_MAX
+                                                  ? pol->backend
+                                                  : POLICY_BACKEND_NATIVE],
         };
         plan_init(&s.tmpl);
         sigset_t term;
@@ -1157,6 +1321,8 @@ static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int r
                 netns_release(&s.tmpl.net);
                 cgroup_destroy(s.init_cg);
                 cgroup_destroy(s.cg);
+                if (s.backend->stop)
+                        s.backend->stop(&s);
                 remove_state_dir(dir);
                 (void) send(ready_fd, &ready, sizeof(ready), MSG_NOSIGNAL);
                 _exit(1);

@@ -230,6 +230,19 @@ int vwatch_prepare(struct vwatch *w, const struct policy *pol, struct plan *plan
         return 0;
 }
 
+void vwatch_prepare_elsewhere(struct vwatch *w, const struct policy *pol, const char *why)
+{
+        memset(w, 0, sizeof(*w));
+        w->audit_fd = -1;
+        w->mode = pol->violations;
+        if (pol->violations == POLICY_VIOLATIONS_OFF)
+                return;
+        static const enum violation_layer layers[] = {VIOLATION_SECCOMP, VIOLATION_LANDLOCK,
+                                                      VIOLATION_APPARMOR};
+        for (size_t i = 0; i < sizeof(layers) / sizeof(layers[0]); i++)
+                set_why(w, layers[i], "%s", why);
+}
+
 void vwatch_close(struct vwatch *w)
 {
         w->audit_fd = safe_close(w->audit_fd);

@@ -80,6 +80,10 @@ struct vwatch_target {
 
 /* Decide for `plan` what the report needs (and fill w). Off: nothing. */
 int vwatch_prepare(struct vwatch *w, const struct policy *pol, struct plan *plan, psrun_error *err);
+/* For a sandbox whose syscalls and files psrun's child does not guard
+ * (backend: gvisor): limits and the network still report; seccomp,
+ * Landlock and AppArmor say why they cannot. */
+void vwatch_prepare_elsewhere(struct vwatch *w, const struct policy *pol, const char *why);
 void vwatch_close(struct vwatch *w);
 
 struct cgroup;

@@ -6,7 +6,8 @@ set -eu
 
 # Build and test dependencies (Debian package names). podman and conmon:
 # the clients tier; crun and dpkg-dev (dpkg-source): the peer tier, which
-# unpacks crun's source package and compares with crun where it runs.
+# unpacks crun's source package and compares with crun where it runs;
+# runsc: the gVisor backend (backend: gvisor) and its tier.
 PACKAGES="
 build-essential pkg-config clang-format clang libclang-rt-14-dev
 libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev libmnl-dev libnftables-dev libyaml-dev
@@ -16,6 +17,7 @@ qemu-system-x86
 docker.io containerd
 podman conmon
 crun dpkg-dev
+runsc
 nodejs npm python3-pip python3-setuptools python3-wheel
 "
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".

@@ -72,6 +72,7 @@ static inline void assert_policy_eq(const struct policy *a, const struct policy 
         cr_assert_eq(a->uid, b->uid);
         cr_assert_eq(a->gid, b->gid);
         cr_assert_eq(a->backend, b->backend);
+        cr_assert_eq(a->gvisor_platform, b->gvisor_platform);
         cr_assert_eq(a->n_mounts, b->n_mounts);
         for (size_t i = 0; i < a->n_mounts; i++) {
                 cr_assert_str_eq(a->mounts[i].source, b->mounts[i].source);
@@ -106,6 +107,7 @@ static const char busy_yaml[] = "network: restricted\n"
                                 "readonly_rootfs: false\n"
                                 "user: 0\n"
                                 "backend: gvisor\n"
+                                "gvisor_platform: ptrace\n"
                                 "mounts: [/src:/src]\n"
                                 "hostname: busy\n"
                                 "landlock: required\n"

@@ -36,6 +36,7 @@ struct names_table {
         }
 WRAP(policy_network_to_string, enum policy_network)
 WRAP(policy_backend_to_string, enum policy_backend)
+WRAP(policy_gvisor_platform_to_string, enum policy_gvisor_platform)
 WRAP(policy_layer_to_string, enum policy_layer)
 WRAP(policy_violations_to_string, enum policy_violations)
 WRAP(violation_layer_to_string, enum violation_layer)
@@ -61,6 +62,9 @@ static const struct names_table tables[] = {
          _POLICY_NETWORK_MAX + 2, _POLICY_NETWORK_MAX},
         {"policy backend", policy_backend_to_string_int, policy_backend_from_string, -2,
          _POLICY_BACKEND_MAX + 2, _POLICY_BACKEND_MAX},
+        {"policy gvisor_platform", policy_gvisor_platform_to_string_int,
+         policy_gvisor_platform_from_string, -2, _POLICY_GVISOR_PLATFORM_MAX + 2,
+         _POLICY_GVISOR_PLATFORM_MAX},
         {"policy layer", policy_layer_to_string_int, policy_layer_from_string, -2,
          _POLICY_LAYER_MAX + 2, _POLICY_LAYER_MAX},
         {"policy violations", policy_violations_to_string_int, policy_violations_from_string, -2,

@@ -219,6 +219,14 @@ Test(policy, enums_every_value)
                 {"network: full", offsetof(struct policy, network), POLICY_NETWORK_FULL},
                 {"backend: native", offsetof(struct policy, backend), POLICY_BACKEND_NATIVE},
                 {"backend: gvisor", offsetof(struct policy, backend), POLICY_BACKEND_GVISOR},
+                {"gvisor_platform: auto", offsetof(struct policy, gvisor_platform),
+                 POLICY_GVISOR_PLATFORM_AUTO},
+                {"gvisor_platform: systrap", offsetof(struct policy, gvisor_platform),
+                 POLICY_GVISOR_PLATFORM_SYSTRAP},
+                {"gvisor_platform: kvm", offsetof(struct policy, gvisor_platform),
+                 POLICY_GVISOR_PLATFORM_KVM},
+                {"gvisor_platform: ptrace", offsetof(struct policy, gvisor_platform),
+                 POLICY_GVISOR_PLATFORM_PTRACE},
                 {"landlock: auto", offsetof(struct policy, landlock), POLICY_LAYER_AUTO},
                 {"landlock: required", offsetof(struct policy, landlock), POLICY_LAYER_REQUIRED},
                 {"landlock: off", offsetof(struct policy, landlock), POLICY_LAYER_OFF},
@@ -690,6 +698,9 @@ Test(policy, enum_errors)
                      "list");
         expect_error("backend: docker", EINVAL,
                      "policy.yaml:1:10: backend: `docker` is not one of native, gvisor");
+        expect_error("gvisor_platform: hypervisor", EINVAL,
+                     "policy.yaml:1:18: gvisor_platform: `hypervisor` is not one of auto, "
+                     "systrap, kvm, ptrace");
         expect_error("landlock: sometimes", EINVAL,
                      "policy.yaml:1:11: landlock: `sometimes` is not one of auto, required, off");
         expect_error("violations: all", EINVAL,

@@ -57,6 +57,7 @@ Test(policy_json, every_key_round_trips)
                    "readonly_rootfs: false\n"
                    "user: 4242:4343\n"
                    "backend: gvisor\n"
+                   "gvisor_platform: systrap\n"
                    "mounts: [{source: ./rel, target: /workspace/rel, readonly: false}, "
                    "/src:/src]\n"
                    "hostname: box-1\n"
@@ -79,6 +80,7 @@ Test(policy_json, shape)
         cr_expect(strstr(s, "\"memory_limit\": \"512M\""), "%s", s);
         cr_expect(strstr(s, "\"timeout\": \"300000ms\""), "%s", s);
         cr_expect(strstr(s, "\"user\": \"1000:1000\""), "%s", s);
+        cr_expect(strstr(s, "\"gvisor_platform\": \"auto\""), "%s", s);
         cr_expect(!strstr(s, "apparmor_profile"), "%s", s);
         free(s);
         policy_free(&p);

@@ -205,6 +205,7 @@ Test(option, accepted_forms)
         set_ok(&p, "landlock=off");
         set_ok(&p, "apparmor_profile=my-prof");
         set_ok(&p, "backend=gvisor");
+        set_ok(&p, "gvisor_platform=kvm");
         cr_assert_eq(p.memory_limit, GiB);
         cr_assert_float_eq(p.cpu_limit, 1.5, 1e-12);
         cr_assert_eq(p.pids_limit, 100);
@@ -223,6 +224,7 @@ Test(option, accepted_forms)
         cr_assert_eq(p.landlock, POLICY_LAYER_OFF);
         cr_assert_str_eq(p.apparmor_profile, "my-prof");
         cr_assert_eq(p.backend, POLICY_BACKEND_GVISOR);
+        cr_assert_eq(p.gvisor_platform, POLICY_GVISOR_PLATFORM_KVM);
 
         /* a plain value is taken literally: no alias, no comment; lists add up */
         set_ok(&p, "allow_domains=*.example.com");

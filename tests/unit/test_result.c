@@ -56,6 +56,14 @@ Test(result, json_setup_error_escapes_the_message)
         free(s);
 }
 
+Test(result, json_names_the_backend)
+{
+        struct run_result r = {.exit_code = 0, .reason = RUN_REASON_EXITED, .backend = "gvisor"};
+        char *s = json_of(&r);
+        cr_expect(strstr(s, "\"peak_memory_bytes\":0,\"backend\":\"gvisor\"}"), "%s", s);
+        free(s);
+}
+
 Test(result, json_signaled)
 {
         struct run_result r = {.exit_code = 137, .signal = 9, .reason = RUN_REASON_OOM};

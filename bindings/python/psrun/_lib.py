@@ -40,6 +40,7 @@ class Result(ctypes.Structure):
         ("violations_more", c_uint64),
         ("violations_unavailable", ctypes.POINTER(ViolationUnavailableC)),
         ("n_violations_unavailable", c_size_t),
+        ("backend", c_char_p),
     ]
 
 

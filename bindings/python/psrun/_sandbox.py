@@ -87,6 +87,7 @@ class ExecResult:
     violations: List[Violation] = field(default_factory=list)
     violations_more: int = 0
     violations_unavailable: Dict[str, str] = field(default_factory=dict)
+    backend: str = "native"  # or "gvisor": the policy's backend
 
     @property
     def ok(self) -> bool:
@@ -147,6 +148,7 @@ _CONFIG_KEYS = {
     "fanotify_mark_limit": "fanotify_mark_limit",
     "namespace_limit": "namespace_limit",
     "sigpending_limit": "sigpending_limit",
+    "gvisor_platform": "gvisor_platform",
 }
 
 
@@ -175,6 +177,7 @@ def _result(res: C.ExecResultC) -> ExecResult:
         stdout_truncated=bool(res.stdout_truncated),
         stderr_truncated=bool(res.stderr_truncated),
         network=_network(res.network),
+        backend=(rr.backend or b"native").decode(),
         violations=[Violation(rr.violations[i].layer.decode(),
                               rr.violations[i].what.decode("utf-8", "replace"),
                               rr.violations[i].count, rr.violations[i].pid)

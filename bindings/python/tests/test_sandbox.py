@@ -197,6 +197,40 @@ class SandboxTest(unittest.TestCase):
                 return [r.stdout for r in rs]
         self.assertEqual(asyncio.run(main()), [b"0\n", b"1\n", b"2\n", b"3\n"])
 
+    def test_native_backend_is_reported(self):
+        self.assertEqual(self.sb.exec("true").backend, "native")
+
+
+@unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
+class GvisorSandboxTest(unittest.TestCase):
+    """The same calls with backend="gvisor": the keyword is the policy key."""
+
+    def setUp(self):
+        self.state = tempfile.mkdtemp(prefix="psrun-py-gvisor.")
+        os.chmod(self.state, 0o700)
+        os.environ["PSRUN_SESSION_ROOT"] = self.state
+
+    def tearDown(self):
+        left = os.listdir(self.state)
+        shutil.rmtree(self.state, ignore_errors=True)
+        self.assertEqual(left, [], "sessions left behind")
+
+    def test_exec_and_files(self):
+        try:
+            sb = Sandbox(backend="gvisor", timeout=60)
+        except PsrunError as e:
+            if "runsc not found" in str(e) or "no platform" in str(e):
+                self.skipTest(f"runsc cannot run here: {e}")
+            raise
+        with sb:
+            sb.write_file("in.txt", b"\x00data")
+            r = sb.exec("od -An -c /workspace/in.txt; echo out > /workspace/out.txt")
+            self.assertTrue(r.ok, r.stderr)
+            self.assertEqual(r.backend, "gvisor")
+            self.assertIn(b"\\0   d   a   t   a", r.stdout)
+            self.assertEqual(sb.read_file("out.txt"), b"out\n")
+            self.assertEqual(sb.exec("sleep 30", timeout=0.5).reason, "timeout")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,0 +1,642 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bundle runsc gets: made from the plan the native backend would apply,
+ * so that both run the same sandbox. The plan's root is a list of mount
+ * steps (rootfs/standalone.c); here each kind of step has two halves, one
+ * for the host side (the skeleton, a tmpfs on rootfs/: its directories,
+ * links and the synthesized /etc files) and one for config.json (its
+ * mounts). What runsc makes itself (/dev, its devpts) and what gVisor's own
+ * procfs has no use for (masks of host /proc files, read-only rebinds) is
+ * left out. The workspace is the host tmpfs psrun mounted for runsc.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fileio.h"
+#include "common/json.h"
+#include "common/names.h"
+#include "runtime/gvisor.h"
+#include "runtime/run.h"
+
+#define WORKSPACE "/workspace"
+
+/* ---- the state directory ---- */
+
+/* mkdir, with the mode given whatever the umask (a session's supervisor
+ * runs with 077; an embedder may too): the gofer, an unprivileged host uid,
+ * must read the skeleton. */
+static int mkdir_mode(const char *path, mode_t mode)
+{
+        if (mkdir(path, mode) < 0)
+                return -errno;
+        return chmod(path, mode) < 0 ? -errno : 0;
+}
+
+static int mkdir_owned(const char *path, mode_t mode)
+{
+        if (mkdir_mode(path, mode) < 0 && errno != EEXIST)
+                return -errno;
+        struct stat st;
+        if (lstat(path, &st) < 0)
+                return -errno;
+        /* Someone else's directory (or a link) where psrun's should be. */
+        if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
+                return -EPERM;
+        return 0;
+}
+
+int gvisor_sandbox_create(struct gvisor_sandbox *gs, const struct gvisor_runtime *rt,
+                          const struct policy *pol, psrun_error *err)
+{
+        static atomic_uint counter;
+        unsigned n = atomic_fetch_add(&counter, 1);
+        memset(gs, 0, sizeof(*gs));
+        gs->lock_fd = -1;
+        gs->rt = *rt;
+        gs->netstack = pol->network != POLICY_NETWORK_NONE;
+        snprintf(gs->id, sizeof(gs->id), "psrun-%d-%u", (int) getpid(), n);
+        snprintf(gs->dir, sizeof(gs->dir), GVISOR_STATE_DIR "/%d-%u", (int) getpid(), n);
+        snprintf(gs->rootfs, sizeof(gs->rootfs), "%s/rootfs", gs->dir);
+        snprintf(gs->workspace, sizeof(gs->workspace), "%s/workspace", gs->dir);
+        snprintf(gs->proc, sizeof(gs->proc), "%s/proc", gs->dir);
+        snprintf(gs->runsc_log, sizeof(gs->runsc_log), "%s/runsc.log", gs->dir);
+        /* The host ids of the sandbox user: the bundle maps them as the
+         * native backend's user namespace does. */
+        snprintf(gs->workspace_data, sizeof(gs->workspace_data),
+                 "mode=0755,size=%llu,uid=%u,gid=%u", (unsigned long long) pol->disk_limit,
+                 PSRUN_ID_BASE + pol->uid, PSRUN_ID_BASE + pol->gid);
+
+        /* 0711: the gofer runs as an unprivileged host uid (the user
+         * namespace's root) and must reach rootfs/ and workspace/. */
+        int r = mkdir_owned(GVISOR_STATE_DIR, 0711);
+        if (r < 0)
+                return psrun_error_errno(err, r, "backend: gvisor: %s", GVISOR_STATE_DIR);
+        if ((r = mkdir_mode(gs->dir, 0711)) < 0)
+                return psrun_error_errno(err, r, "backend: gvisor: mkdir %s", gs->dir);
+        char lock[sizeof(gs->dir) + 8];
+        snprintf(lock, sizeof(lock), "%s/lock", gs->dir);
+        gs->lock_fd = open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (gs->lock_fd < 0 || flock(gs->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+                r = -errno;
+                gvisor_sandbox_remove(gs);
+                return psrun_error_errno(err, r, "backend: gvisor: lock %s", lock);
+        }
+        static const struct {
+                const char *name;
+                mode_t mode;
+        } subdirs[] = {{"rootfs", 0755}, {"workspace", 0755}, {"proc", 0555}, {"runsc", 0700}};
+        for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
+                char path[sizeof(gs->dir) + 16];
+                snprintf(path, sizeof(path), "%s/%s", gs->dir, subdirs[i].name);
+                if ((r = mkdir_mode(path, subdirs[i].mode)) < 0) {
+                        gvisor_sandbox_remove(gs);
+                        return psrun_error_errno(err, r, "backend: gvisor: mkdir %s", path);
+                }
+        }
+        return 0;
+}
+
+/* rm -rf below dfd: nothing is followed (unlinkat removes a link itself). */
+static void remove_below(int dfd, int depth)
+{
+        DIR *d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return;
+        }
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                if (unlinkat(dirfd(d), de->d_name, 0) == 0 || (errno != EISDIR && errno != EPERM))
+                        continue;
+                int sub = openat(dirfd(d), de->d_name,
+                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (sub >= 0 && depth < 64)
+                        remove_below(sub, depth + 1);
+                else
+                        safe_close(sub);
+                (void) unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR);
+        }
+        closedir(d);
+}
+
+static void remove_tree(const char *path)
+{
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        remove_below(fd, 0);
+        (void) rmdir(path);
+}
+
+void gvisor_sandbox_remove(struct gvisor_sandbox *gs)
+{
+        if (gs->dir[0])
+                remove_tree(gs->dir);
+        gs->dir[0] = '\0';
+        /* Unlocked last: gc must not take a directory being removed. */
+        gs->lock_fd = safe_close(gs->lock_fd);
+}
+
+/* Whether the owner of the state directory name is gone: its pid is, or
+ * (a zombie, or the pid taken by another process) its lock is free. A
+ * directory without a lock is one being made right now. */
+static bool owner_gone(int root, const char *name, pid_t pid)
+{
+        if (kill(pid, 0) < 0 && errno == ESRCH)
+                return true;
+        char lock[300];
+        snprintf(lock, sizeof(lock), "%s/lock", name);
+        _cleanup_close_ int fd = openat(root, lock, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        return fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+/* "<pid>-<n>", decimal: the owner's pid. */
+static bool parse_dir_name(const char *name, pid_t *pid)
+{
+        char *end;
+        long v = strtol(name, &end, 10);
+        if (end == name || *end != '-' || v <= 0 || v > INT_MAX || name[0] == '+')
+                return false;
+        const char *n = end + 1;
+        if (!*n || strspn(n, "0123456789") != strlen(n))
+                return false;
+        *pid = (pid_t) v;
+        return true;
+}
+
+int gvisor_gc(psrun_error *err)
+{
+        _cleanup_close_ int root =
+                open(GVISOR_STATE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (root < 0)
+                return errno == ENOENT ? 0
+                                       : psrun_error_errno(err, errno, "gc: %s", GVISOR_STATE_DIR);
+        DIR *d = fdopendir(dup(root));
+        if (!d)
+                return psrun_error_errno(err, errno, "gc: %s", GVISOR_STATE_DIR);
+        int removed = 0;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+                pid_t pid;
+                if (de->d_type != DT_DIR || !parse_dir_name(de->d_name, &pid))
+                        continue;
+                if (!owner_gone(root, de->d_name, pid))
+                        continue;
+                char path[sizeof(GVISOR_STATE_DIR) + 300];
+                snprintf(path, sizeof(path), GVISOR_STATE_DIR "/%s", de->d_name);
+                remove_tree(path);
+                removed++;
+        }
+        closedir(d);
+        return removed;
+}
+
+/* ---- the skeleton: host halves of the steps ---- */
+
+static bool below(const char *path, const char *dir)
+{
+        size_t n = strlen(dir);
+        return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* runsc makes /dev (and its devpts) itself, and gVisor's procfs is its own:
+ * their contents are not the bundle's business. /dev/shm is kept. */
+static bool runsc_owns(const struct mount_step *s)
+{
+        if (streq(s->target, "/dev/shm"))
+                return false;
+        return below(s->target, "/dev") || below(s->target, "/proc") ||
+               (streq(s->target, "/dev") && s->op == MOUNT_OP_MOUNT);
+}
+
+struct skeleton {
+        char root[PATH_MAX];
+        psrun_error *err;
+};
+
+static int host_path(const struct skeleton *k, const struct mount_step *s, char *out, size_t size)
+{
+        if ((size_t) snprintf(out, size, "%s%s", k->root, s->target) >= size)
+                return psrun_error_set(k->err, ENAMETOOLONG, "backend: gvisor: %s: too long",
+                                       s->target);
+        return 0;
+}
+
+static int host_mkdir(const struct skeleton *k, const struct mount_step *s)
+{
+        char p[PATH_MAX];
+        int r = host_path(k, s, p, sizeof(p));
+        /* Below /workspace it is made in the workspace itself
+         * (gvisor_make_workdir). */
+        if (r < 0 || below(s->target, WORKSPACE))
+                return r;
+        if ((r = mkdir_mode(p, s->mode ? s->mode & 07777 : 0755)) < 0 && r != -EEXIST)
+                return psrun_error_errno(k->err, r, "backend: gvisor: rootfs: mkdir %s", s->target);
+        return 0;
+}
+
+static int host_mkfile(const struct skeleton *k, const struct mount_step *s)
+{
+        char p[PATH_MAX];
+        int r = host_path(k, s, p, sizeof(p));
+        if (r < 0)
+                return r;
+        int fd = open(p, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 || fchmod(fd, 0644) < 0) {
+                r = -errno;
+                safe_close(fd);
+                return psrun_error_errno(k->err, r, "backend: gvisor: rootfs: create %s",
+                                         s->target);
+        }
+        safe_close(fd);
+        return 0;
+}
+
+static int host_symlink(const struct skeleton *k, const struct mount_step *s)
+{
+        char p[PATH_MAX];
+        int r = host_path(k, s, p, sizeof(p));
+        if (r < 0)
+                return r;
+        if (symlink(s->source, p) < 0 && errno != EEXIST)
+                return psrun_error_errno(k->err, errno, "backend: gvisor: rootfs: symlink %s",
+                                         s->target);
+        return 0;
+}
+
+static int host_write(const struct skeleton *k, const struct mount_step *s)
+{
+        char p[PATH_MAX];
+        int r = host_path(k, s, p, sizeof(p));
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                      s->mode ? s->mode & 07777 : 0644);
+        if (fd < 0 || fchmod(fd, s->mode ? s->mode & 07777 : 0644) < 0 ||
+            (r = write_all(fd, s->data, s->data_len)) < 0)
+                return psrun_error_errno(k->err, fd < 0 ? errno : -r,
+                                         "backend: gvisor: rootfs: write %s", s->target);
+        return 0;
+}
+
+/* ---- config.json: the mount halves ---- */
+
+struct config_ctx {
+        FILE *f;
+        const struct gvisor_config *c;
+        bool first;
+        psrun_error *err;
+};
+
+static void mount_open(struct config_ctx *x, const char *dest, const char *type, const char *src)
+{
+        fputs(x->first ? "\n  {" : ",\n  {", x->f);
+        x->first = false;
+        fputs("\"destination\":", x->f);
+        json_write_string(x->f, dest);
+        fputs(",\"type\":", x->f);
+        json_write_string(x->f, type);
+        fputs(",\"source\":", x->f);
+        json_write_string(x->f, src);
+        fputs(",\"options\":[", x->f);
+}
+
+static void option(struct config_ctx *x, bool *first, const char *opt, size_t len)
+{
+        fputs(*first ? "" : ",", x->f);
+        *first = false;
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%.*s", (int) len, opt);
+        json_write_string(x->f, buf);
+}
+
+static int oci_bind(struct config_ctx *x, const struct mount_step *s)
+{
+        /* Host sources only: the read-only rebinds of /proc paths are left
+         * to gVisor's procfs. */
+        if (!s->from_host)
+                return 0;
+        if (s->optional && access(s->source, F_OK) < 0)
+                return 0;
+        mount_open(x, s->target, "bind", s->source);
+        bool first = true;
+        option(x, &first, s->recursive ? "rbind" : "bind", s->recursive ? 5 : 4);
+        option(x, &first, (s->attr_set & MOUNT_ATTR_RDONLY) ? "ro" : "rw", 2);
+        option(x, &first, "nosuid", 6);
+        option(x, &first, "nodev", 5);
+        fputs("]}", x->f);
+        return 0;
+}
+
+static int oci_mount(struct config_ctx *x, const struct mount_step *s)
+{
+        bool first = true;
+        if (streq(s->fstype, "tmpfs") && streq(s->target, WORKSPACE)) {
+                /* The host's tmpfs, which the file API reaches without runsc. */
+                mount_open(x, WORKSPACE, "bind", x->c->workspace);
+                option(x, &first, "rbind", 5);
+                option(x, &first, "rw", 2);
+                option(x, &first, "nosuid", 6);
+                option(x, &first, "nodev", 5);
+        } else if (streq(s->fstype, "tmpfs") || streq(s->fstype, "proc")) {
+                mount_open(x, s->target, s->fstype, s->fstype);
+                option(x, &first, "nosuid", 6);
+                option(x, &first, "nodev", 5);
+                if (streq(s->fstype, "proc"))
+                        option(x, &first, "noexec", 6);
+                for (const char *p = s->data; p && *p;) {
+                        size_t len = strcspn(p, ",");
+                        if (len)
+                                option(x, &first, p, len);
+                        p += len + (p[len] == ',');
+                }
+        } else {
+                return psrun_error_set(x->err, EOPNOTSUPP,
+                                       "backend: gvisor: rootfs: a `%s` mount on %s has no form "
+                                       "in a gVisor bundle",
+                                       s->fstype ? s->fstype : "?", s->target);
+        }
+        fputs("]}", x->f);
+        return 0;
+}
+
+/* One row per kind of step: its host half and its config.json half; NULL:
+ * nothing to do on that side. */
+static const struct step_kind {
+        int (*host)(const struct skeleton *k, const struct mount_step *s);
+        int (*oci)(struct config_ctx *x, const struct mount_step *s);
+} step_kinds[_MOUNT_OP_MAX] = {
+        [MOUNT_OP_MKDIR] = {host_mkdir, NULL},
+        [MOUNT_OP_MKFILE] = {host_mkfile, NULL},
+        [MOUNT_OP_SYMLINK] = {host_symlink, NULL},
+        [MOUNT_OP_WRITE] = {host_write, NULL},
+        [MOUNT_OP_BIND] = {NULL, oci_bind},
+        [MOUNT_OP_MOUNT] = {NULL, oci_mount},
+        /* gVisor's procfs does not show the host's /proc files masks hide;
+         * the read-only remounts and the old root's detach are the native
+         * child's own business. */
+        [MOUNT_OP_MASK] = {NULL, NULL},
+        [MOUNT_OP_SETATTR] = {NULL, NULL},
+        [MOUNT_OP_DETACH] = {NULL, NULL},
+        [MOUNT_OP_MKNOD] = {NULL, NULL},
+};
+
+static void write_strv(FILE *f, char *const *v)
+{
+        fputc('[', f);
+        for (size_t i = 0; v && v[i]; i++) {
+                if (i)
+                        fputc(',', f);
+                json_write_string(f, v[i]);
+        }
+        fputc(']', f);
+}
+
+static void write_process(FILE *f, char *const argv[], char *const envp[], const char *cwd,
+                          const struct plan *plan, const struct policy *pol, bool as_root)
+{
+        fprintf(f, "{\"terminal\":false,\"user\":{\"uid\":%u,\"gid\":%u},\"args\":",
+                as_root ? 0 : pol->uid, as_root ? 0 : pol->gid);
+        write_strv(f, argv);
+        fputs(",\"env\":", f);
+        write_strv(f, envp);
+        fputs(",\"cwd\":", f);
+        json_write_string(f, cwd ? cwd : "/");
+        /* No capabilities, and none to gain. psrun's own kill helper keeps
+         * CAP_KILL: the commands it kills run as another user. */
+        const char *caps = as_root ? "[\"CAP_KILL\"]" : "[]";
+        fprintf(f,
+                ",\"capabilities\":{\"bounding\":%s,\"effective\":%s,\"inheritable\":[],"
+                "\"permitted\":%s,\"ambient\":[]},\"noNewPrivileges\":true,\"rlimits\":[",
+                caps, caps, caps);
+        for (size_t i = 0; i < plan->n_rlimits; i++) {
+                const char *name = oci_rlimit_to_string(plan->rlimits[i].resource);
+                if (!name)
+                        continue;
+                fprintf(f, "%s{\"type\":\"%s\",\"soft\":%llu,\"hard\":%llu}", i ? "," : "", name,
+                        (unsigned long long) plan->rlimits[i].limit.rlim_cur,
+                        (unsigned long long) plan->rlimits[i].limit.rlim_max);
+        }
+        fputs("]}", f);
+}
+
+int gvisor_write_config(FILE *f, const struct plan *plan, const struct policy *pol,
+                        const struct gvisor_config *c, psrun_error *err)
+{
+        fputs("{\"ociVersion\":\"1.0.2\",\"process\":", f);
+        write_process(f, plan->argv, plan->envp, plan->workdir, plan, pol, false);
+        fputs(",\"root\":{\"path\":", f);
+        json_write_string(f, c->root);
+        fputs(",\"readonly\":true},\"hostname\":", f);
+        json_write_string(f, plan->hostname ? plan->hostname : POLICY_DEFAULT_HOSTNAME);
+        fputs(",\"mounts\":[", f);
+        struct config_ctx x = {.f = f, .c = c, .first = true, .err = err};
+        for (size_t i = 0; i < plan->rootfs.n_steps; i++) {
+                const struct mount_step *s = &plan->rootfs.steps[i];
+                if ((unsigned) s->op >= _MOUNT_OP_MAX || runsc_owns(s))
+                        continue;
+                int r = step_kinds[s->op].oci ? step_kinds[s->op].oci(&x, s) : 0;
+                if (r < 0)
+                        return r;
+        }
+        fputs("],\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"ipc\"},"
+              "{\"type\":\"uts\"},{\"type\":\"mount\"},{\"type\":\"user\"},{\"type\":\"network\"",
+              f);
+        if (c->netns_pid > 0)
+                fprintf(f, ",\"path\":\"/proc/%d/ns/net\"", (int) c->netns_pid);
+        /* The ids of the native backend's user namespace: files the sandbox
+         * makes in /workspace belong to the same unnamed host ids. */
+        fprintf(f,
+                "}],\"uidMappings\":[{\"containerID\":0,\"hostID\":%u,\"size\":%u}],"
+                "\"gidMappings\":[{\"containerID\":0,\"hostID\":%u,\"size\":%u}]}}\n",
+                PSRUN_ID_BASE, PSRUN_ID_COUNT, PSRUN_ID_BASE, PSRUN_ID_COUNT);
+        return ferror(f) ? psrun_error_set(err, EIO, "backend: gvisor: write config.json") : 0;
+}
+
+static int write_file_with(const char *path, psrun_error *err,
+                           int (*fill)(FILE *f, const void *arg, psrun_error *err), const void *arg)
+{
+        _cleanup_close_ int fd =
+                open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "backend: gvisor: create %s", path);
+        FILE *f = fdopen(TAKE_FD(fd), "w");
+        if (!f)
+                return psrun_error_errno(err, errno, "backend: gvisor: %s", path);
+        int r = fill(f, arg, err);
+        if (fclose(f) != 0 && r >= 0)
+                r = psrun_error_errno(err, errno, "backend: gvisor: write %s", path);
+        return r;
+}
+
+struct bundle_args {
+        const struct plan *plan;
+        const struct policy *pol;
+        const struct gvisor_config *c;
+};
+
+static int fill_config(FILE *f, const void *arg, psrun_error *err)
+{
+        const struct bundle_args *a = arg;
+        return gvisor_write_config(f, a->plan, a->pol, a->c, err);
+}
+
+int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan,
+                        const struct policy *pol, pid_t launcher, pid_t netns_pid, psrun_error *err)
+{
+        /* The skeleton's tmpfs is mounted in the launcher's namespace only,
+         * and goes with it: nothing of it to remove afterwards. */
+        struct skeleton k = {.err = err};
+        snprintf(k.root, sizeof(k.root), "/proc/%d/root%s", (int) launcher, gs->rootfs);
+        for (size_t i = 0; i < plan->rootfs.n_steps; i++) {
+                const struct mount_step *s = &plan->rootfs.steps[i];
+                if ((unsigned) s->op >= _MOUNT_OP_MAX || runsc_owns(s))
+                        continue;
+                int r = step_kinds[s->op].host ? step_kinds[s->op].host(&k, s) : 0;
+                if (r < 0)
+                        return r;
+        }
+        struct gvisor_config c = {
+                .root = gs->rootfs, .workspace = gs->workspace, .netns_pid = netns_pid};
+        struct bundle_args a = {plan, pol, &c};
+        char path[sizeof(gs->dir) + 16];
+        snprintf(path, sizeof(path), "%s/config.json", gs->dir);
+        return write_file_with(path, err, fill_config, &a);
+}
+
+struct process_args {
+        char *const *argv, *const *envp;
+        const char *cwd;
+        const struct plan *plan;
+        const struct policy *pol;
+        bool as_root;
+};
+
+static int fill_process(FILE *f, const void *arg, psrun_error *err)
+{
+        const struct process_args *a = arg;
+        write_process(f, a->argv, a->envp, a->cwd, a->plan, a->pol, a->as_root);
+        fputc('\n', f);
+        return ferror(f) ? psrun_error_set(err, EIO, "backend: gvisor: write process.json") : 0;
+}
+
+int gvisor_write_process(const char *path, char *const argv[], char *const envp[], const char *cwd,
+                         const struct plan *plan, const struct policy *pol, bool as_root,
+                         psrun_error *err)
+{
+        struct process_args a = {argv, envp, cwd, plan, pol, as_root};
+        return write_file_with(path, err, fill_process, &a);
+}
+
+int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol, psrun_error *err)
+{
+        if (!workdir || !below(workdir, WORKSPACE))
+                return 0;
+        _cleanup_close_ int dir = fcntl(ws_fd, F_DUPFD_CLOEXEC, 3);
+        char comp[NAME_MAX + 1];
+        for (const char *p = workdir + strlen(WORKSPACE) + 1; dir >= 0 && *p;) {
+                size_t len = strcspn(p, "/");
+                if (len == 0 || len > NAME_MAX)
+                        return psrun_error_set(err, EINVAL, "workdir: %s: bad component", workdir);
+                memcpy(comp, p, len);
+                comp[len] = '\0';
+                if (mkdirat(dir, comp, 0755) == 0) {
+                        if (fchownat(dir, comp, PSRUN_ID_BASE + pol->uid, PSRUN_ID_BASE + pol->gid,
+                                     AT_SYMLINK_NOFOLLOW) < 0)
+                                return psrun_error_errno(err, errno, "workdir: chown %s", comp);
+                } else if (errno != EEXIST) {
+                        return psrun_error_errno(err, errno, "workdir: mkdir %s", comp);
+                }
+                int next = openat(dir, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (next < 0)
+                        return psrun_error_errno(err, errno, "workdir: %s", workdir);
+                close(dir);
+                dir = next;
+                p += len;
+                p += strspn(p, "/");
+        }
+        return dir < 0 ? psrun_error_errno(err, errno, "workdir: %s", workdir) : 0;
+}
+
+/* ---- runsc's errors ---- */
+
+/* The JSON string at p (after its opening quote) into out, one line. */
+static const char *read_json_string(const char *p, char *out, size_t size)
+{
+        size_t n = 0;
+        while (*p && *p != '"') {
+                char ch = *p++;
+                if (ch == '\\' && *p) {
+                        char e = *p++;
+                        ch = e == 'n' || e == 't' || e == 'r' ? ' ' : e;
+                        if (e == 'u') {
+                                unsigned v = 0;
+                                for (int i = 0; i < 4 && *p; i++, p++)
+                                        v = v * 16 + (unsigned) (*p >= 'a'   ? *p - 'a' + 10
+                                                                 : *p >= 'A' ? *p - 'A' + 10
+                                                                             : *p - '0');
+                                ch = v >= 0x20 && v < 0x7f ? (char) v : '?';
+                        }
+                }
+                if ((unsigned char) ch < 0x20)
+                        ch = ' ';
+                if (n + 1 < size)
+                        out[n++] = ch;
+        }
+        while (n > 0 && out[n - 1] == ' ')
+                n--;
+        out[n] = '\0';
+        return *p ? p + 1 : p;
+}
+
+int gvisor_read_error(const char *log_path, char *msg, size_t size)
+{
+        _cleanup_close_ int fd = open(log_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -ENOENT;
+        /* The end of the log is what matters; runsc writes little without
+         * --debug. */
+        off_t len = lseek(fd, 0, SEEK_END);
+        if (len > 65536)
+                (void) lseek(fd, len - 65536, SEEK_SET);
+        else
+                (void) lseek(fd, 0, SEEK_SET);
+        char buf[65537];
+        if (read_into(fd, buf, sizeof(buf)) <= 0)
+                return -ENOENT;
+        bool found = false;
+        char cur[512];
+        for (const char *p = strstr(buf, "{\"msg\":\""); p; p = strstr(p, "{\"msg\":\"")) {
+                p = read_json_string(p + 8, cur, sizeof(cur));
+                if (strncmp(p, ",\"level\":\"error\"", 16) == 0) {
+                        snprintf(msg, size, "%s", cur);
+                        found = true;
+                }
+        }
+        return found ? 0 : -ENOENT;
+}
+
+int gvisor_error_exit_code(const char *msg)
+{
+        if (strstr(msg, "no such file or directory") &&
+            (strstr(msg, "failed to load") || strstr(msg, "executable")))
+                return 127;
+        if (strstr(msg, "permission denied") &&
+            (strstr(msg, "failed to load") || strstr(msg, "executable")))
+                return 126;
+        return 125;
+}
