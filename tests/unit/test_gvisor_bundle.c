@@ -84,7 +84,9 @@ Test(gvisor_bundle, the_default_sandbox)
         for (size_t i = 0; i < c.process->n_env; i++)
                 home |= strcmp(c.process->env[i], "HOME=/workspace") == 0;
         cr_expect(home);
-        cr_expect_eq(c.process->n_rlimits, 1, "RLIMIT_SIGPENDING");
+        /* The kernel quotas psrun run caps that an rlimit carries:
+         * RLIMIT_SIGPENDING and RLIMIT_MSGQUEUE (runtime/plan.c). */
+        cr_expect_eq(c.process->n_rlimits, 2, "RLIMIT_SIGPENDING, RLIMIT_MSGQUEUE");
 
         /* The workspace is the host tmpfs, writable; /tmp a tmpfs of the
          * sentry's, sized; /proc gVisor's; the host's /usr read-only. */
