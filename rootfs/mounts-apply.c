@@ -295,6 +295,19 @@ static int create_entry(const struct mount_step *s)
         }
 }
 
+/* A propagation change (no fstype: "rprivate", "shared"...) through the
+ * resolved target's fd: the target may be a file (Docker binds
+ * /etc/resolv.conf, /etc/hosts and /etc/hostname and makes them rprivate),
+ * which mount_at cannot make its working directory. */
+static int propagate(int target, unsigned long flags)
+{
+        struct mount_attr a = {
+                .propagation = flags & (MS_SHARED | MS_SLAVE | MS_PRIVATE | MS_UNBINDABLE),
+        };
+        unsigned int at = AT_EMPTY_PATH | ((flags & MS_REC) ? AT_RECURSIVE : 0);
+        return mount_setattr(target, "", at, &a, sizeof(a)) < 0 ? -errno : 0;
+}
+
 static int mount_new(const struct mount_step *s, int host_fd)
 {
         if (s->early) {
@@ -306,6 +319,8 @@ static int mount_new(const struct mount_step *s, int host_fd)
         _cleanup_close_ int target = open_in_root(s->target, O_PATH);
         if (target < 0)
                 return target;
+        if (!s->fstype)
+                return propagate(target, s->flags);
         int r = mount_at(target, s->source, s->fstype, s->flags, s->data);
         return r < 0 ? r : setattr_target(s);
 }

@@ -144,13 +144,21 @@ else
 	bad "session: a restricted session starts" "$(cat "$TMP/screate.err")"
 fi
 
-# psrun mcp in a restricted sandbox: the text says what the network refused.
+# psrun mcp in a restricted sandbox: the text says what the network refused
+# (a Blocked: line of the violations report; with violations off, a
+# "Network refused" line instead).
 "$PY" "$HERE/mcp_call.py" sandbox_exec '{"command": "getent hosts other.test; exit 0"}' -- \
 	nsenter --net=/run/netns/$OUT "$PSRUN" mcp "${S_RESTRICTED[@]}" >"$TMP/mcpx" 2>"$TMP/mcpx.err"
-grep -q "Network refused (not allowed by the sandbox's policy): other.test" "$TMP/mcpx" &&
+grep -q 'Blocked:\\n- network refused other.test ([0-9]*x): not an allowed destination' "$TMP/mcpx" &&
 	grep -q '"denied": \[{"name": "other.test"' "$TMP/mcpx" &&
 	ok "session: psrun mcp's sandbox_exec says what the network refused" ||
 	bad "session: psrun mcp's sandbox_exec says what the network refused" "$(head -c 600 "$TMP/mcpx") $(tail -c 300 "$TMP/mcpx.err")"
+"$PY" "$HERE/mcp_call.py" sandbox_exec '{"command": "getent hosts other.test; exit 0"}' -- \
+	nsenter --net=/run/netns/$OUT "$PSRUN" mcp "${S_RESTRICTED[@]}" -o violations=off >"$TMP/mcpx" 2>"$TMP/mcpx.err"
+grep -q "Network refused (not allowed by the sandbox's policy): other.test" "$TMP/mcpx" &&
+	! grep -q 'Blocked:' "$TMP/mcpx" &&
+	ok "session: with violations off, psrun mcp's sandbox_exec still says what the network refused" ||
+	bad "session: with violations off, psrun mcp's sandbox_exec still says what the network refused" "$(head -c 600 "$TMP/mcpx") $(tail -c 300 "$TMP/mcpx.err")"
 
 # ---- installs: their own network, from the fake index ----
 INSTALL=(-o install_network=restricted -o 'install_allow_domains=[pypi.test, npm.test]'

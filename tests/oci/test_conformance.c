@@ -326,6 +326,35 @@ Test(oci_conformance, bind_mounts_take_propagation_options)
         cr_expect(contains(o.out, "PROP=\n"), "private: %s", o.out);
 }
 
+Test(oci_conformance, propagation_of_a_bound_file)
+{
+        /* Docker binds /etc/resolv.conf, /etc/hosts and /etc/hostname as
+         * ["rbind", "rprivate"], podman /run/.containerenv too: a
+         * propagation change on a file's mount failed with ENOTDIR when it
+         * was made from the target as the working directory. */
+        char src[300], mounts[1200];
+        snprintf(src, sizeof(src), "%s/resolv.conf", B.dir);
+        FILE *f = fopen(src, "we");
+        cr_assert_not_null(f);
+        fputs("nameserver 192.0.2.53\n", f);
+        fclose(f);
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/etc/resolv.conf\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"rbind\",\"rprivate\"]},"
+                 "{\"destination\":\"/etc/hosts\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"bind\",\"shared\",\"ro\"]}",
+                 src, src);
+        struct out o;
+        int r = run_config("c1",
+                           &(struct cfg){.args = "[\"sh\",\"-c\",\"cat /etc/resolv.conf; grep "
+                                                 "' /etc/hosts ' /proc/self/mountinfo\"]",
+                                         .mounts_extra = mounts},
+                           &o);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(contains(o.out, "nameserver 192.0.2.53"), "%s", o.out);
+        cr_expect(contains(o.out, " shared:"), "shared ignored on a file: %s", o.out);
+}
+
 Test(oci_conformance, rbind_stays_recursive_whatever_follows)
 {
         /* A source with a mount below it: ["rbind", ..., "bind"] keeps it. */
