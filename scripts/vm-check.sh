@@ -17,7 +17,11 @@ set -o pipefail
 
 # ---- Configuration (environment overrides) ---------------------------------
 
-# Test groups, one a line: <name> <binary under BUILD/tests> <Criterion filter>.
+# Test groups, one a line: <name> <binary under BUILD/tests> <Criterion filter>
+# [<jobs>]. The kernel groups run one test at a time (they share host
+# objects: cgroups, AppArmor profiles), and so does the session group (its
+# memory and time bounds are measured against one test's load in the
+# emulated VM); integration, escape and oci run two at a time, as on the host.
 VM_GROUPS=${VM_GROUPS:-"
 cgroup       kernel       cgroup/*
 cgroup_oci   kernel       cgroup_oci/*
@@ -25,9 +29,9 @@ seccomp      kernel       seccomp/*
 seccomp_notify kernel     seccomp_notify/*
 landlock     kernel       landlock/*
 apparmor     kernel       apparmor/*
-integration  integration  *
-escape       escape       *
-oci          oci          *
+integration  integration  *  2
+escape       escape       *  2
+oci          oci          *  2
 session      session      *
 "}
 # Groups also run on this host for the matrix's first column (0: VM only).
@@ -134,7 +138,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/psrun-vm.XXXXXX")
 SERIAL_LOG="$TMP/serial.log"
 
 # The groups as the runner reads them: comments and blank lines dropped.
-printf '%s\n' "$VM_GROUPS" | awk 'NF >= 3 && $1 !~ /^#/ { print $1, $2, $3 }' >"$TMP/groups"
+printf '%s\n' "$VM_GROUPS" | awk 'NF >= 3 && $1 !~ /^#/ { print $1, $2, $3, (NF >= 4 ? $4 : 1) }' >"$TMP/groups"
 [ -s "$TMP/groups" ] || fail "VM_GROUPS names no group"
 
 # ---- Emulator -----------------------------------------------------------------
@@ -527,7 +531,7 @@ echo "Kernel matrix (pass/fail/skip per group)"
 printf '  %-14s %-36s %s\n' group "$HOST_LABEL" "$VM_LABEL"
 while read -r name _; do
         host_cell=$(cell "$TMP/host.results" "$name")
-        [ "$VM_HOST_COLUMN" = 1 ] || host_cell="not run"
+        [ "$VM_HOST_COLUMN" = 1 ] || host_cell="(the tiers above)"
         printf '  %-14s %-36s %s\n' "$name" "$host_cell" "$(cell "$TMP/vm.results" "$name")"
 done <"$TMP/groups"
 echo

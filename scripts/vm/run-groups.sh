@@ -11,6 +11,7 @@
 #
 # Usage: run-groups.sh BUILD GROUPS_FILE LOG_DIR [GROUP_TIMEOUT_SECS]
 # GROUPS_FILE lines: <name> <binary under BUILD/tests> <Criterion --filter pattern>
+# [<jobs>: tests run at once, default 1]
 # PSRUN_GROUPS_ECHO=1 copies each group's full output to stdout (the VM's
 # serial log is the only record of a run there).
 set -eu
@@ -35,7 +36,8 @@ synthesis_field() {
 }
 
 overall=0
-while read -r name binary filter; do
+while read -r name binary filter jobs; do
+        jobs=${jobs:-1}
         case "$name" in
         '' | '#'*) continue ;;
         esac
@@ -48,7 +50,8 @@ while read -r name binary filter; do
 
         start=$(now)
         # --verbose=0 prints one line per test ([RUN ]/[PASS]/[FAIL]/[SKIP]);
-        # -j1 keeps tests that share host state (cgroups, AppArmor) apart;
+        # -j1 (the default) keeps tests that share host state (cgroups,
+        # AppArmor) apart; the groups whose tests are apart already say more;
         # --ignore-warnings: a test's cr_log_warn() note ("this kernel has no
         # IA32 emulation") is not a failure; it is passed on as a WARN line.
         if [ "${PSRUN_GROUPS_ECHO:-0}" = 1 ]; then
@@ -56,7 +59,7 @@ while read -r name binary filter; do
                 echo "----- group $name: $bin --filter=$filter"
                 {
                         rc=0
-                        timeout "$group_timeout" "$bin" --verbose=0 -j1 --ignore-warnings \
+                        timeout "$group_timeout" "$bin" --verbose=0 -j"$jobs" --ignore-warnings \
                                 --filter="$filter" \
                                 </dev/null 2>&1 || rc=$?
                         echo "$rc" >"$log.rc"
@@ -64,7 +67,7 @@ while read -r name binary filter; do
                 rc=$(cat "$log.rc")
         else
                 rc=0
-                timeout "$group_timeout" "$bin" --verbose=0 -j1 --ignore-warnings \
+                timeout "$group_timeout" "$bin" --verbose=0 -j"$jobs" --ignore-warnings \
                         --filter="$filter" >"$log" 2>&1 </dev/null || rc=$?
         fi
         secs=$(($(now) - start))

@@ -606,10 +606,12 @@ Test(session, a_session_wide_oom_spares_init, .timeout = 60)
         struct sess t;
         sess_start(&t, (const char *const[]){"memory_limit", "64M", NULL});
         free(ballast);
-        /* Two hogs of 40 MiB each (dd's buffer, refilled for a few
-         * seconds): neither reaches its own 64M, together they pass the
-         * session's. (busybox's dd too: the VM has no python3.) */
-        const char *hog = "dd if=/dev/zero of=/dev/null bs=40M count=300 2>/dev/null";
+        /* Two hogs of 40 MiB each (dd's buffer, refilled for 3 s: bounded
+         * by time, not by a count, which took two minutes under the VM's
+         * emulation): neither reaches its own 64M, together they pass the
+         * session's. (busybox's dd and timeout too: the VM has no
+         * python3.) */
+        const char *hog = "timeout 3 dd if=/dev/zero of=/dev/null bs=40M 2>/dev/null";
         struct bg a = {.t = &t, .line = hog}, b = {.t = &t, .line = hog};
         pthread_t ta, tb;
         cr_assert_eq(pthread_create(&ta, NULL, bg_exec, &a), 0);
