@@ -113,6 +113,11 @@ static int check_ranges(const struct netns_plan *p, psrun_error *err)
         }
         for (size_t i = 0; i < p->n_cidrs; i++) {
                 const struct policy_cidr *c = &p->cidrs[i];
+                if (!c->port && p->n_ports == 0)
+                        return psrun_error_set(err, EINVAL,
+                                               "allow_cidrs[%zu]: %s has no port, and allow_ports "
+                                               "is empty: give it one (CIDR:port)",
+                                               i, cidr_text(c, t, sizeof(t)));
                 if (overlaps_any(c, netns_never4, netns_n_never4))
                         return psrun_error_set(err, EINVAL,
                                                "allow_cidrs[%zu]: %s is never reachable "
@@ -213,6 +218,11 @@ int netns_plan(const struct policy *pol, struct netns_plan *p, psrun_error *err)
         p->max_ttl_ms = pol->dns_max_ttl_ms;
         p->allow_domains = (const char *const *) pol->allow_domains;
         p->n_allow_domains = pol->n_allow_domains;
+        /* A name is pinned on allow_ports: with none, on nothing. */
+        if (p->n_allow_domains && p->n_ports == 0)
+                return psrun_error_set(err, EINVAL,
+                                       "allow_ports: empty, so no name of allow_domains could be "
+                                       "reached");
         p->log_path = pol->network_log;
 
         uint32_t rnd;

@@ -572,6 +572,10 @@ bad_key "allow_private[0]: 198.18.0.0/15 is not a private range" -o network=full
 	-o dns_upstream=[198.18.0.53] -o 'allow_private=[198.18.0.0/15]'
 bad_key "allow_private[0]: IPv6 is off inside the sandbox" -o network=full -o dns_upstream=[198.18.0.53] \
 	-o 'allow_private=[fc00::/7]'
+bad_key "allow_ports: empty, so no name of allow_domains could be reached" "${RESTRICTED[@]}" \
+	-o 'allow_ports=[]'
+bad_key "allow_cidrs[0]: 198.18.0.20/32 has no port, and allow_ports is empty" -o network=restricted \
+	-o dns_upstream=[198.18.0.53] -o 'allow_ports=[]' -o 'allow_cidrs=[198.18.0.20/32]'
 sandbox "$TMP/cp" "${RESTRICTED[@]}" -o 'allow_private=[10.77.0.0/16]' -o 'allow_cidrs=[10.77.0.1/32:80]' -- \
 	tcp 10.77.0.1 80
 expect "$TMP/cp" "tcp 10.77.0.1 80" ok "allow_cidrs in a range allow_private opens is reachable"
