@@ -324,11 +324,11 @@ static int enable_forwarding(psrun_error *err)
 
 int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st, psrun_error *err)
 {
-        memset(st, 0, sizeof(*st));
+        *st = (struct netns_state) NETNS_STATE_INIT;
         if (!p->veth)
                 return 0;
         /* The firewall first: no packet passes before the rules hold. */
-        int r = nft_open(&st->nft, err);
+        int r = st->nft = nft_open(err);
         if (r >= 0) {
                 r = nft_add_sandbox_table(st->nft, p, err);
                 st->table_made = r >= 0;
@@ -348,6 +348,8 @@ int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st,
 
 void netns_teardown(const struct netns_plan *p, struct netns_state *st)
 {
+        if (!p->veth)
+                return; /* nothing was made (and st may be all zeros) */
         /* The veth is not deleted here: deleting one waits for RCU grace
          * periods (17-19 ms here, most of a run's network cost). The pair
          * goes with the sandbox's namespace, which the kernel frees in the
@@ -360,9 +362,8 @@ void netns_teardown(const struct netns_plan *p, struct netns_state *st)
         if (st->table_made)
                 (void) nft_delete_table(st->nft, p->table, NULL);
         st->veth_made = st->table_made = false;
-        if (st->nft)
-                nft_close(st->nft);
-        st->nft = NULL;
+        nft_close(st->nft);
+        st->nft = -1;
 }
 
 /* Whether some process, or a /run/netns name, still holds the network
@@ -416,7 +417,7 @@ static int remove_dead(const char *want, psrun_error *err)
         }
         struct stat own;
         uint64_t own_ns = stat("/proc/thread-self/ns/net", &own) == 0 ? (uint64_t) own.st_ino : 0;
-        struct nft_ctx *nft = NULL;
+        int nft = -1;
         int removed = 0;
         struct dirent *de;
         while ((de = readdir(d))) {
@@ -435,7 +436,7 @@ static int remove_dead(const char *want, psrun_error *err)
                 char name[32];
                 snprintf(name, sizeof(name), "psr%s", id);
                 veth_delete(name);
-                if (nft || nft_open(&nft, NULL) >= 0) {
+                if (nft >= 0 || (nft = nft_open(NULL)) >= 0) {
                         snprintf(name, sizeof(name), "psrun_%s", id);
                         (void) nft_delete_table(nft, name, NULL);
                 }
@@ -443,8 +444,7 @@ static int remove_dead(const char *want, psrun_error *err)
                         removed++;
         }
         closedir(d);
-        if (nft)
-                nft_close(nft);
+        nft_close(nft);
         return removed;
 }
 

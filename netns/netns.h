@@ -87,10 +87,14 @@ extern const struct netns_range netns_private4[];
 extern const size_t netns_n_private4;
 
 /* What netns_setup() built, for teardown. */
+#define NETNS_STATE_INIT                                                                           \
+        {                                                                                          \
+                .nft = -1                                                                          \
+        }
 struct netns_state {
         bool veth_made;
         bool table_made;
-        struct nft_ctx *nft; /* kept for the DNS proxy's pins */
+        int nft; /* nf_tables socket (netns/nft.c), kept for the DNS proxy's pins; -1: none */
 };
 
 /* Plan the network for a policy; pure apart from reading the host's
@@ -140,12 +144,13 @@ void nflog_read(struct nflog *nl, nflog_fn fn, void *userdata);
 int veth_create(const struct netns_plan *plan, pid_t child, psrun_error *err);
 void veth_delete(const char *host_if);
 
-/* netns/nft.c */
-struct nft_ctx;
-int nft_open(struct nft_ctx **ret, psrun_error *err);
-void nft_close(struct nft_ctx *ctx);
-int nft_add_sandbox_table(struct nft_ctx *ctx, const struct netns_plan *plan, psrun_error *err);
-int nft_delete_table(struct nft_ctx *ctx, const char *table, psrun_error *err);
+/* netns/nft.c: the table, through an nf_tables netlink socket of the
+ * calling thread's namespace (nft_open: the fd, or -errno). One user at a
+ * time: a transaction reads its own acks. */
+int nft_open(psrun_error *err);
+void nft_close(int fd);
+int nft_add_sandbox_table(int fd, const struct netns_plan *plan, psrun_error *err);
+int nft_delete_table(int fd, const char *table, psrun_error *err);
 /* Pins addr . port for timeout_s seconds in the table's pin4/pin6 set. */
-int nft_pin(struct nft_ctx *ctx, const char *table, int family, const uint8_t *addr,
-            const uint16_t *ports, size_t n_ports, unsigned timeout_s, psrun_error *err);
+int nft_pin(int fd, const char *table, int family, const uint8_t *addr, const uint16_t *ports,
+            size_t n_ports, unsigned timeout_s, psrun_error *err);

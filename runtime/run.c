@@ -363,7 +363,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
         /* Declared after the launch, so torn down before it is closed: by
          * then the sandbox is gone. The proxy stops first. */
-        _cleanup_(network_teardown) struct network net = {&plan.net, {0}};
+        _cleanup_(network_teardown) struct network net = {&plan.net, NETNS_STATE_INIT};
         _cleanup_(dns_proxy_stopp) struct dns_proxy *proxy = NULL;
         uint64_t t0 = now_ms();
         r = launch_clone(&plan, cg, &l, err);
