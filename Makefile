@@ -3,7 +3,7 @@
 # link; `make check` installs what is missing, builds and runs every test;
 # `make demo` runs a real script in the default sandbox.
 
-PKGS := libseccomp libcap libnl-3.0 libnl-route-3.0 yaml-0.1
+PKGS := libseccomp libcap yaml-0.1
 TEST_PKGS := criterion
 
 CC ?= cc
@@ -93,11 +93,12 @@ $(PC): psrun.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' $< > $@
 
 # psrun links its libraries statically: no dynamic loading of libraries at
-# every start (~2 ms, ~60 page faults); only libc is shared. (nf_tables is
-# written in plain netlink, netns/nft.c: no libnftables, which exists only
-# as a shared library.) STATIC=0 links every library dynamically.
+# every start (~2 ms, ~60 page faults); only libc is shared. (Netlink,
+# nf_tables included, is written by hand in netns/netlink.c: neither libnl
+# nor libnftables, which exists only as a shared library.) STATIC=0 links
+# every library dynamically.
 STATIC ?= 1
-STATIC_PKGS := libseccomp libcap yaml-0.1 libnl-route-3.0 libnl-3.0
+STATIC_PKGS := libseccomp libcap yaml-0.1
 ifeq ($(STATIC)$(SANITIZE),1)
 PSRUN_LIBS = -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -Wl,-Bdynamic \
              -lpthread -lm

@@ -72,6 +72,13 @@ void nl_end(struct nlbuf *b, size_t msg)
         ((struct nlmsghdr *) (b->data + msg))->nlmsg_len = (uint32_t) (b->len - msg);
 }
 
+void nl_raw(struct nlbuf *b, const void *data, size_t len)
+{
+        void *p = reserve(b, NLA_ALIGN(len));
+        if (p)
+                memcpy(p, data, len);
+}
+
 void nl_put(struct nlbuf *b, uint16_t type, const void *data, size_t len)
 {
         struct nlattr *a = reserve(b, NLA_HDRLEN + NLA_ALIGN(len));
@@ -219,4 +226,36 @@ int nl_transact(int fd, struct nlbuf *b, unsigned *failed)
                 return first > 0 ? -first : first;
         }
         return acks >= b->acked ? 0 : -EPROTO;
+}
+
+int nl_dump(int fd, struct nlbuf *b, nl_dump_fn fn, void *arg)
+{
+        if (b->failed)
+                return -ENOMEM;
+        struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+        if (sendto(fd, b->data, b->len, 0, (struct sockaddr *) &kernel, sizeof(kernel)) < 0)
+                return -errno;
+        char buf[16384] __attribute__((aligned(NLMSG_ALIGNTO)));
+        for (;;) {
+                ssize_t n = recv(fd, buf, sizeof(buf), 0);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return n < 0 ? -errno : -EPROTO;
+                size_t left = (size_t) n;
+                for (struct nlmsghdr *h = (struct nlmsghdr *) buf; NLMSG_OK(h, left);
+                     h = NLMSG_NEXT(h, left)) {
+                        if (h->nlmsg_type == NLMSG_DONE)
+                                return 0;
+                        if (h->nlmsg_type == NLMSG_ERROR) {
+                                const struct nlmsgerr *e = NLMSG_DATA(h);
+                                if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+                                        return -EPROTO;
+                                if (e->error)
+                                        return e->error;
+                                continue;
+                        }
+                        fn(h, arg);
+                }
+        }
 }

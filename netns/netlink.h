@@ -2,11 +2,12 @@
 #pragma once
 
 /*
- * Netlink messages built by hand, for nf_tables (netns/nft.c): a growing
- * buffer of messages and attributes, sent in one sendmsg(), every message
- * asking for its own ack. No library: libnftables costs more to load, to
- * parse nft text and to fetch its ruleset cache than the few dozen
- * messages a sandbox's table needs (docs/benchmarks.md).
+ * Netlink messages built by hand, for rtnetlink (netns/veth.c, the address
+ * pool's route check) and nf_tables (netns/nft.c): a growing buffer of
+ * messages and attributes, sent in one sendmsg(), every message asking for
+ * its own ack. No library: libnl and libnftables cost more to load, and
+ * libnftables to parse and to fetch its cache, than the few dozen messages
+ * a sandbox's network needs (docs/benchmarks.md).
  */
 
 #include <stdbool.h>
@@ -34,6 +35,8 @@ size_t nl_begin(struct nlbuf *b, uint16_t type, uint16_t flags, bool ack, const 
                 size_t hdr_len);
 void nl_end(struct nlbuf *b, size_t msg);
 
+/* Bytes that are not an attribute (a fixed header inside one), aligned. */
+void nl_raw(struct nlbuf *b, const void *data, size_t len);
 void nl_put(struct nlbuf *b, uint16_t type, const void *data, size_t len);
 void nl_put_str(struct nlbuf *b, uint16_t type, const char *s);
 void nl_put_u8(struct nlbuf *b, uint16_t type, uint8_t v);
@@ -54,3 +57,8 @@ int nl_open(int protocol);
  * answers a request inside sendmsg(), so every ack is queued by the time it
  * returns. */
 int nl_transact(int fd, struct nlbuf *b, unsigned *failed);
+/* A dump request (NLM_F_DUMP) of b's one message: calls fn for every
+ * message of the answer until NLMSG_DONE. 0 or -errno. */
+struct nlmsghdr;
+typedef void (*nl_dump_fn)(const struct nlmsghdr *h, void *arg);
+int nl_dump(int fd, struct nlbuf *b, nl_dump_fn fn, void *arg);

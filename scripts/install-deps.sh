@@ -9,7 +9,7 @@ set -eu
 # unpacks crun's source package and compares with crun where it runs.
 PACKAGES="
 build-essential pkg-config clang-format clang libclang-rt-14-dev
-libseccomp-dev libcap-dev libnl-3-dev libnl-route-3-dev libyaml-dev
+libseccomp-dev libcap-dev libyaml-dev
 libcriterion-dev
 busybox-static python3 iproute2 nftables procps util-linux
 qemu-system-x86
