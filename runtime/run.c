@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -295,18 +296,67 @@ static void vwatch_target_closep(struct vwatch_target *t)
         vwatch_target_close(t);
 }
 
-/* A failure of psrun itself after `start`: the result says so. */
-/* The network of the sandbox (netns/), for the cleanup attribute. */
+/*
+ * The network of the sandbox (netns/): the firewall, the veth and the DNS
+ * proxy are built on a thread of their own, started as soon as the
+ * sandbox's namespace exists, while this thread maps its ids and puts it in
+ * its cgroups (on hybrid hosts a cgroup.procs write waits for an RCU grace
+ * period) and the child builds its root. The child is released only after
+ * both are done.
+ */
 struct network {
         const struct netns_plan *plan;
         struct netns_state state;
+        struct dns_proxy *proxy;
+        pid_t child;
+        pthread_t thread;
+        bool started;
+        int r;
+        psrun_error err;
 };
 
+static void *network_main(void *arg)
+{
+        struct network *n = arg;
+        n->r = netns_setup(n->plan, n->child, &n->state, &n->err);
+        if (n->r >= 0)
+                n->r = dns_proxy_start(n->plan, n->state.nft, &n->proxy, &n->err);
+        return NULL;
+}
+
+static int network_start(struct network *n, pid_t child, psrun_error *err)
+{
+        if (!n->plan->veth)
+                return 0;
+        n->child = child;
+        int e = pthread_create(&n->thread, NULL, network_main, n);
+        if (e != 0)
+                return psrun_error_errno(err, e, "network: set-up thread");
+        n->started = true;
+        return 0;
+}
+
+/* Waits for the set-up: its result, and its error in *err. */
+static int network_wait(struct network *n, psrun_error *err)
+{
+        if (!n->started)
+                return 0;
+        pthread_join(n->thread, NULL);
+        n->started = false;
+        if (n->r < 0 && err)
+                *err = n->err;
+        return n->r;
+}
+
+/* After the sandbox is gone: the proxy stops first. */
 static void network_teardown(struct network *n)
 {
+        (void) network_wait(n, NULL);
+        dns_proxy_stop(TAKE_PTR(n->proxy), NULL);
         netns_teardown(n->plan, &n->state);
 }
 
+/* A failure of psrun itself after `start`: the result says so. */
 static int fail(struct run_result *res, psrun_error *err, int r, uint64_t start)
 {
         res->wall_ms = now_ms() - start;
@@ -362,24 +412,28 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
         /* Declared after the launch, so torn down before it is closed: by
-         * then the sandbox is gone. The proxy stops first. */
-        _cleanup_(network_teardown) struct network net = {&plan.net, NETNS_STATE_INIT};
-        _cleanup_(dns_proxy_stopp) struct dns_proxy *proxy = NULL;
+         * then the sandbox is gone. */
+        _cleanup_(network_teardown) struct network net = {.plan = &plan.net,
+                                                          .state = NETNS_STATE_INIT};
         uint64_t t0 = now_ms();
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
                 return fail(res, err, r, start);
         fault_point("run:cloned");
+        /* The network (firewall, veth, proxy) is built meanwhile: the
+         * command starts with it in place, or not at all. */
+        r = network_start(&net, l.pid, err);
         /* The child builds its root while we put it in its cgroups, and
          * starts the command only once it is in them: nothing of the command
          * runs unconfined. */
-        r = launch_confine(&l, &plan, cg, err);
-        /* The network (veth, addresses, firewall) while the child waits:
-         * the command starts with it in place, or not at all. */
         if (r >= 0)
-                r = netns_setup(&plan.net, l.pid, &net.state, err);
-        if (r >= 0)
-                r = dns_proxy_start(&plan.net, net.state.nft, &proxy, err);
+                r = launch_confine(&l, &plan, cg, err);
+        if (r >= 0) {
+                r = network_wait(&net, err);
+        } else {
+                psrun_error ignored;
+                (void) network_wait(&net, &ignored);
+        }
         if (r >= 0)
                 fault_point("run:confined");
         if (r >= 0)
@@ -420,7 +474,7 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(&s, init_status, &st, res);
         /* What the network refused, counted until the sandbox ended. */
-        dns_proxy_stop(TAKE_PTR(proxy), &res->network);
+        dns_proxy_stop(TAKE_PTR(net.proxy), &res->network);
         report_violations(&s, pol, &st, res);
         return 0;
 }
