@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -156,6 +159,34 @@ int nl_open(int protocol)
                 return r;
         }
         return fd;
+}
+
+static void *closer(void *arg)
+{
+        close((int) (intptr_t) arg);
+        return NULL;
+}
+
+void nl_close_later(int fd)
+{
+        if (fd < 0)
+                return;
+        pthread_attr_t attr;
+        pthread_t t;
+        sigset_t all, old;
+        int e = pthread_attr_init(&attr);
+        if (e == 0) {
+                (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+                (void) pthread_attr_setstacksize(&attr, 64 * 1024);
+                /* None of the embedder's signals may land on this thread. */
+                sigfillset(&all);
+                pthread_sigmask(SIG_BLOCK, &all, &old);
+                e = pthread_create(&t, &attr, closer, (void *) (intptr_t) fd);
+                pthread_sigmask(SIG_SETMASK, &old, NULL);
+                pthread_attr_destroy(&attr);
+        }
+        if (e != 0)
+                close(fd);
 }
 
 /* Reads what is queued; counts acks and keeps the first error. */

@@ -346,6 +346,13 @@ int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st,
         return r;
 }
 
+void netns_remove_table(const struct netns_plan *p, struct netns_state *st)
+{
+        if (st->table_made)
+                (void) nft_delete_table(st->nft, p->table, NULL);
+        st->table_made = false;
+}
+
 void netns_teardown(const struct netns_plan *p, struct netns_state *st)
 {
         if (!p->veth)
@@ -359,9 +366,8 @@ void netns_teardown(const struct netns_plan *p, struct netns_state *st)
          * (addr-pool.c). */
         /* After the sandbox is gone, never before: until then the table
          * is what confines it. */
-        if (st->table_made)
-                (void) nft_delete_table(st->nft, p->table, NULL);
-        st->veth_made = st->table_made = false;
+        netns_remove_table(p, st);
+        st->veth_made = false;
         nft_close(st->nft);
         st->nft = -1;
 }

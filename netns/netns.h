@@ -113,6 +113,14 @@ void netns_release(struct netns_plan *plan);
  * permitted"). On failure what was made is in *st for netns_teardown(). */
 int netns_setup(const struct netns_plan *plan, pid_t child, struct netns_state *st,
                 psrun_error *err);
+/* Deletes the table: once the sandbox is gone, never before (until then
+ * it is what confines it). netns_teardown() does it too, if not yet done.
+ * Deleting needs nothing more of the caller, but the kernel frees what it
+ * deleted only after an RCU grace period, and the next close of an
+ * nf_tables socket of the namespace waits for that (8-12 ms here): so
+ * callers delete early and leave netns_teardown(), which closes, for
+ * last. */
+void netns_remove_table(const struct netns_plan *plan, struct netns_state *st);
 void netns_teardown(const struct netns_plan *plan, struct netns_state *st);
 
 /* Removes veths, tables and leases of psrun runs that died. Returns how

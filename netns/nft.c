@@ -58,8 +58,7 @@ int nft_open(psrun_error *err)
 
 void nft_close(int fd)
 {
-        if (fd >= 0)
-                close(fd);
+        nl_close_later(fd);
 }
 
 /* One transaction: all of it, or nothing (the kernel aborts the batch). */

@@ -348,11 +348,18 @@ static int network_wait(struct network *n, psrun_error *err)
         return n->r;
 }
 
-/* After the sandbox is gone: the proxy stops first. */
+/* Once the sandbox is gone: the proxy's counts, then the table, early (see
+ * netns_remove_table: the socket is closed last, in network_teardown). */
+static void network_end(struct network *n, struct netns_stats *stats)
+{
+        dns_proxy_stop(TAKE_PTR(n->proxy), stats);
+        netns_remove_table(n->plan, &n->state);
+}
+
 static void network_teardown(struct network *n)
 {
         (void) network_wait(n, NULL);
-        dns_proxy_stop(TAKE_PTR(n->proxy), NULL);
+        network_end(n, NULL);
         netns_teardown(n->plan, &n->state);
 }
 
@@ -393,6 +400,11 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
         r = plan_from_policy(pol, argv, o, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
+        /* Torn down after everything else but the plan (by then the
+         * sandbox is gone on every path): closing its socket is what waits
+         * for the kernel to free the deleted table, the later the less. */
+        _cleanup_(network_teardown) struct network net = {.plan = &plan.net,
+                                                          .state = NETNS_STATE_INIT};
         /* What the violations report needs, before anything is cloned. */
         _cleanup_(vwatch_closep) struct vwatch watch = {.audit_fd = -1};
         r = vwatch_prepare(&watch, pol, &plan, err);
@@ -411,10 +423,6 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 (void) block_signals(&fwd);
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
-        /* Declared after the launch, so torn down before it is closed: by
-         * then the sandbox is gone. */
-        _cleanup_(network_teardown) struct network net = {.plan = &plan.net,
-                                                          .state = NETNS_STATE_INIT};
         uint64_t t0 = now_ms();
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
@@ -469,12 +477,12 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 init_status = supervise(&s);
         }
         res->wall_ms = now_ms() - t0;
+        /* What the network refused, counted until the sandbox ended. */
+        network_end(&net, &res->network);
 
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(&s, init_status, &st, res);
-        /* What the network refused, counted until the sandbox ended. */
-        dns_proxy_stop(TAKE_PTR(net.proxy), &res->network);
         report_violations(&s, pol, &st, res);
         return 0;
 }
