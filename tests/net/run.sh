@@ -707,6 +707,41 @@ leftovers() {
 	pgrep -f "psnet-leak-$$" >/dev/null && l="$l process"
 	echo "$l"
 }
+# psrun_run() in the caller's own process (the library): when it returns,
+# the table and the lease are gone, though the grace period the kernel
+# takes to free the table is not over (its socket is closed on a thread).
+LIBRUN='
+import ctypes, os, subprocess, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.psrun_policy_new.restype = ctypes.c_void_p
+pol = ctypes.c_void_p(lib.psrun_policy_new())
+err = ctypes.create_string_buffer(4096)
+for kv in sys.argv[2:]:
+    k, v = kv.split("=", 1)
+    if lib.psrun_policy_set(pol, k.encode(), v.encode(), err) != 0:
+        sys.exit("set " + k + ": " + err.raw[4:].split(b"\0")[0].decode())
+before = set(os.listdir("/run/psrun/net")) if os.path.isdir("/run/psrun/net") else set()
+res = ctypes.create_string_buffer(65536)
+argv = (ctypes.c_char_p * 2)(b"/bin/true", None)
+r = lib.psrun_run(pol, argv, None, res, err)
+tables = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True).stdout
+leases = set(os.listdir("/run/psrun/net")) - before
+print(r, "table" if "psrun_" in tables else "no-table", "leases:%d" % len(leases))
+lib.psrun_result_free(res)
+'
+if [ -e "$BUILD/libpsrun.so" ]; then
+	# A SANITIZE=1 build's library needs its runtime loaded first.
+	asan=$(ldd "$BUILD/libpsrun.so" 2>/dev/null | awk '/libasan/ {print $3}')
+	got=$(nsenter --net=/run/netns/$OUT env ${asan:+LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0} \
+		"$PY" -c "$LIBRUN" "$(realpath "$BUILD/libpsrun.so")" \
+		network=restricted 'allow_domains=[allowed.test]' 'dns_upstream=[198.18.0.53]' 2>&1)
+	[ "$got" = "0 no-table leases:0" ] &&
+		ok "psrun_run() returns with its table and lease gone" ||
+		bad "psrun_run() returns with its table and lease gone" "$got"
+else
+	skip=$((skip + 1))
+	echo "[SKIP] psrun_run() returns with its table and lease gone: no $BUILD/libpsrun.so"
+fi
 start=$(date +%s%N)
 for i in $(seq 50); do
 	nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- /bin/true psnet-leak-$$ 2>/dev/null
