@@ -329,7 +329,13 @@ static int network_start(struct network *n, pid_t child, psrun_error *err)
         if (!n->plan->veth)
                 return 0;
         n->child = child;
+        /* It and the DNS proxy it starts take none of the caller's
+         * signals: they are the caller's threads, running psrun's code. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
         int e = pthread_create(&n->thread, NULL, network_main, n);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         if (e != 0)
                 return psrun_error_errno(err, e, "network: set-up thread");
         n->started = true;
