@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# bench/net.sh PSRUN
+# bench/net.sh PSRUN [BEFORE]
 #
 # The network modes side by side, in one interleaved run, inside a fake
 # internet of network namespaces built here (as tests/net/run.sh does; no
@@ -20,6 +20,14 @@
 #                            sandbox's veth, psrun's forward rules and NAT,
 #                            then the same topology veth
 #
+# The start-up rows run in a new random order each round: a fixed order
+# would hand one mode a systematic edge (on hybrid hosts a cgroup.procs
+# write waits for an RCU grace period unless another one happened a few
+# tens of milliseconds before, so the run after a quick one starts faster).
+# With BEFORE, another psrun binary, its none, full and restricted rows run
+# in the same rounds (before-none, ...), so a change is measured side by
+# side with what it changes.
+#
 # Prints median, p90 and min per row, and the differences the targets of
 # docs/benchmarks.md are about. Not a test: it never fails on a miss.
 #
@@ -27,11 +35,12 @@
 #   BENCH_TCP=5      rounds of the TCP rows (2 s each, interleaved)
 set -u
 export LC_ALL=C
-[ $# -eq 1 ] || {
-	echo "usage: $0 PATH/TO/psrun" >&2
+[ $# -eq 1 ] || [ $# -eq 2 ] || {
+	echo "usage: $0 PATH/TO/psrun [PATH/TO/psrun-before]" >&2
 	exit 2
 }
 PSRUN=$(realpath "$1")
+BEFORE=$([ $# -eq 2 ] && realpath "$2")
 HERE=$(cd "$(dirname "$0")" && pwd)
 RUNS=${BENCH_RUNS:-100}
 [ "$(id -u)" -eq 0 ] || {
@@ -95,12 +104,17 @@ POL_full=(-o network=full -o dns_upstream=[198.18.0.53])
 POL_restricted=(-o network=restricted -o 'allow_domains=[allowed.test]' -o dns_upstream=[198.18.0.53])
 POL_none=()
 ms() { echo $(($(date +%s%N) / 1000)); }
+ROWS="none full restricted${BEFORE:+ before-none before-full before-restricted}"
 for ((i = 0; i < RUNS + 5; i++)); do
-	for mode in none full restricted; do
+	# shellcheck disable=SC2086
+	for row in $(shuf -e $ROWS); do
+		mode=${row#before-}
+		bin=$PSRUN
+		[ "$mode" != "$row" ] && bin=$BEFORE
 		declare -n pol=POL_$mode
 		t=$(ms)
-		nsenter --net=/run/netns/$OUT "$PSRUN" run "${pol[@]}" -- /bin/true 2>/dev/null
-		[ $i -ge 5 ] && echo $(($(ms) - t)) >>"$TMP/$mode"
+		nsenter --net=/run/netns/$OUT "$bin" run "${pol[@]}" -- /bin/true 2>/dev/null
+		[ $i -ge 5 ] && echo $(($(ms) - t)) >>"$TMP/$row"
 	done
 done
 
@@ -151,19 +165,24 @@ done
 stats() { # file -> "median p90 min"
 	sort -n "$1" | awk '{v[NR]=$1} END {printf "%d %d %d", v[int((NR+1)/2)], v[int(NR*0.9)], v[1]}'
 }
-printf "%-12s %10s %10s %10s   (%s)\n" row median p90 min "microseconds"
-for row in none full restricted dns-direct dns-proxy; do
+printf "%-18s %10s %10s %10s   (%s)\n" row median p90 min "microseconds"
+for row in $ROWS dns-direct dns-proxy; do
 	read -r med p90 min <<<"$(stats "$TMP/$row")"
-	printf "%-12s %10d %10d %10d\n" "$row" "$med" "$p90" "$min"
+	printf "%-18s %10d %10d %10d\n" "$row" "$med" "$p90" "$min"
 	eval "med_${row//-/_}=$med"
 done
-echo "full - none:        $(((med_full - med_none) / 1000)).$(((med_full - med_none) % 1000 / 100)) ms (target <= 5 ms)"
-echo "restricted - none:  $(((med_restricted - med_none) / 1000)).$(((med_restricted - med_none) % 1000 / 100)) ms (target <= 5 ms)"
+ms_of() { awk -v d="$1" 'BEGIN {printf "%.1f", d / 1000}'; }
+echo "full - none:        $(ms_of $((med_full - med_none))) ms (target <= 5 ms)"
+echo "restricted - none:  $(ms_of $((med_restricted - med_none))) ms (target <= 5 ms)"
+if [ -n "$BEFORE" ]; then
+	echo "before: full - none:        $(ms_of $((med_before_full - med_before_none))) ms"
+	echo "before: restricted - none:  $(ms_of $((med_before_restricted - med_before_none))) ms"
+fi
 echo "proxy - direct:     $((med_dns_proxy - med_dns_direct)) us (target <= 500 us)"
-printf "%-12s %10s %10s %10s   (%s)\n" row median min max "MB/s, ${BENCH_TCP:-5} x 2 s"
+printf "%-18s %10s %10s %10s   (%s)\n" row median min max "MB/s, ${BENCH_TCP:-5} x 2 s"
 for row in tcp-loopback tcp-host tcp-sandbox; do
 	read -r med p90 min <<<"$(stats "$TMP/$row")"
-	printf "%-12s %10d %10d %10d\n" "$row" "$med" "$min" "$(sort -n "$TMP/$row" | tail -1)"
+	printf "%-18s %10d %10d %10d\n" "$row" "$med" "$min" "$(sort -n "$TMP/$row" | tail -1)"
 	eval "med_${row//-/_}=$med"
 done
 echo "sandbox / loopback: $(awk -v a="$med_tcp_sandbox" -v b="$med_tcp_loopback" 'BEGIN {printf "%.2f", a / b}') (target >= 0.8)"

@@ -14,7 +14,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
-#include <netlink/route/route.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -24,12 +25,20 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "netns/netlink.h"
 #include "netns/netns.h"
 
 /* Candidates when no network_pool is given, in order. */
 static const char *const pool_candidates[] = {
         "10.213.0.0/16", "10.214.0.0/16", "10.215.0.0/16", "100.85.0.0/16", "100.86.0.0/16",
 };
+
+static uint32_t addr_of(const uint8_t *a)
+{
+        uint32_t v;
+        memcpy(&v, a, 4);
+        return ntohl(v);
+}
 
 static bool overlaps(uint32_t a, unsigned alen, uint32_t b, unsigned blen)
 {
@@ -38,73 +47,70 @@ static bool overlaps(uint32_t a, unsigned alen, uint32_t b, unsigned blen)
         return (a & mask) == (b & mask);
 }
 
+/* Which candidates a route of the host touches. */
 struct route_scan {
-        uint32_t net;
-        unsigned prefix;
-        bool used;
+        uint32_t net[ARRAY_SIZE(pool_candidates)];
+        unsigned prefix[ARRAY_SIZE(pool_candidates)];
+        bool used[ARRAY_SIZE(pool_candidates)];
 };
 
-static void check_route(struct nl_object *obj, void *arg)
+static void check_route(const struct nlmsghdr *h, void *arg)
 {
         struct route_scan *s = arg;
-        struct rtnl_route *route = (struct rtnl_route *) obj;
-        struct nl_addr *dst = rtnl_route_get_dst(route);
-        if (!dst || nl_addr_get_family(dst) != AF_INET)
+        const struct rtmsg *rt = NLMSG_DATA(h);
+        if (h->nlmsg_type != RTM_NEWROUTE || h->nlmsg_len < NLMSG_LENGTH(sizeof(*rt)) ||
+            rt->rtm_family != AF_INET)
                 return;
-        unsigned len = nl_addr_get_prefixlen(dst);
         /* The default route covers everything and says nothing. */
-        if (len == 0)
+        if (rt->rtm_dst_len == 0)
                 return;
+        uint32_t dst = 0;
+        int oif = 0;
+        size_t left = h->nlmsg_len - NLMSG_LENGTH(sizeof(*rt));
+        for (const struct rtattr *a = RTM_RTA(rt); RTA_OK(a, left); a = RTA_NEXT(a, left)) {
+                if (a->rta_type == RTA_DST && RTA_PAYLOAD(a) == 4)
+                        memcpy(&dst, RTA_DATA(a), 4);
+                else if (a->rta_type == RTA_OIF && RTA_PAYLOAD(a) == 4)
+                        memcpy(&oif, RTA_DATA(a), 4);
+                else if (a->rta_type == RTA_MULTIPATH && RTA_PAYLOAD(a) >= sizeof(struct rtnexthop))
+                        oif = ((const struct rtnexthop *) RTA_DATA(a))->rtnh_ifindex;
+        }
         /* Routes of psrun's own sandboxes are inside the pool by design. */
-        struct rtnl_nexthop *nh = rtnl_route_nexthop_n(route, 0);
         char name[IF_NAMESIZE] = "";
-        if (nh && if_indextoname((unsigned) rtnl_route_nh_get_ifindex(nh), name) &&
-            strncmp(name, "psr", 3) == 0)
+        if (oif > 0 && if_indextoname((unsigned) oif, name) && strncmp(name, "psr", 3) == 0)
                 return;
-        uint32_t a;
-        memcpy(&a, nl_addr_get_binary_addr(dst), 4);
-        if (overlaps(ntohl(a), len, s->net, s->prefix))
-                s->used = true;
+        for (size_t i = 0; i < ARRAY_SIZE(pool_candidates); i++)
+                if (overlaps(ntohl(dst), rt->rtm_dst_len, s->net[i], s->prefix[i]))
+                        s->used[i] = true;
 }
 
 int addr_pool_pick(struct netns_plan *p, psrun_error *err)
 {
         if (p->pool_given)
                 return 0;
-        struct nl_sock *sk = nl_socket_alloc();
-        if (!sk)
-                return psrun_error_errno(err, ENOMEM, "network: address pool");
-        int r = nl_connect(sk, NETLINK_ROUTE);
-        struct nl_cache *cache = NULL;
-        if (r == 0)
-                r = rtnl_route_alloc_cache(sk, AF_INET, 0, &cache);
-        if (r < 0) {
-                nl_socket_free(sk);
-                return psrun_error_set(err, EIO,
-                                       "network: address pool: read the host's routes: %s",
-                                       nl_geterror(r));
+        struct route_scan s = {0};
+        struct policy_cidr c[ARRAY_SIZE(pool_candidates)];
+        for (size_t i = 0; i < ARRAY_SIZE(pool_candidates); i++) {
+                (void) policy_parse_cidr(pool_candidates[i], false, &c[i], NULL);
+                s.net[i] = addr_of(c[i].addr);
+                s.prefix[i] = c[i].prefix;
         }
-        r = -EADDRINUSE;
-        for (size_t i = 0; i < ARRAY_SIZE(pool_candidates) && r < 0; i++) {
-                struct policy_cidr c;
-                (void) policy_parse_cidr(pool_candidates[i], false, &c, NULL);
-                uint32_t net;
-                memcpy(&net, c.addr, 4);
-                struct route_scan s = {.net = ntohl(net), .prefix = c.prefix};
-                nl_cache_foreach(cache, check_route, &s);
-                if (!s.used) {
-                        memcpy(&p->pool.base, c.addr, 4);
-                        p->pool.prefix = c.prefix;
-                        r = 0;
-                }
-        }
-        nl_cache_free(cache);
-        nl_socket_free(sk);
+        _cleanup_close_ int fd = nl_open(NETLINK_ROUTE);
+        _cleanup_(nlbuf_free) struct nlbuf b = NLBUF_INIT;
+        struct rtmsg rt = {.rtm_family = AF_INET};
+        nl_end(&b, nl_begin(&b, RTM_GETROUTE, NLM_F_DUMP, false, &rt, sizeof(rt)));
+        int r = fd < 0 ? fd : nl_dump(fd, &b, check_route, &s);
         if (r < 0)
-                return psrun_error_set(err, EADDRINUSE,
-                                       "network: address pool: the host routes every candidate "
-                                       "(10.213-215.0.0/16, 100.85-86.0.0/16); set network_pool");
-        return 0;
+                return psrun_error_errno(err, r, "network: address pool: read the host's routes");
+        for (size_t i = 0; i < ARRAY_SIZE(pool_candidates); i++)
+                if (!s.used[i]) {
+                        memcpy(&p->pool.base, c[i].addr, 4);
+                        p->pool.prefix = c[i].prefix;
+                        return 0;
+                }
+        return psrun_error_set(err, EADDRINUSE,
+                               "network: address pool: the host routes every candidate "
+                               "(10.213-215.0.0/16, 100.85-86.0.0/16); set network_pool");
 }
 
 static int open_state_dir(psrun_error *err)

@@ -81,7 +81,7 @@ struct pin {
 
 struct dns_proxy {
         const struct netns_plan *plan;
-        struct nft_ctx *nft;
+        int nft; /* nf_tables socket for the pins */
         FILE *log;
         struct nflog *nflog;
         bool own_nflog; /* opened here, not the plan's (netns_lease) */
@@ -811,7 +811,7 @@ static int listen_on(const struct netns_plan *plan, int type, psrun_error *err)
         return fd;
 }
 
-int dns_proxy_start(const struct netns_plan *plan, struct nft_ctx *nft, struct dns_proxy **ret,
+int dns_proxy_start(const struct netns_plan *plan, int nft, struct dns_proxy **ret,
                     psrun_error *err)
 {
         *ret = NULL;

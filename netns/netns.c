@@ -113,6 +113,11 @@ static int check_ranges(const struct netns_plan *p, psrun_error *err)
         }
         for (size_t i = 0; i < p->n_cidrs; i++) {
                 const struct policy_cidr *c = &p->cidrs[i];
+                if (!c->port && p->n_ports == 0)
+                        return psrun_error_set(err, EINVAL,
+                                               "allow_cidrs[%zu]: %s has no port, and allow_ports "
+                                               "is empty: give it one (CIDR:port)",
+                                               i, cidr_text(c, t, sizeof(t)));
                 if (overlaps_any(c, netns_never4, netns_n_never4))
                         return psrun_error_set(err, EINVAL,
                                                "allow_cidrs[%zu]: %s is never reachable "
@@ -213,6 +218,11 @@ int netns_plan(const struct policy *pol, struct netns_plan *p, psrun_error *err)
         p->max_ttl_ms = pol->dns_max_ttl_ms;
         p->allow_domains = (const char *const *) pol->allow_domains;
         p->n_allow_domains = pol->n_allow_domains;
+        /* A name is pinned on allow_ports: with none, on nothing. */
+        if (p->n_allow_domains && p->n_ports == 0)
+                return psrun_error_set(err, EINVAL,
+                                       "allow_ports: empty, so no name of allow_domains could be "
+                                       "reached");
         p->log_path = pol->network_log;
 
         uint32_t rnd;
@@ -314,11 +324,11 @@ static int enable_forwarding(psrun_error *err)
 
 int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st, psrun_error *err)
 {
-        memset(st, 0, sizeof(*st));
+        *st = (struct netns_state) NETNS_STATE_INIT;
         if (!p->veth)
                 return 0;
         /* The firewall first: no packet passes before the rules hold. */
-        int r = nft_open(&st->nft, err);
+        int r = st->nft = nft_open(err);
         if (r >= 0) {
                 r = nft_add_sandbox_table(st->nft, p, err);
                 st->table_made = r >= 0;
@@ -336,8 +346,17 @@ int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st,
         return r;
 }
 
+void netns_remove_table(const struct netns_plan *p, struct netns_state *st)
+{
+        if (st->table_made)
+                (void) nft_delete_table(st->nft, p->table, NULL);
+        st->table_made = false;
+}
+
 void netns_teardown(const struct netns_plan *p, struct netns_state *st)
 {
+        if (!p->veth)
+                return; /* nothing was made (and st may be all zeros) */
         /* The veth is not deleted here: deleting one waits for RCU grace
          * periods (17-19 ms here, most of a run's network cost). The pair
          * goes with the sandbox's namespace, which the kernel frees in the
@@ -347,12 +366,10 @@ void netns_teardown(const struct netns_plan *p, struct netns_state *st)
          * (addr-pool.c). */
         /* After the sandbox is gone, never before: until then the table
          * is what confines it. */
-        if (st->table_made)
-                (void) nft_delete_table(st->nft, p->table, NULL);
-        st->veth_made = st->table_made = false;
-        if (st->nft)
-                nft_close(st->nft);
-        st->nft = NULL;
+        netns_remove_table(p, st);
+        st->veth_made = false;
+        nft_close(st->nft);
+        st->nft = -1;
 }
 
 /* Whether some process, or a /run/netns name, still holds the network
@@ -406,7 +423,7 @@ static int remove_dead(const char *want, psrun_error *err)
         }
         struct stat own;
         uint64_t own_ns = stat("/proc/thread-self/ns/net", &own) == 0 ? (uint64_t) own.st_ino : 0;
-        struct nft_ctx *nft = NULL;
+        int nft = -1;
         int removed = 0;
         struct dirent *de;
         while ((de = readdir(d))) {
@@ -425,7 +442,7 @@ static int remove_dead(const char *want, psrun_error *err)
                 char name[32];
                 snprintf(name, sizeof(name), "psr%s", id);
                 veth_delete(name);
-                if (nft || nft_open(&nft, NULL) >= 0) {
+                if (nft >= 0 || (nft = nft_open(NULL)) >= 0) {
                         snprintf(name, sizeof(name), "psrun_%s", id);
                         (void) nft_delete_table(nft, name, NULL);
                 }
@@ -433,8 +450,7 @@ static int remove_dead(const char *want, psrun_error *err)
                         removed++;
         }
         closedir(d);
-        if (nft)
-                nft_close(nft);
+        nft_close(nft);
         return removed;
 }
 

@@ -87,10 +87,14 @@ extern const struct netns_range netns_private4[];
 extern const size_t netns_n_private4;
 
 /* What netns_setup() built, for teardown. */
+#define NETNS_STATE_INIT                                                                           \
+        {                                                                                          \
+                .nft = -1                                                                          \
+        }
 struct netns_state {
         bool veth_made;
         bool table_made;
-        struct nft_ctx *nft; /* kept for the DNS proxy's pins */
+        int nft; /* nf_tables socket (netns/nft.c), kept for the DNS proxy's pins; -1: none */
 };
 
 /* Plan the network for a policy; pure apart from reading the host's
@@ -109,6 +113,14 @@ void netns_release(struct netns_plan *plan);
  * permitted"). On failure what was made is in *st for netns_teardown(). */
 int netns_setup(const struct netns_plan *plan, pid_t child, struct netns_state *st,
                 psrun_error *err);
+/* Deletes the table: once the sandbox is gone, never before (until then
+ * it is what confines it). netns_teardown() does it too, if not yet done.
+ * Deleting needs nothing more of the caller, but the kernel frees what it
+ * deleted only after an RCU grace period, and the next close of an
+ * nf_tables socket of the namespace waits for that (8-12 ms here): so
+ * callers delete early and leave netns_teardown(), which closes, for
+ * last. */
+void netns_remove_table(const struct netns_plan *plan, struct netns_state *st);
 void netns_teardown(const struct netns_plan *plan, struct netns_state *st);
 
 /* Removes veths, tables and leases of psrun runs that died. Returns how
@@ -140,12 +152,13 @@ void nflog_read(struct nflog *nl, nflog_fn fn, void *userdata);
 int veth_create(const struct netns_plan *plan, pid_t child, psrun_error *err);
 void veth_delete(const char *host_if);
 
-/* netns/nft.c */
-struct nft_ctx;
-int nft_open(struct nft_ctx **ret, psrun_error *err);
-void nft_close(struct nft_ctx *ctx);
-int nft_add_sandbox_table(struct nft_ctx *ctx, const struct netns_plan *plan, psrun_error *err);
-int nft_delete_table(struct nft_ctx *ctx, const char *table, psrun_error *err);
+/* netns/nft.c: the table, through an nf_tables netlink socket of the
+ * calling thread's namespace (nft_open: the fd, or -errno). One user at a
+ * time: a transaction reads its own acks. */
+int nft_open(psrun_error *err);
+void nft_close(int fd);
+int nft_add_sandbox_table(int fd, const struct netns_plan *plan, psrun_error *err);
+int nft_delete_table(int fd, const char *table, psrun_error *err);
 /* Pins addr . port for timeout_s seconds in the table's pin4/pin6 set. */
-int nft_pin(struct nft_ctx *ctx, const char *table, int family, const uint8_t *addr,
-            const uint16_t *ports, size_t n_ports, unsigned timeout_s, psrun_error *err);
+int nft_pin(int fd, const char *table, int family, const uint8_t *addr, const uint16_t *ports,
+            size_t n_ports, unsigned timeout_s, psrun_error *err);

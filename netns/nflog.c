@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "netns/netlink.h"
 #include "netns/netns.h"
 
 struct nflog {
@@ -98,7 +99,7 @@ void nflog_close(struct nflog *nl)
 {
         if (!nl)
                 return;
-        close(nl->fd);
+        nl_close_later(nl->fd);
         free(nl);
 }
 

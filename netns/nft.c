@@ -1,22 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * psrun's firewall: one `table inet psrun_<id>` per sandbox, written as
- * nft text and handed to libnftables in one transaction (all or nothing),
- * so removal is one `delete table`. Every rule matches on the host end of
- * the sandbox's veth, in psrun's (the host's) namespace, out of the
- * sandbox's reach.
+ * psrun's firewall: one `table inet psrun_<id>` per sandbox, built in one
+ * nf_tables transaction (all or nothing), so removal is one `delete table`.
+ * Every rule matches on the host end of the sandbox's veth, in psrun's (the
+ * host's) namespace, out of the sandbox's reach.
  *
  *   input    from the veth: only DNS (UDP/TCP 53) to the gateway; the host
  *            itself is otherwise unreachable in every mode.
  *   forward  from the veth: source must be the sandbox's address; IPv6,
  *            loopback, link-local (so metadata), multicast, reserved ranges
  *            and the pool (the other sandboxes) always refused; private
- *            ranges unless allow_private; then `full` accepts, `restricted` accepts only
- *            TCP to (addr . port) pins and allow_cidrs. Refusals are logged
- *            to NFLOG and rejected (TCP reset, ICMP admin-prohibited), not
- *            dropped, so clients fail fast.
+ *            ranges unless allow_private; then `full` accepts, `restricted`
+ *            accepts only TCP to (addr . port) pins and allow_cidrs.
+ *            Refusals are logged to NFLOG and rejected (TCP reset, ICMP
+ *            admin-prohibited), not dropped, so clients fail fast.
  *            to the veth: replies only; inbound connections never.
  *   postrouting: masquerade the sandbox's address.
+ *
+ * The transaction is nf_tables netlink written here (netns/nft-expr.c has
+ * the expressions), not nft text through libnftables: loading that library,
+ * parsing the text and fetching the ruleset cache cost a few milliseconds
+ * of every start. Each rule below says, in nft syntax, what it is; `nft
+ * list table inet psrun_<id>` prints exactly that (the net tier compares
+ * the two).
  *
  * The table is deliberately not `flags owner` (deleted by the kernel when
  * psrun's socket closes): if psrun were killed, the rules would vanish
@@ -25,284 +31,341 @@
  * `psrun gc` deletes them with their lease.
  */
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
-#include <nftables/libnftables.h>
-#include <pthread.h>
-#include <stddef.h>
-#include <stdarg.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 #include "netns/netns.h"
+#include "netns/nft-expr.h"
 
-struct buf {
-        char *data;
-        size_t len, cap;
-        bool failed;
-};
+/* The named sets' ids within the transaction; anonymous ones follow. */
+enum { SET_PIN4 = 1, SET_PIN6, SET_ALLOWPRIV4, SET_FIRST_ANON };
 
-__attribute__((format(printf, 2, 3))) static void add(struct buf *b, const char *fmt, ...)
+int nft_open(psrun_error *err)
 {
-        va_list ap;
-        for (;;) {
-                va_start(ap, fmt);
-                int n = vsnprintf(b->data ? b->data + b->len : NULL, b->data ? b->cap - b->len : 0,
-                                  fmt, ap);
-                va_end(ap);
-                if (n < 0) {
-                        b->failed = true;
-                        return;
-                }
-                if (b->data && b->len + (size_t) n < b->cap) {
-                        b->len += (size_t) n;
-                        return;
-                }
-                size_t cap = (b->cap + (size_t) n + 1) * 2;
-                char *d = realloc(b->data, cap);
-                if (!d) {
-                        b->failed = true;
-                        return;
-                }
-                b->data = d;
-                b->cap = cap;
-        }
+        int fd = nl_open(NETLINK_NETFILTER);
+        if (fd < 0)
+                return psrun_error_errno(err, fd, "network: nft: netlink socket");
+        return fd;
 }
 
-/*
- * libnftables is loaded when a sandbox first needs it, not linked: it
- * exists only as a shared library (with libnftnl, libmnl, libjansson,
- * libgmp and libxtables behind it), and loading all that at every start
- * would cost every sandbox, `none` included, a few milliseconds.
- */
-#define LIBNFTABLES "libnftables.so.1"
-
-static struct {
-        struct nft_ctx *(*ctx_new)(uint32_t flags);
-        void (*ctx_free)(struct nft_ctx *ctx);
-        int (*buffer_output)(struct nft_ctx *ctx);
-        int (*buffer_error)(struct nft_ctx *ctx);
-        const char *(*error_buffer)(struct nft_ctx *ctx);
-        int (*run_cmd)(struct nft_ctx *ctx, const char *buf);
-        char error[160];
-} lib;
-static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
-
-static void lib_load(void)
+void nft_close(int fd)
 {
-        static const struct {
-                const char *name;
-                size_t offset;
-        } symbols[] = {
-                {"nft_ctx_new", offsetof(typeof(lib), ctx_new)},
-                {"nft_ctx_free", offsetof(typeof(lib), ctx_free)},
-                {"nft_ctx_buffer_output", offsetof(typeof(lib), buffer_output)},
-                {"nft_ctx_buffer_error", offsetof(typeof(lib), buffer_error)},
-                {"nft_ctx_get_error_buffer", offsetof(typeof(lib), error_buffer)},
-                {"nft_run_cmd_from_buffer", offsetof(typeof(lib), run_cmd)},
-        };
-        void *h = dlopen(LIBNFTABLES, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-        if (!h) {
-                snprintf(lib.error, sizeof(lib.error), "%s", dlerror());
-                return;
-        }
-        for (size_t i = 0; i < ARRAY_SIZE(symbols); i++) {
-                void *sym = dlsym(h, symbols[i].name);
-                if (!sym) {
-                        snprintf(lib.error, sizeof(lib.error), "%s: no %s", LIBNFTABLES,
-                                 symbols[i].name);
-                        lib.ctx_new = NULL;
-                        return;
-                }
-                memcpy((char *) &lib + symbols[i].offset, &sym, sizeof(sym));
-        }
+        nl_close_later(fd);
 }
 
-int nft_open(struct nft_ctx **ret, psrun_error *err)
+/* One transaction: all of it, or nothing (the kernel aborts the batch). */
+static int transact(int fd, struct nlbuf *b, const char *what, const char *table, psrun_error *err)
 {
-        pthread_once(&lib_once, lib_load);
-        if (!lib.ctx_new)
-                return psrun_error_set(err, ENOENT, "network: nft: %s (install libnftables1)",
-                                       lib.error);
-        struct nft_ctx *ctx = lib.ctx_new(NFT_CTX_DEFAULT);
-        if (!ctx)
-                return psrun_error_errno(err, ENOMEM, "network: nft: context");
-        lib.buffer_output(ctx);
-        lib.buffer_error(ctx);
-        *ret = ctx;
-        return 0;
+        int r = nl_transact(fd, b, NULL);
+        if (r < 0 && err)
+                psrun_error_errno(err, r, "network: nft: %s %s", what, table);
+        return r;
 }
 
-void nft_close(struct nft_ctx *ctx)
+/* ---- what the sandbox may reach: addresses and ranges ---- */
+
+static uint32_t addr4(const void *a)
 {
-        if (ctx)
-                lib.ctx_free(ctx);
+        uint32_t v;
+        memcpy(&v, a, 4);
+        return ntohl(v);
 }
 
-/* libnftables says "Error: Could not process rule: Operation not
- * permitted" and then the offending line; keep the reason. */
-static int run(struct nft_ctx *ctx, const char *cmd, const char *what, psrun_error *err)
+static struct nft_range range_of(uint32_t addr, unsigned prefix)
 {
-        if (lib.run_cmd(ctx, cmd) == 0)
-                return 0;
-        const char *text = lib.error_buffer(ctx);
-        char reason[160] = "failed";
-        int e = EIO;
-        if (text && *text) {
-                const char *colon = strrchr(text, ':');
-                const char *start = strstr(text, "Error: ");
-                size_t n = strcspn(start ? start + 7 : text, "\n");
-                snprintf(reason, sizeof(reason), "%.*s", (int) n, start ? start + 7 : text);
-                if (strstr(text, "Operation not permitted"))
-                        e = EPERM, snprintf(reason, sizeof(reason), "Operation not permitted");
-                else if (strstr(text, "No such file or directory"))
-                        e = ENOENT, snprintf(reason, sizeof(reason), "No such file or directory");
-                (void) colon;
-        }
-        return err ? psrun_error_set(err, e, "network: nft: %s: %s", what, reason) : -e;
+        uint64_t size = 1ULL << (32 - prefix);
+        uint32_t lo = addr & (uint32_t) ~(size - 1);
+        return (struct nft_range){lo, lo + size};
 }
 
-/* "a/n, b/m" of a range table. */
-static void add_ranges(struct buf *b, const struct netns_range *r, size_t n)
+static size_t ranges_of(const struct netns_range *r, size_t n, struct nft_range *out)
 {
-        for (size_t i = 0; i < n; i++) {
-                char a[INET_ADDRSTRLEN];
-                inet_ntop(AF_INET, r[i].addr, a, sizeof(a));
-                add(b, "%s%s/%u", i ? ", " : "", a, r[i].prefix);
-        }
+        for (size_t i = 0; i < n; i++)
+                out[i] = range_of(addr4(r[i].addr), r[i].prefix);
+        return n;
 }
 
-static void add_cidr_rules(struct buf *b, const struct netns_plan *p)
+/* ---- the chains ---- */
+
+static void add_chains(struct nlbuf *b, const char *t)
 {
-        for (size_t i = 0; i < p->n_cidrs; i++) {
-                const struct policy_cidr *c = &p->cidrs[i];
-                if (c->family != AF_INET)
-                        continue;
-                char a[INET_ADDRSTRLEN];
-                inet_ntop(AF_INET, c->addr, a, sizeof(a));
-                if (c->port) {
-                        add(b, "    ip daddr %s/%u tcp dport %u accept\n", a, c->prefix, c->port);
-                        continue;
-                }
-                add(b, "    ip daddr %s/%u tcp dport { ", a, c->prefix);
-                for (size_t j = 0; j < p->n_ports; j++)
-                        add(b, "%s%u", j ? ", " : "", p->ports[j]);
-                add(b, " } accept\n");
-        }
+        nft_base_chain(b, t, "input", "filter", NF_INET_LOCAL_IN, -10);
+        nft_chain(b, t, "from_sandbox_to_host");
+        nft_base_chain(b, t, "forward", "filter", NF_INET_FORWARD, -10);
+        nft_chain(b, t, "to_sandbox");
+        nft_chain(b, t, "from_sandbox");
+        nft_chain(b, t, "refuse");
+        nft_base_chain(b, t, "postrouting", "nat", NF_INET_POST_ROUTING, 100);
 }
 
-static void add_private_set(struct buf *b, const struct netns_plan *p)
+static void add_sets(struct nlbuf *b, const struct netns_plan *p)
 {
-        add(b, "  set allowpriv4 { type ipv4_addr; flags interval; auto-merge;");
+        const char *t = p->table;
+        nft_set(b, t, "pin4", SET_PIN4, NFT_SET_TIMEOUT, NFT_TYPE_IPV4_PORT, 8, 0, NFT_UDATA_NONE);
+        nft_set(b, t, "pin6", SET_PIN6, NFT_SET_TIMEOUT, NFT_TYPE_IPV6_PORT, 20, 0, NFT_UDATA_NONE);
+        struct nft_range priv[NETNS_MAX_CIDRS];
         size_t n = 0;
-        for (size_t i = 0; i < p->n_privates; i++) {
-                const struct policy_cidr *c = &p->privates[i];
-                if (c->family != AF_INET)
-                        continue;
-                char a[INET_ADDRSTRLEN];
-                inet_ntop(AF_INET, c->addr, a, sizeof(a));
-                add(b, "%s%s/%u", n++ ? ", " : " elements = { ", a, c->prefix);
-        }
-        add(b, "%s }\n", n ? " }" : "");
+        for (size_t i = 0; i < p->n_privates; i++)
+                if (p->privates[i].family == AF_INET)
+                        priv[n++] = range_of(addr4(p->privates[i].addr), p->privates[i].prefix);
+        /* set allowpriv4 { type ipv4_addr; flags interval; auto-merge;
+         *                  elements = { allow_private } } */
+        nft_interval_set(b, t, "allowpriv4", SET_ALLOWPRIV4, 0, priv, n, NFT_UDATA_AUTOMERGE);
 }
 
-int nft_add_sandbox_table(struct nft_ctx *ctx, const struct netns_plan *p, psrun_error *err)
+/* iifname|oifname "<veth>" jump <chain> */
+static void jump_on_veth(struct nlbuf *b, const struct netns_plan *p, const char *chain,
+                         uint32_t key, const char *to)
 {
-        char gw[INET_ADDRSTRLEN], sb[INET_ADDRSTRLEN], pool[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &p->gateway, gw, sizeof(gw));
-        inet_ntop(AF_INET, &p->sandbox, sb, sizeof(sb));
-        inet_ntop(AF_INET, &p->pool.base, pool, sizeof(pool));
-        const char *h = p->host_if;
-        struct buf b = {0};
+        struct nft_msg r = nft_rule(b, p->table, chain);
+        nft_match_ifname(b, key, NFT_CMP_EQ, p->host_if);
+        nft_verdict(b, NFT_JUMP, to);
+        nft_rule_end(b, r);
+}
 
-        add(&b, "table inet %s {\n", p->table);
-        add(&b, "  set pin4 { type ipv4_addr . inet_service; flags timeout; }\n");
-        add(&b, "  set pin6 { type ipv6_addr . inet_service; flags timeout; }\n");
-        add_private_set(&b, p);
-        add(&b, "  chain input {\n    type filter hook input priority -10; policy accept;\n");
-        add(&b, "    iifname \"%s\" jump from_sandbox_to_host\n  }\n", h);
-        add(&b, "  chain from_sandbox_to_host {\n");
-        add(&b, "    ip saddr %s ip daddr %s meta l4proto { tcp, udp } th dport 53 accept\n", sb,
-            gw);
-        add(&b, "    goto refuse\n  }\n");
-        add(&b, "  chain forward {\n    type filter hook forward priority -10; policy accept;\n");
-        add(&b, "    iifname \"%s\" jump from_sandbox\n", h);
-        add(&b, "    oifname \"%s\" jump to_sandbox\n  }\n", h);
-        /* Inbound never: only the replies of what the sandbox opened. */
-        add(&b, "  chain to_sandbox {\n    ct state established,related accept\n    drop\n  }\n");
-        add(&b, "  chain from_sandbox {\n");
+/* verdict goto|jump chain alone: "goto refuse", "drop", "accept". */
+static void bare_verdict(struct nlbuf *b, const char *t, const char *chain, int code,
+                         const char *to)
+{
+        struct nft_msg r = nft_rule(b, t, chain);
+        nft_verdict(b, code, to);
+        nft_rule_end(b, r);
+}
+
+static void add_input(struct nlbuf *b, const struct netns_plan *p, uint32_t *set_id)
+{
+        const char *t = p->table;
+        jump_on_veth(b, p, "input", NFT_META_IIFNAME, "from_sandbox_to_host");
+        /* ip saddr <sandbox> ip daddr <gateway> meta l4proto { tcp, udp }
+         * th dport 53 accept */
+        uint32_t id = (*set_id)++;
+        const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP};
+        nft_value_set(b, t, id, NFT_TYPE_INET_PROTO, 1, protos, 2);
+        struct nft_msg r = nft_rule(b, t, "from_sandbox_to_host");
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_match_ip_addr(b, NFT_IP_SADDR, NFT_CMP_EQ, ntohl(p->sandbox.s_addr), 32);
+        nft_match_ip_addr(b, NFT_IP_DADDR, NFT_CMP_EQ, ntohl(p->gateway.s_addr), 32);
+        nft_meta(b, NFT_META_L4PROTO, NFT_REG_1);
+        nft_lookup(b, NFT_REG_1, "__set%d", id, false);
+        nft_match_port(b, 53);
+        nft_verdict(b, NF_ACCEPT, NULL);
+        nft_rule_end(b, r);
+        bare_verdict(b, t, "from_sandbox_to_host", NFT_GOTO, "refuse");
+}
+
+static void add_to_sandbox(struct nlbuf *b, const struct netns_plan *p)
+{
+        const char *t = p->table;
+        jump_on_veth(b, p, "forward", NFT_META_IIFNAME, "from_sandbox");
+        jump_on_veth(b, p, "forward", NFT_META_OIFNAME, "to_sandbox");
+        /* Inbound never: only the replies of what the sandbox opened.
+         * ct state established,related accept; drop */
+        struct nft_msg r = nft_rule(b, t, "to_sandbox");
+        nft_match_ct_state(b, NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED));
+        nft_verdict(b, NF_ACCEPT, NULL);
+        nft_rule_end(b, r);
+        bare_verdict(b, t, "to_sandbox", NF_DROP, NULL);
+}
+
+/* ip daddr <cidr> tcp dport <port> accept, or tcp dport { allow_ports }. */
+static void add_cidr_rule(struct nlbuf *b, const struct netns_plan *p, const struct policy_cidr *c,
+                          uint32_t *set_id)
+{
+        const char *t = p->table;
+        uint8_t ports[POLICY_MAX_PORTS * 2];
+        uint32_t id = 0;
+        /* One port is a comparison, as nft writes `{ 80 }`. */
+        if (!c->port && p->n_ports > 1) {
+                for (size_t j = 0; j < p->n_ports; j++) {
+                        ports[2 * j] = (uint8_t) (p->ports[j] >> 8);
+                        ports[2 * j + 1] = (uint8_t) p->ports[j];
+                }
+                id = (*set_id)++;
+                nft_value_set(b, t, id, NFT_TYPE_INET_SERVICE, 2, ports, p->n_ports);
+        }
+        struct nft_msg r = nft_rule(b, t, "from_sandbox");
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_match_ip_addr(b, NFT_IP_DADDR, NFT_CMP_EQ, addr4(c->addr), c->prefix);
+        nft_match_l4proto(b, IPPROTO_TCP);
+        if (id) {
+                nft_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1);
+                nft_lookup(b, NFT_REG_1, "__set%d", id, false);
+        } else {
+                nft_match_port(b, c->port ? c->port : p->ports[0]);
+        }
+        nft_verdict(b, NF_ACCEPT, NULL);
+        nft_rule_end(b, r);
+}
+
+static void add_from_sandbox(struct nlbuf *b, const struct netns_plan *p, uint32_t *set_id)
+{
+        const char *t = p->table;
+        uint32_t sb = ntohl(p->sandbox.s_addr);
         /* Spoofed sources are dropped (no reply to an address that is not
-         * the sandbox's). */
-        add(&b, "    ip saddr != %s drop\n", sb);
-        add(&b, "    meta nfproto ipv6 goto refuse\n");
-        add(&b, "    ct state established,related accept\n");
-        /* Never reachable, whatever allow_private says. */
-        add(&b, "    ip daddr { ");
-        add_ranges(&b, netns_never4, netns_n_never4);
-        add(&b, " } goto refuse\n");
+         * the sandbox's): ip saddr != <sandbox> drop */
+        struct nft_msg r = nft_rule(b, t, "from_sandbox");
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_match_ip_addr(b, NFT_IP_SADDR, NFT_CMP_NEQ, sb, 32);
+        nft_verdict(b, NF_DROP, NULL);
+        nft_rule_end(b, r);
+        /* meta nfproto ipv6 goto refuse */
+        r = nft_rule(b, t, "from_sandbox");
+        nft_match_nfproto(b, NFPROTO_IPV6);
+        nft_verdict(b, NFT_GOTO, "refuse");
+        nft_rule_end(b, r);
+        /* ct state established,related accept */
+        r = nft_rule(b, t, "from_sandbox");
+        nft_match_ct_state(b, NF_CT_STATE_BIT(IP_CT_ESTABLISHED) | NF_CT_STATE_BIT(IP_CT_RELATED));
+        nft_verdict(b, NF_ACCEPT, NULL);
+        nft_rule_end(b, r);
+
+        /* Never reachable, whatever allow_private says:
+         * ip daddr { 0/8, 127/8, 169.254/16, 224/4, 240/4 } goto refuse */
+        struct nft_range never[8];
+        size_t n = ranges_of(netns_never4, netns_n_never4, never);
+        uint32_t id = (*set_id)++;
+        nft_interval_set(b, t, "__set%d", id, NFT_SET_ANONYMOUS | NFT_SET_CONSTANT, never, n,
+                         NFT_UDATA_NONE);
+        r = nft_rule(b, t, "from_sandbox");
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_payload(b, NFT_PAYLOAD_NETWORK_HEADER, NFT_IP_DADDR, 4, NFT_REG_1);
+        nft_lookup(b, NFT_REG_1, "__set%d", id, false);
+        nft_verdict(b, NFT_GOTO, "refuse");
+        nft_rule_end(b, r);
         /* The pool is the other sandboxes: never, whatever allow_private
          * covers (their own tables drop what comes in, but silently; this
-         * refuses at once, and does not depend on them). */
-        add(&b, "    ip daddr %s/%u goto refuse\n", pool, p->pool.prefix);
-        add(&b, "    ip daddr { ");
-        add_ranges(&b, netns_private4, netns_n_private4);
-        add(&b, " } ip daddr != @allowpriv4 goto refuse\n");
+         * refuses at once, and does not depend on them).
+         * ip daddr <pool> goto refuse */
+        r = nft_rule(b, t, "from_sandbox");
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_match_ip_addr(b, NFT_IP_DADDR, NFT_CMP_EQ, ntohl(p->pool.base.s_addr), p->pool.prefix);
+        nft_verdict(b, NFT_GOTO, "refuse");
+        nft_rule_end(b, r);
+        /* ip daddr { 10/8, 100.64/10, 172.16/12, 192.168/16 }
+         * ip daddr != @allowpriv4 goto refuse */
+        struct nft_range priv[8];
+        n = ranges_of(netns_private4, netns_n_private4, priv);
+        id = (*set_id)++;
+        nft_interval_set(b, t, "__set%d", id, NFT_SET_ANONYMOUS | NFT_SET_CONSTANT, priv, n,
+                         NFT_UDATA_NONE);
+        r = nft_rule(b, t, "from_sandbox");
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_payload(b, NFT_PAYLOAD_NETWORK_HEADER, NFT_IP_DADDR, 4, NFT_REG_1);
+        nft_lookup(b, NFT_REG_1, "__set%d", id, false);
+        nft_payload(b, NFT_PAYLOAD_NETWORK_HEADER, NFT_IP_DADDR, 4, NFT_REG_1);
+        nft_lookup(b, NFT_REG_1, "allowpriv4", SET_ALLOWPRIV4, true);
+        nft_verdict(b, NFT_GOTO, "refuse");
+        nft_rule_end(b, r);
+
         if (p->mode == POLICY_NETWORK_FULL) {
-                add(&b, "    accept\n");
+                bare_verdict(b, t, "from_sandbox", NF_ACCEPT, NULL);
         } else {
-                add(&b, "    ip daddr . tcp dport @pin4 accept\n");
-                add_cidr_rules(&b, p);
+                /* ip daddr . tcp dport @pin4 accept */
+                r = nft_rule(b, t, "from_sandbox");
+                nft_match_nfproto(b, NFPROTO_IPV4);
+                nft_match_l4proto(b, IPPROTO_TCP);
+                nft_payload(b, NFT_PAYLOAD_NETWORK_HEADER, NFT_IP_DADDR, 4, NFT_REG_1);
+                nft_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
+                nft_lookup(b, NFT_REG_1, "pin4", SET_PIN4, false);
+                nft_verdict(b, NF_ACCEPT, NULL);
+                nft_rule_end(b, r);
+                for (size_t i = 0; i < p->n_cidrs; i++)
+                        if (p->cidrs[i].family == AF_INET)
+                                add_cidr_rule(b, p, &p->cidrs[i], set_id);
         }
-        add(&b, "    goto refuse\n  }\n");
-        add(&b, "  chain refuse {\n");
-        add(&b, "    ct state new log group %u\n", (unsigned) p->nflog_group);
-        add(&b, "    meta l4proto tcp reject with tcp reset\n");
-        add(&b, "    reject with icmpx admin-prohibited\n  }\n");
-        add(&b, "  chain postrouting {\n    type nat hook postrouting priority 100; policy "
-                "accept;\n");
-        add(&b, "    ip saddr %s oifname != \"%s\" masquerade\n  }\n}\n", sb, h);
-        if (b.failed) {
-                free(b.data);
-                return psrun_error_errno(err, ENOMEM, "network: nft");
-        }
-        char what[64];
-        snprintf(what, sizeof(what), "add table %s", p->table);
-        int r = run(ctx, b.data, what, err);
-        free(b.data);
-        return r;
+        bare_verdict(b, t, "from_sandbox", NFT_GOTO, "refuse");
 }
 
-int nft_delete_table(struct nft_ctx *ctx, const char *table, psrun_error *err)
+static void add_refuse(struct nlbuf *b, const struct netns_plan *p)
 {
-        char cmd[64], what[64];
-        snprintf(cmd, sizeof(cmd), "delete table inet %s\n", table);
-        snprintf(what, sizeof(what), "delete table %s", table);
-        return run(ctx, cmd, what, err);
+        const char *t = p->table;
+        /* ct state new log group <group> */
+        struct nft_msg r = nft_rule(b, t, "refuse");
+        nft_match_ct_state(b, NF_CT_STATE_BIT(IP_CT_NEW));
+        nft_log(b, p->nflog_group);
+        nft_rule_end(b, r);
+        /* meta l4proto tcp reject with tcp reset */
+        r = nft_rule(b, t, "refuse");
+        nft_match_l4proto(b, IPPROTO_TCP);
+        nft_reject(b, NFT_REJECT_TCP_RST, 0);
+        nft_rule_end(b, r);
+        /* reject with icmpx admin-prohibited */
+        r = nft_rule(b, t, "refuse");
+        nft_reject(b, NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+        nft_rule_end(b, r);
 }
 
-int nft_pin(struct nft_ctx *ctx, const char *table, int family, const uint8_t *addr,
-            const uint16_t *ports, size_t n_ports, unsigned timeout_s, psrun_error *err)
+static void add_postrouting(struct nlbuf *b, const struct netns_plan *p)
 {
-        char a[INET6_ADDRSTRLEN];
-        inet_ntop(family, addr, a, sizeof(a));
+        /* ip saddr <sandbox> oifname != "<veth>" masquerade */
+        struct nft_msg r = nft_rule(b, p->table, "postrouting");
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_match_ip_addr(b, NFT_IP_SADDR, NFT_CMP_EQ, ntohl(p->sandbox.s_addr), 32);
+        nft_match_ifname(b, NFT_META_OIFNAME, NFT_CMP_NEQ, p->host_if);
+        nft_masq(b);
+        nft_rule_end(b, r);
+}
+
+int nft_add_sandbox_table(int fd, const struct netns_plan *p, psrun_error *err)
+{
+        _cleanup_(nlbuf_free) struct nlbuf b = NLBUF_INIT;
+        uint32_t set_id = SET_FIRST_ANON;
+        nft_batch_begin(&b);
+        nft_table(&b, NFT_MSG_NEWTABLE, p->table);
+        add_chains(&b, p->table);
+        add_sets(&b, p);
+        add_input(&b, p, &set_id);
+        add_to_sandbox(&b, p);
+        add_from_sandbox(&b, p, &set_id);
+        add_refuse(&b, p);
+        add_postrouting(&b, p);
+        nft_batch_end(&b);
+        return transact(fd, &b, "add table", p->table, err);
+}
+
+int nft_delete_table(int fd, const char *table, psrun_error *err)
+{
+        _cleanup_(nlbuf_free) struct nlbuf b = NLBUF_INIT;
+        nft_batch_begin(&b);
+        nft_table(&b, NFT_MSG_DELTABLE, table);
+        nft_batch_end(&b);
+        return transact(fd, &b, "delete table", table, err);
+}
+
+int nft_pin(int fd, const char *table, int family, const uint8_t *addr, const uint16_t *ports,
+            size_t n_ports, unsigned timeout_s, psrun_error *err)
+{
+        if (n_ports == 0)
+                return 0;
+        _cleanup_(nlbuf_free) struct nlbuf b = NLBUF_INIT;
         const char *set = family == AF_INET ? "pin4" : "pin6";
-        struct buf b = {0};
+        size_t alen = family == AF_INET ? 4 : 16;
         /* add (so it exists), delete, add: in one transaction, a pin that
          * is already there gets the new answer's timeout. */
-        static const char *const verbs[] = {"add", "delete", "add"};
+        static const uint16_t verbs[] = {NFT_MSG_NEWSETELEM, NFT_MSG_DELSETELEM,
+                                         NFT_MSG_NEWSETELEM};
+        nft_batch_begin(&b);
         for (size_t v = 0; v < ARRAY_SIZE(verbs); v++) {
-                add(&b, "%s element inet %s %s { ", verbs[v], table, set);
-                for (size_t i = 0; i < n_ports; i++)
-                        add(&b, "%s%s . %u timeout %us", i ? ", " : "", a, ports[i], timeout_s);
-                add(&b, " }\n");
+                struct nft_msg list = nft_elements_begin(&b, verbs[v], table, set);
+                for (size_t i = 0; i < n_ports; i++) {
+                        /* addr . port: each field of a concatenation takes
+                         * a whole 32-bit register. */
+                        uint8_t key[20] = {0};
+                        memcpy(key, addr, alen);
+                        key[alen] = (uint8_t) (ports[i] >> 8);
+                        key[alen + 1] = (uint8_t) ports[i];
+                        nft_element(&b, key, alen + 4, 0, (uint64_t) timeout_s * 1000, NULL, 0);
+                }
+                nft_elements_end(&b, list);
         }
-        if (b.failed) {
-                free(b.data);
-                return psrun_error_errno(err, ENOMEM, "network: nft");
-        }
-        int r = run(ctx, b.data, "pin", err);
-        free(b.data);
-        return r;
+        nft_batch_end(&b);
+        return transact(fd, &b, "pin in", table, err);
 }

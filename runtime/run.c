@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -288,18 +289,80 @@ static void vwatch_target_closep(struct vwatch_target *t)
         vwatch_target_close(t);
 }
 
-/* A failure of psrun itself after `start`: the result says so. */
-/* The network of the sandbox (netns/), for the cleanup attribute. */
+/*
+ * The network of the sandbox (netns/): the firewall, the veth and the DNS
+ * proxy are built on a thread of their own, started as soon as the
+ * sandbox's namespace exists, while this thread maps its ids and puts it in
+ * its cgroups (on hybrid hosts a cgroup.procs write waits for an RCU grace
+ * period) and the child builds its root. The child is released only after
+ * both are done.
+ */
 struct network {
         const struct netns_plan *plan;
         struct netns_state state;
+        struct dns_proxy *proxy;
+        pid_t child;
+        pthread_t thread;
+        bool started;
+        int r;
+        psrun_error err;
 };
+
+static void *network_main(void *arg)
+{
+        struct network *n = arg;
+        n->r = netns_setup(n->plan, n->child, &n->state, &n->err);
+        if (n->r >= 0)
+                n->r = dns_proxy_start(n->plan, n->state.nft, &n->proxy, &n->err);
+        return NULL;
+}
+
+static int network_start(struct network *n, pid_t child, psrun_error *err)
+{
+        if (!n->plan->veth)
+                return 0;
+        n->child = child;
+        /* It and the DNS proxy it starts take none of the caller's
+         * signals: they are the caller's threads, running psrun's code. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        int e = pthread_create(&n->thread, NULL, network_main, n);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (e != 0)
+                return psrun_error_errno(err, e, "network: set-up thread");
+        n->started = true;
+        return 0;
+}
+
+/* Waits for the set-up: its result, and its error in *err. */
+static int network_wait(struct network *n, psrun_error *err)
+{
+        if (!n->started)
+                return 0;
+        pthread_join(n->thread, NULL);
+        n->started = false;
+        if (n->r < 0 && err)
+                *err = n->err;
+        return n->r;
+}
+
+/* Once the sandbox is gone: the proxy's counts, then the table, early (see
+ * netns_remove_table: the socket is closed last, in network_teardown). */
+static void network_end(struct network *n, struct netns_stats *stats)
+{
+        dns_proxy_stop(TAKE_PTR(n->proxy), stats);
+        netns_remove_table(n->plan, &n->state);
+}
 
 static void network_teardown(struct network *n)
 {
+        (void) network_wait(n, NULL);
+        network_end(n, NULL);
         netns_teardown(n->plan, &n->state);
 }
 
+/* A failure of psrun itself after `start`: the result says so. */
 static int fail(struct run_result *res, psrun_error *err, int r, uint64_t start)
 {
         res->wall_ms = now_ms() - start;
@@ -319,6 +382,11 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         int r = plan_from_policy(pol, argv, o, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
+        /* Torn down after everything else but the plan (by then the
+         * sandbox is gone on every path): closing its socket is what waits
+         * for the kernel to free the deleted table, the later the less. */
+        _cleanup_(network_teardown) struct network net = {.plan = &plan.net,
+                                                          .state = NETNS_STATE_INIT};
         /* What the violations report needs, before anything is cloned. */
         _cleanup_(vwatch_closep) struct vwatch watch = {.audit_fd = -1};
         r = vwatch_prepare(&watch, pol, &plan, err);
@@ -337,25 +405,25 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
                 (void) run_block_signals(&fwd);
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
-        /* Declared after the launch, so torn down before it is closed: by
-         * then the sandbox is gone. The proxy stops first. */
-        _cleanup_(network_teardown) struct network net = {&plan.net, {0}};
-        _cleanup_(dns_proxy_stopp) struct dns_proxy *proxy = NULL;
         uint64_t t0 = now_ms();
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
                 return fail(res, err, r, start);
         fault_point("run:cloned");
+        /* The network (firewall, veth, proxy) is built meanwhile: the
+         * command starts with it in place, or not at all. */
+        r = network_start(&net, l.pid, err);
         /* The child builds its root while we put it in its cgroups, and
          * starts the command only once it is in them: nothing of the command
          * runs unconfined. */
-        r = launch_confine(&l, &plan, cg, err);
-        /* The network (veth, addresses, firewall) while the child waits:
-         * the command starts with it in place, or not at all. */
         if (r >= 0)
-                r = netns_setup(&plan.net, l.pid, &net.state, err);
-        if (r >= 0)
-                r = dns_proxy_start(&plan.net, net.state.nft, &proxy, err);
+                r = launch_confine(&l, &plan, cg, err);
+        if (r >= 0) {
+                r = network_wait(&net, err);
+        } else {
+                psrun_error ignored;
+                (void) network_wait(&net, &ignored);
+        }
         if (r >= 0)
                 fault_point("run:confined");
         if (r >= 0)
@@ -391,12 +459,12 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
                 init_status = supervise(&s);
         }
         res->wall_ms = now_ms() - t0;
+        /* What the network refused, counted until the sandbox ended. */
+        network_end(&net, &res->network);
 
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(&s, init_status, &st, res);
-        /* What the network refused, counted until the sandbox ended. */
-        dns_proxy_stop(TAKE_PTR(proxy), &res->network);
         report_violations(&s, pol, &st, res);
         return 0;
 }

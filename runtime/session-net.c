@@ -17,7 +17,7 @@
 int session_net_start(struct session_net *n, const struct netns_plan *plan, pid_t pid,
                       psrun_error *err)
 {
-        *n = (struct session_net){.plan = plan};
+        *n = (struct session_net){.plan = plan, .state = NETNS_STATE_INIT};
         if (!plan->veth)
                 return 0;
         /* As psrun run: the firewall, the veth, then the proxy that pins

@@ -552,6 +552,98 @@ expect "$TMP/pp" "tcp $a_addr 80" refused "allow_private over the pool: another 
 expect "$TMP/pp" "tcp $a_gw 53" refused "allow_private over the pool: its gateway is still refused"
 expect "$TMP/pp" "tcp 10.77.0.1 80" ok "allow_private over the pool: the rest of 10/8 is open"
 
+# ---- the table, as nft lists it, is the ruleset docs/network.md describes ----
+# psrun writes its table in nf_tables netlink (netns/nft.c); this is the same
+# ruleset in nft's own language. Loaded by nft into a namespace of its own,
+# it must list exactly as psrun's does (the same nft prints both).
+reference_table() { # id sandbox gateway pool group mode allowpriv-elements
+	local h="psr$1" elements="" forward="    accept"
+	[ -n "$7" ] && elements=" elements = { $7 }"
+	[ "$6" = restricted ] && forward="    ip daddr . tcp dport @pin4 accept
+    ip daddr 198.18.0.0/24 tcp dport { 80, 443, 8443 } accept
+    ip daddr 192.0.2.7/32 tcp dport 8080 accept
+    ip daddr 10.77.0.0/30 tcp dport 22 accept"
+	cat <<EOF
+table inet psrun_$1 {
+  set pin4 { type ipv4_addr . inet_service; flags timeout; }
+  set pin6 { type ipv6_addr . inet_service; flags timeout; }
+  set allowpriv4 { type ipv4_addr; flags interval; auto-merge;$elements }
+  chain input {
+    type filter hook input priority -10; policy accept;
+    iifname "$h" jump from_sandbox_to_host
+  }
+  chain from_sandbox_to_host {
+    ip saddr $2 ip daddr $3 meta l4proto { tcp, udp } th dport 53 accept
+    goto refuse
+  }
+  chain forward {
+    type filter hook forward priority -10; policy accept;
+    iifname "$h" jump from_sandbox
+    oifname "$h" jump to_sandbox
+  }
+  chain to_sandbox {
+    ct state established,related accept
+    drop
+  }
+  chain from_sandbox {
+    ip saddr != $2 drop
+    meta nfproto ipv6 goto refuse
+    ct state established,related accept
+    ip daddr { 0.0.0.0/8, 127.0.0.0/8, 169.254.0.0/16, 224.0.0.0/4, 240.0.0.0/4 } goto refuse
+    ip daddr $4 goto refuse
+    ip daddr { 10.0.0.0/8, 100.64.0.0/10, 172.16.0.0/12, 192.168.0.0/16 } ip daddr != @allowpriv4 goto refuse
+$forward
+    goto refuse
+  }
+  chain refuse {
+    ct state new log group $5
+    meta l4proto tcp reject with tcp reset
+    reject with icmpx admin-prohibited
+  }
+  chain postrouting {
+    type nat hook postrouting priority 100; policy accept;
+    ip saddr $2 oifname != "$h" masquerade
+  }
+}
+EOF
+}
+same_table() { # NAME mode pool allowpriv-elements psrun-options...
+	local name=$1 mode=$2 pool=$3 priv=$4
+	shift 4
+	nsenter --net=/run/netns/$OUT "$PSRUN" run "$@" -- /bin/sleep 2 >/dev/null 2>"$TMP/st.err" &
+	local spid=$! id="" i
+	for i in $(seq 30); do
+		id=$(ip netns exec $OUT nft list tables 2>/dev/null | sed -n 's/^table inet psrun_//p' | head -1)
+		[ -n "$id" ] && ip -n $OUT -4 -o addr show dev "psr$id" 2>/dev/null | grep -q inet && break
+		sleep 0.1
+	done
+	ip netns exec $OUT nft list table inet "psrun_$id" >"$TMP/st.psrun" 2>&1
+	local gw sb group
+	gw=$(ip -n $OUT -4 -o addr show dev "psr$id" | awk '{print $4}' | cut -d/ -f1)
+	sb=$(echo "$gw" | awk -F. '{print $1"."$2"."$3"."$4+1}')
+	group=$(sed -n 's/.*log group \([0-9]*\).*/\1/p' "$TMP/st.psrun")
+	wait $spid
+	local ref=psnet$$t
+	ip netns add $ref
+	reference_table "$id" "$sb" "$gw" "$pool" "$group" "$mode" "$priv" >"$TMP/st.nft"
+	ip netns exec $ref nft -f "$TMP/st.nft" 2>"$TMP/st.ref" &&
+		ip netns exec $ref nft list table inet "psrun_$id" >"$TMP/st.ref" 2>&1
+	ip netns del $ref
+	if [ -n "$id" ] && [ -n "$group" ] && diff -u "$TMP/st.ref" "$TMP/st.psrun" >"$TMP/st.diff"; then
+		ok "$name"
+	else
+		bad "$name" "id '$id': $(head -c 800 "$TMP/st.diff") $(cat "$TMP/st.err")"
+	fi
+}
+same_table "restricted: the table is the ruleset docs/network.md describes" restricted 198.19.0.0/20 \
+	"10.77.0.0/16, 10.77.1.0/24, 192.168.5.0/24" \
+	-o network=restricted -o 'allow_domains=[allowed.test]' -o dns_upstream=[198.18.0.53] \
+	-o network_pool=198.19.0.0/20 -o 'allow_ports=[80, 443, 8443]' \
+	-o 'allow_private=[10.77.0.0/16, 10.77.1.0/24, 192.168.5.0/24]' \
+	-o 'allow_cidrs=[198.18.0.0/24, 192.0.2.7/32:8080, 10.77.0.0/30:22]'
+same_table "full: the table is the ruleset docs/network.md describes" full 198.19.0.0/20 "" \
+	-o network=full -o dns_upstream=[198.18.0.53] -o network_pool=198.19.0.0/20
+
 # ---- keys that cannot work as written are errors, not silent no-ops ----
 bad_key() { # bad_key "WANT" psrun-options...
 	local want=$1
@@ -574,6 +666,10 @@ bad_key "allow_private[0]: 198.18.0.0/15 is not a private range" -o network=full
 	-o dns_upstream=[198.18.0.53] -o 'allow_private=[198.18.0.0/15]'
 bad_key "allow_private[0]: IPv6 is off inside the sandbox" -o network=full -o dns_upstream=[198.18.0.53] \
 	-o 'allow_private=[fc00::/7]'
+bad_key "allow_ports: empty, so no name of allow_domains could be reached" "${RESTRICTED[@]}" \
+	-o 'allow_ports=[]'
+bad_key "allow_cidrs[0]: 198.18.0.20/32 has no port, and allow_ports is empty" -o network=restricted \
+	-o dns_upstream=[198.18.0.53] -o 'allow_ports=[]' -o 'allow_cidrs=[198.18.0.20/32]'
 sandbox "$TMP/cp" "${RESTRICTED[@]}" -o 'allow_private=[10.77.0.0/16]' -o 'allow_cidrs=[10.77.0.1/32:80]' -- \
 	tcp 10.77.0.1 80
 expect "$TMP/cp" "tcp 10.77.0.1 80" ok "allow_cidrs in a range allow_private opens is reachable"
@@ -665,6 +761,41 @@ leftovers() {
 	pgrep -f "psnet-leak-$$" >/dev/null && l="$l process"
 	echo "$l"
 }
+# psrun_run() in the caller's own process (the library): when it returns,
+# the table and the lease are gone, though the grace period the kernel
+# takes to free the table is not over (its socket is closed on a thread).
+LIBRUN='
+import ctypes, os, subprocess, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.psrun_policy_new.restype = ctypes.c_void_p
+pol = ctypes.c_void_p(lib.psrun_policy_new())
+err = ctypes.create_string_buffer(4096)
+for kv in sys.argv[2:]:
+    k, v = kv.split("=", 1)
+    if lib.psrun_policy_set(pol, k.encode(), v.encode(), err) != 0:
+        sys.exit("set " + k + ": " + err.raw[4:].split(b"\0")[0].decode())
+before = set(os.listdir("/run/psrun/net")) if os.path.isdir("/run/psrun/net") else set()
+res = ctypes.create_string_buffer(65536)
+argv = (ctypes.c_char_p * 2)(b"/bin/true", None)
+r = lib.psrun_run(pol, argv, None, res, err)
+tables = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True).stdout
+leases = set(os.listdir("/run/psrun/net")) - before
+print(r, "table" if "psrun_" in tables else "no-table", "leases:%d" % len(leases))
+lib.psrun_result_free(res)
+'
+if [ -e "$BUILD/libpsrun.so" ]; then
+	# A SANITIZE=1 build's library needs its runtime loaded first.
+	asan=$(ldd "$BUILD/libpsrun.so" 2>/dev/null | awk '/libasan/ {print $3}')
+	got=$(nsenter --net=/run/netns/$OUT env ${asan:+LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0} \
+		"$PY" -c "$LIBRUN" "$(realpath "$BUILD/libpsrun.so")" \
+		network=restricted 'allow_domains=[allowed.test]' 'dns_upstream=[198.18.0.53]' 2>&1)
+	[ "$got" = "0 no-table leases:0" ] &&
+		ok "psrun_run() returns with its table and lease gone" ||
+		bad "psrun_run() returns with its table and lease gone" "$got"
+else
+	skip=$((skip + 1))
+	echo "[SKIP] psrun_run() returns with its table and lease gone: no $BUILD/libpsrun.so"
+fi
 start=$(date +%s%N)
 for i in $(seq 50); do
 	nsenter --net=/run/netns/$OUT "$PSRUN" run "${RESTRICTED[@]}" -- /bin/true psnet-leak-$$ 2>/dev/null

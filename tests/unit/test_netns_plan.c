@@ -46,6 +46,11 @@ Test(netns_plan, entries_that_cannot_work_are_refused)
                 {{"network=full", "allow_private=[10.0.0.0/7]"}, "is not a private range"},
                 {{"network=full", "allow_private=[fc00::/7]"},
                  "allow_private[0]: IPv6 is off inside the sandbox"},
+                /* No port to reach anything on. */
+                {{"network=restricted", "allow_ports=[]", "allow_cidrs=[192.0.2.0/24]"},
+                 "allow_cidrs[0]: 192.0.2.0/24 has no port, and allow_ports is empty"},
+                {{"network=restricted", "allow_ports=[]", "allow_domains=[example.test]"},
+                 "allow_ports: empty, so no name of allow_domains could be reached"},
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct netns_plan np;
@@ -62,6 +67,9 @@ Test(netns_plan, entries_that_work_are_taken)
                 {"network=restricted", "allow_private=[10.77.0.0/16]",
                  "allow_cidrs=[10.77.0.1/32:80, 198.18.0.0/15]"},
                 {"network=restricted", "allow_cidrs=[192.0.2.0/24:443]"},
+                /* Every entry names its port: allow_ports is not needed. */
+                {"network=restricted", "allow_ports=[]", "allow_cidrs=[192.0.2.0/24:443]"},
+                {"network=full", "allow_ports=[]"},
         };
         for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
                 struct netns_plan np;
