@@ -36,9 +36,10 @@ uint64_t sup_now_ms(void)
         return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
-int sup_send_reply(int fd, const struct sess_reply *rep, int pass_fd)
+int sup_send_reply(int fd, struct sess_reply *rep, int pass_fd)
 {
-        struct iovec iov = {.iov_base = (void *) rep, .iov_len = sizeof(*rep)};
+        session_hdr_init(&rep->h, sizeof(*rep));
+        struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
         union {
                 char buf[CMSG_SPACE(sizeof(int))];
                 struct cmsghdr align;
@@ -160,6 +161,16 @@ static void handle_request(struct supervisor *s, int conn)
         s->last_activity_ms = sup_now_ms();
         psrun_error err = {0};
         struct sess_req req;
+        if (n >= 0 && session_check_hdr(buf, (size_t) n < sizeof(req) ? (size_t) n : sizeof(req),
+                                        sizeof(req), false, &err) == -EPROTONOSUPPORT) {
+                /* Another build's client: our header alone, so that it can
+                 * say which versions differ, whatever its structs are. */
+                struct sess_hdr h;
+                session_hdr_init(&h, sizeof(struct sess_reply));
+                (void) send(conn, &h, sizeof(h), MSG_NOSIGNAL);
+                close(conn);
+                goto out;
+        }
         if (n < (ssize_t) sizeof(req) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
                 psrun_error_set(&err, EPROTO,
                                 "session: malformed or too long request (at most "
@@ -231,7 +242,9 @@ static void handle_exec_conn(struct supervisor *s, struct exec_slot *e)
         ssize_t n = recv(e->conn, &req, sizeof(req), MSG_DONTWAIT);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
                 return;
-        if (n == (ssize_t) sizeof(req) && req.op == SESS_OP_SIGNAL) {
+        if (n == (ssize_t) sizeof(req) &&
+            session_check_hdr(&req, sizeof(req), sizeof(req), false, NULL) == 0 &&
+            req.op == SESS_OP_SIGNAL) {
                 if (req.sig > 0 && req.sig < 65)
                         s->backend->signal_exec(s, e, req.sig);
                 return;

@@ -87,7 +87,8 @@ struct sess_backend {
 };
 
 uint64_t sup_now_ms(void);
-int sup_send_reply(int fd, const struct sess_reply *rep, int pass_fd);
+/* Fills in the header. */
+int sup_send_reply(int fd, struct sess_reply *rep, int pass_fd);
 void sup_reply_error(int fd, const psrun_error *err);
 
 /* The backend the policy names (native for an unknown one). */
