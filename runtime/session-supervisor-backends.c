@@ -231,13 +231,6 @@ static int make_template(struct supervisor *s, psrun_error *err)
         t->init_only = false;
         t->loopback_up = false;
         t->n_user_quotas = 0; /* set by init in the user namespace execs join */
-        /* We are a fork of whatever created the session: refusing the file
-         * we run would refuse a Python agent's sandbox its own python3. The
-         * guard is CVE-2019-5736's, a container writing the runtime's binary
-         * through /proc/self/exe; here every command runs as an unprivileged
-         * host id in the sandbox's user namespace with /usr bound read-only,
-         * and magic links stay refused on the way (RESOLVE_NO_MAGICLINKS). */
-        t->allow_exec_self = true;
         free(t->hostname);
         t->hostname = NULL;
         rootfs_plan_free(&t->rootfs);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gvisor.h"
 #include "runtime/run.h"
+#include "runtime/session-image.h"
 #include "runtime/session-supervisor.h"
 
 /* ---- start ---- */
@@ -136,8 +138,8 @@ static void detach_from_caller(int *ready_fd, int *tie_fd)
         (void) prctl(PR_SET_NAME, "psrun-session", 0, 0, 0);
 }
 
-static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int ready_fd, int tie_fd,
-                                      const char *cgroup_parent)
+_Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int tie_fd,
+                        const char *cgroup_parent)
 {
         detach_from_caller(&ready_fd, &tie_fd);
         static struct supervisor s;
@@ -162,10 +164,8 @@ static _Noreturn void supervisor_main(const struct policy *pol, char *dir, int r
                 s.signal_fd = signalfd(-1, &term, SFD_CLOEXEC | SFD_NONBLOCK);
         s.created_ms = s.last_activity_ms = sup_now_ms();
         s.created_unix = (uint64_t) time(NULL);
-        struct {
-                int32_t r;
-                psrun_error err;
-        } ready = {0};
+        struct sup_ready ready = {0};
+        session_hdr_init(&ready.h, sizeof(ready));
         ready.r = sup_start(&s, cgroup_parent, &ready.err);
         if (ready.r < 0) {
                 if (s.init.pidfd >= 0)
@@ -232,41 +232,36 @@ int session_spawn(const struct policy *pol, const char *root, const char *id,
                 rmdir(dir);
                 return psrun_error_errno(err, r, "session: socketpair");
         }
-        /* Two forks: the supervisor is nobody's child in the caller's
-         * process tree, so the caller has no zombie to reap later and the
-         * session outlives it. (glibc's fork keeps malloc usable in the
-         * child of a multi-threaded caller.) */
-        pid_t pid = fork();
-        if (pid == 0) {
-                close(sv[0]);
-                setsid();
-                pid_t sup = fork();
-                if (sup != 0)
-                        _exit(sup < 0 ? 1 : 0);
-                supervisor_main(pol, dir, sv[1], tie_fd, cgroup_parent);
-        }
+        char image[PATH_MAX + 32] = "";
+        r = sup_image_spawn(pol, dir, cgroup_parent, sv[1], tie_fd, image, sizeof(image), err);
         close(sv[1]);
-        if (pid < 0) {
-                r = -errno;
+        if (r < 0) {
                 close(sv[0]);
-                rmdir(dir);
-                return psrun_error_errno(err, r, "session: fork");
+                sup_remove_state_dir(dir);
+                return r;
         }
-        int status;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        struct {
-                int32_t r;
-                psrun_error err;
-        } ready;
+        struct sup_ready ready;
         ssize_t n;
         do
                 n = recv(sv[0], &ready, sizeof(ready), 0);
         while (n < 0 && errno == EINTR);
         close(sv[0]);
-        if (n != (ssize_t) sizeof(ready)) {
+        if (n <= 0) {
                 sup_remove_state_dir(dir);
-                return psrun_error_set(err, EIO, "session: the supervisor died while starting");
+                return psrun_error_set(err, EIO, "session: the supervisor (%s) died while starting",
+                                       image);
+        }
+        if (session_check_hdr(&ready, (size_t) n, sizeof(ready), true, NULL) < 0) {
+                sup_remove_state_dir(dir);
+                return psrun_error_set(err, EPROTO,
+                                       "session: the supervisor (%s) answered in another protocol",
+                                       image);
+        }
+        if (ready.r < 0 && !ready.err.msg[0]) {
+                /* It could not be executed at all (session-image.c). */
+                sup_remove_state_dir(dir);
+                return psrun_error_errno(err, ready.r, "session: execute the supervisor (%s)",
+                                         image);
         }
         if (ready.r < 0) {
                 if (err)

@@ -113,5 +113,9 @@ void sup_finish_exec(struct supervisor *s, struct exec_slot *e);
 /* Every exec's watch target, for the audit records (NULL: a free slot). */
 void sup_watch_targets(struct supervisor *s, struct vwatch_target **t);
 
+/* The supervisor, in its own image (runtime/session-image.c): detach from
+ * whatever is left of the caller, start, report on ready_fd, serve. */
+_Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int tie_fd,
+                        const char *cgroup_parent);
 _Noreturn void sup_serve(struct supervisor *s);
 _Noreturn void sup_shut_down(struct supervisor *s, int destroy_conn);
