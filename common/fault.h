@@ -13,7 +13,8 @@
  * create:cgroups, create:cloned, create:pid, create:released, create:ready;
  * run:cgroup, run:cloned, run:confined, run:released; in a network
  * set-up (netns/netns.c), net:table and net:veth; gvisor:cgroup,
- * gvisor:cloned, gvisor:released (backend: gvisor).
+ * gvisor:cloned, gvisor:released (backend: gvisor); session:image (a
+ * session's supervisor, executed, before it starts anything).
  */
 
 void fault_point(const char *stage);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "common/json.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <string.h>
@@ -20,6 +21,24 @@ static int utf8_len(const unsigned char *p, size_t avail)
                 if ((p[i] & 0xc0) != 0x80)
                         return 0;
         return n;
+}
+
+static unsigned code_point(const unsigned char *p, int n)
+{
+        unsigned cp = p[0] & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+        for (int i = 1; i < n; i++)
+                cp = cp << 6 | (p[i] & 0x3f);
+        return cp;
+}
+
+/* Valid JSON raw, but not for every reader: C1 controls, the Unicode line
+ * and paragraph separators (line breaks to YAML, which psrun reads JSON
+ * with), the byte order mark and the non-characters U+FFFE/U+FFFF (which
+ * YAML refuses). Escaped, they read back as the same characters. */
+static bool needs_escape(unsigned cp)
+{
+        return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff ||
+               cp == 0xfffe || cp == 0xffff;
 }
 
 void json_write_string(FILE *f, const char *s)
@@ -51,9 +70,13 @@ void json_write_bytes(FILE *f, const char *s, size_t len)
                         p++;
                 } else {
                         int n = utf8_len(p, (size_t) (end - p));
+                        unsigned cp = n > 1 ? code_point(p, n) : 0;
                         if (n == 0) {
                                 fprintf(f, "\\u%04x", ch);
                                 p++;
+                        } else if (needs_escape(cp)) {
+                                fprintf(f, "\\u%04x", cp);
+                                p += n;
                         } else {
                                 fwrite(p, 1, (size_t) n, f);
                                 p += n;

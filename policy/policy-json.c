@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/json.h"
 #include "policy/policy.h"
@@ -23,6 +24,20 @@ static void size_value(FILE *f, uint64_t bytes)
         char buf[32];
         format_size(bytes, buf, sizeof(buf));
         json_write_string(f, buf);
+}
+
+/* Exactly what parse_cpus read: it keeps nine decimals, so nine printed
+ * (trailing zeros dropped) give the same double back. */
+static void cpus_value(FILE *f, double cpus)
+{
+        char buf[64];
+        snprintf(buf, sizeof(buf), "%.9f", cpus);
+        char *end = buf + strlen(buf);
+        while (end > buf && end[-1] == '0')
+                *--end = '\0';
+        if (end > buf && end[-1] == '.')
+                *--end = '\0';
+        fputs(buf, f);
 }
 
 static void strv_value(FILE *f, bool *first, const char *name, char *const *v, size_t n)
@@ -59,7 +74,8 @@ int policy_write_json(const struct policy *p, FILE *f)
                 json_write_string(f, p->allow_domains[i]);
         }
         fputc(']', f);
-        if (p->network != POLICY_NETWORK_NONE) {
+        /* Also read by a session's install network with `network: none`. */
+        if (p->network != POLICY_NETWORK_NONE || p->install_network != POLICY_NETWORK_NONE) {
                 key(f, &first, "allow_ports");
                 fputc('[', f);
                 for (size_t i = 0; i < p->n_allow_ports; i++)
@@ -106,7 +122,7 @@ int policy_write_json(const struct policy *p, FILE *f)
         key(f, &first, "memory_limit");
         size_value(f, p->memory_limit);
         key(f, &first, "cpu_limit");
-        fprintf(f, "%.6g", p->cpu_limit);
+        cpus_value(f, p->cpu_limit);
         key(f, &first, "pids_limit");
         fprintf(f, "%" PRIu64, p->pids_limit);
         key(f, &first, "disk_limit");

@@ -794,7 +794,7 @@ static int find_program(struct child_ctx *c)
 static int step_lookup(struct child_ctx *c)
 {
         int r = find_program(c);
-        if (r < 0 || c->plan->allow_exec_self)
+        if (r < 0)
                 return r;
         return refuse_self(c->exec_path);
 }

@@ -124,10 +124,6 @@ struct plan {
         char **envp;
         const char *path_env; /* PATH value used to find argv[0], points into envp */
         bool use_init;        /* a tiny init as pid 1 that reaps and forwards signals */
-        /* A session's exec (runtime/session-supervisor.c): argv[0] may be the
-         * file the supervisor runs, since the supervisor is a fork of the
-         * embedding program (an agent's python3, say), not of psrun. */
-        bool allow_exec_self;
         /* A session's init: no command; pid 1 reports READY once set up and
          * then only reaps, until it is killed (runtime/session-supervisor.c). */
         bool init_only;

@@ -64,7 +64,51 @@ static int connect_control(const char *dir, int *ret)
         return 0;
 }
 
-int session_recv_reply(int fd, struct sess_reply *rep, int *fd_out)
+void session_hdr_init(struct sess_hdr *h, size_t size)
+{
+        *h = (struct sess_hdr){
+                .magic = SESS_PROTO_MAGIC, .version = SESS_PROTO_VERSION, .size = (uint32_t) size};
+}
+
+int session_check_hdr(const void *buf, size_t n, size_t size, bool from_supervisor,
+                      psrun_error *err)
+{
+        struct sess_hdr h = {0};
+        memcpy(&h, buf, n < sizeof(h) ? n : sizeof(h));
+        unsigned theirs;
+        if (n >= sizeof(h) && h.magic == SESS_PROTO_MAGIC) {
+                if (h.version == SESS_PROTO_VERSION && h.size == size && n == size)
+                        return 0;
+                if (h.version == SESS_PROTO_VERSION && h.size == size)
+                        return psrun_error_set(err, EPROTO,
+                                               "session: a truncated %s (%zu of %zu bytes)",
+                                               from_supervisor ? "reply" : "request", n, size);
+                theirs = h.version;
+        } else if (n >= sizeof(uint32_t) && h.magic >= 1 && h.magic <= 6) {
+                /* Protocol 1 had no header: its structs began with op (1-6)
+                 * or kind (1-4). */
+                theirs = 1;
+        } else {
+                return psrun_error_set(err, EPROTO, "session: a malformed %s (%zu bytes)",
+                                       from_supervisor ? "reply" : "request", n);
+        }
+        if (theirs == SESS_PROTO_VERSION)
+                return psrun_error_set(err, EPROTONOSUPPORT,
+                                       "session: %s speaks session protocol %u with %u-byte "
+                                       "messages, this psrun %u with %zu-byte ones (another "
+                                       "psrun build)%s",
+                                       from_supervisor ? "its supervisor" : "the client", theirs,
+                                       h.size, SESS_PROTO_VERSION, size,
+                                       from_supervisor ? ": destroy it and create it again" : "");
+        return psrun_error_set(err, EPROTONOSUPPORT,
+                               "session: %s speaks session protocol %u, this psrun %u (another "
+                               "psrun build)%s",
+                               from_supervisor ? "its supervisor" : "the client", theirs,
+                               SESS_PROTO_VERSION,
+                               from_supervisor ? ": destroy the session and create it again" : "");
+}
+
+int session_recv_reply(int fd, struct sess_reply *rep, int *fd_out, psrun_error *err)
 {
         struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
         union {
@@ -90,9 +134,12 @@ int session_recv_reply(int fd, struct sess_reply *rep, int *fd_out)
                 }
         if (n < 0)
                 return -errno;
-        if (n != (ssize_t) sizeof(*rep))
+        if (n == 0)
                 return -EPIPE;
-        return 0;
+        int r = session_check_hdr(rep, (size_t) n, sizeof(*rep), true, err);
+        if (r < 0 && fd_out && *fd_out >= 0)
+                *fd_out = safe_close(*fd_out);
+        return r;
 }
 
 int session_call(const char *dir, const struct sess_req *req, const char *payload,
@@ -109,7 +156,9 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
          * only once poll says it is there). */
         struct timeval tv = {.tv_sec = 30};
         (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-        struct iovec iov[2] = {{(void *) req, sizeof(*req)}, {(void *) payload, payload_len}};
+        struct sess_req hreq = *req;
+        session_hdr_init(&hreq.h, sizeof(hreq));
+        struct iovec iov[2] = {{&hreq, sizeof(hreq)}, {(void *) payload, payload_len}};
         union {
                 char buf[CMSG_SPACE(3 * sizeof(int))];
                 struct cmsghdr align;
@@ -129,7 +178,9 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
                                          "session: send the request");
         if (fd_out)
                 *fd_out = -1;
-        r = session_recv_reply(fd, reply, fd_out);
+        r = session_recv_reply(fd, reply, fd_out, err);
+        if (r == -EPROTONOSUPPORT || r == -EPROTO)
+                return r;
         if (r < 0)
                 return psrun_error_errno(err, r == -EPIPE ? ESRCH : r,
                                          "session: the supervisor did not answer");
@@ -347,6 +398,36 @@ PSRUN_PUBLIC void psrun_session_close(psrun_session *s)
         free(s);
 }
 
+/*
+ * A supervisor of another psrun build cannot read our DESTROY: SIGTERM,
+ * which every supervisor takes as destroy, and wait until it is gone (its
+ * lock free). The pidfd is opened before the lock is checked: the lock
+ * held then means the process behind the pid (written to info by the lock's
+ * holder) is still that supervisor, not a later process with its pid.
+ */
+static int terminate_supervisor(const char *dir, psrun_error *err)
+{
+        _cleanup_free_ char *info = NULL;
+        if (asprintf(&info, "%s/info", dir) < 0)
+                return psrun_error_errno(err, ENOMEM, "session");
+        _cleanup_fclose_ FILE *f = fopen(info, "re");
+        int pid = 0;
+        char line[256];
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "pid %d", &pid) == 1)
+                        break;
+        _cleanup_close_ int pidfd = pid > 0 ? (int) syscall(SYS_pidfd_open, pid, 0) : -1;
+        if (pidfd < 0 || session_alive(dir) <= 0 ||
+            syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0) < 0)
+                return psrun_error_set(err, ESRCH, "session: its supervisor could not be found");
+        for (int i = 0; i < 1000 && session_alive(dir) > 0; i++)
+                usleep(10000);
+        if (session_alive(dir) > 0)
+                return psrun_error_set(err, ETIMEDOUT,
+                                       "session: its supervisor did not end after SIGTERM");
+        return 0;
+}
+
 PSRUN_PUBLIC int psrun_session_destroy(psrun_session *s, psrun_error *err)
 {
         if (!s)
@@ -355,6 +436,11 @@ PSRUN_PUBLIC int psrun_session_destroy(psrun_session *s, psrun_error *err)
         struct sess_reply rep;
         psrun_error cerr = {0};
         int r = session_call(s->dir, &req, NULL, 0, NULL, 0, &rep, NULL, NULL, &cerr);
+        if (r == -EPROTONOSUPPORT) {
+                r = terminate_supervisor(s->dir, err);
+                psrun_session_close(s);
+                return r;
+        }
         if (r < 0) {
                 /* A dead supervisor: remove what it left, as gc would. */
                 struct stat st;

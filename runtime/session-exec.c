@@ -344,7 +344,7 @@ static int pump(psrun_exec_handle *h, psrun_error *err)
         if (h->close_in_when_done && h->in_fd >= 0 && h->in_off >= h->in_len)
                 h->in_fd = safe_close(h->in_fd);
         if (pfd[3].revents) {
-                int r = session_recv_reply(h->conn, &h->rep, NULL);
+                int r = session_recv_reply(h->conn, &h->rep, NULL, NULL);
                 if (r < 0 || h->rep.kind != SESS_REPLY_RESULT)
                         return psrun_error_set(err, ESRCH,
                                                "exec: the session ended before the command did");
@@ -388,6 +388,7 @@ PSRUN_PUBLIC int psrun_exec_signal(psrun_exec_handle *h, int sig, psrun_error *e
         if (!h || sig <= 0 || sig >= 65)
                 return psrun_error_set(err, EINVAL, "signal: `%d` is not a signal", sig);
         struct sess_req req = {.op = SESS_OP_SIGNAL, .sig = sig};
+        session_hdr_init(&req.h, sizeof(req));
         if (send(h->conn, &req, sizeof(req), MSG_NOSIGNAL) < 0)
                 return psrun_error_errno(err, errno, "exec: signal");
         return 0;

@@ -15,8 +15,17 @@
  * its strings), with fds by SCM_RIGHTS; the replies are struct sess_reply.
  * An exec's connection stays open until its result: closing it kills the
  * exec; SESS_OP_SIGNAL on it signals the exec.
+ *
+ * Both start with struct sess_hdr, the one layout every version keeps: a
+ * client and a supervisor of different psrun builds (a session made by an
+ * older psrun, used through a newer libpsrun) must say so instead of
+ * misreading each other's structs. A supervisor answers a request of
+ * another version with its header alone; either side turns a header of
+ * another version into one line naming both (session_check_hdr).
  */
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -28,6 +37,20 @@
 #define SESSION_ROOT_ENV     "PSRUN_SESSION_ROOT"
 #define SESSION_ID_MAX       64
 #define SESSION_MSG_MAX      (192 * 1024) /* argv + env + cwd of one exec */
+
+/* "PSSN" in the first four bytes; protocol 1 was the unversioned one,
+ * whose structs began with op and kind. Bump the version whenever struct
+ * sess_req, struct sess_reply or what they carry (struct run_result,
+ * psrun_error) change. */
+#define SESS_PROTO_MAGIC   0x4e535350U
+#define SESS_PROTO_VERSION 2
+
+struct sess_hdr {
+        uint32_t magic;
+        uint32_t version;
+        uint32_t size; /* of the sender's struct: sess_req or sess_reply */
+        uint32_t reserved;
+};
 
 enum sess_op {
         SESS_OP_EXEC = 1,      /* fds: stdin, stdout, stderr */
@@ -42,6 +65,7 @@ enum sess_op {
 #define SESS_REQ_APPROVED 1U /* INSTALL: the embedder's approver said yes */
 
 struct sess_req {
+        struct sess_hdr h; /* filled in by session_call and psrun_exec_signal */
         uint32_t op;
         uint32_t argc;       /* EXEC: strings after the header: cwd, argv..., env... */
         uint32_t envc;       /* NAME=value additions */
@@ -59,6 +83,7 @@ enum sess_reply_kind {
 };
 
 struct sess_reply {
+        struct sess_hdr h; /* filled in by the supervisor's sup_send_reply */
         uint32_t kind;
         int32_t pid;
         struct run_result result;
@@ -72,6 +97,16 @@ struct sess_reply {
         uint32_t approve;                  /* the policy's gated actions (POLICY_ACTION_*) */
         uint32_t network, install_network; /* enum policy_network */
 };
+
+/* This build's header for a struct of size bytes. */
+void session_hdr_init(struct sess_hdr *h, size_t size);
+/* Whether the n bytes at buf begin with this build's header for a struct
+ * of size bytes: 0, or -EPROTONOSUPPORT naming both versions ("the
+ * session's supervisor speaks session protocol 1, this psrun 2 ...";
+ * from_supervisor: who sent it, for the message), or -EPROTO for what is
+ * no header at all. */
+int session_check_hdr(const void *buf, size_t n, size_t size, bool from_supervisor,
+                      psrun_error *err);
 
 /* Ids: 1-64 of [A-Za-z0-9_.-], not starting with '.' or '-'. */
 int session_id_valid(const char *id);
@@ -90,8 +125,10 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
                  size_t payload_len, const int *fds, int n_fds, struct sess_reply *reply,
                  int *fd_out, int *keep_fd, psrun_error *err);
 
-/* Reads one reply (and an fd passed with it into *fd_out, if asked). */
-int session_recv_reply(int fd, struct sess_reply *reply, int *fd_out);
+/* Reads one reply (and an fd passed with it into *fd_out, if asked):
+ * -EPIPE at EOF, session_check_hdr's errors for a reply of another
+ * version. */
+int session_recv_reply(int fd, struct sess_reply *reply, int *fd_out, psrun_error *err);
 
 /* An exec-like request (EXEC, INSTALL) with the options' stdio, output
  * capture and streaming: the handle psrun_exec_start returns. */

@@ -168,8 +168,9 @@ class SandboxTest(unittest.TestCase):
 
     @unittest.skipUnless(os.path.exists("/usr/bin/python3"), "no /usr/bin/python3")
     def test_the_embedders_own_interpreter_runs_inside(self):
-        # The supervisor is a fork of this process: python3 inside the sandbox
-        # is the very file it runs when the embedder is /usr/bin/python3.
+        # The embedder is /usr/bin/python3, the supervisor libpsrun.so
+        # (below): the guard against running the supervisor's own file does
+        # not refuse the sandbox its python3.
         code = ("import sys; sys.path.insert(0, %r)\n"
                 "from psrun import Sandbox\n"
                 "with Sandbox() as sb:\n"
@@ -179,6 +180,34 @@ class SandboxTest(unittest.TestCase):
         out = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True,
                              timeout=60)
         self.assertEqual(out.stdout.strip(), "exited 42", out.stdout + out.stderr)
+
+    def test_the_supervisor_is_libpsrun_not_this_interpreter(self):
+        # Not a fork of this process, which has touched 64 MiB and holds a
+        # secret in its environment: libpsrun.so executed, a few MB.
+        ballast = bytearray(64 << 20)
+        for i in range(0, len(ballast), 4096):
+            ballast[i] = 1
+        os.environ["PSRUN_PY_TEST_SECRET"] = "no"
+        os.environ["SECRET_OF_THE_EMBEDDER"] = "hunter2"
+        try:
+            with Sandbox() as sb:
+                with open(os.path.join(self.state, sb.id, "info")) as f:
+                    pid = int(next(l.split()[1] for l in f if l.startswith("pid ")))
+                exe = os.readlink(f"/proc/{pid}/exe")
+                self.assertTrue(exe.endswith(".so") or exe.startswith("/memfd:psrun-session"),
+                                exe)
+                with open(f"/proc/{pid}/status") as f:
+                    rss = int(next(l.split()[1] for l in f if l.startswith("VmRSS:")))
+                self.assertLess(rss, 32 * 1024, f"supervisor RSS {rss} KiB")
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    env = f.read().split(b"\0")
+                self.assertIn(b"PSRUN_PY_TEST_SECRET=no", env)
+                self.assertFalse(any(e.startswith(b"SECRET_OF_THE_EMBEDDER=") for e in env))
+                self.assertEqual(sb.exec("echo ok").stdout, b"ok\n")
+        finally:
+            del os.environ["PSRUN_PY_TEST_SECRET"]
+            del os.environ["SECRET_OF_THE_EMBEDDER"]
+        del ballast
 
     def test_agent_loop_example(self):
         env = dict(os.environ)

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What differs between a session's backends (STYLE.md §9; the table in
+ * runtime/session-supervisor.h): native, psrun's own init and execs that
+ * join its namespaces, each in a cgroup of its own; gvisor, the adapters
+ * of runtime/gvisor-session.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/gvisor.h"
+#include "runtime/run.h"
+#include "runtime/session-supervisor.h"
+
+/* ---- execs ---- */
+
+void sup_kill_exec_native(struct supervisor *s, struct exec_slot *e)
+{
+        (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, SIGKILL, NULL, 0);
+        if (e->cg)
+                (void) cgroup_kill(e->cg, NULL);
+}
+
+static void signal_exec_native(struct supervisor *s, struct exec_slot *e, int sig)
+{
+        (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, sig, NULL, 0);
+}
+
+/*
+ * When the execs together fill the session's memory_limit, the OOM killer
+ * picks by size in the session's cgroup, and init, a copy of the process
+ * that created the session (an agent's Python, say), looks big: killed, it
+ * would end the session. So init is exempt where we may lower its score
+ * (CAP_SYS_RESOURCE; hosts may lack it), and every exec's processes are
+ * raised to the top, which needs no privilege and also makes untrusted
+ * commands the victims of a host-wide shortage before anything of the
+ * host. Inherited by everything the exec starts.
+ */
+static int write_oom_score_adj(pid_t pid, const char *value)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int) pid);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, value, strlen(value)) != (ssize_t) strlen(value))
+                return -errno;
+        return 0;
+}
+
+static int exec_oom_first(pid_t pid, psrun_error *err)
+{
+        int r = write_oom_score_adj(pid, "1000");
+        return r < 0 ? psrun_error_errno(err, r, "oom_score_adj") : 0;
+}
+
+/* An exec joins init's namespaces, in a cgroup of its own; an install's,
+ * all but the network and mount ones (inet). */
+static int exec_native(struct supervisor *s, struct exec_slot *e, const struct plan *tmpl,
+                       struct install_net *inet, int fds[3], struct cgroup **cg_out,
+                       psrun_error *err)
+{
+        struct plan p = *tmpl; /* shallow: only read, by us and the child */
+        if (inet) {
+                /* A network of its own, made by clone3 in psrun's user
+                 * namespace (the sandbox's may make none), and a private
+                 * copy of the mounts whose resolv.conf names its gateway
+                 * (runtime/session-net.h). */
+                p.clone_flags |= CLONE_NEWNET;
+                p.join_flags &= ~(uint64_t) (CLONE_NEWNET | CLONE_NEWNS);
+                p.private_resolv_fd = inet->resolv_tree;
+        }
+        /* Each exec gets its own cgroup with the policy's limits, below the
+         * session's: a runaway exec is limited, accounted and killed as a
+         * tree without touching init or the other execs. */
+        struct cgroup_limits limits = {
+                .memory_bytes = s->pol->memory_limit,
+                .pids_max = s->pol->pids_limit,
+                .cpus = s->pol->cpu_limit,
+        };
+        struct cgroup *cg = TAKE_PTR(s->spare);
+        if (!cg && cgroup_create_child(s->cg, &limits, &cg, err) < 0)
+                return psrun_error_prefix(err, "exec");
+
+        /* The child starts with our 0-2: make them the client's for the
+         * clone, then /dev/null again. */
+        for (int i = 0; i < 3; i++)
+                (void) dup2(fds[i], i);
+        struct launch l = LAUNCH_INIT;
+        int r = launch_clone(&p, cg, &l, err);
+        int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        for (int i = 0; i < 3; i++)
+                (void) dup2(null_fd, i);
+        safe_close(null_fd);
+        if (r >= 0)
+                r = launch_confine(&l, &p, cg, err);
+        if (r >= 0)
+                r = exec_oom_first(l.pid, err);
+        /* The install's network while its child waits, as psrun run's. Its
+         * DNS proxy is a thread, which cannot be made while our children's
+         * pid namespace is not our own: out of it for that moment. */
+        if (r >= 0 && inet) {
+                if (setns(s->own_pidns, CLONE_NEWPID) < 0)
+                        r = psrun_error_errno(err, errno, "exec: leave the pid namespace");
+                else {
+                        r = install_net_start(inet, l.pid, err);
+                        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
+                                abort(); /* execs would be born outside the sandbox */
+                }
+        }
+        if (r >= 0)
+                r = launch_release(&l, err);
+        if (r < 0) {
+                if (l.pidfd >= 0) {
+                        (void) syscall(SYS_pidfd_send_signal, l.pidfd, SIGKILL, NULL, 0);
+                        siginfo_t si;
+                        (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
+                }
+                launch_close(&l);
+                (void) cgroup_kill(cg, NULL);
+                cgroup_destroy(cg);
+                return psrun_error_prefix(err, "exec");
+        }
+        e->l = l;
+        *cg_out = cg;
+        return 0;
+}
+
+static int open_workspace(struct supervisor *s, psrun_error *err)
+{
+        /* Opened once, before any command of the sandbox has run: the path
+         * is init's root as init's setup left it. */
+        char proc_root[64];
+        snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int) s->init.pid);
+        _cleanup_close_ int root = open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return psrun_error_errno(err, errno, "session: open the sandbox's root");
+        struct open_how how = {
+                .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
+        };
+        int fd = (int) syscall(SYS_openat2, root, "workspace", &how, sizeof(how));
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "session: open /workspace");
+        struct statfs sf;
+        if (fstatfs(fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC) {
+                close(fd);
+                return psrun_error_set(err, EXDEV,
+                                       "session: /workspace is not the sandbox's tmpfs");
+        }
+        s->workspace_fd = fd;
+        return 0;
+}
+
+static bool policy_sets_env(const struct policy *pol, const char *name)
+{
+        for (size_t i = 0; i < pol->n_env; i++)
+                if (strcmp(pol->env[i].name, name) == 0)
+                        return true;
+        return false;
+}
+
+/* Every exec finds what installs put in the workspace with no
+ * configuration: PYTHONPATH, NODE_PATH, and the installers' bin
+ * directories at the end of PATH, unless the policy's env sets them. */
+static int add_install_env(const struct policy *pol, struct plan *t, psrun_error *err)
+{
+        size_t n = 0, extra = 0;
+        while (t->envp[n])
+                n++;
+        while (install_env[extra])
+                extra++;
+        _cleanup_strv_free_ char **envp = calloc(n + extra + 1, sizeof(char *));
+        if (!envp)
+                return psrun_error_errno(err, ENOMEM, "session: env");
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                bool path = strncmp(t->envp[i], "PATH=", 5) == 0 && !policy_sets_env(pol, "PATH");
+                if (path) {
+                        _cleanup_free_ char *v = install_path(t->envp[i] + 5);
+                        if (!v || asprintf(&envp[k], "PATH=%s", v) < 0) {
+                                envp[k] = NULL;
+                                return psrun_error_errno(err, ENOMEM, "session: env");
+                        }
+                } else if (!(envp[k] = strdup(t->envp[i]))) {
+                        return psrun_error_errno(err, ENOMEM, "session: env");
+                }
+                k++;
+        }
+        for (size_t i = 0; install_env[i]; i++) {
+                _cleanup_free_ char *name = strndup(install_env[i], strcspn(install_env[i], "="));
+                if (!name)
+                        return psrun_error_errno(err, ENOMEM, "session: env");
+                if (policy_sets_env(pol, name))
+                        continue;
+                if (!(envp[k++] = strdup(install_env[i])))
+                        return psrun_error_errno(err, ENOMEM, "session: env");
+        }
+        strv_free(t->envp);
+        t->envp = TAKE_PTR(envp);
+        t->path_env = NULL;
+        for (size_t i = 0; t->envp[i]; i++)
+                if (strncmp(t->envp[i], "PATH=", 5) == 0)
+                        t->path_env = t->envp[i] + 5;
+        return 0;
+}
+
+/* The exec template: the init's plan minus what only init does. Execs join
+ * init's namespaces (setns with its pidfd) instead of making new ones. */
+static int make_template(struct supervisor *s, psrun_error *err)
+{
+        struct plan *t = &s->tmpl;
+        int r = add_install_env(s->pol, t, err);
+        if (r < 0)
+                return r;
+        uint64_t init_flags = t->clone_flags;
+        t->clone_flags = 0;
+        t->uid_map[0] = t->gid_map[0] = '\0';
+        t->root = PLAN_ROOT_JOINED;
+        t->use_init = false;
+        t->init_only = false;
+        t->loopback_up = false;
+        t->n_user_quotas = 0; /* set by init in the user namespace execs join */
+        free(t->hostname);
+        t->hostname = NULL;
+        rootfs_plan_free(&t->rootfs);
+        memset(&t->rootfs, 0, sizeof(t->rootfs));
+        /* Every namespace init was made with but the pid one, which is
+         * entered for our children below. */
+        t->join_flags = init_flags & ~(uint64_t) CLONE_NEWPID;
+        t->join_pidfd = fcntl(s->init.pidfd, F_DUPFD_CLOEXEC, 3);
+        if (t->join_pidfd < 0)
+                return psrun_error_errno(err, errno, "session: pidfd");
+        /* Our children from now on are born in the sandbox's pid namespace
+         * (and no thread can be made meanwhile: launch_exec leaves it for
+         * an install's DNS proxy). */
+        s->own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+        if (s->own_pidns < 0)
+                return psrun_error_errno(err, errno, "session: open our pid namespace");
+        if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
+                return psrun_error_errno(err, errno, "session: enter the pid namespace");
+        return 0;
+}
+
+/* psrun's init, in the session's cgroup's own sub-cgroup; execs join its
+ * namespaces (make_template). */
+static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
+{
+        s->tmpl.init_only = true;
+        struct cgroup_limits limits = {
+                .memory_bytes = s->pol->memory_limit,
+                .pids_max = s->pol->pids_limit + 1, /* + init */
+                .cpus = s->pol->cpu_limit,
+        };
+        int r = cgroup_create(cgroup_parent, &limits, &s->cg, err);
+        if (r >= 0)
+                r = cgroup_create_child(s->cg, NULL, &s->init_cg, err);
+        if (r < 0)
+                return r;
+        r = launch_clone(&s->tmpl, s->init_cg, &s->init, err);
+        if (r >= 0)
+                r = launch_confine(&s->init, &s->tmpl, s->init_cg, err);
+        /* Best effort, see write_oom_score_adj: without CAP_SYS_RESOURCE
+         * the execs' raised scores are what protects init. */
+        if (r >= 0)
+                (void) write_oom_score_adj(s->init.pid, "-1000");
+        /* The session's network (veth, firewall, DNS proxy) while init
+         * waits, exactly as psrun run builds it: every exec joins init's
+         * namespace, so no command of the session runs without it. */
+        if (r >= 0)
+                r = session_net_start(&s->net, &s->tmpl.net, s->init.pid, err);
+        if (r >= 0)
+                r = launch_release(&s->init, err);
+        struct child_msg m = {0};
+        if (r >= 0) {
+                r = launch_read_msg(&s->init, &m);
+                if (r >= 0 && m.kind == CHILD_MSG_ERROR) {
+                        char what[512];
+                        launch_describe_error(&s->tmpl, &m, what, sizeof(what));
+                        r = psrun_error_set(err, m.err ? m.err : EIO, "session: %s", what);
+                } else if (r < 0 || m.kind != CHILD_MSG_READY) {
+                        r = psrun_error_set(err, EIO,
+                                            "session: the sandbox's init died while "
+                                            "starting");
+                }
+        }
+        if (r >= 0)
+                r = open_workspace(s, err);
+        if (r >= 0)
+                r = make_template(s, err);
+        return r;
+}
+
+/* ---- the gVisor backend's adapters (runtime/gvisor-session.c) ---- */
+
+static int start_gvisor(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
+{
+        return gvisor_session_start(s->pol, &s->tmpl, cgroup_parent, &s->cg, &s->init,
+                                    &s->workspace_fd, &s->gvisor, err);
+}
+
+static int exec_gvisor(struct supervisor *s, struct exec_slot *e, const struct plan *p,
+                       struct install_net *inet, int fds[3], struct cgroup **cg, psrun_error *err)
+{
+        /* runsc's sandbox has one network namespace, the session's: an
+         * install cannot have one of its own there. */
+        if (inet)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "install_network: backend: gvisor runs installs on the "
+                                       "session's own network only (install_network: none)");
+        *cg = NULL; /* the sandbox is one process tree: the session's cgroup */
+        return gvisor_session_exec(s->gvisor, (unsigned) (e - s->execs), p, fds, &e->l, err);
+}
+
+static void kill_exec_gvisor(struct supervisor *s, struct exec_slot *e)
+{
+        /* The command's processes first (inside the sandbox), then the
+         * runsc exec that waits for them. */
+        gvisor_session_kill_exec(s->gvisor, (unsigned) (e - s->execs), e->l.pidfd);
+        (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, SIGKILL, NULL, 0);
+}
+
+static void signal_exec_gvisor(struct supervisor *s, struct exec_slot *e, int sig)
+{
+        /* runsc exec hands signals on to the command; SIGKILL it cannot. */
+        if (sig == SIGKILL)
+                kill_exec_gvisor(s, e);
+        else
+                (void) syscall(SYS_pidfd_send_signal, e->l.pidfd, sig, NULL, 0);
+}
+
+static void exec_done_gvisor(struct supervisor *s, struct exec_slot *e, siginfo_t *si,
+                             struct cgroup_stats *st)
+{
+        char msg[400];
+        int code = gvisor_session_exec_done(s->gvisor, (unsigned) (e - s->execs), st, msg,
+                                            sizeof(msg));
+        /* The sandbox was OOM-killed, or starved of host tasks, with the
+         * exec in it (which ends the session): a kill, not runsc's
+         * complaint about the sandbox being gone. */
+        if (st->oom_kills > 0 || st->pids_max_hits > 0) {
+                if (si->si_code == CLD_EXITED && si->si_status == 128) {
+                        si->si_code = CLD_KILLED;
+                        si->si_status = SIGKILL;
+                }
+                return;
+        }
+        /* runsc exec flattens a killed command's status to 128+N; a kill
+         * of psrun's own is reported as natively. */
+        if (e->timed_out && si->si_code == CLD_EXITED && si->si_status == 128 + SIGKILL) {
+                si->si_code = CLD_KILLED;
+                si->si_status = SIGKILL;
+        }
+        if (code && si->si_code == CLD_EXITED && si->si_status == 128 && !e->have_error) {
+                e->have_error = true;
+                snprintf(e->error, sizeof(e->error), "backend: gvisor: runsc: %s", msg);
+                si->si_status = code;
+        }
+}
+
+static void ending_gvisor(struct supervisor *s)
+{
+        gvisor_session_ending(s->gvisor);
+}
+
+static void stop_gvisor(struct supervisor *s)
+{
+        gvisor_session_stop(s->gvisor);
+        s->gvisor = NULL;
+}
+
+static const struct sess_backend sess_backends[_POLICY_BACKEND_MAX] = {
+        [POLICY_BACKEND_NATIVE] = {.name = "native",
+                                   .exec_cgroups = true,
+                                   .own_layers = true,
+                                   .start = start_native,
+                                   .exec = exec_native,
+                                   .kill_exec = sup_kill_exec_native,
+                                   .signal_exec = signal_exec_native},
+        [POLICY_BACKEND_GVISOR] = {.name = "gvisor",
+                                   .start = start_gvisor,
+                                   .exec = exec_gvisor,
+                                   .kill_exec = kill_exec_gvisor,
+                                   .signal_exec = signal_exec_gvisor,
+                                   .exec_done = exec_done_gvisor,
+                                   .ending = ending_gvisor,
+                                   .stop = stop_gvisor},
+};
+
+const struct sess_backend *sup_backend(enum policy_backend backend)
+{
+        return &sess_backends[(unsigned) backend < _POLICY_BACKEND_MAX ? backend
+                                                                       : POLICY_BACKEND_NATIVE];
+}

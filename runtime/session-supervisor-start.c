@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Starting a session: session_spawn() makes the state directory and the
+ * supervisor process, which detaches from its caller, starts the sandbox
+ * through its backend, listens on the control socket and reports ready.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/signals.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/gvisor.h"
+#include "runtime/run.h"
+#include "runtime/session-image.h"
+#include "runtime/session-supervisor.h"
+
+/* ---- start ---- */
+
+int sup_write_info(struct supervisor *s, psrun_error *err)
+{
+        _cleanup_strv_free_ char **paths = NULL;
+        int r = cgroup_paths(s->cg, &paths, err);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *tmp = NULL, *path = NULL;
+        if (asprintf(&tmp, "%s/info.tmp", s->dir) < 0 || asprintf(&path, "%s/info", s->dir) < 0)
+                return psrun_error_errno(err, ENOMEM, "session");
+        _cleanup_fclose_ FILE *f = fopen(tmp, "we");
+        if (!f)
+                return psrun_error_errno(err, errno, "session: write %s", tmp);
+        fprintf(f, "pid %d\ncreated %llu\ninit %d\n", (int) getpid(),
+                (unsigned long long) s->created_unix, (int) s->init.pid);
+        for (char **p = paths; *p; p++)
+                fprintf(f, "cgroup %s\n", *p);
+        /* The networks' ids: gc removes their veth, table and lease if we
+         * are killed (netns_reap). */
+        if (s->tmpl.net.veth)
+                fprintf(f, "net %s\n", s->tmpl.net.id);
+        for (size_t i = 0; i < MAX_EXECS; i++)
+                if (s->execs[i].used && s->execs[i].inet)
+                        fprintf(f, "net %s\n", s->execs[i].inet->plan.id);
+        if (fflush(f) != 0 || rename(tmp, path) < 0)
+                return psrun_error_errno(err, errno, "session: write %s", path);
+        return 0;
+}
+
+static int listen_control(struct supervisor *s, psrun_error *err)
+{
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if ((size_t) snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/control", s->dir) >=
+            sizeof(sa.sun_path))
+                return psrun_error_set(err, ENAMETOOLONG,
+                                       "session: state directory `%s` is too long for a socket",
+                                       s->dir);
+        s->listen_fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (s->listen_fd < 0)
+                return psrun_error_errno(err, errno, "session: socket");
+        if (bind(s->listen_fd, (struct sockaddr *) &sa, sizeof(sa)) < 0 ||
+            chmod(sa.sun_path, 0600) < 0 || listen(s->listen_fd, 128) < 0)
+                return psrun_error_errno(err, errno, "session: listen on %s", sa.sun_path);
+        return 0;
+}
+
+int sup_start(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
+{
+        _cleanup_free_ char *lock_path = NULL;
+        if (asprintf(&lock_path, "%s/lock", s->dir) < 0)
+                return psrun_error_errno(err, ENOMEM, "session");
+        /* Held until we exit; never closed, never inherited past execve. */
+        int lock = open(lock_path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0)
+                return psrun_error_errno(err, errno, "session: lock %s", lock_path);
+
+        struct run_options ro = {.cgroup_parent = cgroup_parent};
+        char *argv[] = {"psrun-session-init", NULL};
+        int r = plan_from_policy(s->pol, argv, &ro, &s->tmpl, err);
+        /* Every exec's listener and Landlock log flags, the audit socket
+         * the session's; under gVisor the sentry answers the sandbox's
+         * syscalls itself, and psrun's layers are not what refuses them. */
+        if (r >= 0 && s->backend->own_layers)
+                r = vwatch_prepare(&s->watch, s->pol, &s->tmpl, err);
+        else if (r >= 0)
+                vwatch_prepare_elsewhere(&s->watch, s->pol, GVISOR_VIOLATIONS_WHY);
+        if (r >= 0)
+                r = s->backend->start(s, cgroup_parent, err);
+        if (r >= 0)
+                r = listen_control(s, err);
+        if (r >= 0)
+                r = sup_write_info(s, err);
+        return r;
+}
+
+static void detach_from_caller(int *ready_fd, int *tie_fd)
+{
+        /* Keep only the two fds we were given (as 3 and 4): nothing of the
+         * embedding program (its pipes, its sockets) may be held open by a
+         * process that outlives it. */
+        int hi = (*ready_fd > *tie_fd ? *ready_fd : *tie_fd) + 1;
+        int a = fcntl(*ready_fd, F_DUPFD_CLOEXEC, hi < 5 ? 5 : hi);
+        int b = *tie_fd >= 0 ? fcntl(*tie_fd, F_DUPFD_CLOEXEC, hi < 5 ? 5 : hi) : -1;
+        (void) dup3(a, 3, O_CLOEXEC);
+        *ready_fd = 3;
+        if (b >= 0) {
+                (void) dup3(b, 4, O_CLOEXEC);
+                *tie_fd = 4;
+        } else {
+                *tie_fd = -1;
+        }
+        (void) syscall(SYS_close_range, b >= 0 ? 5 : 4, ~0U, 0);
+        int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        for (int i = 0; i < 3; i++)
+                (void) dup2(null_fd, i);
+        if (null_fd > 2)
+                close(null_fd);
+        signals_reset_dispositions();
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+        umask(077);
+        (void) prctl(PR_SET_NAME, "psrun-session", 0, 0, 0);
+}
+
+_Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int tie_fd,
+                        const char *cgroup_parent)
+{
+        detach_from_caller(&ready_fd, &tie_fd);
+        static struct supervisor s;
+        s = (struct supervisor){
+                .pol = pol,
+                .dir = dir,
+                .listen_fd = -1,
+                .tie_fd = tie_fd,
+                .signal_fd = -1,
+                .workspace_fd = -1,
+                .own_pidns = -1,
+                .init = LAUNCH_INIT,
+                .watch = {.audit_fd = -1},
+                .backend = sup_backend(pol->backend),
+        };
+        plan_init(&s.tmpl);
+        sigset_t term;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigaddset(&term, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &term, NULL) == 0)
+                s.signal_fd = signalfd(-1, &term, SFD_CLOEXEC | SFD_NONBLOCK);
+        s.created_ms = s.last_activity_ms = sup_now_ms();
+        s.created_unix = (uint64_t) time(NULL);
+        struct sup_ready ready = {0};
+        session_hdr_init(&ready.h, sizeof(ready));
+        ready.r = sup_start(&s, cgroup_parent, &ready.err);
+        if (ready.r < 0) {
+                if (s.init.pidfd >= 0)
+                        (void) syscall(SYS_pidfd_send_signal, s.init.pidfd, SIGKILL, NULL, 0);
+                siginfo_t si;
+                if (s.init.pidfd >= 0)
+                        (void) waitid((idtype_t) P_PIDFD, (id_t) s.init.pidfd, &si, WEXITED);
+                session_net_stop(&s.net, NULL);
+                netns_release(&s.tmpl.net);
+                cgroup_destroy(s.init_cg);
+                cgroup_destroy(s.cg);
+                if (s.backend->stop)
+                        s.backend->stop(&s);
+                sup_remove_state_dir(dir);
+                (void) send(ready_fd, &ready, sizeof(ready), MSG_NOSIGNAL);
+                _exit(1);
+        }
+        (void) send(ready_fd, &ready, sizeof(ready), MSG_NOSIGNAL);
+        close(ready_fd);
+        sup_serve(&s);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+        _cleanup_free_ char *copy = strdup(path);
+        if (!copy)
+                return -ENOMEM;
+        for (char *p = copy + 1; *p; p++)
+                if (*p == '/') {
+                        *p = '\0';
+                        if (mkdir(copy, 0755) < 0 && errno != EEXIST)
+                                return -errno;
+                        *p = '/';
+                }
+        if (mkdir(copy, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+int session_spawn(const struct policy *pol, const char *root, const char *id,
+                  const char *cgroup_parent, int tie_fd, psrun_error *err)
+{
+        int r = mkdir_p(root, 0700);
+        if (r < 0)
+                return psrun_error_errno(err, r, "session: create %s", root);
+        struct stat st;
+        if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
+                return psrun_error_set(err, EPERM,
+                                       "session: %s must be a directory of root's that "
+                                       "nobody else can write",
+                                       root);
+        _cleanup_free_ char *dir = NULL;
+        if (asprintf(&dir, "%s/%s", root, id) < 0)
+                return psrun_error_errno(err, ENOMEM, "session");
+        if (mkdir(dir, 0700) < 0) {
+                if (errno == EEXIST)
+                        return psrun_error_set(err, EEXIST, "name: a session `%s` exists already",
+                                               id);
+                return psrun_error_errno(err, errno, "session: create %s", dir);
+        }
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+                r = -errno;
+                rmdir(dir);
+                return psrun_error_errno(err, r, "session: socketpair");
+        }
+        char image[PATH_MAX + 32] = "";
+        r = sup_image_spawn(pol, dir, cgroup_parent, sv[1], tie_fd, image, sizeof(image), err);
+        close(sv[1]);
+        if (r < 0) {
+                close(sv[0]);
+                sup_remove_state_dir(dir);
+                return r;
+        }
+        struct sup_ready ready;
+        ssize_t n;
+        do
+                n = recv(sv[0], &ready, sizeof(ready), 0);
+        while (n < 0 && errno == EINTR);
+        close(sv[0]);
+        if (n <= 0) {
+                sup_remove_state_dir(dir);
+                return psrun_error_set(err, EIO, "session: the supervisor (%s) died while starting",
+                                       image);
+        }
+        if (session_check_hdr(&ready, (size_t) n, sizeof(ready), true, NULL) < 0) {
+                sup_remove_state_dir(dir);
+                return psrun_error_set(err, EPROTO,
+                                       "session: the supervisor (%s) answered in another protocol",
+                                       image);
+        }
+        if (ready.r < 0 && !ready.err.msg[0]) {
+                /* It could not be executed at all (session-image.c). */
+                sup_remove_state_dir(dir);
+                return psrun_error_errno(err, ready.r, "session: execute the supervisor (%s)",
+                                         image);
+        }
+        if (ready.r < 0) {
+                if (err)
+                        *err = ready.err;
+                return ready.r;
+        }
+        return 0;
+}

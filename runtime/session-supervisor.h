@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * The session supervisor's own parts (docs/sessions.md), one process per
+ * session, in four files:
+ *
+ *   session-supervisor.c           serving: the poll loop, requests, deadlines, the end
+ *   session-supervisor-exec.c      execs and installs: start, finish, results
+ *   session-supervisor-backends.c  what differs between native and gVisor
+ *   session-supervisor-start.c     session_spawn and the supervisor's start-up
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "runtime/install.h"
+#include "runtime/launch.h"
+#include "runtime/session-net.h"
+#include "runtime/session.h"
+#include "runtime/violations-watch.h"
+
+#define MAX_EXECS 64
+
+struct exec_slot {
+        bool used;
+        int conn; /* -1: the client went away */
+        struct launch l;
+        struct cgroup *cg;
+        uint64_t start_ms, deadline_ms, timeout_ms;
+        bool timed_out;
+        bool sync_eof;
+        bool have_error;
+        char error[512];
+        char *argv0, *cwd;          /* for the error message */
+        struct vwatch_target watch; /* what the layers refused, for its result */
+        struct violations violations;
+        struct install_net *inet; /* an install's own network, or NULL */
+        struct netns_stats net;   /* what the session's network did meanwhile */
+};
+
+struct supervisor {
+        const struct policy *pol;
+        char *dir;
+        int listen_fd;
+        int tie_fd;
+        int signal_fd; /* SIGTERM, SIGINT: destroy the session */
+        int workspace_fd;
+        struct cgroup *cg;      /* the session's: the policy's limits for everything */
+        struct cgroup *init_cg; /* init's, below it */
+        struct cgroup *spare;   /* the next exec's, made while idle */
+        struct launch init;
+        struct plan tmpl;       /* what every exec shares: joins, identity, layers */
+        struct vwatch watch;    /* each exec is a target of it */
+        struct session_net net; /* init's network, which every exec joins */
+        int own_pidns;          /* ours, for the moments a thread is made (install_net_start) */
+        uint64_t created_ms, created_unix, last_activity_ms;
+        struct exec_slot execs[MAX_EXECS];
+        unsigned n_running;
+        const struct sess_backend *backend;
+        struct gvisor_session *gvisor; /* backend: gvisor */
+};
+
+/*
+ * What differs between the backends (STYLE.md §9): how the sandbox starts
+ * (filling cg, init, workspace_fd and tmpl), how an exec starts, is
+ * signalled and killed, and what is left to clean once it and the sandbox
+ * are gone. native: psrun's init and execs that join its namespaces, each
+ * in a cgroup of its own. gvisor: runtime/gvisor-session.c.
+ */
+struct sess_backend {
+        const char *name;
+        bool exec_cgroups; /* each exec in a cgroup of its own (the spare) */
+        bool own_layers;   /* psrun's child applies seccomp, Landlock, AppArmor */
+        int (*start)(struct supervisor *s, const char *cgroup_parent, psrun_error *err);
+        int (*exec)(struct supervisor *s, struct exec_slot *e, const struct plan *p,
+                    struct install_net *inet, int fds[3], struct cgroup **cg, psrun_error *err);
+        void (*kill_exec)(struct supervisor *s, struct exec_slot *e);
+        void (*signal_exec)(struct supervisor *s, struct exec_slot *e, int sig);
+        /* The exec's process was reaped: fill in what the backend knows
+         * (its status, its stats when it has no cgroup of its own). */
+        void (*exec_done)(struct supervisor *s, struct exec_slot *e, siginfo_t *si,
+                          struct cgroup_stats *st);
+        void (*ending)(struct supervisor *s); /* shut_down begins */
+        void (*stop)(struct supervisor *s);
+};
+
+uint64_t sup_now_ms(void);
+/* Fills in the header. */
+int sup_send_reply(int fd, struct sess_reply *rep, int pass_fd);
+void sup_reply_error(int fd, const psrun_error *err);
+
+/* The backend the policy names (native for an unknown one). */
+const struct sess_backend *sup_backend(enum policy_backend backend);
+/* The start-up shared by the backends: lock, plan, the backend's start,
+ * the control socket, info. */
+int sup_start(struct supervisor *s, const char *cgroup_parent, psrun_error *err);
+/* <dir>/info for gc: pid, init, cgroups, networks. */
+int sup_write_info(struct supervisor *s, psrun_error *err);
+void sup_remove_state_dir(const char *dir);
+
+/* Requests that start an exec; on success the connection is the exec's. */
+int sup_start_exec(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
+                   size_t len, int fds[3], psrun_error *err);
+int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
+                      size_t len, int fds[3], psrun_error *err);
+/* native: SIGKILL of the exec's process and its cgroup's (any backend's
+ * process, at the end). */
+void sup_kill_exec_native(struct supervisor *s, struct exec_slot *e);
+void sup_drain_exec_messages(struct supervisor *s, struct exec_slot *e);
+void sup_finish_exec(struct supervisor *s, struct exec_slot *e);
+/* Every exec's watch target, for the audit records (NULL: a free slot). */
+void sup_watch_targets(struct supervisor *s, struct vwatch_target **t);
+
+/* The supervisor, in its own image (runtime/session-image.c): detach from
+ * whatever is left of the caller, start, report on ready_fd, serve. */
+_Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int tie_fd,
+                        const char *cgroup_parent);
+_Noreturn void sup_serve(struct supervisor *s);
+_Noreturn void sup_shut_down(struct supervisor *s, int destroy_conn);
