@@ -332,6 +332,8 @@ done
 # psrun and the test binaries, where the tests look for them ($PSRUN_BUILD).
 VMBUILD=/opt/psrun/build
 add_prog "$BUILD/psrun" "$VMBUILD/psrun"
+# libpsrun.so too: the session tier's image suite runs supervisors from it.
+[ -f "$BUILD/libpsrun.so" ] && add_prog "$BUILD/libpsrun.so" "$VMBUILD/libpsrun.so"
 for bin in $(awk '{ print $2 }' "$TMP/groups" | sort -u); do
         if [ -x "$BUILD/tests/$bin" ]; then
                 add_prog "$BUILD/tests/$bin" "$VMBUILD/tests/$bin"

@@ -134,7 +134,8 @@ Test(image, the_policy_arrives_exactly, .timeout = 30)
                                              "{W: \"a\\x85b\\u2028c\\ufeffd\\x01e\\u00e9f\", "
                                              "PSRUN_IMAGE_INHERITED: ~}",
                                              "cpu_limit", "0.333333333", NULL});
-        psrun_exec_result res = sess_sh(&t, "printenv W; printenv PSRUN_IMAGE_INHERITED", NULL);
+        psrun_exec_result res =
+                sess_sh(&t, "printf '%s\\n' \"$W\" \"$PSRUN_IMAGE_INHERITED\"", NULL);
         static const char want[] = "a\xc2\x85"
                                    "b\xe2\x80\xa8"
                                    "c\xef\xbb\xbf"
