@@ -406,13 +406,15 @@ Test(violations, landlock_refusals_come_from_the_audit_log, .timeout = 60)
         }
         struct test_run r;
         /* A write Landlock refuses (procfs is writable, /proc is not one of
-         * the writable paths) and a signal to psrun's init (outside the
-         * command's domain). As root inside: the kernel checks the ids
-         * before it asks Landlock, and uid 1000 may not signal init. */
+         * the writable paths), twice to the same file (the shell's, not
+         * /proc/self: each probe has a pid, and so a path, of its own), and
+         * a signal to psrun's init (outside the command's domain). As root
+         * inside: the kernel checks the ids before it asks Landlock, and
+         * uid 1000 may not signal init. */
         const char *opts[] = {"-o", "user=root", NULL};
         const char *cmd[] = {"/bin/sh", "-c",
-                             "/probe openrw /proc/self/oom_score_adj; /probe signal 1 0; "
-                             "/probe openrw /proc/self/oom_score_adj",
+                             "/probe openrw /proc/$$/oom_score_adj; /probe signal 1 0; "
+                             "/probe openrw /proc/$$/oom_score_adj",
                              NULL};
         run_cmd(&r, opts, cmd);
         if (switched)
