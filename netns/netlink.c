@@ -6,8 +6,6 @@
 #include <errno.h>
 #include <linux/netlink.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,32 +159,46 @@ int nl_open(int protocol)
         return fd;
 }
 
-static void *closer(void *arg)
-{
-        close((int) (intptr_t) arg);
-        return NULL;
-}
-
 void nl_close_later(int fd)
 {
         if (fd < 0)
                 return;
-        pthread_attr_t attr;
-        pthread_t t;
-        sigset_t all, old;
-        int e = pthread_attr_init(&attr);
-        if (e == 0) {
-                (void) pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-                (void) pthread_attr_setstacksize(&attr, 64 * 1024);
-                /* None of the embedder's signals may land on this thread. */
-                sigfillset(&all);
-                pthread_sigmask(SIG_BLOCK, &all, &old);
-                e = pthread_create(&t, &attr, closer, (void *) (intptr_t) fd);
-                pthread_sigmask(SIG_SETMASK, &old, NULL);
-                pthread_attr_destroy(&attr);
-        }
-        if (e != 0)
+        /* The socket goes into a datagram in flight to a socket that only
+         * that datagram references (the pair's other end is closed): a
+         * cycle nothing can reach, which the kernel's AF_UNIX garbage
+         * collector frees from a worker of its own, and the wait for the
+         * grace period happens there. Where the collector runs in the
+         * closing process (older kernels), or the handoff fails (too many
+         * fds in flight for this user), the close waits here: slower,
+         * never wrong. */
+        int pair[2];
+        if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) == 0) {
+                int fds[2] = {fd, pair[0]};
+                union {
+                        char buf[CMSG_SPACE(sizeof(fds))];
+                        struct cmsghdr align;
+                } ctl = {0};
+                char byte = 0;
+                struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+                struct msghdr msg = {.msg_iov = &iov,
+                                     .msg_iovlen = 1,
+                                     .msg_control = ctl.buf,
+                                     .msg_controllen = sizeof(ctl.buf)};
+                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(fds));
+                memcpy(CMSG_DATA(c), fds, sizeof(fds));
+                (void) sendmsg(pair[1], &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+                /* In this order: our own reference to fd, then pair[0]'s,
+                 * and only then pair[1], whose release starts the collector
+                 * when the rest is already garbage. */
                 close(fd);
+                close(pair[0]);
+                close(pair[1]);
+                return;
+        }
+        close(fd);
 }
 
 /* Reads what is queued; counts acks and keeps the first error. */

@@ -51,11 +51,12 @@ void nl_nest_end(struct nlbuf *b, size_t nest);
 /* A netlink socket of protocol in the calling thread's network namespace,
  * bound, with short acks (NETLINK_CAP_ACK) and extended ones; -errno. */
 int nl_open(int protocol);
-/* Closes fd on a short-lived thread of its own (all signals blocked), or
- * here if no thread can be made. The kernel makes the close of any
- * nf_tables socket (NETLINK_NETFILTER: nft, NFLOG) wait until what a
- * transaction of that namespace deleted is freed, an RCU grace period
- * later (8-12 ms here): the caller, done with the socket, need not wait. */
+/* Closes fd without waiting for the kernel. The kernel makes the close of
+ * the last reference to any nf_tables socket (NETLINK_NETFILTER: nft,
+ * NFLOG) wait until what a transaction of that namespace deleted is freed,
+ * an RCU grace period later (8-12 ms here); the caller, done with the
+ * socket, need not wait, so that last reference is left to the kernel's
+ * AF_UNIX garbage collector (netlink.c says how). */
 void nl_close_later(int fd);
 /* Sends b in one sendmsg() and reads an ack for every message that asked
  * for one. 0, or the first error (-errno) with the index of the message

@@ -737,6 +737,11 @@ else
 fi
 
 # ---- leaks: 50 in a row, 8 at once, kill -9 then gc ----
+# NETLINK_NETFILTER (12) sockets in OUT, of every process.
+nfnl_sockets() {
+	ip netns exec $OUT awk '$2 == 12' /proc/net/netlink | wc -l
+}
+NFNL_BEFORE=$(nfnl_sockets)
 leftovers() {
 	local l="" i
 	# A veth goes with its sandbox's namespace, which the kernel frees in
@@ -747,6 +752,13 @@ leftovers() {
 	done
 	ip -n $OUT -o link show 2>/dev/null | grep -q ' psr' && l="$l veth"
 	ip netns exec $OUT nft list tables 2>/dev/null | grep -q psrun_ && l="$l nft-table"
+	# psrun leaves its nf_tables sockets' last close to the kernel's
+	# AF_UNIX garbage collector (netns/netlink.c): they must be freed soon.
+	for i in $(seq 30); do
+		[ "$(nfnl_sockets)" -le "$NFNL_BEFORE" ] && break
+		sleep 0.1
+	done
+	[ "$(nfnl_sockets)" -le "$NFNL_BEFORE" ] || l="$l nf_tables-sockets:$(nfnl_sockets)"
 	# A lease is a leak if nobody holds its lock (its run is dead); the
 	# live leases of other psrun users on this host are theirs.
 	local f
@@ -763,7 +775,8 @@ leftovers() {
 }
 # psrun_run() in the caller's own process (the library): when it returns,
 # the table and the lease are gone, though the grace period the kernel
-# takes to free the table is not over (its socket is closed on a thread).
+# takes to free the table is not over (its socket's last close is left to
+# the kernel's AF_UNIX garbage collector).
 LIBRUN='
 import ctypes, os, subprocess, sys
 lib = ctypes.CDLL(sys.argv[1])
