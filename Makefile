@@ -155,12 +155,12 @@ $(API_EXAMPLE): $(API_EXAMPLE).c include/psrun.h $(SHARED)
 	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude -o $@ $< -L$(BUILD) \
 		-l:libpsrun.so -Wl,-rpath,$(abspath $(BUILD))
 $(API_EXAMPLE)-static: $(API_EXAMPLE).c include/psrun.h $(STATIC_LIB)
-	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude -o $@ $< $(STATIC_LIB) \
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude $(LDFLAGS) -o $@ $< $(STATIC_LIB) \
 		$(shell pkg-config --static --libs $(PKGS) 2>/dev/null) -ldl -lpthread -lm
 $(API_EXAMPLE)-pkgconfig: $(API_EXAMPLE).c $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
 	rm -rf $(API_STAGE)
 	$(MAKE) --no-print-directory install DESTDIR=$(API_STAGE) PREFIX=/usr >/dev/null
-	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -o $@ $< \
+	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror $(LDFLAGS) -o $@ $< \
 		$$(PKG_CONFIG_PATH=$(API_STAGE)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(API_STAGE) \
 		  pkg-config --cflags --libs psrun) -Wl,-rpath,$(API_STAGE)/usr/lib
 
