@@ -47,6 +47,9 @@ enum child_step {
         CHILD_STEP_WAIT_START,
         CHILD_STEP_SECCOMP,
         CHILD_STEP_EXEC,
+        CHILD_STEP_CGROUP,    /* a zygote putting itself in its cgroups */
+        CHILD_STEP_OOM_SCORE, /* plan->oom_score_adj */
+        CHILD_STEP_REQUEST,   /* a zygote reading its request */
         _CHILD_STEP_MAX,
 };
 
@@ -72,6 +75,25 @@ struct child_msg {
         int32_t status;
 };
 
+/*
+ * What a zygote (plan->zygote) waits for: one message on the sync socket,
+ * with the command's stdin, stdout and stderr (SCM_RIGHTS). After this
+ * header, argc + 1 + envc + 1 pointer-sized slots, each the offset of a
+ * string from the message's start (CHILD_REQUEST_NONE for the two NULLs
+ * that end argv and envp), then the NUL-terminated strings. The child
+ * turns the offsets into pointers into its copy of the message.
+ */
+struct child_request {
+        uint32_t argc, envc;
+        uint32_t cwd;  /* offset of the working directory; CHILD_REQUEST_NONE: the plan's */
+        uint32_t path; /* offset of PATH's value in envp; CHILD_REQUEST_NONE: none */
+        uint32_t len;  /* of the whole message */
+        uint32_t reserved;
+};
+
+#define CHILD_REQUEST_NONE UINT32_MAX
+#define CHILD_REQUEST_MAX  (256 * 1024)
+
 /* The parent's two release bytes: ids mapped (the child may build its root),
  * then cgroups joined (the command may start). */
 #define CHILD_SYNC_MAPPED   'M'
@@ -91,3 +113,13 @@ const char *child_step_name(enum child_step step);
  * plan's mount steps (rootfs_sources_open), or NULL when it has none. */
 _Noreturn void child_main(const struct plan *plan, int sync_fd,
                           const struct rootfs_sources *sources);
+
+/* plan->zygote: the cgroup.procs files (open for writing) the child puts
+ * itself into before it joins anything; closed by it. */
+struct child_attach {
+        int fds[8];
+        size_t n;
+};
+
+_Noreturn void child_main_zygote(const struct plan *plan, int sync_fd,
+                                 const struct child_attach *attach);

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -31,6 +32,22 @@ static bool cgroupns_after_attach(const struct plan *plan, struct cgroup *cg)
         return (plan->clone_flags & CLONE_NEWCGROUP) && cgroup_attach_after_clone(cg);
 }
 
+/* The sync socket; with the command's pid on its messages when the plan
+ * reports its exec (runtime/violations-watch.h). */
+static int sync_pair(const struct plan *plan, int sv[2], psrun_error *err)
+{
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+                return psrun_error_errno(err, errno, "socketpair");
+        int on = 1;
+        if (plan->report_exec && setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0) {
+                int r = -errno;
+                close(sv[0]);
+                close(sv[1]);
+                return psrun_error_errno(err, r, "sync: SO_PASSCRED");
+        }
+        return 0;
+}
+
 int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err)
 {
         struct plan late;
@@ -48,17 +65,9 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
         if (r < 0)
                 return r;
         int sv[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-                return psrun_error_errno(err, errno, "socketpair");
-        /* The command's pid, in our namespace, comes with its exec message
-         * (runtime/violations-watch.h). */
-        int on = 1;
-        if (plan->report_exec && setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) < 0) {
-                r = -errno;
-                close(sv[0]);
-                close(sv[1]);
-                return psrun_error_errno(err, r, "sync: SO_PASSCRED");
-        }
+        r = sync_pair(plan, sv, err);
+        if (r < 0)
+                return r;
 
         int pidfd = -1;
         int cgfd = cg ? cgroup_clone_fd(cg) : -1;
@@ -297,4 +306,116 @@ void launch_describe_error(const struct plan *p, const struct child_msg *m, char
         }
         snprintf(buf, len, "%s%s%s: %s", child_step_name(m->step), what[0] ? ": " : "", what,
                  strerror(m->err));
+}
+
+int launch_zygote(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err)
+{
+        if (!plan->zygote || plan->clone_flags)
+                return psrun_error_set(err, EINVAL, "zygote: not a plan of an exec that joins");
+        struct child_attach attach = {.n = 0};
+        int r = cgroup_attach_fds(cg, attach.fds, ARRAY_SIZE(attach.fds), err);
+        if (r < 0)
+                return r;
+        attach.n = (size_t) r;
+        int sv[2];
+        r = sync_pair(plan, sv, err);
+        if (r >= 0) {
+                int pidfd = -1;
+                int cgfd = cg ? cgroup_clone_fd(cg) : -1;
+                struct clone_args_v2 args = {
+                        .flags = CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
+                        .pidfd = (uint64_t) (uintptr_t) &pidfd,
+                        .exit_signal = SIGCHLD,
+                        .cgroup = cgfd >= 0 ? (uint64_t) cgfd : 0,
+                };
+                pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
+                if (pid == 0) {
+                        close(sv[0]);
+                        child_main_zygote(plan, sv[1], &attach);
+                }
+                r = pid < 0 ? psrun_error_errno(err, errno, "clone3") : 0;
+                close(sv[1]);
+                if (pid < 0)
+                        close(sv[0]);
+                else
+                        *l = (struct launch){.pid = pid, .pidfd = pidfd, .sync_fd = sv[0]};
+        }
+        for (size_t i = 0; i < attach.n; i++)
+                close(attach.fds[i]);
+        return r;
+}
+
+int launch_zygote_request(struct launch *l, char *const argv[], char *const envp[], const char *cwd,
+                          const char *path_env, const int fds[3], psrun_error *err)
+{
+        size_t argc = 0, envc = 0;
+        while (argv[argc])
+                argc++;
+        while (envp[envc])
+                envc++;
+        size_t slots = argc + 1 + envc + 1;
+        size_t len = sizeof(struct child_request) + slots * sizeof(uintptr_t);
+        size_t strings = len;
+        for (size_t i = 0; i < argc; i++)
+                len += strlen(argv[i]) + 1;
+        for (size_t i = 0; i < envc; i++)
+                len += strlen(envp[i]) + 1;
+        if (cwd)
+                len += strlen(cwd) + 1;
+        if (len > CHILD_REQUEST_MAX)
+                return psrun_error_set(err, E2BIG, "zygote: a request of %zu bytes", len);
+        _cleanup_free_ char *buf = malloc(len);
+        if (!buf)
+                return psrun_error_errno(err, ENOMEM, "zygote");
+        struct child_request h = {
+                .argc = (uint32_t) argc,
+                .envc = (uint32_t) envc,
+                .cwd = CHILD_REQUEST_NONE,
+                .path = CHILD_REQUEST_NONE,
+                .len = (uint32_t) len,
+        };
+        uintptr_t *slot = (uintptr_t *) (void *) (buf + sizeof(h));
+        size_t off = strings;
+        for (size_t i = 0; i < slots; i++) {
+                const char *s = i < argc                    ? argv[i]
+                                : i > argc && i < slots - 1 ? envp[i - argc - 1]
+                                                            : NULL;
+                if (!s) {
+                        slot[i] = (uintptr_t) CHILD_REQUEST_NONE;
+                        continue;
+                }
+                size_t n = strlen(s) + 1;
+                memcpy(buf + off, s, n);
+                slot[i] = off;
+                /* PATH's value, as path_env points into envp. */
+                if (path_env && path_env >= s && path_env < s + n)
+                        h.path = (uint32_t) (off + (size_t) (path_env - s));
+                off += n;
+        }
+        if (cwd) {
+                h.cwd = (uint32_t) off;
+                memcpy(buf + off, cwd, strlen(cwd) + 1);
+        }
+        memcpy(buf, &h, sizeof(h));
+        struct iovec iov = {.iov_base = buf, .iov_len = len};
+        union {
+                char buf[CMSG_SPACE(3 * sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = u.buf,
+                             .msg_controllen = sizeof(u.buf)};
+        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(3 * sizeof(int));
+        memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
+        ssize_t n;
+        do
+                n = sendmsg(l->sync_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return psrun_error_errno(err, errno, "zygote: send the request");
+        return 0;
 }

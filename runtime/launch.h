@@ -39,6 +39,20 @@ struct launch {
 int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err);
 int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg, psrun_error *err);
 int launch_release(struct launch *l, psrun_error *err);
+/*
+ * A session's exec made ahead of its request (plan->zygote, an exec plan:
+ * no namespaces made, only joined): cloned into cg (CLONE_INTO_CGROUP), it
+ * puts itself into cg's other hierarchies, joins, and waits; nothing of
+ * the caller's is needed meanwhile. launch_zygote_request hands it its
+ * command and stdio (the fds are the caller's still); from then on it is
+ * an exec like one from launch_clone: its messages on sync_fd, its pidfd.
+ * -E2BIG: a request larger than CHILD_REQUEST_MAX, -EMSGSIZE: larger
+ * than the socket takes (the zygote stays usable); -EPIPE and the like: the zygote is gone.
+ */
+int launch_zygote(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err);
+int launch_zygote_request(struct launch *l, char *const argv[], char *const envp[], const char *cwd,
+                          const char *path_env, const int fds[3], psrun_error *err);
+
 /* Closes the fds; the process is left alone. */
 void launch_close(struct launch *l);
 

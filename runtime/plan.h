@@ -127,6 +127,14 @@ struct plan {
         /* A session's init: no command; pid 1 reports READY once set up and
          * then only reaps, until it is killed (runtime/session-supervisor.c). */
         bool init_only;
+        /* A session's exec made ahead of its request (launch_zygote): it
+         * puts itself in its cgroups, joins, does every step that needs no
+         * request, and waits on the sync socket for its command and stdio
+         * (struct child_request); argv, envp, workdir and path_env then
+         * come from there. */
+        bool zygote;
+        /* Written to /proc/self/oom_score_adj first thing; NULL: none. */
+        const char *oom_score_adj;
         struct plan_rlimit rlimits[PLAN_MAX_RLIMITS];
         size_t n_rlimits;
         struct plan_user_quota user_quotas[PLAN_MAX_USER_QUOTAS];

@@ -40,13 +40,13 @@ static void signal_exec_native(struct supervisor *s, struct exec_slot *e, int si
 
 /*
  * When the execs together fill the session's memory_limit, the OOM killer
- * picks by size in the session's cgroup, and init, a copy of the process
- * that created the session (an agent's Python, say), looks big: killed, it
- * would end the session. So init is exempt where we may lower its score
+ * picks by size in the session's cgroup: init must not be its choice, or
+ * the session ends. So init is exempt where we may lower its score
  * (CAP_SYS_RESOURCE; hosts may lack it), and every exec's processes are
- * raised to the top, which needs no privilege and also makes untrusted
- * commands the victims of a host-wide shortage before anything of the
- * host. Inherited by everything the exec starts.
+ * raised to the top (plan->oom_score_adj, written by each exec itself:
+ * that needs no privilege), which also makes untrusted commands the
+ * victims of a host-wide shortage before anything of the host. Inherited
+ * by everything the exec starts.
  */
 static int write_oom_score_adj(pid_t pid, const char *value)
 {
@@ -58,14 +58,85 @@ static int write_oom_score_adj(pid_t pid, const char *value)
         return 0;
 }
 
-static int exec_oom_first(pid_t pid, psrun_error *err)
+static struct cgroup_limits exec_limits(const struct supervisor *s)
 {
-        int r = write_oom_score_adj(pid, "1000");
-        return r < 0 ? psrun_error_errno(err, r, "oom_score_adj") : 0;
+        /* Each exec gets its own cgroup with the policy's limits, below the
+         * session's: a runaway exec is limited, accounted and killed as a
+         * tree without touching init or the other execs. */
+        return (struct cgroup_limits){
+                .memory_bytes = s->pol->memory_limit,
+                .pids_max = s->pol->pids_limit,
+                .cpus = s->pol->cpu_limit,
+        };
 }
 
-/* An exec joins init's namespaces, in a cgroup of its own; an install's,
- * all but the network and mount ones (inet). */
+int sup_zygote_due(const struct supervisor *s, uint64_t now)
+{
+        if (!s->backend->zygotes || s->zygote.pidfd >= 0 || !s->ztmpl.zygote)
+                return -1;
+        uint64_t wait = s->zygote_retry_ms > now ? s->zygote_retry_ms - now : 0;
+        return wait > 1000 ? 1000 : (int) wait;
+}
+
+void sup_make_zygote(struct supervisor *s)
+{
+        if (sup_zygote_due(s, sup_now_ms()) != 0)
+                return;
+        /* In two steps (its cgroup, then the process), each about 0.3-0.5
+         * ms here, with the supervisor's poll between them: an exec that
+         * ends meanwhile waits for one at most. */
+        if (!s->zygote_cg) {
+                struct cgroup_limits limits = exec_limits(s);
+                if (cgroup_create_child(s->cg, &limits, &s->zygote_cg, NULL) < 0 ||
+                    cgroup_open_usage(s->zygote_cg) < 0) {
+                        cgroup_destroy(s->zygote_cg);
+                        s->zygote_cg = NULL;
+                        s->zygote_retry_ms = sup_now_ms() + 1000;
+                }
+                return;
+        }
+        if (launch_zygote(&s->ztmpl, s->zygote_cg, &s->zygote, NULL) < 0) {
+                s->zygote = (struct launch) LAUNCH_INIT;
+                sup_drop_zygote(s, true);
+        }
+}
+
+void sup_drop_zygote(struct supervisor *s, bool failed)
+{
+        if (s->zygote.pidfd >= 0) {
+                (void) syscall(SYS_pidfd_send_signal, s->zygote.pidfd, SIGKILL, NULL, 0);
+                siginfo_t si;
+                while (waitid((idtype_t) P_PIDFD, (id_t) s->zygote.pidfd, &si, WEXITED) < 0 &&
+                       errno == EINTR)
+                        ;
+                launch_close(&s->zygote);
+                s->zygote = (struct launch) LAUNCH_INIT;
+        }
+        cgroup_destroy(s->zygote_cg);
+        s->zygote_cg = NULL;
+        if (failed)
+                s->zygote_retry_ms = sup_now_ms() + 1000;
+}
+
+/* The zygote becomes this exec: its request and the client's stdio. */
+static int exec_zygote(struct supervisor *s, struct exec_slot *e, const struct plan *p, int fds[3],
+                       struct cgroup **cg_out, psrun_error *err)
+{
+        int r = launch_zygote_request(&s->zygote, p->argv, p->envp, p->workdir, p->path_env, fds,
+                                      err);
+        if (r < 0) {
+                /* A request too big for it, or for its socket's buffer,
+                 * leaves it waiting for the next one: nothing was sent. */
+                if (r != -E2BIG && r != -EMSGSIZE && r != -ENOBUFS)
+                        sup_drop_zygote(s, true);
+                return r;
+        }
+        e->l = s->zygote;
+        *cg_out = TAKE_PTR(s->zygote_cg);
+        s->zygote = (struct launch) LAUNCH_INIT;
+        return 0;
+}
+
 static int exec_native(struct supervisor *s, struct exec_slot *e, const struct plan *tmpl,
                        struct install_net *inet, int fds[3], struct cgroup **cg_out,
                        psrun_error *err)
@@ -80,16 +151,14 @@ static int exec_native(struct supervisor *s, struct exec_slot *e, const struct p
                 p.join_flags &= ~(uint64_t) (CLONE_NEWNET | CLONE_NEWNS);
                 p.private_resolv_fd = inet->resolv_tree;
         }
-        /* Each exec gets its own cgroup with the policy's limits, below the
-         * session's: a runaway exec is limited, accounted and killed as a
-         * tree without touching init or the other execs. */
-        struct cgroup_limits limits = {
-                .memory_bytes = s->pol->memory_limit,
-                .pids_max = s->pol->pids_limit,
-                .cpus = s->pol->cpu_limit,
-        };
-        struct cgroup *cg = TAKE_PTR(s->spare);
-        if (!cg && cgroup_create_child(s->cg, &limits, &cg, err) < 0)
+        /* A plain exec takes the zygote when there is one: everything but
+         * its command is done already. An install needs namespaces of its
+         * own, so it is made from scratch, as is an exec meanwhile. */
+        if (!inet && s->zygote.pidfd >= 0 && exec_zygote(s, e, &p, fds, cg_out, NULL) >= 0)
+                return 0;
+        struct cgroup_limits limits = exec_limits(s);
+        struct cgroup *cg = NULL;
+        if (cgroup_create_child(s->cg, &limits, &cg, err) < 0)
                 return psrun_error_prefix(err, "exec");
 
         /* The child starts with our 0-2: make them the client's for the
@@ -104,8 +173,6 @@ static int exec_native(struct supervisor *s, struct exec_slot *e, const struct p
         safe_close(null_fd);
         if (r >= 0)
                 r = launch_confine(&l, &p, cg, err);
-        if (r >= 0)
-                r = exec_oom_first(l.pid, err);
         /* The install's network while its child waits, as psrun run's. Its
          * DNS proxy is a thread, which cannot be made while our children's
          * pid namespace is not our own: out of it for that moment. */
@@ -241,6 +308,10 @@ static int make_template(struct supervisor *s, psrun_error *err)
         t->join_pidfd = fcntl(s->init.pidfd, F_DUPFD_CLOEXEC, 3);
         if (t->join_pidfd < 0)
                 return psrun_error_errno(err, errno, "session: pidfd");
+        t->oom_score_adj = "1000"; /* write_oom_score_adj */
+        /* The zygote's plan: the same, made ahead (sup_make_zygote). */
+        s->ztmpl = *t;
+        s->ztmpl.zygote = true;
         /* Our children from now on are born in the sandbox's pid namespace
          * (and no thread can be made meanwhile: launch_exec leaves it for
          * an install's DNS proxy). */
@@ -259,7 +330,7 @@ static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_e
         s->tmpl.init_only = true;
         struct cgroup_limits limits = {
                 .memory_bytes = s->pol->memory_limit,
-                .pids_max = s->pol->pids_limit + 1, /* + init */
+                .pids_max = s->pol->pids_limit + 2, /* + init, + the next exec waiting */
                 .cpus = s->pol->cpu_limit,
         };
         int r = cgroup_create(cgroup_parent, &limits, &s->cg, err);
@@ -382,6 +453,7 @@ static void stop_gvisor(struct supervisor *s)
 static const struct sess_backend sess_backends[_POLICY_BACKEND_MAX] = {
         [POLICY_BACKEND_NATIVE] = {.name = "native",
                                    .exec_cgroups = true,
+                                   .zygotes = true,
                                    .own_layers = true,
                                    .start = start_native,
                                    .exec = exec_native,

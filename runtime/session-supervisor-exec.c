@@ -126,8 +126,12 @@ void sup_finish_exec(struct supervisor *s, struct exec_slot *e)
         /* Background processes do not outlive their command. */
         struct cgroup_stats st = {0};
         if (e->cg) {
-                (void) cgroup_kill(e->cg, NULL);
-                (void) cgroup_read_stats(e->cg, &st, NULL);
+                /* Every process of an exec was born in its cgroup2 directory
+                 * (CLONE_INTO_CGROUP), the only way into it: when that is
+                 * empty, so is every other hierarchy. */
+                if (cgroup_clone_fd(e->cg) < 0 || cgroup_populated(e->cg) != 0)
+                        (void) cgroup_kill(e->cg, NULL);
+                (void) cgroup_read_usage(e->cg, &st, NULL);
         }
         if (s->backend->exec_done)
                 s->backend->exec_done(s, e, &si, &st);
@@ -152,7 +156,11 @@ void sup_finish_exec(struct supervisor *s, struct exec_slot *e)
                 (void) sup_send_reply(e->conn, &rep, -1);
         e->conn = safe_close(e->conn);
         launch_close(&e->l);
-        cgroup_destroy(e->cg);
+        /* Empty by now; removed while idle, not before the next request. */
+        if (e->cg && s->n_trash < MAX_EXECS)
+                s->trash[s->n_trash++] = e->cg;
+        else
+                cgroup_destroy(e->cg);
         e->cg = NULL;
         free(e->argv0);
         free(e->cwd);
@@ -361,4 +369,10 @@ int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req
         if (r >= 0)
                 (void) sup_write_info(s, NULL);
         return r;
+}
+
+void sup_empty_trash(struct supervisor *s)
+{
+        while (s->n_trash > 0)
+                cgroup_destroy(s->trash[--s->n_trash]);
 }

@@ -152,6 +152,7 @@ _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int t
                 .workspace_fd = -1,
                 .own_pidns = -1,
                 .init = LAUNCH_INIT,
+                .zygote = LAUNCH_INIT,
                 .watch = {.audit_fd = -1},
                 .backend = sup_backend(pol->backend),
         };

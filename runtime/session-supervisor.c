@@ -93,6 +93,8 @@ _Noreturn void sup_shut_down(struct supervisor *s, int destroy_conn)
         for (size_t i = 0; i < MAX_EXECS; i++)
                 if (s->execs[i].used)
                         sup_finish_exec(s, &s->execs[i]);
+        sup_drop_zygote(s, false);
+        sup_empty_trash(s);
         if (s->init.pidfd >= 0) {
                 siginfo_t si;
                 while (waitid((idtype_t) P_PIDFD, (id_t) s->init.pidfd, &si, WEXITED) < 0 &&
@@ -103,7 +105,6 @@ _Noreturn void sup_shut_down(struct supervisor *s, int destroy_conn)
         /* The sandbox is gone: its network may go too. */
         session_net_stop(&s->net, NULL);
         netns_release(&s->tmpl.net);
-        cgroup_destroy(s->spare);
         cgroup_destroy(s->init_cg);
         cgroup_destroy(s->cg);
         if (s->backend->stop)
@@ -129,12 +130,10 @@ static void handle_request(struct supervisor *s, int conn)
                 close(conn);
                 return;
         }
-        _cleanup_free_ char *buf = malloc(sizeof(struct sess_req) + SESSION_MSG_MAX);
-        if (!buf) {
-                close(conn);
-                return;
-        }
-        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(struct sess_req) + SESSION_MSG_MAX};
+        /* One request at a time (one thread): read into one buffer, which
+         * its strings are used from until the exec has started. */
+        static char buf[sizeof(struct sess_req) + SESSION_MSG_MAX] __attribute__((aligned(16)));
+        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
         union {
                 char buf[CMSG_SPACE(3 * sizeof(int))];
                 struct cmsghdr align;
@@ -255,20 +254,6 @@ static void handle_exec_conn(struct supervisor *s, struct exec_slot *e)
         s->backend->kill_exec(s, e);
 }
 
-/* The next exec's cgroup, made off its critical path. */
-static void make_spare(struct supervisor *s)
-{
-        if (s->spare || !s->backend->exec_cgroups)
-                return;
-        struct cgroup_limits limits = {
-                .memory_bytes = s->pol->memory_limit,
-                .pids_max = s->pol->pids_limit,
-                .cpus = s->pol->cpu_limit,
-        };
-        if (cgroup_create_child(s->cg, &limits, &s->spare, NULL) < 0)
-                s->spare = NULL;
-}
-
 static int poll_timeout(struct supervisor *s, uint64_t now)
 {
         uint64_t next = UINT64_MAX;
@@ -308,18 +293,20 @@ static void check_deadlines(struct supervisor *s)
 
 _Noreturn void sup_serve(struct supervisor *s)
 {
-        /* pollfd layout: listen, init, tie, signals, audit, then 4 per exec
-         * slot (its pidfd, sync socket, connection, seccomp listener). */
-        enum { BASE = 5, PER_EXEC = 4 };
+        /* pollfd layout: listen, init, tie, signals, audit, the zygote's
+         * pidfd and sync socket, then 4 per exec slot (its pidfd, sync
+         * socket, connection, seccomp listener). */
+        enum { BASE = 7, PER_EXEC = 4 };
         struct pollfd pfd[BASE + PER_EXEC * MAX_EXECS];
         for (;;) {
-                make_spare(s);
                 uint64_t now = sup_now_ms();
                 pfd[0] = (struct pollfd){s->listen_fd, POLLIN, 0};
                 pfd[1] = (struct pollfd){s->init.pidfd, POLLIN, 0};
                 pfd[2] = (struct pollfd){s->tie_fd, POLLIN, 0};
                 pfd[3] = (struct pollfd){s->signal_fd, POLLIN, 0};
                 pfd[4] = (struct pollfd){s->watch.audit_fd, POLLIN, 0};
+                pfd[5] = (struct pollfd){s->zygote.pidfd, POLLIN, 0};
+                pfd[6] = (struct pollfd){s->zygote.sync_fd, POLLIN, 0};
                 for (size_t i = 0; i < MAX_EXECS; i++) {
                         struct exec_slot *e = &s->execs[i];
                         struct pollfd *p = &pfd[BASE + PER_EXEC * i];
@@ -337,10 +324,25 @@ _Noreturn void sup_serve(struct supervisor *s)
                 int resume = vwatch_poll_timeout(&s->watch, now);
                 if (resume >= 0 && (timeout < 0 || resume < timeout))
                         timeout = resume;
+                /* What is done while there is nothing else to do, one step
+                 * (0.2-0.5 ms) per turn, so that an exec's end or a request
+                 * waits for one at most: the next exec, at once (on a cgroup
+                 * v1 host it then waits for the kernel's cgroup lock, an RCU
+                 * grace period, while the last exec runs, not in the next
+                 * one's time); then the finished execs' cgroups, one by one. */
+                int due = sup_zygote_due(s, now);
+                if (due >= 0 && (timeout < 0 || due < timeout))
+                        timeout = due;
+                if (s->n_trash > 0)
+                        timeout = 0;
                 int n = poll(pfd, ARRAY_SIZE(pfd), timeout);
                 if (n < 0 && errno != EINTR)
                         sup_shut_down(s, -1);
                 check_deadlines(s);
+                if (n == 0 && sup_zygote_due(s, sup_now_ms()) == 0)
+                        sup_make_zygote(s);
+                else if (n == 0 && s->n_trash > 0)
+                        cgroup_destroy(s->trash[--s->n_trash]);
                 if (n <= 0)
                         continue;
                 /* init died, the tied caller exited, or we were asked to end
@@ -348,6 +350,10 @@ _Noreturn void sup_serve(struct supervisor *s)
                  * cleanly as destroy does). */
                 if (pfd[1].revents || pfd[2].revents || pfd[3].revents)
                         sup_shut_down(s, -1);
+                /* Before anyone asked for it, the zygote died or had
+                 * something to say (an error record): a new one later. */
+                if (pfd[5].revents || pfd[6].revents)
+                        sup_drop_zygote(s, true);
                 /* Sync sockets first: an exec's message (its pid) comes before
                  * any record of what it did. */
                 for (size_t i = 0; i < MAX_EXECS; i++)

@@ -49,7 +49,15 @@ struct supervisor {
         int workspace_fd;
         struct cgroup *cg;      /* the session's: the policy's limits for everything */
         struct cgroup *init_cg; /* init's, below it */
-        struct cgroup *spare;   /* the next exec's, made while idle */
+        /* The next exec, made while idle (native): cloned into a cgroup of
+         * its own, joined, waiting for its request (launch_zygote). */
+        struct launch zygote;
+        struct cgroup *zygote_cg;
+        uint64_t zygote_retry_ms; /* after one failed: no new one before */
+        struct plan ztmpl;        /* tmpl, as a zygote */
+        /* Finished execs' cgroups (empty), removed while idle. */
+        struct cgroup *trash[MAX_EXECS];
+        size_t n_trash;
         struct launch init;
         struct plan tmpl;       /* what every exec shares: joins, identity, layers */
         struct vwatch watch;    /* each exec is a target of it */
@@ -71,7 +79,8 @@ struct supervisor {
  */
 struct sess_backend {
         const char *name;
-        bool exec_cgroups; /* each exec in a cgroup of its own (the spare) */
+        bool exec_cgroups; /* each exec in a cgroup of its own */
+        bool zygotes;      /* execs made ahead of their request (sup_make_zygote) */
         bool own_layers;   /* psrun's child applies seccomp, Landlock, AppArmor */
         int (*start)(struct supervisor *s, const char *cgroup_parent, psrun_error *err);
         int (*exec)(struct supervisor *s, struct exec_slot *e, const struct plan *p,
@@ -108,6 +117,16 @@ int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req
 /* native: SIGKILL of the exec's process and its cgroup's (any backend's
  * process, at the end). */
 void sup_kill_exec_native(struct supervisor *s, struct exec_slot *e);
+/* The next exec, made now (native: the supervisor is idle), unless there
+ * is one or the last failed less than a second ago; and given up (killed,
+ * reaped, its cgroup removed): failed, when it died or reported an error
+ * while nobody had asked for it. sup_zygote_due: in how many ms one is to
+ * be made (0: now), -1: none is wanted. */
+int sup_zygote_due(const struct supervisor *s, uint64_t now);
+/* Remove the finished execs' cgroups (sup_finish_exec leaves them). */
+void sup_empty_trash(struct supervisor *s);
+void sup_make_zygote(struct supervisor *s);
+void sup_drop_zygote(struct supervisor *s, bool failed);
 void sup_drain_exec_messages(struct supervisor *s, struct exec_slot *e);
 void sup_finish_exec(struct supervisor *s, struct exec_slot *e);
 /* Every exec's watch target, for the audit records (NULL: a free slot). */

@@ -121,6 +121,9 @@ struct cgroup *cg_new(const struct cgroup_ops *ops)
         if (cg) {
                 cg->ops = ops;
                 cg->unified_fd = -1;
+                cg->events_fd = -1;
+                for (int i = 0; i < CG_USAGE_FILES; i++)
+                        cg->usage_fd[i] = -1;
         }
         return cg;
 }
@@ -502,6 +505,7 @@ void cg_free(struct cgroup *cg)
                 return;
         if (cg->unified_fd >= 0)
                 close(cg->unified_fd);
+        cg_close_usage(cg);
         for (int s = 0; s < CG_SLOT_MAX; s++)
                 cg_dir_clear(&cg->dir[s]);
         free(cg);
@@ -738,6 +742,29 @@ int cgroup_attach(struct cgroup *cg, pid_t pid, psrun_error *err)
                                                  (int) pid, d->path);
         }
         return 0;
+}
+
+int cgroup_attach_fds(struct cgroup *cg, int *fds, size_t max, psrun_error *err)
+{
+        size_t n = 0;
+        for (int s = 0; cg && s < CG_SLOT_MAX; s++) {
+                const struct cg_dir *d = &cg->dir[s];
+                if (!d->path || d->alias || (s == CG_SLOT_UNIFIED && cg->unified_fd >= 0))
+                        continue;
+                char p[PATH_MAX];
+                int r = file_path(p, sizeof(p), d->path, "cgroup.procs");
+                int fd = r < 0 ? r : open(p, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+                if (fd < 0 || n == max) {
+                        r = fd < 0 ? (r < 0 ? r : -errno) : -E2BIG;
+                        if (fd >= 0)
+                                close(fd);
+                        while (n > 0)
+                                close(fds[--n]);
+                        return psrun_error_errno(err, r, "cgroup: open %s/cgroup.procs", d->path);
+                }
+                fds[n++] = fd;
+        }
+        return (int) n;
 }
 
 int cgroup_kill(struct cgroup *cg, psrun_error *err)

@@ -75,10 +75,33 @@ bool cgroup_attach_after_clone(const struct cgroup *cg);
  * cgroup2 one when clone3 could not place it). */
 int cgroup_attach(struct cgroup *cg, pid_t pid, psrun_error *err);
 
+/* The cgroup.procs files, open for writing, of the hierarchies cgroup_attach
+ * would write to for a process cloned with cgroup_clone_fd: a child may put
+ * itself there (by writing "0") instead of waiting for its parent to do it.
+ * Up to max fds (close-on-exec); returns how many, or -errno. */
+int cgroup_attach_fds(struct cgroup *cg, int *fds, size_t max, psrun_error *err);
+
 /* Kill every process in the cgroup and wait until it is empty (bounded). */
 int cgroup_kill(struct cgroup *cg, psrun_error *err);
 
 int cgroup_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err);
+
+/*
+ * What a result needs, fast (a session's execs): cpu_usec,
+ * memory_peak_bytes, memory_failcnt, oom_kills and pids_max_hits,
+ * from fds cgroup_open_usage opened ahead (it may be skipped: the first
+ * read opens them). The other fields are left 0. A file that is not there
+ * leaves its field alone, as cgroup_read_stats does.
+ */
+int cgroup_open_usage(struct cgroup *cg);
+int cgroup_read_usage(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err);
+
+/* Whether any process is in the cgroup or below it, as its cgroup2
+ * directory's cgroup.events says (through cgroup_open_usage's fd): 1, 0,
+ * or -EOPNOTSUPP without a cgroup2 directory. A cgroup every process of
+ * which was born in its cgroup2 directory (cgroup_clone_fd) has none in
+ * any other hierarchy when it has none there. */
+int cgroup_populated(struct cgroup *cg);
 
 /* Kill what is left, remove every directory created, free. NULL-safe. */
 void cgroup_destroy(struct cgroup *cg);

@@ -73,12 +73,21 @@ void cg_free(struct cgroup *cg);
 /* Make d its parent cgroup (path and rel); false at the hierarchy's root. */
 bool cg_dir_ascend(struct cg_dir *d);
 
+/* The files cgroup_read_usage reads, at most (stats.c). */
+#define CG_USAGE_FILES 7
+
 struct cgroup {
         const struct cgroup_ops *ops;
         char name[64];
         struct cg_dir dir[CG_SLOT_MAX];
         int unified_fd; /* O_DIRECTORY fd for CLONE_INTO_CGROUP, or -1 */
+        /* cgroup_open_usage: the files of cgroup_read_usage and cgroup2's
+         * cgroup.events, kept open (-1: not opened yet; -2: not there). */
+        int usage_fd[CG_USAGE_FILES];
+        int events_fd;
 };
+
+void cg_close_usage(struct cgroup *cg);
 
 /* The mount table and the caller's /proc/self/cgroup, read once per
  * create/gc rather than once per hierarchy. */

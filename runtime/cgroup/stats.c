@@ -9,7 +9,12 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "common/cleanup.h"
 
@@ -139,4 +144,154 @@ int cg_v2_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error 
                 *(uint64_t *) ((char *) stats + swap_rows[i].field) = add_sat(v, memory[i]);
         }
         return 0;
+}
+
+/* cgroup_read_usage: per driver, the files of the four fields a result
+ * needs, each read once; a later row wins where both files exist, as in
+ * the tables above. At most CG_USAGE_FILES rows. */
+static const struct stat_row v1_usage[] = {
+        {CG_SLOT_MEMORY, "memory.max_usage_in_bytes", NULL, STAT(memory_peak_bytes), 1},
+        {CG_SLOT_MEMORY, "memory.failcnt", NULL, STAT(memory_failcnt), 1},
+        {CG_SLOT_MEMORY, "memory.oom_control", "oom_kill", STAT(oom_kills), 1},
+        {CG_SLOT_PIDS, "pids.events", "max", STAT(pids_max_hits), 1},
+        {CG_SLOT_CPUACCT, "cpuacct.usage", NULL, STAT(cpu_usec), 1000},
+        {CG_SLOT_UNIFIED, "cpu.stat", "usage_usec", STAT(cpu_usec), 1},
+};
+
+static const struct stat_row v2_usage[] = {
+        {CG_SLOT_UNIFIED, "cpu.stat", "usage_usec", STAT(cpu_usec), 1},
+        {CG_SLOT_UNIFIED, "memory.current", NULL, STAT(memory_peak_bytes), 1},
+        {CG_SLOT_UNIFIED, "memory.peak", NULL, STAT(memory_peak_bytes), 1},
+        {CG_SLOT_UNIFIED, "memory.events", "max", STAT(memory_failcnt), 1},
+        {CG_SLOT_UNIFIED, "memory.events", "oom_kill", STAT(oom_kills), 1},
+        {CG_SLOT_UNIFIED, "pids.events", "max", STAT(pids_max_hits), 1},
+};
+
+_Static_assert(ARRAY_SIZE(v1_usage) <= CG_USAGE_FILES && ARRAY_SIZE(v2_usage) <= CG_USAGE_FILES,
+               "CG_USAGE_FILES");
+
+static const struct stat_row *usage_rows(const struct cgroup *cg, size_t *n)
+{
+        bool v2 = cg->ops == &cgroup_v2_ops;
+        *n = v2 ? ARRAY_SIZE(v2_usage) : ARRAY_SIZE(v1_usage);
+        return v2 ? v2_usage : v1_usage;
+}
+
+/* An fd, -2 for a file (or hierarchy) that is not there, -1 on failure. */
+static int open_in(const char *dir, const char *file)
+{
+        if (!dir)
+                return -2;
+        _cleanup_free_ char *p = cg_path_join(dir, file);
+        if (!p)
+                return -1;
+        int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        return fd >= 0 ? fd : errno == ENOENT ? -2 : -1;
+}
+
+int cgroup_open_usage(struct cgroup *cg)
+{
+        size_t n;
+        const struct stat_row *rows = usage_rows(cg, &n);
+        for (size_t i = 0; i < n; i++)
+                if (cg->usage_fd[i] == -1)
+                        cg->usage_fd[i] = open_in(cg->dir[rows[i].slot].path, rows[i].file);
+        if (cg->events_fd == -1)
+                cg->events_fd = open_in(cg->dir[CG_SLOT_UNIFIED].path, "cgroup.events");
+        return 0;
+}
+
+void cg_close_usage(struct cgroup *cg)
+{
+        for (int i = 0; i < CG_USAGE_FILES; i++) {
+                if (cg->usage_fd[i] >= 0)
+                        close(cg->usage_fd[i]);
+                cg->usage_fd[i] = -1;
+        }
+        if (cg->events_fd >= 0)
+                close(cg->events_fd);
+        cg->events_fd = -1;
+}
+
+/* The value of "key N" lines, or of the whole text when key is NULL ("max":
+ * UINT64_MAX), as cg_read_u64 and cg_read_key_u64 parse them. */
+static int parse_value(char *buf, const char *key, uint64_t *ret)
+{
+        const char *v = buf;
+        if (key) {
+                size_t klen = strlen(key);
+                v = NULL;
+                for (char *line = buf; line && *line;) {
+                        char *next = strchr(line, '\n');
+                        if (strncmp(line, key, klen) == 0 && line[klen] == ' ') {
+                                v = line + klen + 1;
+                                break;
+                        }
+                        line = next ? next + 1 : NULL;
+                }
+                if (!v)
+                        return -ENOENT;
+        }
+        if (strncmp(v, "max", 3) == 0 && (v[3] == '\0' || v[3] == '\n')) {
+                *ret = UINT64_MAX;
+                return 0;
+        }
+        if (*v < '0' || *v > '9')
+                return -EPROTO;
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(v, &end, 10);
+        if (errno || (*end != '\0' && *end != '\n' && *end != ' '))
+                return -EPROTO;
+        *ret = x;
+        return 0;
+}
+
+int cgroup_read_usage(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err)
+{
+        if (!cg || !stats)
+                return psrun_error_set(err, EINVAL, "cgroup: read usage: invalid arguments");
+        *stats = (struct cgroup_stats){0};
+        (void) cgroup_open_usage(cg);
+        size_t n;
+        const struct stat_row *rows = usage_rows(cg, &n);
+        for (size_t i = 0; i < n; i++) {
+                if (cg->usage_fd[i] < 0)
+                        continue;
+                char buf[1024];
+                ssize_t len = pread(cg->usage_fd[i], buf, sizeof(buf) - 1, 0);
+                uint64_t v = 0;
+                int r = len < 0 ? -errno : 0;
+                if (r >= 0) {
+                        buf[len] = '\0';
+                        r = parse_value(buf, rows[i].key, &v);
+                }
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return psrun_error_errno(err, r, "cgroup: reading %s/%s",
+                                                 cg->dir[rows[i].slot].path, rows[i].file);
+                if (rows[i].divisor > 1 && v != UINT64_MAX)
+                        v /= rows[i].divisor;
+                *(uint64_t *) ((char *) stats + rows[i].field) = v;
+        }
+        return 0;
+}
+
+int cgroup_populated(struct cgroup *cg)
+{
+        if (!cg)
+                return -EINVAL;
+        if (cg->events_fd == -1)
+                cg->events_fd = open_in(cg->dir[CG_SLOT_UNIFIED].path, "cgroup.events");
+        if (cg->events_fd < 0)
+                return -EOPNOTSUPP;
+        char buf[512];
+        ssize_t len = pread(cg->events_fd, buf, sizeof(buf) - 1, 0);
+        if (len < 0)
+                return -errno;
+        buf[len] = '\0';
+        uint64_t v;
+        int r = parse_value(buf, "populated", &v);
+        return r < 0 ? r : v != 0;
 }
