@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The child's own parts (runtime/child.c runs them): the context every step
+ * gets, and the steps, each `int step_X(struct child_ctx *)` returning 0 or
+ * -errno (a step with parts sets c->index to the failing one). The rules of
+ * runtime/child.c hold for every one: async-signal-safe, no allocation, the
+ * plan read and never changed.
+ *   runtime/child-setup.c  what init does before the command exists: the
+ *                          sandbox's view of psrun, namespaces, the root
+ *   runtime/child-exec.c   the command's own process, up to its execve
+ */
+#ifndef PSRUN_RUNTIME_CHILD_INTERNAL_H
+#define PSRUN_RUNTIME_CHILD_INTERNAL_H
+
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime/child.h"
+
+struct child_ctx {
+        const struct plan *plan;
+        int sync_fd;
+        uint32_t index; /* set by a failing step that has parts */
+        int *host_fds;  /* per mount step: detached copy of a host bind source, or -1 */
+        const struct rootfs_sources *sources; /* the parent's (launch_clone), or NULL */
+        int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root, then its copy */
+        int console_slave; /* -1: no terminal */
+        char *exec_path;   /* PATH_MAX bytes: argv[0] as found by step_lookup */
+        int listener;      /* the seccomp listener, until it is handed over; -1: none */
+        const struct child_attach *attach; /* plan->zygote: its cgroups to join */
+};
+
+/*
+ * glibc's set*id() wrappers make every thread of the process change ids with
+ * it, by signalling them and waiting. The child of a multi-threaded psrun
+ * embedder still has those threads in glibc's list, but not in reality: the
+ * wrapper would wait forever. The raw syscalls change this process only,
+ * which is what the child wants.
+ */
+static inline long sys_setresuid(uid_t u)
+{
+        return syscall(SYS_setresuid, u, u, u);
+}
+
+static inline long sys_setresgid(gid_t g)
+{
+        return syscall(SYS_setresgid, g, g, g);
+}
+
+static inline void send_msg(int fd, const struct child_msg *m)
+{
+        /* MSG_NOSIGNAL: after READY nobody may be reading any more. */
+        ssize_t n;
+        do
+                n = send(fd, m, sizeof(*m), MSG_NOSIGNAL);
+        while (n < 0 && errno == EINTR);
+}
+
+/* runtime/child-setup.c */
+int step_proctitle(struct child_ctx *c);
+int step_oom_score(struct child_ctx *c);
+int step_attach_self(struct child_ctx *c);
+int step_not_dumpable(struct child_ctx *c);
+int step_join(struct child_ctx *c);
+int step_private_mounts(struct child_ctx *c);
+int step_cgroupns(struct child_ctx *c);
+int step_hostname(struct child_ctx *c);
+int step_domainname(struct child_ctx *c);
+int step_loopback(struct child_ctx *c);
+int step_open_sources(struct child_ctx *c);
+int step_open_rootfs(struct child_ctx *c);
+int step_root_private(struct child_ctx *c);
+int step_root_tmpfs(struct child_ctx *c);
+int step_copy_rootfs(struct child_ctx *c);
+int step_root_bundle(struct child_ctx *c);
+int step_mounts_early(struct child_ctx *c);
+int step_pivot(struct child_ctx *c);
+int step_root_propagation(struct child_ctx *c);
+int step_mounts(struct child_ctx *c);
+int step_console(struct child_ctx *c);
+int step_console_attach(struct child_ctx *c);
+int step_rlimits(struct child_ctx *c);
+int step_root_id(struct child_ctx *c);
+int step_user_quotas(struct child_ctx *c);
+
+/* runtime/child-exec.c */
+int step_signals(struct child_ctx *c);
+int step_timens(struct child_ctx *c);
+int step_personality(struct child_ctx *c);
+int step_bounding(struct child_ctx *c);
+int step_groups(struct child_ctx *c);
+int step_setgid(struct child_ctx *c);
+int step_stdio_owner(struct child_ctx *c);
+int step_setuid(struct child_ctx *c);
+int step_caps(struct child_ctx *c);
+int step_chdir(struct child_ctx *c);
+int step_no_new_privs(struct child_ctx *c);
+int step_apparmor(struct child_ctx *c);
+int step_landlock(struct child_ctx *c);
+int step_lookup(struct child_ctx *c);
+int step_close_fds(struct child_ctx *c);
+int step_wait_start(struct child_ctx *c);
+int step_keep_planned_fds(struct child_ctx *c);
+int step_drop_join_fds(struct child_ctx *c);
+int step_seccomp(struct child_ctx *c);
+int step_report_exec(struct child_ctx *c);
+int step_seccomp_early(struct child_ctx *c);
+
+#endif
