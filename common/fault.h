@@ -8,6 +8,9 @@
  * reached on purpose, then cleaned with `delete --force` and `psrun gc`.
  * Called only in the parent, never between clone and execve. Killing
  * psrun is something its caller can always do: the variable grants nothing.
+ * PSRUN_TEST_STOP_AT=<stage> stops psrun there instead (SIGSTOP, until its
+ * caller sends SIGCONT): a test makes psrun slow at a known point, which
+ * its caller could do as well.
  *
  * Stages (docs/testing.md lists them): create:temp, create:state, create:planned,
  * create:cgroups, create:cloned, create:pid, create:released, create:ready;

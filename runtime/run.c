@@ -67,11 +67,10 @@ static void drain_messages(struct supervisor *s)
                         s->sync_eof = true;
                 if (n <= 0)
                         return;
-                if (m.kind == CHILD_MSG_EXEC) {
+                if (m.kind == CHILD_MSG_WORKSPACE) {
+                        vwatch_target_workspace(s->target, fd);
+                } else if (m.kind == CHILD_MSG_EXEC) {
                         vwatch_target_start(s->watch, s->target, sender, fd, m.err);
-                        /* Its root is built by now. */
-                        if (s->target->workspace_fd < 0)
-                                s->target->workspace_fd = vwatch_open_workspace(s->pid);
                 } else if (m.kind == CHILD_MSG_EXIT) {
                         s->have_exit = true;
                         s->exit_status = m.status;
@@ -392,6 +391,8 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         r = vwatch_prepare(&watch, pol, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
+        /* disk_full's tmpfs, from the command (a session has its own). */
+        plan.report_workspace = plan.report_exec;
         fill_layers(pol, &plan, res);
         _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
         r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
