@@ -478,6 +478,36 @@ int step_seccomp(struct child_ctx *c)
         return seccomp_program_load(&p->seccomp);
 }
 
+/* An O_PATH fd of /workspace to the parent, if there is one (Landlock does
+ * not check O_PATH; a profile that refuses the open costs only the
+ * report's disk_full). */
+static void send_workspace(int sync_fd)
+{
+        int fd = open("/workspace", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return;
+        struct child_msg m = {.kind = CHILD_MSG_WORKSPACE};
+        struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr msg = {.msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = u.buf,
+                             .msg_controllen = sizeof(u.buf)};
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS;
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+        ssize_t n;
+        do
+                n = sendmsg(sync_fd, &msg, MSG_NOSIGNAL);
+        while (n < 0 && errno == EINTR);
+        close(fd);
+}
+
 int step_report_exec(struct child_ctx *c)
 {
         /* After seccomp, which allows sendmsg and close: the parent learns
@@ -487,6 +517,8 @@ int step_report_exec(struct child_ctx *c)
          * the parent reads the listener wait for it in the kernel. */
         if (!c->plan->report_exec)
                 return 0;
+        if (c->plan->report_workspace)
+                send_workspace(c->sync_fd);
         struct child_msg m = {
                 .kind = CHILD_MSG_EXEC,
                 .err = c->plan->seccomp_notify.len && c->listener < 0 ? EBUSY : 0,

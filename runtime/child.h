@@ -65,6 +65,9 @@ enum child_msg_kind {
          * `status`, its pidfd attached (SCM_RIGHTS); an error record of that
          * process, if any, came before. */
         CHILD_MSG_SPAWNED = 5,
+        /* The command, right before its CHILD_MSG_EXEC (plan->report_workspace):
+         * an O_PATH fd of its /workspace attached, when it has one. */
+        CHILD_MSG_WORKSPACE = 6,
 };
 
 struct child_msg {

@@ -199,7 +199,8 @@ int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender)
                         for (size_t i = 0; i < k; i++) {
                                 int got;
                                 memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                                if (fd && *fd < 0 && m->kind == CHILD_MSG_EXEC)
+                                if (fd && *fd < 0 &&
+                                    (m->kind == CHILD_MSG_EXEC || m->kind == CHILD_MSG_WORKSPACE))
                                         *fd = got;
                                 else
                                         close(got);

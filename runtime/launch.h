@@ -57,7 +57,7 @@ int launch_zygote_request(struct launch *l, char *const argv[], char *const envp
 void launch_close(struct launch *l);
 
 /* One child message without waiting, and what may come with it: the fd a
- * CHILD_MSG_EXEC carries (else -1) and, when the plan reports its exec
+ * CHILD_MSG_EXEC or CHILD_MSG_WORKSPACE carries (else -1) and, when the plan reports its exec
  * (SO_PASSCRED on the socket), the sender's pid as this process sees it
  * (else 0). Either may be NULL (an fd that comes is then closed). Returns
  * 1 for a message, 0 at EOF, -EAGAIN when none is waiting, -errno. */

@@ -166,6 +166,12 @@ struct plan {
          * command right before execve, with the listener. */
         struct seccomp_program seccomp_notify;
         bool report_exec;
+        /* With report_exec: the command sends its /workspace first (a
+         * CHILD_MSG_WORKSPACE), for the violations' disk_full. From the
+         * command itself, not opened later by path through /proc: a command
+         * that is quicker than the parent's read of its messages has taken
+         * its root with it by then. */
+        bool report_workspace;
 };
 
 /* A plan with nothing in it and every fd -1. */

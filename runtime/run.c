@@ -382,8 +382,8 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         if (r < 0)
                 return setup_error(res, err, r);
         /* Torn down after everything else but the plan (by then the
-         * sandbox is gone on every path): closing its socket is what waits
-         * for the kernel to free the deleted table, the later the less. */
+         * sandbox is gone on every path); its table was deleted as soon as
+         * the sandbox's last process was. */
         _cleanup_(network_teardown) struct network net = {.plan = &plan.net,
                                                           .state = NETNS_STATE_INIT};
         /* What the violations report needs, before anything is cloned. */

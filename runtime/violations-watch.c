@@ -603,22 +603,16 @@ void vwatch_target_close(struct vwatch_target *t)
         t->cgroups = NULL;
 }
 
-int vwatch_open_workspace(pid_t pid)
+void vwatch_target_workspace(struct vwatch_target *t, int fd)
 {
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/root", (int) pid);
-        _cleanup_close_ int root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (root < 0)
-                return -1;
-        struct open_how how = {
-                .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
-        };
-        _cleanup_close_ int fd = (int) syscall(SYS_openat2, root, "workspace", &how, sizeof(how));
         struct statfs sf;
-        if (fd < 0 || fstatfs(fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC)
-                return -1;
-        return TAKE_FD(fd);
+        if (fd < 0)
+                return;
+        if (t->workspace_fd >= 0 || fstatfs(fd, &sf) < 0 || sf.f_type != TMPFS_MAGIC) {
+                close(fd);
+                return;
+        }
+        t->workspace_fd = fd;
 }
 
 bool vwatch_workspace_full(int fd)

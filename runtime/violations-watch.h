@@ -110,8 +110,9 @@ void vwatch_target_finish(struct vwatch *w, struct vwatch_target *t,
 /* What the target holds, closed (finish does it too). NULL-safe. */
 void vwatch_target_close(struct vwatch_target *t);
 
-/* An O_PATH fd of /workspace in the root of host process `pid` (a
- * sandbox's init, once its root is built), checked to be a tmpfs; -1. */
-int vwatch_open_workspace(pid_t pid);
+/* The command's CHILD_MSG_WORKSPACE: an O_PATH fd of its /workspace (owned
+ * by the target from here on), kept if it is a tmpfs and the target has
+ * none yet, else closed. -1: nothing. */
+void vwatch_target_workspace(struct vwatch_target *t, int fd);
 /* Whether that tmpfs has no free block left. */
 bool vwatch_workspace_full(int fd);

@@ -12,7 +12,9 @@
 #include <linux/netlink.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -204,6 +206,74 @@ Test(violations, limits_each_one_entry)
                 expect_only_entry(&r, cases[i].entry);
                 test_run_free(&r);
         }
+}
+
+/* Run in the child that becomes psrun: a watcher of its own waits for psrun
+ * to stop itself at run:released (PSRUN_TEST_STOP_AT), then for the
+ * sandbox's init to be gone (a zombie: the command filled the workspace and
+ * exited), and only then lets psrun go on. */
+static char stat_state(pid_t pid)
+{
+        char path[64], buf[512];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static void stop_psrun_until_the_sandbox_is_gone(void)
+{
+        setenv("PSRUN_TEST_STOP_AT", "run:released", 1);
+        pid_t psrun = getpid();
+        if (fork() != 0)
+                return;
+        for (int i = 0; i < 1000 && stat_state(psrun) != 'T'; i++)
+                usleep(10000);
+        char path[64], buf[256] = "";
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int) psrun, (int) psrun);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+                ssize_t n = read(fd, buf, sizeof(buf) - 1);
+                buf[n > 0 ? n : 0] = '\0';
+                close(fd);
+        }
+        /* psrun's children: this watcher and the sandbox's init. */
+        pid_t init = 0;
+        for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n"))
+                if ((pid_t) atoi(tok) != getpid())
+                        init = (pid_t) atoi(tok);
+        for (int i = 0; init > 0 && i < 1000; i++) {
+                char s = stat_state(init);
+                if (s == 'Z' || s == 0)
+                        break;
+                usleep(10000);
+        }
+        kill(psrun, SIGCONT);
+        _exit(0);
+}
+
+Test(violations, disk_full_is_reported_when_psrun_reads_late, .timeout = 60)
+{
+        /* The command fills the workspace and the sandbox is gone before
+         * psrun reads a message of it: the workspace must still be known
+         * (the command sends it; a look through /proc/PID/root of init
+         * would find nothing by then). */
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        const char *argv[] = {"run", "-o",     mount,  "-o",           "disk_limit=1M",
+                              "--",  "/probe", "fill", "/workspace/x", NULL};
+        struct test_run r;
+        test_run_psrun_with(&r, argv, stop_psrun_until_the_sandbox_is_gone);
+        cr_expect_str_eq(r.out, "ENOSPC 1048576\n", "%s", r.err);
+        expect_only_entry(&r, "\"what\":\"disk_limit 1M: /workspace is full\",\"count\":1");
+        test_run_free(&r);
 }
 
 Test(violations, benign_programs_have_none, .timeout = 120)
