@@ -102,13 +102,29 @@ static char *slurp(const char *path)
         return buf;
 }
 
+/* The path of the memory cgroup (v1) or of the unified one (cgroup v2
+ * alone, "0::") in a /proc/PID/cgroup text, and which one it is; NULL. */
+static const char *cgroup_path_of(const char *text, bool *v2)
+{
+        const char *p = strstr(text, ":memory:");
+        *v2 = false;
+        if (p)
+                return p + strlen(":memory:");
+        if (strncmp(text, "0::", 3) == 0 || (p = strstr(text, "\n0::"))) {
+                *v2 = true;
+                return (p ? p + 1 : text) + 3;
+        }
+        return NULL;
+}
+
 /* The last component of the memory hierarchy's line of a /proc/PID/cgroup
  * text: each exec's cgroup is its own there (psrun-SUP-K; the sandbox sees
  * the path from its cgroup namespace, the host from the root). */
 static void memory_cgroup(const char *text, char *out, size_t len)
 {
         out[0] = '\0';
-        const char *p = strstr(text, ":memory:");
+        bool v2;
+        const char *p = cgroup_path_of(text, &v2);
         if (!p)
                 return;
         size_t n = strcspn(p, "\n");
@@ -122,11 +138,11 @@ static void memory_cgroup(const char *text, char *out, size_t len)
 static void memory_dir(const char *text, char *out, size_t len)
 {
         out[0] = '\0';
-        const char *p = strstr(text, ":memory:");
-        if (p) {
-                p += strlen(":memory:");
-                snprintf(out, len, "/sys/fs/cgroup/memory%.*s", (int) strcspn(p, "\n"), p);
-        }
+        bool v2;
+        const char *p = cgroup_path_of(text, &v2);
+        if (p)
+                snprintf(out, len, "/sys/fs/cgroup%s%.*s", v2 ? "" : "/memory",
+                         (int) strcspn(p, "\n"), p);
 }
 
 static psrun_exec_result run_in(struct sess *t, const char *line, const char *cwd, const char *env)
