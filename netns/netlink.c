@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/fdpass.h"
+
 #ifndef NETLINK_CAP_ACK
 #define NETLINK_CAP_ACK 10
 #endif
@@ -174,22 +176,8 @@ void nl_close_later(int fd)
         int pair[2];
         if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pair) == 0) {
                 int fds[2] = {fd, pair[0]};
-                union {
-                        char buf[CMSG_SPACE(sizeof(fds))];
-                        struct cmsghdr align;
-                } ctl = {0};
                 char byte = 0;
-                struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-                struct msghdr msg = {.msg_iov = &iov,
-                                     .msg_iovlen = 1,
-                                     .msg_control = ctl.buf,
-                                     .msg_controllen = sizeof(ctl.buf)};
-                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(fds));
-                memcpy(CMSG_DATA(c), fds, sizeof(fds));
-                (void) sendmsg(pair[1], &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+                (void) fdpass_send(pair[1], &byte, 1, fds, 2, MSG_DONTWAIT);
                 /* In this order: our own reference to fd, then pair[0]'s,
                  * and only then pair[1], whose release starts the collector
                  * when the rest is already garbage. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fdpass.h"
 #include "common/fileio.h"
 #include "common/signals.h"
 #include "policy/seccomp-notify.h"
@@ -487,24 +488,7 @@ static void send_workspace(int sync_fd)
         if (fd < 0)
                 return;
         struct child_msg m = {.kind = CHILD_MSG_WORKSPACE};
-        struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = u.buf,
-                             .msg_controllen = sizeof(u.buf)};
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-        ssize_t n;
-        do
-                n = sendmsg(sync_fd, &msg, MSG_NOSIGNAL);
-        while (n < 0 && errno == EINTR);
+        (void) fdpass_send(sync_fd, &m, sizeof(m), &fd, 1, 0);
         close(fd);
 }
 
@@ -523,26 +507,9 @@ int step_report_exec(struct child_ctx *c)
                 .kind = CHILD_MSG_EXEC,
                 .err = c->plan->seccomp_notify.len && c->listener < 0 ? EBUSY : 0,
         };
-        struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-        if (c->listener >= 0) {
-                msg.msg_control = u.buf;
-                msg.msg_controllen = sizeof(u.buf);
-                struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-                cm->cmsg_level = SOL_SOCKET;
-                cm->cmsg_type = SCM_RIGHTS;
-                cm->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(cm), &c->listener, sizeof(int));
-        }
-        ssize_t n;
-        do
-                n = sendmsg(c->sync_fd, &msg, MSG_NOSIGNAL);
-        while (n < 0 && errno == EINTR);
-        int r = n < 0 ? -errno : 0;
+        ssize_t n =
+                fdpass_send(c->sync_fd, &m, sizeof(m), &c->listener, c->listener >= 0 ? 1 : 0, 0);
+        int r = n < 0 ? (int) n : 0;
         /* The command must not hold its own listener: it could answer its
          * refusals itself. (O_CLOEXEC as well, but a failed execve.) */
         c->listener = safe_close(c->listener);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fdpass.h"
 
 static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_SYNC] = "sync",
@@ -347,25 +348,8 @@ static int spawned_main(void *arg)
 static int send_spawned(int sync_fd, pid_t pid, int pidfd)
 {
         struct child_msg m = {.kind = CHILD_MSG_SPAWNED, .status = pid};
-        char cbuf[CMSG_SPACE(sizeof(int))] __attribute__((aligned(8)));
-        memset(cbuf, 0, sizeof(cbuf));
-        struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
-        struct msghdr msg = {
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = cbuf,
-                .msg_controllen = sizeof(cbuf),
-        };
-        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-        cm->cmsg_level = SOL_SOCKET;
-        cm->cmsg_type = SCM_RIGHTS;
-        cm->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(cm), &pidfd, sizeof(int));
-        ssize_t n;
-        do
-                n = sendmsg(sync_fd, &msg, MSG_NOSIGNAL);
-        while (n < 0 && errno == EINTR);
-        return n == (ssize_t) sizeof(m) ? 0 : -errno;
+        ssize_t n = fdpass_send(sync_fd, &m, sizeof(m), &pidfd, 1, 0);
+        return n == (ssize_t) sizeof(m) ? 0 : n < 0 ? (int) n : -EIO;
 }
 
 /* plan->spawn_command (OCI exec): this process was made outside the

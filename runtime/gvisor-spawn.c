@@ -37,6 +37,7 @@
 
 #include "common/cleanup.h"
 #include "common/clone.h"
+#include "common/fdpass.h"
 #include "common/signals.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gvisor.h"
@@ -91,22 +92,8 @@ static _Noreturn void child_fail(int sock, enum spawn_step step, int e)
 static int send_ready(int sock, int fd)
 {
         struct spawn_msg m = {.kind = MSG_READY};
-        struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-        if (fd >= 0) {
-                msg.msg_control = u.buf;
-                msg.msg_controllen = sizeof(u.buf);
-                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &fd, sizeof(int));
-        }
-        return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+        ssize_t n = fdpass_send(sock, &m, sizeof(m), &fd, fd >= 0 ? 1 : 0, 0);
+        return n < 0 ? (int) n : 0;
 }
 
 /*

@@ -17,6 +17,7 @@
 
 #include "common/cleanup.h"
 #include "common/clone.h"
+#include "common/fdpass.h"
 #include "runtime/cgroup/cgroup.h"
 
 /*
@@ -398,25 +399,8 @@ int launch_zygote_request(struct launch *l, char *const argv[], char *const envp
                 memcpy(buf + off, cwd, strlen(cwd) + 1);
         }
         memcpy(buf, &h, sizeof(h));
-        struct iovec iov = {.iov_base = buf, .iov_len = len};
-        union {
-                char buf[CMSG_SPACE(3 * sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = u.buf,
-                             .msg_controllen = sizeof(u.buf)};
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-        memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
-        ssize_t n;
-        do
-                n = sendmsg(l->sync_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-        while (n < 0 && errno == EINTR);
+        ssize_t n = fdpass_send(l->sync_fd, buf, len, fds, 3, MSG_DONTWAIT);
         if (n < 0)
-                return psrun_error_errno(err, errno, "zygote: send the request");
+                return psrun_error_errno(err, (int) n, "zygote: send the request");
         return 0;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fdpass.h"
 
 #ifndef TIOCGPTPEER
 #define TIOCGPTPEER _IO('T', 0x41)
@@ -30,33 +31,14 @@
  * fd sent with zero bytes is dropped. */
 static int send_fd(int sock, int fd, const char *data)
 {
-        union {
-                struct cmsghdr align;
-                char buf[CMSG_SPACE(sizeof(int))];
-        } control;
         size_t len = strlen(data), off = 0;
         bool fd_sent = false;
-
         while (off < len) {
-                struct iovec iov = {.iov_base = (char *) data + off, .iov_len = len - off};
-                struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-                if (!fd_sent) {
-                        memset(&control, 0, sizeof(control));
-                        msg.msg_control = control.buf;
-                        msg.msg_controllen = sizeof(control.buf);
-                        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                        c->cmsg_level = SOL_SOCKET;
-                        c->cmsg_type = SCM_RIGHTS;
-                        c->cmsg_len = CMSG_LEN(sizeof(int));
-                        memcpy(CMSG_DATA(c), &fd, sizeof(int));
-                }
-                /* MSG_NOSIGNAL: a peer that went away is an error, not a
-                 * SIGPIPE killing the container's init. */
-                ssize_t n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-                if (n < 0 && errno == EINTR)
-                        continue;
+                /* MSG_NOSIGNAL (fdpass adds it): a peer that went away is an
+                 * error, not a SIGPIPE killing the container's init. */
+                ssize_t n = fdpass_send(sock, data + off, len - off, &fd, fd_sent ? 0 : 1, 0);
                 if (n < 0)
-                        return -errno;
+                        return (int) n;
                 fd_sent = true;
                 off += (size_t) n;
         }

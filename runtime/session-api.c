@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fdpass.h"
 #include "common/json.h"
 #include "runtime/api-internal.h"
 #include "runtime/cgroup/cgroup.h"
@@ -159,22 +160,10 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
         struct sess_req hreq = *req;
         session_hdr_init(&hreq.h, sizeof(hreq));
         struct iovec iov[2] = {{&hreq, sizeof(hreq)}, {(void *) payload, payload_len}};
-        union {
-                char buf[CMSG_SPACE(3 * sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = iov, .msg_iovlen = payload_len ? 2 : 1};
-        if (n_fds > 0) {
-                msg.msg_control = u.buf;
-                msg.msg_controllen = CMSG_SPACE((size_t) n_fds * sizeof(int));
-                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN((size_t) n_fds * sizeof(int));
-                memcpy(CMSG_DATA(c), fds, (size_t) n_fds * sizeof(int));
-        }
-        if (sendmsg(fd, &msg, MSG_NOSIGNAL) < 0)
-                return psrun_error_errno(err, errno == EMSGSIZE ? E2BIG : errno,
+        ssize_t sent =
+                fdpass_sendv(fd, iov, payload_len ? 2 : 1, fds, n_fds > 0 ? (size_t) n_fds : 0, 0);
+        if (sent < 0)
+                return psrun_error_errno(err, sent == -EMSGSIZE ? E2BIG : (int) sent,
                                          "session: send the request");
         if (fd_out)
                 *fd_out = -1;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fdpass.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/run.h"
 #include "runtime/session-supervisor.h"
@@ -39,22 +40,8 @@ uint64_t sup_now_ms(void)
 int sup_send_reply(int fd, struct sess_reply *rep, int pass_fd)
 {
         session_hdr_init(&rep->h, sizeof(*rep));
-        struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-        if (pass_fd >= 0) {
-                msg.msg_control = u.buf;
-                msg.msg_controllen = sizeof(u.buf);
-                struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-        }
-        return sendmsg(fd, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+        ssize_t n = fdpass_send(fd, rep, sizeof(*rep), &pass_fd, pass_fd >= 0 ? 1 : 0, 0);
+        return n < 0 ? (int) n : 0;
 }
 
 void sup_reply_error(int fd, const psrun_error *err)
