@@ -458,11 +458,12 @@ static void wait_parent(struct child_ctx *c, char expect)
                 _exit(CHILD_EXIT_SETUP);
 }
 
-_Noreturn void child_main(const struct plan *plan, int sync_fd,
-                          const struct rootfs_sources *sources)
+/* Both entries. The context is on this stack, bounded: the child must not
+ * allocate (rootfs_plan_add() refuses steps past ROOTFS_MAX_STEPS). */
+static _Noreturn void child_run(const struct plan *plan, int sync_fd,
+                                const struct rootfs_sources *sources,
+                                const struct child_attach *attach)
 {
-        /* On the stack, bounded: the child must not allocate.
-         * rootfs_plan_add() refuses steps past ROOTFS_MAX_STEPS. */
         int host_fds[ROOTFS_MAX_STEPS];
         char exec_path[PATH_MAX];
         struct child_ctx c = {
@@ -474,6 +475,7 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd,
                 .console_slave = -1,
                 .exec_path = exec_path,
                 .listener = -1,
+                .attach = attach,
         };
 
         /* If psrun dies, so does the sandbox: pid 1's death takes down the
@@ -483,11 +485,17 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd,
                 fail(&c, CHILD_STEP_SYNC, -errno, CHILD_EXIT_SETUP);
         run_steps(&c, early_steps, ARRAY_SIZE(early_steps));
         /* Wait for the parent to write the id maps. EOF means it died
-         * before the death signal was armed. */
-        wait_parent(&c, CHILD_SYNC_MAPPED);
+         * before the death signal was armed. A zygote joins namespaces that
+         * exist: there are no maps to wait for. */
+        if (!attach)
+                wait_parent(&c, CHILD_SYNC_MAPPED);
 
         umask(0);
         run_steps(&c, setup_steps, ARRAY_SIZE(setup_steps));
+        /* A zygote has put itself in its cgroups (step_attach_self) before
+         * anything of the command can run. */
+        if (attach)
+                become_command(&c);
 
         /* Meanwhile the parent put us in our cgroups: only once we are there
          * may the command start, so everything it does is limited. */
@@ -512,28 +520,14 @@ _Noreturn void child_main(const struct plan *plan, int sync_fd,
         run_init(&c, &waitset);
 }
 
+_Noreturn void child_main(const struct plan *plan, int sync_fd,
+                          const struct rootfs_sources *sources)
+{
+        child_run(plan, sync_fd, sources, NULL);
+}
+
 _Noreturn void child_main_zygote(const struct plan *plan, int sync_fd,
                                  const struct child_attach *attach)
 {
-        /* No release from the parent: an exec joins namespaces that exist
-         * (no id maps to wait for) and puts itself in its cgroups
-         * (step_attach_self) before anything of the command can run. */
-        int host_fds[ROOTFS_MAX_STEPS];
-        char exec_path[PATH_MAX];
-        struct child_ctx c = {
-                .plan = plan,
-                .sync_fd = sync_fd,
-                .host_fds = host_fds,
-                .rootfs_fd = -1,
-                .console_slave = -1,
-                .exec_path = exec_path,
-                .listener = -1,
-                .attach = attach,
-        };
-        if (plan->pdeathsig && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
-                fail(&c, CHILD_STEP_SYNC, -errno, CHILD_EXIT_SETUP);
-        run_steps(&c, early_steps, ARRAY_SIZE(early_steps));
-        umask(0);
-        run_steps(&c, setup_steps, ARRAY_SIZE(setup_steps));
-        become_command(&c);
+        child_run(plan, sync_fd, NULL, attach);
 }
