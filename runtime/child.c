@@ -221,41 +221,17 @@ static struct plan request_plan;
 
 static int await_request(struct child_ctx *c)
 {
-        struct iovec iov = {.iov_base = request_buf, .iov_len = sizeof(request_buf)};
-        union {
-                char buf[CMSG_SPACE(3 * sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = u.buf,
-                .msg_controllen = sizeof(u.buf),
-        };
-        ssize_t n;
-        do
-                n = recvmsg(c->sync_fd, &msg, MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
+        struct fdpass_in in;
+        ssize_t n = fdpass_recv(c->sync_fd, request_buf, sizeof(request_buf), &in, 0);
         if (n <= 0)
                 _exit(CHILD_EXIT_SETUP); /* the supervisor gave this one up */
-        int fds[3] = {-1, -1, -1};
-        size_t n_fds = 0;
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm))
-                if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-                        for (size_t i = 0; i < (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-                                int fd;
-                                memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-                                if (n_fds < 3)
-                                        fds[n_fds++] = fd;
-                                else
-                                        close(fd);
-                        }
+        fdpass_close(&in, 3);
+        const int *fds = in.fds;
         /* The supervisor made it; checked all the same: every offset
          * inside the message, every string ends before its end. */
         struct child_request h;
         size_t len = (size_t) n;
-        if (n_fds != 3 || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || len < sizeof(h) ||
-            request_buf[len - 1] != '\0')
+        if (in.n_fds != 3 || in.truncated || len < sizeof(h) || request_buf[len - 1] != '\0')
                 return -EPROTO;
         memcpy(&h, request_buf, sizeof(h));
         size_t slots = (size_t) h.argc + 1 + h.envc + 1;

@@ -192,30 +192,14 @@ static void kill_and_reap(struct launch *l)
 /* One message from the launcher, and the fd passed with it. */
 static int read_msg(int sock, struct spawn_msg *m, int *fd)
 {
-        struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = u.buf,
-                             .msg_controllen = sizeof(u.buf)};
-        ssize_t n;
-        do
-                n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
+        struct fdpass_in in;
+        ssize_t n = fdpass_recv(sock, m, sizeof(*m), &in, 0);
         if (n < 0)
-                return -errno;
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-                        int got;
-                        memcpy(&got, CMSG_DATA(c), sizeof(int));
-                        if (fd && *fd < 0)
-                                *fd = got;
-                        else
-                                close(got);
-                }
+                return (int) n;
+        bool keep = fd && *fd < 0 && in.n_fds > 0;
+        if (keep)
+                *fd = in.fds[0];
+        fdpass_close(&in, keep ? 1 : 0);
         return n == (ssize_t) sizeof(*m) ? 0 : -EPIPE;
 }
 

@@ -175,51 +175,21 @@ int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender)
                 *fd = -1;
         if (sender)
                 *sender = 0;
-        struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-        union {
-                char buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct ucred))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = u.buf,
-                .msg_controllen = sizeof(u.buf),
-        };
-        ssize_t n;
-        do
-                n = recvmsg(sync_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
+        struct fdpass_in in;
+        ssize_t n = fdpass_recv(sync_fd, m, sizeof(*m), &in, MSG_DONTWAIT);
         if (n < 0)
-                return -errno;
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-                if (c->cmsg_level != SOL_SOCKET)
-                        continue;
-                if (c->cmsg_type == SCM_RIGHTS) {
-                        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                        for (size_t i = 0; i < k; i++) {
-                                int got;
-                                memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                                if (fd && *fd < 0 &&
-                                    (m->kind == CHILD_MSG_EXEC || m->kind == CHILD_MSG_WORKSPACE))
-                                        *fd = got;
-                                else
-                                        close(got);
-                        }
-                } else if (c->cmsg_type == SCM_CREDENTIALS && sender &&
-                           c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-                        struct ucred cred;
-                        memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-                        *sender = cred.pid;
-                }
-        }
+                return (int) n;
+        if (sender)
+                *sender = in.sender;
+        bool keep = fd && in.n_fds > 0 && n == (ssize_t) sizeof(*m) && !in.truncated &&
+                    (m->kind == CHILD_MSG_EXEC || m->kind == CHILD_MSG_WORKSPACE);
+        if (keep)
+                *fd = in.fds[0];
+        fdpass_close(&in, keep ? 1 : 0);
         if (n == 0)
                 return 0;
-        if (n != (ssize_t) sizeof(*m) || (msg.msg_flags & MSG_TRUNC)) {
-                if (fd && *fd >= 0)
-                        *fd = safe_close(*fd);
+        if (n != (ssize_t) sizeof(*m) || in.truncated)
                 return -EPROTO;
-        }
         return 1;
 }
 

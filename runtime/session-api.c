@@ -111,30 +111,14 @@ int session_check_hdr(const void *buf, size_t n, size_t size, bool from_supervis
 
 int session_recv_reply(int fd, struct sess_reply *rep, int *fd_out, psrun_error *err)
 {
-        struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = u.buf,
-                             .msg_controllen = sizeof(u.buf)};
-        ssize_t n;
-        do
-                n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n > 0 && c; c = CMSG_NXTHDR(&msg, c))
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-                        int got;
-                        memcpy(&got, CMSG_DATA(c), sizeof(int));
-                        if (fd_out && *fd_out < 0)
-                                *fd_out = got;
-                        else
-                                close(got);
-                }
+        struct fdpass_in in;
+        ssize_t n = fdpass_recv(fd, rep, sizeof(*rep), &in, 0);
+        bool keep = n > 0 && fd_out && *fd_out < 0 && in.n_fds > 0;
+        if (keep)
+                *fd_out = in.fds[0];
+        fdpass_close(&in, keep ? 1 : 0);
         if (n < 0)
-                return -errno;
+                return (int) n;
         if (n == 0)
                 return -EPIPE;
         int r = session_check_hdr(rep, (size_t) n, sizeof(*rep), true, err);

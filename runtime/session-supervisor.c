@@ -120,30 +120,12 @@ static void handle_request(struct supervisor *s, int conn)
         /* One request at a time (one thread): read into one buffer, which
          * its strings are used from until the exec has started. */
         static char buf[sizeof(struct sess_req) + SESSION_MSG_MAX] __attribute__((aligned(16)));
-        struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-        union {
-                char buf[CMSG_SPACE(3 * sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr msg = {.msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = u.buf,
-                             .msg_controllen = sizeof(u.buf)};
-        ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
-        int fds[3] = {-1, -1, -1};
-        int n_fds = 0;
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c))
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-                        size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                        for (size_t i = 0; i < k; i++) {
-                                int fd;
-                                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                                if (n_fds < 3)
-                                        fds[n_fds++] = fd;
-                                else
-                                        close(fd);
-                        }
-                }
+        struct fdpass_in in;
+        ssize_t n = fdpass_recv(conn, buf, sizeof(buf), &in, 0);
+        /* At most three (the exec's stdio); any more are closed. */
+        fdpass_close(&in, 3);
+        int *fds = in.fds;
+        int n_fds = (int) in.n_fds;
         s->last_activity_ms = sup_now_ms();
         psrun_error err = {0};
         struct sess_req req;
@@ -157,7 +139,7 @@ static void handle_request(struct supervisor *s, int conn)
                 close(conn);
                 goto out;
         }
-        if (n < (ssize_t) sizeof(req) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+        if (n < (ssize_t) sizeof(req) || in.truncated) {
                 psrun_error_set(&err, EPROTO,
                                 "session: malformed or too long request (at most "
                                 "%d KiB of argv and env)",

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fdpass.h"
 
 /* Every ptmx, whatever devpts instance it belongs to, is this device. */
 #define PTMX_MAJOR 5
@@ -29,9 +30,6 @@
 
 /* How long connecting to --console-socket may wait for its listener. */
 #define CONSOLE_CONNECT_TIMEOUT_S 5
-
-/* At most this many fds are taken from one message, to close the extra. */
-#define RECV_MAX_FDS 16
 
 int oci_console_connect(const char *socket_path, int *ret_fd, psrun_error *err)
 {
@@ -79,51 +77,27 @@ int oci_console_connect(const char *socket_path, int *ret_fd, psrun_error *err)
         return 0;
 }
 
-static void close_all(const int *fds, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                close(fds[i]);
-}
-
 static int recv_connected(int sock, int *ret_master, char *name, size_t name_len, psrun_error *err)
 {
-        union {
-                struct cmsghdr align;
-                char buf[CMSG_SPACE(sizeof(int) * RECV_MAX_FDS)];
-        } control;
         char data[4096];
-        struct iovec iov = {.iov_base = data, .iov_len = sizeof(data)};
-        struct msghdr msg = {
-                .msg_iov = &iov,
-                .msg_iovlen = 1,
-                .msg_control = control.buf,
-                .msg_controllen = sizeof(control.buf),
-        };
-        int fds[RECV_MAX_FDS];
-        size_t n_fds = 0;
-        ssize_t n;
+        struct fdpass_in in;
         struct stat st;
 
-        memset(&control, 0, sizeof(control));
-        while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0)
-                if (errno != EINTR)
-                        return psrun_error_errno(err, errno, "console socket: receive");
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-                        continue;
-                size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                for (size_t i = 0; i < k && n_fds < RECV_MAX_FDS; i++)
-                        memcpy(&fds[n_fds++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-        }
-        if (msg.msg_flags & MSG_CTRUNC) {
-                close_all(fds, n_fds);
-                return psrun_error_set(err, EPROTO, "console socket: too many fds received");
+        ssize_t n = fdpass_recv(sock, data, sizeof(data), &in, 0);
+        if (n < 0)
+                return psrun_error_errno(err, (int) n, "console socket: receive");
+        const int *fds = in.fds;
+        size_t n_fds = in.n_fds;
+        if (in.truncated) {
+                fdpass_close(&in, 0);
+                return psrun_error_set(
+                        err, EPROTO, "console socket: too many fds or too long a message received");
         }
         if (n == 0 && n_fds == 0)
                 return psrun_error_set(err, ECONNRESET,
                                        "console socket: closed before a terminal was sent");
         if (n_fds != 1) {
-                close_all(fds, n_fds);
+                fdpass_close(&in, 0);
                 return psrun_error_set(err, EPROTO,
                                        "console socket: expected one terminal fd, got %zu", n_fds);
         }

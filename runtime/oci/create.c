@@ -30,6 +30,7 @@
 
 #include "common/cleanup.h"
 #include "common/fault.h"
+#include "common/fdpass.h"
 #include "common/fileio.h"
 #include "common/number.h"
 #include "runtime/launch.h"
@@ -506,26 +507,6 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err)
 
 /* ---- exec ---- */
 
-/* The fd an SCM_RIGHTS message carries (-1: none); any other is closed. */
-static int received_fd(struct msghdr *h)
-{
-        int fd = -1;
-        for (struct cmsghdr *cm = CMSG_FIRSTHDR(h); cm; cm = CMSG_NXTHDR(h, cm)) {
-                if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-                        continue;
-                size_t n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-                for (size_t i = 0; i < n; i++) {
-                        int got;
-                        memcpy(&got, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
-                        if (fd < 0)
-                                fd = got;
-                        else
-                                close(got);
-                }
-        }
-        return fd;
-}
-
 /* plan.spawn_command: the child sends the command's pid and pidfd (after
  * the error record of that process, if one of its steps failed) and exits.
  * l is then the command's process, and the child is reaped. */
@@ -537,18 +518,13 @@ static int take_command(struct launch *l, const struct plan *plan, psrun_error *
         _cleanup_close_ int pidfd = -1;
         pid_t pid = 0;
         for (;;) {
-                char cbuf[CMSG_SPACE(sizeof(int) * 4)] __attribute__((aligned(8)));
-                struct iovec iov = {.iov_base = &m, .iov_len = sizeof(m)};
-                struct msghdr h = {.msg_iov = &iov,
-                                   .msg_iovlen = 1,
-                                   .msg_control = cbuf,
-                                   .msg_controllen = sizeof(cbuf)};
-                ssize_t n = recvmsg(l->sync_fd, &h, MSG_CMSG_CLOEXEC);
-                if (n < 0 && errno == EINTR)
-                        continue;
+                struct fdpass_in in;
+                ssize_t n = fdpass_recv(l->sync_fd, &m, sizeof(m), &in, 0);
                 if (n <= 0)
                         break;
-                int fd = received_fd(&h);
+                /* The first fd that came; any other is closed. */
+                int fd = in.n_fds ? in.fds[0] : -1;
+                fdpass_close(&in, 1);
                 if (n == (ssize_t) sizeof(m) && m.kind == CHILD_MSG_SPAWNED && fd >= 0) {
                         pidfd = fd;
                         pid = (pid_t) m.status;
