@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `psrun session ...` end to end: output, exit status, one-line errors. */
+#include <dlfcn.h>
+
 #include "session/common.h"
 
 /* psrun with argv, stdin from `input` (may be NULL). */
@@ -106,6 +108,20 @@ Test(session_cli, bad_input_is_one_line_and_exit_125, .timeout = 30)
         sess_end(&t);
 }
 
+/* In a sanitizer build (SANITIZE=1), libpsrun.so executed as a session's
+ * supervisor needs the ASan runtime loaded before it: this process's own,
+ * as LD_PRELOAD (which the supervisor keeps). "" elsewhere. */
+static const char *asan_runtime(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+        Dl_info info;
+        void *sym = dlsym(RTLD_DEFAULT, "__asan_init");
+        if (sym && dladdr(sym, &info) && info.dli_fname && strstr(info.dli_fname, "libasan"))
+                return info.dli_fname;
+#endif
+        return "";
+}
+
 /* docs/api.md's example, compiled from the document by `make tests` and
  * linked three ways: libpsrun.so, libpsrun.a, and `pkg-config --cflags
  * --libs psrun` against a staged `make install`. */
@@ -124,7 +140,9 @@ Test(session_cli, the_api_example_runs, .timeout = 60)
                 if (access(path, X_OK) != 0)
                         cr_skip_test("%s is not built here (`make tests` builds it)", path);
                 char cmd[4200];
-                snprintf(cmd, sizeof(cmd), "%s > /dev/null 2>&1", path);
+                const char *asan = i == 1 ? "" : asan_runtime();
+                snprintf(cmd, sizeof(cmd), "%s%s %s > /dev/null 2>&1", *asan ? "LD_PRELOAD=" : "",
+                         asan, path);
                 int st = system(cmd);
                 cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s failed: %d", path, st);
         }

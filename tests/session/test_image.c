@@ -189,11 +189,13 @@ static void run_from_library_copy(mode_t mode, bool expect_copy)
                           psrun_exec_result *, psrun_error *) =
                 (int (*)(psrun_session *, const char *, const psrun_exec_options *,
                          psrun_exec_result *, psrun_error *)) dlsym(h, "psrun_exec_shell");
+        void (*policy_free)(psrun_policy *) =
+                (void (*)(psrun_policy *)) dlsym(h, "psrun_policy_free");
         void (*result_free)(psrun_exec_result *) =
                 (void (*)(psrun_exec_result *)) dlsym(h, "psrun_exec_result_free");
         int (*destroy)(psrun_session *, psrun_error *) =
                 (int (*)(psrun_session *, psrun_error *)) dlsym(h, "psrun_session_destroy");
-        cr_assert(policy_new && create && exec_shell && result_free && destroy);
+        cr_assert(policy_new && policy_free && create && exec_shell && result_free && destroy);
 
         struct sess t = {0};
         test_tmp_template(t.root, sizeof(t.root), "psrun-sess");
@@ -216,6 +218,7 @@ static void run_from_library_copy(mode_t mode, bool expect_copy)
         cr_expect_str_eq(res.stdout_data, "from the copy\n");
         result_free(&res);
         cr_expect_eq(destroy(t.s, &err), 0, "%s", err.msg);
+        policy_free(p);
         t.s = NULL;
         sess_end(&t);
         unlink(copy);
