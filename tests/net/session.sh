@@ -341,9 +341,14 @@ fi
 
 # ---- examples/agent_loop.py, the scripted agent, against the fake index ----
 if [ -r "$HERE/../../examples/agent_loop.py" ]; then
-	PSRUN_LIBRARY=$(dirname "$PSRUN")/libpsrun.so AGENT_LOOP_INDEX=http://pypi.test/simple \
-		AGENT_LOOP_DNS=198.18.0.53 AGENT_LOOP_KEYS="{\"network_pool\": \"$POOL\"}" nsenter --net=/run/netns/$OUT "$PY" "$HERE/../../examples/agent_loop.py" \
-		>"$TMP/agent" 2>&1
+	# A SANITIZE=1 build's library (and the supervisor it runs as) needs its
+	# runtime loaded first, as run.sh's psrun_run() check does.
+	lib=$(dirname "$PSRUN")/libpsrun.so
+	asan=$(ldd "$lib" 2>/dev/null | awk '/libasan/ {print $3}')
+	PSRUN_LIBRARY=$lib AGENT_LOOP_INDEX=http://pypi.test/simple \
+		AGENT_LOOP_DNS=198.18.0.53 AGENT_LOOP_KEYS="{\"network_pool\": \"$POOL\"}" \
+		nsenter --net=/run/netns/$OUT env ${asan:+LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0} \
+		"$PY" "$HERE/../../examples/agent_loop.py" >"$TMP/agent" 2>&1
 	st=$?
 	if [ $st -eq 0 ] && grep -q 'reason=timeout' "$TMP/agent" && grep -q 'reason=oom' "$TMP/agent" &&
 		grep -q 'installed psfake' "$TMP/agent" && grep -q 'contained:' "$TMP/agent"; then
