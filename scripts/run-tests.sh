@@ -207,8 +207,11 @@ if [ -e "$BUILD/libpsrun.so" ]; then
 	else
 		echo "== python: the ctypes binding (bindings/python/tests)"
 		start=$(date +%s)
-		PSRUN_LIBRARY=$BUILD/libpsrun.so timeout 120 python3 -m unittest discover \
-			-s bindings/python/tests </dev/null >"$log" 2>&1
+		# A SANITIZE=1 library needs its runtime loaded before it.
+		asan=$(ldd "$BUILD/libpsrun.so" 2>/dev/null | awk '/libasan/ {print $3}')
+		PSRUN_LIBRARY=$BUILD/libpsrun.so \
+			env ${asan:+LD_PRELOAD=$asan ASAN_OPTIONS=detect_leaks=0} timeout 120 \
+			python3 -m unittest discover -s bindings/python/tests </dev/null >"$log" 2>&1
 		py_status=$?
 		cat "$log"
 		ran=$(sed -nE 's/^Ran ([0-9]+) tests? in .*/\1/p' "$log" | tail -1)
