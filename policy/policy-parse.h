@@ -35,7 +35,11 @@ int ctx_prefix(struct parse_ctx *ctx, const yaml_node_t *node, const char *path)
 int unknown_key(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, const char *key,
                 const char *suggestion);
 
-/* ---- YAML nodes ---- */
+/* ---- YAML nodes (policy/policy-parse-nodes.c) ---- */
+
+/* "~", "null", an empty plain scalar; and a node's kind for messages. */
+bool node_is_null(const yaml_node_t *node);
+const char *node_kind_name(const yaml_node_t *node);
 
 /* The text of a non-null scalar, else "expected <expect>, got <kind>". */
 int node_text(struct parse_ctx *ctx, const yaml_node_t *node, const char *path, const char *expect,
