@@ -3,7 +3,7 @@
  * `psrun mcp`: an MCP server on stdin/stdout (docs/mcp.md) over the public
  * session API (include/psrun.h). The protocol is cli/mcp-proto.c; this file
  * is the transport (a reader thread, one worker), the sandboxes the tools
- * run in, and the tools themselves.
+ * run in, and the tools themselves; cli/mcp-text.c writes their text.
  *
  * stdout carries nothing but protocol: one JSON-RPC message per line,
  * written by the worker thread only. Logs go to stderr.
@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <unistd.h>
 
 #include "cli/approve.h"
 #include "cli/cli.h"
 #include "cli/mcp-proto.h"
+#include "cli/mcp-text.h"
 #include "common/cleanup.h"
 #include "common/json.h"
 #include "policy/policy.h"
@@ -366,80 +366,6 @@ static int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool
                           what, err->msg);
 }
 
-static void b64_encode(FILE *f, const unsigned char *p, size_t n)
-{
-        static const char tbl[] =
-                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        for (size_t i = 0; i < n; i += 3) {
-                unsigned v = (unsigned) p[i] << 16;
-                if (i + 1 < n)
-                        v |= (unsigned) p[i + 1] << 8;
-                if (i + 2 < n)
-                        v |= p[i + 2];
-                fputc(tbl[(v >> 18) & 63], f);
-                fputc(tbl[(v >> 12) & 63], f);
-                fputc(i + 1 < n ? tbl[(v >> 6) & 63] : '=', f);
-                fputc(i + 2 < n ? tbl[v & 63] : '=', f);
-        }
-}
-
-static int b64_value(char c)
-{
-        if (c >= 'A' && c <= 'Z')
-                return c - 'A';
-        if (c >= 'a' && c <= 'z')
-                return c - 'a' + 26;
-        if (c >= '0' && c <= '9')
-                return c - '0' + 52;
-        return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
-
-/* Strict base64 (padding required, whitespace allowed between groups). */
-static int b64_decode(const char *s, size_t len, unsigned char **ret, size_t *ret_len)
-{
-        unsigned char *out = malloc(len / 4 * 3 + 3);
-        if (!out)
-                return -ENOMEM;
-        size_t n = 0, k = 0, pad = 0;
-        unsigned v = 0;
-        for (size_t i = 0; i < len; i++) {
-                char c = s[i];
-                if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-                        continue;
-                int d = c == '=' ? 0 : b64_value(c);
-                if (d < 0 || (pad && c != '=') || (c == '=' && k < 2)) {
-                        free(out);
-                        return -EINVAL;
-                }
-                pad += c == '=';
-                v = v << 6 | (unsigned) d;
-                if (++k == 4) {
-                        out[n++] = (unsigned char) (v >> 16);
-                        if (pad < 2)
-                                out[n++] = (unsigned char) (v >> 8);
-                        if (pad < 1)
-                                out[n++] = (unsigned char) v;
-                        k = 0;
-                        v = 0;
-                        if (pad)
-                                pad = 3; /* nothing may follow */
-                }
-        }
-        if (k != 0) {
-                free(out);
-                return -EINVAL;
-        }
-        *ret = out;
-        *ret_len = n;
-        return 0;
-}
-
-/* /workspace-relative paths shown as the sandbox sees them. */
-static void write_path(FILE *f, const char *path)
-{
-        fprintf(f, "%s%s", path[0] == '/' ? "" : "/workspace/", path);
-}
-
 /* ---- the tools ---- */
 
 struct exec_ctx {
@@ -467,113 +393,6 @@ static void on_output(void *userdata, int stream, const char *data, size_t len)
                 x->sent += n;
                 off += n;
         }
-}
-
-static void write_limit(FILE *f, uint64_t bytes)
-{
-        char buf[32];
-        format_size(bytes, buf, sizeof(buf));
-        fputs(buf, f);
-}
-
-static void write_stream(FILE *f, const char *name, const char *data, size_t len)
-{
-        fprintf(f, "%s:\n", name);
-        fwrite(data, 1, len, f);
-        if (len && data[len - 1] != '\n')
-                fputc('\n', f);
-}
-
-/* What a layer refused, for the model: one line each, with what it can do
- * about it. Limits that decided the outcome have their Killed: line
- * already. The whole list is in structuredContent. */
-#define BLOCKED_LINES 10
-
-static const char *blocked_hint(const psrun_violation *v)
-{
-        static const struct {
-                const char *layer, *hint;
-        } hints[] = {
-                {"seccomp", "this system call is not allowed in the sandbox"},
-                {"landlock", "outside what the sandbox may write (/workspace, /tmp) or signal"},
-                {"apparmor", "refused by the sandbox's AppArmor profile"},
-                {"network", "not an allowed destination (the policy's allow_domains)"},
-        };
-        for (size_t i = 0; i < ARRAY_SIZE(hints); i++)
-                if (strcmp(v->layer, hints[i].layer) == 0)
-                        return hints[i].hint;
-        return NULL;
-}
-
-static void write_blocked(FILE *f, const psrun_result *r, const char *reason)
-{
-        bool decided = strcmp(reason, "exited") != 0 && strcmp(reason, "signaled") != 0;
-        size_t shown = 0, left = 0;
-        for (size_t i = 0; i < r->n_violations; i++) {
-                const psrun_violation *v = &r->violations[i];
-                if (decided && strcmp(v->layer, "limits") == 0)
-                        continue;
-                if (shown == BLOCKED_LINES) {
-                        left += v->count;
-                        continue;
-                }
-                fputs(shown++ ? "\n- " : "\nBlocked:\n- ", f);
-                const char *hint = blocked_hint(v);
-                if (hint)
-                        fprintf(f, "%s refused %s (%" PRIu64 "x): %s", v->layer, v->what, v->count,
-                                hint);
-                else
-                        fprintf(f, "%s: %s (%" PRIu64 "x)", v->layer, v->what, v->count);
-        }
-        left += r->violations_more;
-        if (shown && left)
-                fprintf(f, "\n- and %" PRIu64 " more refusals (structuredContent.violations)",
-                        left);
-}
-
-static bool has_layer(const psrun_result *r, const char *layer)
-{
-        for (size_t i = 0; i < r->n_violations; i++)
-                if (strcmp(r->violations[i].layer, layer) == 0)
-                        return true;
-        return false;
-}
-
-/* What the network refused, for the model: names, then addr:port/proto. */
-static void write_refusals(FILE *f, const psrun_network_stats *n, const char *title)
-{
-        if (!n || n->n_denied == 0)
-                return;
-        fputs(title, f);
-        for (size_t i = 0; i < n->n_denied; i++) {
-                const psrun_network_denial *d = &n->denied[i];
-                if (d->name[0])
-                        fprintf(f, " %s", d->name);
-                else
-                        fprintf(f, " %s:%u/%s", d->addr, (unsigned) d->port, d->proto);
-        }
-        if (n->denied_more)
-                fprintf(f, " (and %" PRIu64 " more)", n->denied_more);
-}
-
-/* The session API's result JSON, as structuredContent. */
-static int write_result_json(FILE *f, const psrun_exec_result *res)
-{
-        _cleanup_close_ int fd = memfd_create("psrun-mcp-result", MFD_CLOEXEC);
-        if (fd < 0 || psrun_exec_result_write_json(res, fd) < 0)
-                return -errno;
-        off_t size = lseek(fd, 0, SEEK_END);
-        if (size <= 0)
-                return -EIO;
-        void *p = mmap(NULL, (size_t) size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED)
-                return -errno;
-        size_t n = (size_t) size;
-        while (n && ((const char *) p)[n - 1] == '\n')
-                n--;
-        fwrite(p, 1, n, f);
-        munmap(p, (size_t) size);
-        return 0;
 }
 
 static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
@@ -627,8 +446,8 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
 
         const psrun_result *rr = &res.result;
         FILE *f = out->text;
-        write_stream(f, "STDOUT", res.stdout_data, res.stdout_len);
-        write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
+        mcp_write_stream(f, "STDOUT", res.stdout_data, res.stdout_len);
+        mcp_write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
         fprintf(f, "Exit code: %d\nDuration: %.2fs", rr->exit_code, (double) rr->wall_ms / 1000);
         const char *reason = rr->reason ? rr->reason : "exited";
         if (strcmp(reason, "timeout") == 0)
@@ -636,20 +455,20 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                         timeout ? timeout->number : (double) sb->policy.timeout_ms / 1000);
         else if (strcmp(reason, "oom") == 0) {
                 fputs("\nKilled: out of memory (limit ", f);
-                write_limit(f, sb->policy.memory_limit);
+                mcp_write_limit(f, sb->policy.memory_limit);
                 fputc(')', f);
         } else if (strcmp(reason, "pids") == 0)
                 fprintf(f, "\nKilled: too many processes (limit %" PRIu64 ")",
                         sb->policy.pids_limit);
         else if (strcmp(reason, "disk_full") == 0) {
                 fputs("\nFailed: /workspace is full (limit ", f);
-                write_limit(f, sb->policy.disk_limit);
+                mcp_write_limit(f, sb->policy.disk_limit);
                 fputc(')', f);
         } else if (strcmp(reason, "signaled") == 0)
                 fprintf(f, "\nKilled: by signal %d (%s)", rr->signal, strsignal(rr->signal));
         else if (strcmp(reason, "setup_error") == 0)
                 fprintf(f, "\nError: %s", rr->error);
-        write_blocked(f, rr, reason);
+        mcp_write_blocked(f, rr, reason);
         if (res.stdout_truncated)
                 fprintf(f, "\nTruncated: stdout was %" PRIu64 " bytes; its start and end are kept",
                         res.stdout_bytes);
@@ -658,11 +477,11 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                         res.stderr_bytes);
         /* The Blocked: lines name the network's refusals when violations
          * are on; with them off, these do. */
-        if (!has_layer(rr, "network"))
-                write_refusals(f, res.network,
-                               "\nNetwork refused (not allowed by the sandbox's policy):");
+        if (!mcp_has_layer(rr, "network"))
+                mcp_write_refusals(f, res.network,
+                                   "\nNetwork refused (not allowed by the sandbox's policy):");
         out->is_error = rr->exit_code != 0 || strcmp(reason, "exited") != 0;
-        r = write_result_json(out->structured, &res);
+        r = mcp_write_result_json(out->structured, &res);
         psrun_exec_result_free(&res);
         return r < 0 ? psrun_error_errno(err, -r, "sandbox_exec: result") : 0;
 }
@@ -682,7 +501,7 @@ static int tool_read_file(struct server *srv, const struct mcp_call *call, struc
                 fwrite(fd.data, 1, fd.len, out->text);
         else {
                 fprintf(out->text, "Binary file (%" PRIu64 " bytes), base64-encoded:\n", fd.size);
-                b64_encode(out->text, (const unsigned char *) fd.data, fd.len);
+                mcp_b64_encode(out->text, (const unsigned char *) fd.data, fd.len);
         }
         if (fd.truncated)
                 fprintf(out->text,
@@ -699,7 +518,7 @@ static int tool_read_file(struct server *srv, const struct mcp_call *call, struc
                 json_write_bytes(s, fd.data, fd.len);
         else {
                 fputc('"', s);
-                b64_encode(s, (const unsigned char *) fd.data, fd.len);
+                mcp_b64_encode(s, (const unsigned char *) fd.data, fd.len);
                 fputc('"', s);
         }
         fputc('}', s);
@@ -717,7 +536,7 @@ static int tool_write_file(struct server *srv, const struct mcp_call *call,
         const void *data = content->str;
         size_t len = content->len;
         if (encoding && strcmp(encoding, "base64") == 0) {
-                if (b64_decode(content->str, content->len, &decoded, &len) < 0)
+                if (mcp_b64_decode(content->str, content->len, &decoded, &len) < 0)
                         return psrun_error_set(err, EINVAL,
                                                "sandbox_write_file: content is not valid base64");
                 data = decoded;
@@ -728,7 +547,7 @@ static int tool_write_file(struct server *srv, const struct mcp_call *call,
         if (psrun_write_file(sb->session, path, data, len, 0644, err) < 0)
                 return session_error(srv, sb, out, "Cannot write the file", err);
         fprintf(out->text, "Successfully wrote %zu bytes to ", len);
-        write_path(out->text, path);
+        mcp_write_path(out->text, path);
         fputs("{\"path\":", out->structured);
         json_write_string(out->structured, path);
         fprintf(out->structured, ",\"bytes\":%zu}", len);
@@ -754,7 +573,7 @@ static int tool_list_files(struct server *srv, const struct mcp_call *call,
         fputs(",\"entries\":[", s);
         if (n == 0) {
                 fputs("(empty directory) ", t);
-                write_path(t, dir);
+                mcp_write_path(t, dir);
         }
         for (size_t i = 0; i < n; i++) {
                 bool is_dir = strcmp(e[i].type, "dir") == 0;
@@ -814,13 +633,13 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
                 fprintf(f, "Installing %s (%s) failed: exit code %d (%s)%s%s\n", package, tool,
                         rr->exit_code, rr->reason ? rr->reason : "setup_error",
                         rr->error[0] ? ": " : "", rr->error);
-                write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
-                write_refusals(f, res.network,
-                               "The install network refused (not on the server's "
-                               "install_allow_domains):");
+                mcp_write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
+                mcp_write_refusals(f, res.network,
+                                   "The install network refused (not on the server's "
+                                   "install_allow_domains):");
         }
         out->is_error = !installed;
-        r = write_result_json(out->structured, &res);
+        r = mcp_write_result_json(out->structured, &res);
         psrun_exec_result_free(&res);
         return r < 0 ? psrun_error_errno(err, -r, "sandbox_install_package: result") : 0;
 }
