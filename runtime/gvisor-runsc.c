@@ -55,8 +55,9 @@ static bool kvm_device_opens(char *why, size_t size)
  * In the order `auto` tries them. The pids numbers: psrun's pids limit is a
  * host cgroup's, which counts the host tasks of runsc, its gofer and the
  * sentry (about 40 with nothing running, measured with ptrace) and those
- * the platform adds per sandboxed process (about 11 with ptrace: a stub
- * process and the sentry's threads that trace it). The limit psrun sets is
+ * the platform adds per sandboxed process (about 11 with ptrace: the
+ * tracee the sentry runs the process in, and the sentry's threads that
+ * trace it). The limit psrun sets is
  * base + per_process * pids_limit, so that pids_limit processes fit and a
  * fork bomb still ends at the limit, with reason "pids". systrap and kvm
  * could not be measured on this project's host; they get ptrace's numbers,

@@ -721,7 +721,7 @@ static int remove_temp_dir(int root_fd, const char *name)
 
 /* The directory's lock, taken without waiting: -1 when someone holds it.
  * A directory without a lock file (a create killed before it made one)
- * gets a placeholder fd >= 0 too. */
+ * gets a stand-in fd >= 0 too (its own directory). */
 static int try_lock_dir(int dir_fd)
 {
         int fd = openat(dir_fd, LOCK_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/testlib.h"
 #include "policy/policy.h"
 #include "runtime/gvisor.h"
 #include "runtime/oci/config.h"
@@ -172,7 +173,8 @@ static void write_text(const char *path, const char *text)
 
 Test(gvisor_bundle, runsc_error_log)
 {
-        char path[] = "/tmp/psrun-gv-log-XXXXXX";
+        char path[64];
+        test_tmp_template(path, sizeof(path), "psrun-gv-log");
         int fd = mkstemp(path);
         cr_assert_geq(fd, 0);
         close(fd);

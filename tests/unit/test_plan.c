@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "lib/testlib.h"
 #include "policy/policy.h"
 #include "rootfs/mounts.h"
 #include "runtime/oci/config.h"
@@ -56,7 +57,8 @@ static void policy_from_text(struct policy *pol, const char *text)
 static void oci_plan_from_text(struct oci_config *c, struct plan *p, const char *text,
                                psrun_error *err, int want)
 {
-        char bundle[] = "/tmp/psrun-test-plan-XXXXXX", rootfs[64];
+        char bundle[64], rootfs[80];
+        test_tmp_template(bundle, sizeof(bundle), "psrun-test-plan");
         cr_assert_not_null(mkdtemp(bundle));
         snprintf(rootfs, sizeof(rootfs), "%s/rootfs", bundle);
         cr_assert_eq(mkdir(rootfs, 0755), 0);
