@@ -129,16 +129,7 @@ static int supervise(struct launch *l, struct cgroup *cg, int signal_fd, uint64_
 static void fill_result(int status, bool timed_out, const struct cgroup_stats *st,
                         const struct gvisor_sandbox *gs, struct run_result *res)
 {
-        if (WIFSIGNALED(status)) {
-                res->signal = WTERMSIG(status);
-                res->exit_code = 128 + res->signal;
-                res->reason = RUN_REASON_SIGNALED;
-        } else {
-                res->exit_code = WEXITSTATUS(status);
-                res->reason = RUN_REASON_EXITED;
-        }
-        res->cpu_ms = st->cpu_usec / 1000;
-        res->peak_memory_bytes = st->memory_peak_bytes;
+        run_result_set_status(res, status, st);
         char msg[400];
         /* 128 is runsc's own failure; the command's is told by the log. A
          * sandbox that died of a limit was killed by it. */
@@ -150,14 +141,7 @@ static void fill_result(int status, bool timed_out, const struct cgroup_stats *s
                 snprintf(res->error, sizeof(res->error), "backend: gvisor: runsc: %s", msg);
                 return;
         }
-        if (res->exit_code == 0 && !timed_out)
-                return;
-        if (st->oom_kills > 0)
-                res->reason = RUN_REASON_OOM;
-        else if (timed_out)
-                res->reason = RUN_REASON_TIMEOUT;
-        else if (st->pids_max_hits > 0)
-                res->reason = RUN_REASON_PIDS;
+        run_result_set_limit_reason(res, st, timed_out, false);
         if (res->reason == RUN_REASON_OOM || res->reason == RUN_REASON_TIMEOUT) {
                 /* The tree was killed: report the kill, as natively. */
                 res->signal = SIGKILL;

@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "common/json.h"
+#include "runtime/cgroup/cgroup.h"
 
 static const char *const reason_names[_RUN_REASON_MAX] = {
         [RUN_REASON_EXITED] = "exited",       [RUN_REASON_SIGNALED] = "signaled",
@@ -84,4 +86,33 @@ void run_result_write_json(const struct run_result *r, FILE *f)
         violations_write_json(&r->violations, f);
         fputs("}\n", f);
         fflush(f);
+}
+
+void run_result_set_status(struct run_result *r, int status, const struct cgroup_stats *st)
+{
+        if (WIFSIGNALED(status)) {
+                r->signal = WTERMSIG(status);
+                r->exit_code = 128 + r->signal;
+                r->reason = RUN_REASON_SIGNALED;
+        } else {
+                r->exit_code = WEXITSTATUS(status);
+                r->reason = RUN_REASON_EXITED;
+        }
+        r->cpu_ms = st->cpu_usec / 1000;
+        r->peak_memory_bytes = st->memory_peak_bytes;
+}
+
+void run_result_set_limit_reason(struct run_result *r, const struct cgroup_stats *st,
+                                 bool timed_out, bool disk_full)
+{
+        if (r->exit_code == 0 && !timed_out)
+                return;
+        if (st->oom_kills > 0)
+                r->reason = RUN_REASON_OOM;
+        else if (timed_out)
+                r->reason = RUN_REASON_TIMEOUT;
+        else if (st->pids_max_hits > 0)
+                r->reason = RUN_REASON_PIDS;
+        else if (disk_full)
+                r->reason = RUN_REASON_DISK_FULL;
 }

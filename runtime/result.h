@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,6 +42,18 @@ struct run_result {
         struct netns_stats network;   /* restricted and full mode */
         struct violations violations; /* what the layers refused (mode off: none) */
 };
+
+struct cgroup_stats;
+
+/* exit_code, signal and reason (exited or signaled) of a wait status, and
+ * cpu_ms and peak_memory_bytes of the command's cgroup. */
+void run_result_set_status(struct run_result *r, int status, const struct cgroup_stats *st);
+/* For a command that did not exit 0, or that psrun timed out: the limit
+ * that ended it, most decisive first (the kernel's OOM kill, psrun's
+ * timeout, a refused fork, a full workspace); else reason stays exited or
+ * signaled. Every backend and sessions decide it so. */
+void run_result_set_limit_reason(struct run_result *r, const struct cgroup_stats *st,
+                                 bool timed_out, bool disk_full);
 
 const char *run_reason_to_string(enum run_reason r);
 int run_reason_from_string(const char *s);

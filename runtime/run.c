@@ -159,17 +159,7 @@ static int supervise(struct supervisor *s)
 static void fill_result(struct supervisor *s, int init_status, const struct cgroup_stats *st,
                         struct run_result *res)
 {
-        int status = s->have_exit ? s->exit_status : init_status;
-        if (WIFSIGNALED(status)) {
-                res->signal = WTERMSIG(status);
-                res->exit_code = 128 + res->signal;
-                res->reason = RUN_REASON_SIGNALED;
-        } else {
-                res->exit_code = WEXITSTATUS(status);
-                res->reason = RUN_REASON_EXITED;
-        }
-        res->cpu_ms = st->cpu_usec / 1000;
-        res->peak_memory_bytes = st->memory_peak_bytes;
+        run_result_set_status(res, s->have_exit ? s->exit_status : init_status, st);
 
         if (s->have_error) {
                 /* The command never ran. */
@@ -183,16 +173,7 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
                         res->exit_code = CHILD_EXIT_SETUP;
                 return;
         }
-        if (res->exit_code == 0 && !s->timed_out)
-                return;
-        /* Why it failed, most decisive first: the kernel's OOM kill, psrun's
-         * timeout kill, a refused fork. */
-        if (st->oom_kills > 0)
-                res->reason = RUN_REASON_OOM;
-        else if (s->timed_out)
-                res->reason = RUN_REASON_TIMEOUT;
-        else if (st->pids_max_hits > 0)
-                res->reason = RUN_REASON_PIDS;
+        run_result_set_limit_reason(res, st, s->timed_out, false);
         if (!s->have_exit && res->reason != RUN_REASON_EXITED &&
             res->reason != RUN_REASON_SIGNALED) {
                 /* pid 1 itself was killed: report the kill, as for the command. */

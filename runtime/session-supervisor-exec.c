@@ -57,16 +57,10 @@ static void fill_exec_result(struct exec_slot *e, const siginfo_t *si,
 {
         memset(res, 0, sizeof(*res));
         res->wall_ms = sup_now_ms() - e->start_ms;
-        res->cpu_ms = st->cpu_usec / 1000;
-        res->peak_memory_bytes = st->memory_peak_bytes;
-        if (si->si_code == CLD_EXITED) {
-                res->exit_code = si->si_status;
-                res->reason = RUN_REASON_EXITED;
-        } else {
-                res->signal = si->si_status;
-                res->exit_code = 128 + si->si_status;
-                res->reason = RUN_REASON_SIGNALED;
-        }
+        run_result_set_status(res,
+                              si->si_code == CLD_EXITED ? W_EXITCODE(si->si_status, 0)
+                                                        : W_EXITCODE(0, si->si_status),
+                              st);
         if (e->have_error) {
                 res->reason = RUN_REASON_SETUP_ERROR;
                 res->signal = 0;
@@ -75,17 +69,7 @@ static void fill_exec_result(struct exec_slot *e, const siginfo_t *si,
                 snprintf(res->error, sizeof(res->error), "%s", e->error);
                 return;
         }
-        if (res->exit_code == 0 && !e->timed_out)
-                return;
-        /* Most decisive first, as for psrun run. */
-        if (st->oom_kills > 0)
-                res->reason = RUN_REASON_OOM;
-        else if (e->timed_out)
-                res->reason = RUN_REASON_TIMEOUT;
-        else if (st->pids_max_hits > 0)
-                res->reason = RUN_REASON_PIDS;
-        else if (disk_full)
-                res->reason = RUN_REASON_DISK_FULL;
+        run_result_set_limit_reason(res, st, e->timed_out, disk_full);
 }
 
 /* Every exec's watch target, for the audit records (NULL: a free slot). */

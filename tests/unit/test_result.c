@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The result record: reason names and the JSON line. */
 #include <criterion/criterion.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/cgroup/cgroup.h"
 #include "runtime/result.h"
 
 Test(result, reason_round_trip)
@@ -70,4 +73,42 @@ Test(result, json_signaled)
         char *s = json_of(&r);
         cr_expect(strstr(s, "\"signal\":9,\"reason\":\"oom\""), "%s", s);
         free(s);
+}
+
+/* The one decision every backend and sessions share: a wait status, then
+ * the limit that ended the command, most decisive first. */
+Test(result, status_then_the_deciding_limit)
+{
+        struct cgroup_stats st = {.cpu_usec = 2500, .memory_peak_bytes = 4096};
+        struct run_result r = {0};
+        run_result_set_status(&r, W_EXITCODE(3, 0), &st);
+        cr_expect(r.exit_code == 3 && r.signal == 0 && r.reason == RUN_REASON_EXITED);
+        cr_expect(r.cpu_ms == 2 && r.peak_memory_bytes == 4096);
+        run_result_set_status(&r, W_EXITCODE(0, SIGKILL), &st);
+        cr_expect(r.exit_code == 137 && r.signal == SIGKILL && r.reason == RUN_REASON_SIGNALED);
+
+        static const struct {
+                struct cgroup_stats st;
+                bool timed_out, disk_full;
+                int exit_code;
+                enum run_reason want;
+        } cases[] = {
+                {{.oom_kills = 1, .pids_max_hits = 1}, true, true, 137, RUN_REASON_OOM},
+                {{.pids_max_hits = 1}, true, true, 137, RUN_REASON_TIMEOUT},
+                {{.pids_max_hits = 1}, false, true, 1, RUN_REASON_PIDS},
+                {{0}, false, true, 1, RUN_REASON_DISK_FULL},
+                {{0}, false, false, 1, RUN_REASON_EXITED},
+                /* A clean exit is a clean exit, whatever the counters say. */
+                {{.oom_kills = 1, .pids_max_hits = 1}, false, true, 0, RUN_REASON_EXITED},
+                /* A timed-out command that exited 0 still timed out. */
+                {{0}, true, false, 0, RUN_REASON_TIMEOUT},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                r = (struct run_result){.exit_code = cases[i].exit_code,
+                                        .reason = RUN_REASON_EXITED};
+                run_result_set_limit_reason(&r, &cases[i].st, cases[i].timed_out,
+                                            cases[i].disk_full);
+                cr_expect_eq(r.reason, cases[i].want, "case %zu: %s", i,
+                             run_reason_to_string(r.reason));
+        }
 }
