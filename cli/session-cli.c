@@ -42,6 +42,16 @@ __attribute__((format(printf, 2, 3))) static int usage_error(const char *sub, co
         return EXIT_PSRUN;
 }
 
+/* A positive duration option (--timeout, --approve-timeout): 0, or the
+ * usage error naming it. */
+static int duration_option(const char *sub, const char *opt, const char *arg, uint64_t *ms)
+{
+        if (parse_duration_ms(arg, ms) < 0 || *ms == 0)
+                return usage_error(sub, "%s: `%s` is not a duration (use e.g. 30, 30s, 5m, 500ms)",
+                                   opt, arg);
+        return 0;
+}
+
 /* getopt_long's tables from an option list: long options come back as
  * 256 + their index, short ones as themselves. */
 static void build_getopt(const struct option_def *opts, struct option *longopts, char *shortopts,
@@ -194,11 +204,8 @@ static int sub_exec(int argc, char **argv)
                         json = true;
                         break;
                 case EX_TIMEOUT:
-                        if (parse_duration_ms(optarg, &eo.timeout_ms) < 0 || eo.timeout_ms == 0)
-                                return usage_error("exec",
-                                                   "--timeout: `%s` is not a duration "
-                                                   "(use e.g. 30, 30s, 5m, 500ms)",
-                                                   optarg);
+                        if (duration_option("exec", "--timeout", optarg, &eo.timeout_ms))
+                                return EXIT_PSRUN;
                         break;
                 case EX_CWD:
                         if (optarg[0] != '/')
@@ -288,20 +295,15 @@ static int sub_install(int argc, char **argv)
                         json = true;
                         break;
                 case IN_TIMEOUT:
-                        if (parse_duration_ms(optarg, &io.timeout_ms) < 0 || io.timeout_ms == 0)
-                                return usage_error("install",
-                                                   "--timeout: `%s` is not a duration "
-                                                   "(use e.g. 30, 30s, 5m, 500ms)",
-                                                   optarg);
+                        if (duration_option("install", "--timeout", optarg, &io.timeout_ms))
+                                return EXIT_PSRUN;
                         break;
                 case IN_APPROVE_CMD:
                         ac.cmd = optarg;
                         break;
                 case IN_APPROVE_TIMEOUT:
-                        if (parse_duration_ms(optarg, &ac.timeout_ms) < 0 || ac.timeout_ms == 0)
-                                return usage_error("install",
-                                                   "--approve-timeout: `%s` is not a duration",
-                                                   optarg);
+                        if (duration_option("install", "--approve-timeout", optarg, &ac.timeout_ms))
+                                return EXIT_PSRUN;
                         break;
                 case IN_HELP:
                         cli_command_help("session");
