@@ -2,17 +2,25 @@
 /*
  * bench/session-api.c: what an embedder pays, in process, through the public
  * API only (built and run by bench/session.sh):
- *   exec    psrun_exec of `true` into a live session (N times)
+ *   exec    psrun_exec of `true` into a live session (N times back to back,
+ *           then after 100 ms idle each: an agent's pace)
+ *   spawn   posix_spawnp of the same `true` and waitpid, no sandbox: this
+ *           host's floor for any exec of it, and the ratio to it
  *   create  psrun_session_create + psrun_session_destroy
  *   files   psrun_write_file then psrun_read_file of 100 MiB of binary data
  *   flood   this process's peak RSS while an exec prints 1 GiB
  */
 #include <psrun.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 static double now_ms(void)
 {
@@ -27,11 +35,30 @@ static int cmp(const void *a, const void *b)
         return x < y ? -1 : x > y;
 }
 
-static void report(const char *name, double *v, int n)
+/* Prints the row and returns its median. */
+static double report(const char *name, double *v, int n)
 {
         qsort(v, (size_t) n, sizeof(*v), cmp);
         printf("%-24s median %7.3f ms  p90 %7.3f ms  min %7.3f ms  (n=%d)\n", name, v[n / 2],
                v[n * 9 / 10], v[0], n);
+        return v[n / 2];
+}
+
+/* One psrun_exec of argv, timed; idle_ms of sleep before it. */
+static int timed_exec(psrun_session *s, char **argv, int idle_ms, double *ms)
+{
+        if (idle_ms)
+                usleep((useconds_t) idle_ms * 1000);
+        psrun_error err = {0};
+        psrun_exec_result res;
+        double t0 = now_ms();
+        if (psrun_exec(s, argv, NULL, &res, &err) < 0 || res.result.exit_code) {
+                fprintf(stderr, "exec: %s %s\n", err.msg, res.result.error);
+                return -1;
+        }
+        *ms = now_ms() - t0;
+        psrun_exec_result_free(&res);
+        return 0;
 }
 
 int main(int argc, char **argv)
@@ -46,20 +73,36 @@ int main(int argc, char **argv)
                 fprintf(stderr, "create: %s\n", err.msg);
                 return 1;
         }
-        double *v = calloc((size_t) runs, sizeof(double));
+        int idle_runs = runs / 10 > 20 ? runs / 10 : 20;
+        double *v = calloc((size_t) (runs > idle_runs ? runs : idle_runs), sizeof(double));
         char *argv_true[] = {"true", NULL};
         for (int i = 0; i < runs + 10; i++) {
-                psrun_exec_result res;
+                double ms;
+                if (timed_exec(s, argv_true, 0, &ms) < 0)
+                        return 1;
+                if (i >= 10)
+                        v[i - 10] = ms;
+        }
+        double exec_median = report("exec true (API)", v, runs);
+        for (int i = 0; i < idle_runs; i++)
+                if (timed_exec(s, argv_true, 100, &v[i]) < 0)
+                        return 1;
+        report("exec true, 100 ms idle", v, idle_runs);
+        for (int i = 0; i < runs + 10; i++) {
+                pid_t pid;
+                int status;
                 double t0 = now_ms();
-                if (psrun_exec(s, argv_true, NULL, &res, &err) < 0 || res.result.exit_code) {
-                        fprintf(stderr, "exec: %s %s\n", err.msg, res.result.error);
+                if (posix_spawnp(&pid, "true", NULL, NULL, argv_true, environ) != 0 ||
+                    waitpid(pid, &status, 0) != pid || status != 0) {
+                        fprintf(stderr, "spawn: true failed\n");
                         return 1;
                 }
                 if (i >= 10)
                         v[i - 10] = now_ms() - t0;
-                psrun_exec_result_free(&res);
         }
-        report("exec true (API)", v, runs);
+        double spawn_median = report("spawn true (no sandbox)", v, runs);
+        printf("%-24s %.2fx the spawn with no sandbox (medians)\n", "exec true (API)",
+               exec_median / spawn_median);
 
         size_t size = 100U << 20;
         char *big = malloc(size);
