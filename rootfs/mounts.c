@@ -54,6 +54,9 @@ int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step)
         KEEP(source, strlen(step->source));
         KEEP(target, strlen(step->target));
         KEEP(fstype, strlen(step->fstype));
+        KEEP(idmap_uids, strlen(step->idmap_uids));
+        KEEP(idmap_gids, strlen(step->idmap_gids));
+        KEEP(idmap_userns, strlen(step->idmap_userns));
         if (step->op == MOUNT_OP_WRITE)
                 KEEP(data, step->data_len);
         else

@@ -62,6 +62,14 @@ struct mount_step {
         uid_t uid;
         gid_t gid;
         bool optional; /* a missing target (or source) is not an error */
+        /* BIND (from_host): an idmapped mount (MOUNT_ATTR_IDMAP on the parent's
+         * clone): ids on disk are read and written through the user namespace
+         * with these uid_map and gid_map lines ("ns-id host-id count\n"...), or
+         * through the one at idmap_userns (a path); on the top mount alone or
+         * (idmap_recursive) on every mount of the tree. */
+        const char *idmap_uids, *idmap_gids;
+        const char *idmap_userns;
+        bool idmap_recursive;
 };
 
 /* Most steps one plan may hold: the child keeps a per-step fd on its stack
@@ -92,7 +100,8 @@ int rootfs_plan_set_source(struct rootfs_plan *plan, size_t index, const char *s
  * The child inherits the fds.
  *   fds[i]    a from_host BIND step's source, cloned (open_tree) and made
  *             private (so nothing mounted below it in the sandbox reaches
- *             the host's peer group); the host's /dev/null for a MASK step;
+ *             the host's peer group), idmapped if the step says so; the
+ *             host's /dev/null for a MASK step;
  *             -1 otherwise (and for an optional source that is missing)
  *   nodes_fd  a detached tmpfs holding the `node` steps' device nodes, or -1
  */

@@ -7,13 +7,20 @@
  * and no mknod works there at all. So the parent, as the user who runs
  * psrun, clones each source (open_tree) and makes the config's device nodes
  * in a tmpfs of its own; the child inherits the fds and only attaches them.
+ * An idmapped bind gets its id mapping here too: only a detached mount
+ * takes one, through a user namespace made for it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -24,6 +31,102 @@ static int step_error(psrun_error *err, const struct mount_step *s, int r)
         char what[512];
         mount_step_describe(s, what, sizeof(what));
         return psrun_error_errno(err, r, "rootfs: %s", what);
+}
+
+static int idmap_error(psrun_error *err, const struct mount_step *s, const char *what, int r)
+{
+        char step[512];
+        mount_step_describe(s, step, sizeof(step));
+        /* EINVAL from mount_setattr: a filesystem without idmapped mounts
+         * (or a mapping the kernel will not take). */
+        return psrun_error_errno(err, r, "rootfs: %s: idmap: %s%s", step, what,
+                                 r == -EINVAL && strcmp(what, "MOUNT_ATTR_IDMAP") == 0
+                                         ? " (does the source's filesystem support idmapped "
+                                           "mounts on this kernel?)"
+                                         : "");
+}
+
+static int write_map(pid_t pid, const char *file, const char *map)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, file);
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        /* The kernel takes a map in one write, or none of it. */
+        size_t len = strlen(map);
+        ssize_t n = write(fd, map, len);
+        if (n < 0)
+                return -errno;
+        return (size_t) n == len ? 0 : -EINVAL;
+}
+
+/*
+ * A user namespace with these maps, as an fd: a child made in a new one
+ * waits on a pipe while we (root of ours: any ids, and no setgroups "deny"
+ * needed) write its maps and open its namespace, then exits. The namespace
+ * outlives it in the fd. *what: the file a refusal came from.
+ */
+static int userns_of_maps(const char *uid_map, const char *gid_map, const char **what)
+{
+        int hold[2];
+        *what = "user namespace";
+        if (pipe2(hold, O_CLOEXEC) < 0)
+                return -errno;
+        /* Raw clone, fork's semantics: the child makes only system calls. */
+        pid_t pid = (pid_t) syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
+        if (pid == 0) {
+                char c;
+                close(hold[1]);
+                while (read(hold[0], &c, 1) < 0 && errno == EINTR)
+                        ;
+                _exit(0);
+        }
+        int r = pid < 0 ? -errno : 0;
+        close(hold[0]);
+        if (r == 0) {
+                *what = "uidMappings";
+                r = write_map(pid, "uid_map", uid_map);
+        }
+        if (r == 0) {
+                *what = "gidMappings";
+                r = write_map(pid, "gid_map", gid_map);
+        }
+        int fd = -1;
+        if (r == 0) {
+                *what = "user namespace";
+                char path[64];
+                snprintf(path, sizeof(path), "/proc/%d/ns/user", (int) pid);
+                fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        r = -errno;
+        }
+        close(hold[1]);
+        while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        return r < 0 ? r : fd;
+}
+
+/* The step's id mapping on its detached clone. */
+static int idmap_tree(const struct mount_step *s, int tree, const char **what)
+{
+        _cleanup_close_ int userns = -1;
+        if (s->idmap_userns) {
+                *what = s->idmap_userns;
+                userns = open(s->idmap_userns, O_RDONLY | O_CLOEXEC);
+                if (userns < 0)
+                        return -errno;
+        } else {
+                userns = userns_of_maps(s->idmap_uids, s->idmap_gids, what);
+                if (userns < 0)
+                        return userns;
+        }
+        *what = "MOUNT_ATTR_IDMAP";
+        struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t) userns};
+        if (mount_setattr(tree, "", AT_EMPTY_PATH | (s->idmap_recursive ? AT_RECURSIVE : 0), &a,
+                          sizeof(a)) < 0)
+                return -errno;
+        return 0;
 }
 
 static int clone_source(const struct mount_step *s, int *ret)
@@ -98,6 +201,13 @@ int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s
                         r = clone_source(st, &s->fds[i]);
                         if (r == -ENOENT && st->optional)
                                 r = 0;
+                        const char *what = NULL;
+                        if (r == 0 && s->fds[i] >= 0 && (st->idmap_uids || st->idmap_userns))
+                                r = idmap_tree(st, s->fds[i], &what);
+                        if (r < 0 && what) {
+                                rootfs_sources_close(s);
+                                return idmap_error(err, st, what, r);
+                        }
                 }
                 if (r < 0) {
                         rootfs_sources_close(s);

@@ -37,8 +37,9 @@
 #define FEATURE_APPARMOR_ENABLED true
 #define FEATURE_SELINUX_ENABLED  false
 #define FEATURE_INTEL_RDT        false
-/* "idmap"/"ridmap" mounts are parsed, then refused (runtime/oci/rootfs.c). */
-#define FEATURE_IDMAP_MOUNTS false
+/* "idmap"/"ridmap" and a mount's uidMappings/gidMappings, on binds
+ * (runtime/oci/rootfs.c, rootfs/sources.c). */
+#define FEATURE_IDMAP_MOUNTS true
 
 struct feature_flag {
         const char *name;

@@ -458,8 +458,16 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
                 if (r >= 0)
                         r = env_set(p, "LISTEN_PID", 1, err);
         }
-        if (r >= 0)
-                r = oci_rootfs_plan(c, o->bundle, p->clone_flags & CLONE_NEWUSER, &p->rootfs, err);
+        if (r >= 0) {
+                const struct oci_namespace *user = find_namespace(c, CLONE_NEWUSER);
+                const struct oci_userns userns = {
+                        .new_userns = p->clone_flags & CLONE_NEWUSER,
+                        .uid_map = p->uid_map,
+                        .gid_map = p->gid_map,
+                        .path = user ? user->path : NULL,
+                };
+                r = oci_rootfs_plan(c, o->bundle, &userns, &p->rootfs, err);
+        }
         if (r < 0)
                 plan_free(p);
         return r;

@@ -46,9 +46,19 @@ int oci_resources_with_default_devices(const struct oci_resources *res, struct o
  * namespaces aside): what setns() takes to enter them. */
 uint64_t oci_namespaces_to_join(pid_t pid);
 
+/* The container's user namespace, where an idmapped mount with no mappings
+ * of its own takes them from (runc's rule): a new one (the uid_map and
+ * gid_map lines written for it, psrun's default range included) or one
+ * joined by path; neither: no user namespace. */
+struct oci_userns {
+        bool new_userns;
+        const char *uid_map, *gid_map; /* new_userns */
+        const char *path;              /* joined, or NULL */
+};
+
 /* The mount steps for the container's root (runtime/oci/rootfs.c). */
-int oci_rootfs_plan(const struct oci_config *config, const char *bundle, bool new_userns,
-                    struct rootfs_plan *plan, psrun_error *err);
+int oci_rootfs_plan(const struct oci_config *config, const char *bundle,
+                    const struct oci_userns *userns, struct rootfs_plan *plan, psrun_error *err);
 
 /* Once the container's cgroup exists, before the clone: the binds of its own
  * cgroup directories that a cgroup mount without a cgroup namespace gets

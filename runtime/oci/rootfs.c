@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +82,74 @@ static int mkdir_parents(struct rootfs_plan *plan, const char *path, psrun_error
         return 0;
 }
 
+/* The kernel's most lines in one uid_map or gid_map. */
+#define ID_MAP_MAX_LINES 340
+
+static int format_id_map(const struct oci_id_mapping *m, size_t n, size_t index, const char *field,
+                         char **ret, psrun_error *err)
+{
+        if (n > ID_MAP_MAX_LINES)
+                return psrun_error_set(err, E2BIG, "mounts[%zu].%s: %zu mappings, at most %d",
+                                       index, field, n, ID_MAP_MAX_LINES);
+        /* "4294967295 4294967295 4294967295\n" at most per line. */
+        char *buf = malloc(n * 33 + 1);
+        if (!buf)
+                return psrun_error_errno(err, ENOMEM, "plan");
+        size_t off = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < n; i++)
+                off += (size_t) sprintf(buf + off, "%" PRIu32 " %" PRIu32 " %" PRIu32 "\n",
+                                        m[i].container_id, m[i].host_id, m[i].size);
+        *ret = buf;
+        return 0;
+}
+
+/*
+ * An idmapped bind (runc's rules): its own uidMappings and gidMappings,
+ * both, written as a user namespace's maps (containerID inside, hostID
+ * outside: an id on disk is read as containerID's range and seen as
+ * hostID's); with "idmap"/"ridmap" and none, the container's user
+ * namespace. Mappings alone imply "idmap".
+ */
+static int plan_idmap(const struct oci_mount *m, const struct oci_userns *u, size_t index,
+                      struct mount_step *b, char **uids, char **gids, psrun_error *err)
+{
+        if (!m->idmap && !m->n_uid_mappings && !m->n_gid_mappings)
+                return 0;
+        b->idmap_recursive = m->idmap_recursive;
+        if (m->n_uid_mappings || m->n_gid_mappings) {
+                if (!m->n_uid_mappings || !m->n_gid_mappings)
+                        return psrun_error_set(err, EINVAL,
+                                               "mounts[%zu].%s: an idmapped mount needs both "
+                                               "uidMappings and gidMappings",
+                                               index,
+                                               m->n_uid_mappings ? "gidMappings" : "uidMappings");
+                int r = format_id_map(m->uid_mappings, m->n_uid_mappings, index, "uidMappings",
+                                      uids, err);
+                if (r >= 0)
+                        r = format_id_map(m->gid_mappings, m->n_gid_mappings, index, "gidMappings",
+                                          gids, err);
+                b->idmap_uids = *uids;
+                b->idmap_gids = *gids;
+                return r;
+        }
+        if (u && u->path) {
+                b->idmap_userns = u->path;
+                return 0;
+        }
+        if (u && u->new_userns) {
+                b->idmap_uids = u->uid_map;
+                b->idmap_gids = u->gid_map;
+                return 0;
+        }
+        return psrun_error_set(err, EINVAL,
+                               "mounts[%zu].options: \"%s\" without uidMappings and gidMappings "
+                               "needs a user namespace to take them from",
+                               index, m->idmap_recursive ? "ridmap" : "idmap");
+}
+
 static int add_bind(struct rootfs_plan *plan, const struct oci_mount *m, const char *bundle,
-                    size_t index, psrun_error *err)
+                    const struct oci_userns *userns, size_t index, psrun_error *err)
 {
         _cleanup_free_ char *source = NULL;
         if (!m->source)
@@ -120,7 +187,10 @@ static int add_bind(struct rootfs_plan *plan, const struct oci_mount *m, const c
                 /* As mount(8) does: flags apply to the bind mount itself. */
                 .attr_set = attr_of_flags(m->flags),
         };
-        r = add(plan, &b, err);
+        _cleanup_free_ char *uids = NULL, *gids = NULL;
+        r = plan_idmap(m, userns, index, &b, &uids, &gids, err);
+        if (r >= 0)
+                r = add(plan, &b, err);
         if (r >= 0 && (m->attr_set || m->attr_clr)) {
                 /* rro, rnosuid...: the whole tree. */
                 struct mount_step a = {.op = MOUNT_OP_SETATTR,
@@ -317,16 +387,18 @@ static bool host_is_cgroup2_only(void)
 }
 
 static int add_mount(struct rootfs_plan *plan, const struct oci_mount *m, const char *bundle,
-                     bool new_userns, bool cgroupns, size_t index, psrun_error *err)
+                     const struct oci_userns *userns, bool cgroupns, size_t index, psrun_error *err)
 {
+        bool new_userns = userns && userns->new_userns;
         if (m->bind != OCI_BIND_NONE)
-                return add_bind(plan, m, bundle, index, err);
+                return add_bind(plan, m, bundle, userns, index, err);
         if (!m->type)
                 return psrun_error_set(err, EINVAL, "mounts[%zu].type: missing", index);
-        if (m->idmap)
+        if (m->idmap || m->n_uid_mappings || m->n_gid_mappings)
                 return psrun_error_set(err, EOPNOTSUPP,
-                                       "mounts[%zu].options: idmapped mounts are not supported",
-                                       index);
+                                       "mounts[%zu].%s: idmapped mounts are bind mounts only "
+                                       "(type \"%s\")",
+                                       index, m->idmap ? "options" : "uidMappings", m->type);
         int r = rootfs_plan_mkdir_p(plan, m->destination, 0755);
         if (r < 0)
                 return plan_error(r, err);
@@ -654,9 +726,10 @@ static int resolve_in_image(const char *rootfs, const char *dest, char **ret)
         return 0;
 }
 
-int oci_rootfs_plan(const struct oci_config *c, const char *bundle, bool new_userns,
+int oci_rootfs_plan(const struct oci_config *c, const char *bundle, const struct oci_userns *userns,
                     struct rootfs_plan *plan, psrun_error *err)
 {
+        bool new_userns = userns && userns->new_userns;
         uint64_t ns_flags = 0;
         bool cgroupns = false; /* new or joined */
         for (size_t i = 0; c->linux_ && i < c->linux_->n_namespaces; i++) {
@@ -684,7 +757,7 @@ int oci_rootfs_plan(const struct oci_config *c, const char *bundle, bool new_use
                         return psrun_error_errno(err, r, "mounts[%zu].destination: %s", i,
                                                  m.destination);
                 m.destination = dest;
-                r = add_mount(plan, &m, bundle, new_userns, cgroupns, i, err);
+                r = add_mount(plan, &m, bundle, userns, cgroupns, i, err);
         }
         if (r >= 0 && has_tmpfs_dev(c))
                 r = add_default_devices(plan, c, err);

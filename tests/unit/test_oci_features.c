@@ -200,7 +200,7 @@ Test(oci_features, json_with_the_spec_keys)
         cr_assert(at_bool(&d, "linux/apparmor/enabled"));
         cr_assert_not(at_bool(&d, "linux/selinux/enabled"));
         cr_assert_not(at_bool(&d, "linux/intelRdt/enabled"));
-        cr_assert_not(at_bool(&d, "linux/mountExtensions/idmap/enabled"));
+        cr_assert(at_bool(&d, "linux/mountExtensions/idmap/enabled"));
         cr_assert_str_eq(at_string(&d, "annotations/io.github.psrun.version"), psrun_version());
         doc_free(&d);
 }
