@@ -51,9 +51,8 @@ static const struct action_info action_table[] = {
         [SECCOMP_ACT_TRAP_] = {"SCMP_ACT_TRAP", SCMP_ACT_TRAP, 0, true},
         [SECCOMP_ACT_LOG_] = {"SCMP_ACT_LOG", SCMP_ACT_LOG, 0, true},
         [SECCOMP_ACT_TRACE_] = {"SCMP_ACT_TRACE", SCMP_ACT_TRACE(0), SECCOMP_ACTION_DATA, true},
-        /* A listener fd would have to travel back to a supervisor that answers
-         * the notifications; psrun has none yet. */
-        [SECCOMP_ACT_NOTIFY_] = {"SCMP_ACT_NOTIFY", SCMP_ACT_NOTIFY, 0, false},
+        /* Only with a listener, for an agent to answer (profile->notify). */
+        [SECCOMP_ACT_NOTIFY_] = {"SCMP_ACT_NOTIFY", SCMP_ACT_NOTIFY, 0, true},
 };
 
 static const struct {
@@ -145,16 +144,20 @@ static void seccomp_releasep(scmp_filter_ctx *ctx)
                 seccomp_release(*ctx);
 }
 
-static int action_to_scmp(const struct seccomp_action *action, const char *what, uint32_t *ret,
-                          psrun_error *err)
+static int action_to_scmp(const struct seccomp_action *action, bool notify, const char *what,
+                          uint32_t *ret, psrun_error *err)
 {
         if ((size_t) action->kind >= ARRAY_SIZE(action_table))
                 return psrun_error_set(err, EINVAL, "seccomp: %s: unknown action %d", what,
                                        (int) action->kind);
         const struct action_info *info = &action_table[action->kind];
-        if (!info->supported)
+        if (action->kind == SECCOMP_ACT_NOTIFY_ && !notify)
                 return psrun_error_set(err, EOPNOTSUPP,
-                                       "seccomp: %s: %s (user notification) is not supported", what,
+                                       "seccomp: %s: %s needs a listener (an OCI config's "
+                                       "linux.seccomp.listenerPath)",
+                                       what, info->name);
+        if (!info->supported)
+                return psrun_error_set(err, EOPNOTSUPP, "seccomp: %s: %s is not supported", what,
                                        info->name);
         if (info->data_max == 0) {
                 *ret = info->scmp;
@@ -217,7 +220,7 @@ static bool syscall_known(const char *name, int native_nr, const uint32_t *arche
 }
 
 static int add_rule(scmp_filter_ctx ctx, const struct seccomp_rule *rule, size_t idx,
-                    uint32_t default_action, const uint32_t *arches, size_t n_arches,
+                    uint32_t default_action, bool notify, const uint32_t *arches, size_t n_arches,
                     psrun_error *err)
 {
         struct scmp_arg_cmp cmps[6];
@@ -229,7 +232,7 @@ static int add_rule(scmp_filter_ctx ctx, const struct seccomp_rule *rule, size_t
                 return psrun_error_set(err, EINVAL, "seccomp: rule %zu: no syscall name", idx);
         snprintf(what, sizeof(what), "rule %zu (%s)", idx, rule->syscall);
 
-        r = action_to_scmp(&rule->action, what, &action, err);
+        r = action_to_scmp(&rule->action, notify, what, &action, err);
         if (r < 0)
                 return r;
         if (rule->n_args > ARRAY_SIZE(cmps))
@@ -363,11 +366,12 @@ int seccomp_compile(const struct seccomp_profile *profile, struct seccomp_progra
                 return psrun_error_set(err, EINVAL, "seccomp: no profile");
         *out = (struct seccomp_program){0};
 
-        r = action_to_scmp(&profile->default_action, "default action", &default_action, err);
+        r = action_to_scmp(&profile->default_action, profile->notify, "default action",
+                           &default_action, err);
         if (r < 0)
                 return r;
-        r = action_to_scmp(&profile->badarch_action, "bad-architecture action", &badarch_action,
-                           err);
+        r = action_to_scmp(&profile->badarch_action, profile->notify, "bad-architecture action",
+                           &badarch_action, err);
         if (r < 0)
                 return r;
         /* An allowing bad-arch action would let every syscall made through a
@@ -377,7 +381,11 @@ int seccomp_compile(const struct seccomp_profile *profile, struct seccomp_progra
                 return psrun_error_set(err, EINVAL,
                                        "seccomp: bad-architecture action must deny, not %s",
                                        action_table[profile->badarch_action.kind].name);
-        r = check_flags(profile->flags, err);
+        /* With a listener, NEW_LISTENER is psrun's to add at load time. */
+        r = check_flags(
+                profile->flags &
+                        ~(profile->notify ? (unsigned) SECCOMP_FILTER_FLAG_NEW_LISTENER : 0U),
+                err);
         if (r < 0)
                 return r;
         if (profile->n_rules > 0 && !profile->rules)
@@ -400,7 +408,8 @@ int seccomp_compile(const struct seccomp_profile *profile, struct seccomp_progra
                 return r;
 
         for (size_t i = 0; i < profile->n_rules; i++) {
-                r = add_rule(ctx, &profile->rules[i], i, default_action, arches, n_arches, err);
+                r = add_rule(ctx, &profile->rules[i], i, default_action, profile->notify, arches,
+                             n_arches, err);
                 if (r < 0)
                         return r;
         }
@@ -408,7 +417,7 @@ int seccomp_compile(const struct seccomp_profile *profile, struct seccomp_progra
         r = export_program(ctx, out, err);
         if (r < 0)
                 return r;
-        out->flags = profile->flags;
+        out->flags = profile->flags & ~(unsigned) SECCOMP_FILTER_FLAG_NEW_LISTENER;
         return 0;
 }
 
@@ -438,5 +447,20 @@ int seccomp_program_load(const struct seccomp_program *prog)
          * synchronised; nothing was installed. */
         if (r > 0)
                 return -EBUSY;
+        return 0;
+}
+
+int seccomp_program_load_with_listener(const struct seccomp_program *prog, int *listener)
+{
+        *listener = -1;
+        if (!prog || !prog->insns || prog->len == 0 || prog->len > BPF_MAXINSNS)
+                return -EINVAL;
+        struct sock_fprog fprog = {.len = (unsigned short) prog->len, .filter = prog->insns};
+        unsigned flags = (prog->flags & ~(unsigned) SECCOMP_FILTER_FLAG_TSYNC) |
+                         SECCOMP_FILTER_FLAG_NEW_LISTENER;
+        long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &fprog);
+        if (r < 0)
+                return -errno;
+        *listener = (int) r;
         return 0;
 }

@@ -8,6 +8,7 @@
  */
 
 #include <linux/filter.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,7 @@ struct seccomp_profile {
         const struct seccomp_rule *rules;
         size_t n_rules;
         unsigned flags; /* SECCOMP_FILTER_FLAG_* to pass at load time */
+        bool notify;    /* SCMP_ACT_NOTIFY allowed: loaded with a listener for an agent */
 };
 
 struct seccomp_program {
@@ -87,6 +89,10 @@ void seccomp_program_free(struct seccomp_program *prog);
 /* Async-signal-safe: sets no_new_privs is NOT done here (the caller decides),
  * only loads the program. Returns 0 or -errno. */
 int seccomp_program_load(const struct seccomp_program *prog);
+/* The same with a user-notification listener (SECCOMP_FILTER_FLAG_NEW_LISTENER;
+ * TSYNC dropped, meaningless for the single thread this runs in and refused
+ * by the kernel with a listener): *listener is its fd. */
+int seccomp_program_load_with_listener(const struct seccomp_program *prog, int *listener);
 
 /* Why the default profile denies `syscall` by name (one line), or NULL when the
  * default profile has no explicit entry for it. For messages and docs. */

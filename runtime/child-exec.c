@@ -472,7 +472,7 @@ int step_drop_join_fds(struct child_ctx *c)
 int step_seccomp(struct child_ctx *c)
 {
         const struct plan *p = c->plan;
-        if (p->seccomp.len == 0 || p->seccomp_early)
+        if (p->seccomp.len == 0 || p->seccomp_early || p->seccomp_listener)
                 return 0;
         if (p->seccomp_notify.len)
                 return seccomp_program_load_listener(&p->seccomp_notify, &p->seccomp, &c->listener);
@@ -516,6 +516,21 @@ int step_report_exec(struct child_ctx *c)
         return r;
 }
 
+/* The filter with a listener, which goes to the parent at once (for the
+ * OCI config's seccomp agent): this process keeps none, so nothing it
+ * runs can answer its own notifications. */
+static int load_with_listener(struct child_ctx *c)
+{
+        int listener;
+        int r = seccomp_program_load_with_listener(&c->plan->seccomp, &listener);
+        if (r < 0)
+                return r;
+        struct child_msg m = {.kind = CHILD_MSG_SECCOMP};
+        ssize_t n = fdpass_send(c->sync_fd, &m, sizeof(m), &listener, 1, 0);
+        close(listener);
+        return n < 0 ? (int) n : 0;
+}
+
 int step_seccomp_early(struct child_ctx *c)
 {
         /* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN, which
@@ -523,5 +538,18 @@ int step_seccomp_early(struct child_ctx *c)
          * (OCI profiles do, as runc loads them at the same point). */
         if (c->plan->seccomp.len == 0 || !c->plan->seccomp_early)
                 return 0;
+        if (c->plan->seccomp_listener)
+                return load_with_listener(c);
         return seccomp_program_load(&c->plan->seccomp);
+}
+
+int step_seccomp_listener(struct child_ctx *c)
+{
+        /* As late as the parent still reads the sync socket: OCI create's
+         * ends with CHILD_MSG_READY (runc loads such a filter at the same
+         * point, before its exec FIFO). What follows must pass the filter:
+         * sendmsg, close, close_range, read, execve. */
+        if (c->plan->seccomp.len == 0 || c->plan->seccomp_early || !c->plan->seccomp_listener)
+                return 0;
+        return load_with_listener(c);
 }

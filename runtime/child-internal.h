@@ -107,5 +107,6 @@ int step_drop_join_fds(struct child_ctx *c);
 int step_seccomp(struct child_ctx *c);
 int step_report_exec(struct child_ctx *c);
 int step_seccomp_early(struct child_ctx *c);
+int step_seccomp_listener(struct child_ctx *c);
 
 #endif

@@ -157,6 +157,7 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_APPARMOR, step_apparmor},
         {CHILD_STEP_LANDLOCK, step_landlock},
         {CHILD_STEP_EXEC, step_lookup},
+        {CHILD_STEP_SECCOMP, step_seccomp_listener},
         {CHILD_STEP_WAIT_START, step_wait_start},
         {CHILD_STEP_SECCOMP, step_seccomp},
         {CHILD_STEP_SECCOMP, step_report_exec},

@@ -68,6 +68,10 @@ enum child_msg_kind {
         /* The command, right before its CHILD_MSG_EXEC (plan->report_workspace):
          * an O_PATH fd of its /workspace attached, when it has one. */
         CHILD_MSG_WORKSPACE = 6,
+        /* plan->seccomp_listener: the filter is loaded with a listener, which
+         * comes with this (SCM_RIGHTS) for the parent to hand to the OCI
+         * config's seccomp agent; the process keeps no copy. */
+        CHILD_MSG_SECCOMP = 7,
 };
 
 struct child_msg {

@@ -182,7 +182,8 @@ int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender)
         if (sender)
                 *sender = in.sender;
         bool keep = fd && in.n_fds > 0 && n == (ssize_t) sizeof(*m) && !in.truncated &&
-                    (m->kind == CHILD_MSG_EXEC || m->kind == CHILD_MSG_WORKSPACE);
+                    (m->kind == CHILD_MSG_EXEC || m->kind == CHILD_MSG_WORKSPACE ||
+                     m->kind == CHILD_MSG_SECCOMP);
         if (keep)
                 *fd = in.fds[0];
         fdpass_close(&in, keep ? 1 : 0);
@@ -193,25 +194,28 @@ int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender)
         return 1;
 }
 
-int launch_read_msg(struct launch *l, struct child_msg *m)
+int launch_read_msg_fd(struct launch *l, struct child_msg *m, int *fd)
 {
         for (;;) {
-                ssize_t n = recv(l->sync_fd, m, sizeof(*m), MSG_DONTWAIT);
-                if (n == (ssize_t) sizeof(*m))
+                int n = launch_recv_msg(l->sync_fd, m, fd, NULL);
+                if (n == 1)
                         return 0;
                 if (n == 0)
                         return -EPIPE;
-                if (n < 0 && errno != EAGAIN && errno != EINTR)
-                        return -errno;
+                if (n != -EAGAIN && n != -EINTR)
+                        return n;
                 struct pollfd pfd[2] = {{l->sync_fd, POLLIN, 0}, {l->pidfd, POLLIN, 0}};
                 if (poll(pfd, 2, -1) < 0 && errno != EINTR)
                         return -errno;
                 /* The child's last words come before its exit: read them. */
-                if (!(pfd[0].revents & POLLIN) && (pfd[1].revents & POLLIN)) {
-                        n = recv(l->sync_fd, m, sizeof(*m), MSG_DONTWAIT);
-                        return n == (ssize_t) sizeof(*m) ? 0 : -ESRCH;
-                }
+                if (!(pfd[0].revents & POLLIN) && (pfd[1].revents & POLLIN))
+                        return launch_recv_msg(l->sync_fd, m, fd, NULL) == 1 ? 0 : -ESRCH;
         }
+}
+
+int launch_read_msg(struct launch *l, struct child_msg *m)
+{
+        return launch_read_msg_fd(l, m, NULL);
 }
 
 /* strerror, lower-cased as Go's errors are: Docker turns "no such file or

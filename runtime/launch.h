@@ -57,7 +57,7 @@ int launch_zygote_request(struct launch *l, char *const argv[], char *const envp
 void launch_close(struct launch *l);
 
 /* One child message without waiting, and what may come with it: the fd a
- * CHILD_MSG_EXEC or CHILD_MSG_WORKSPACE carries (else -1) and, when the plan reports its exec
+ * CHILD_MSG_EXEC, _WORKSPACE or _SECCOMP carries (else -1) and, when the plan reports its exec
  * (SO_PASSCRED on the socket), the sender's pid as this process sees it
  * (else 0). Either may be NULL (an fd that comes is then closed). Returns
  * 1 for a message, 0 at EOF, -EAGAIN when none is waiting, -errno. */
@@ -66,6 +66,9 @@ int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender);
 /* Reads one child message, blocking until one comes, the socket closes
  * (-EPIPE) or the child exits (-ESRCH: its wait status is not reaped). */
 int launch_read_msg(struct launch *l, struct child_msg *m);
+/* The same, with the fd a CHILD_MSG_EXEC, _WORKSPACE or _SECCOMP brings in
+ * *fd (-1: none; the caller closes it). */
+int launch_read_msg_fd(struct launch *l, struct child_msg *m, int *fd);
 
 /* Whether the child has exited (not reaping it), and if so how, for a
  * message: "was killed by signal 9 (KILL)", "exited with status 1". */

@@ -160,6 +160,11 @@ struct plan {
         bool no_new_privs;
         struct seccomp_program seccomp; /* len 0: none */
         bool seccomp_early;             /* load before dropping capabilities (no no_new_privs) */
+        /* OCI linux.seccomp.listenerPath: `seccomp` is loaded with a
+         * user-notification listener while the parent still reads the sync
+         * socket (before CHILD_MSG_READY, or before execve for an exec), and
+         * the listener goes to the parent (CHILD_MSG_SECCOMP). */
+        bool seccomp_listener;
         /* Violations (runtime/violations-watch.h): seccomp with a listener
          * for its refusals (len 0: none; `seccomp` is the fallback when the
          * kernel allows no second listener), and a CHILD_MSG_EXEC from the

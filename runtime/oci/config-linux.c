@@ -547,6 +547,7 @@ static int build_profile(struct oci_walk *w, const char *path, struct oci_seccom
                 .rules = rules,
                 .n_rules = n,
                 .flags = (unsigned) sc->flags,
+                .notify = sc->listener_path != NULL,
         };
         return 0;
 }

@@ -114,3 +114,10 @@ int oci_state_json(const struct oci_state *st, char **ret, size_t *len);
  * startContainer); -1: in ours. */
 int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
                   const struct oci_state *st, int ns_pidfd, psrun_error *err);
+
+/* linux.seccomp.listenerPath (runtime/oci/seccomp-agent.c): the listener of
+ * process pid's filter and the container process state (st as the state,
+ * pid as the process) to the agent listening there, in one message. The
+ * caller closes its listener after. */
+int oci_seccomp_agent_send(const struct oci_seccomp *sc, const struct oci_state *st, pid_t pid,
+                           int listener, psrun_error *err);

@@ -108,10 +108,35 @@ static void create_rollback(struct oci_container *c, struct cgroup *cg, struct l
                 (void) oci_container_delete(c, NULL);
 }
 
-static int wait_ready(struct launch *l, const struct plan *plan, psrun_error *err)
+/* A CHILD_MSG_SECCOMP's listener to the config's seccomp agent, then closed:
+ * psrun keeps no copy. */
+static int hand_listener(const struct oci_config *config, const struct oci_state *st, pid_t pid,
+                         int listener, psrun_error *err)
+{
+        const struct oci_seccomp *sc = config->linux_ ? config->linux_->seccomp : NULL;
+        int r = sc && sc->listener_path
+                        ? oci_seccomp_agent_send(sc, st, pid, listener, err)
+                        : psrun_error_set(err, EPROTO, "seccomp: a listener nobody asked for");
+        close(listener);
+        return r;
+}
+
+static int wait_ready(struct launch *l, const struct plan *plan, const struct oci_config *config,
+                      const struct oci_state *st, psrun_error *err)
 {
         struct child_msg m;
-        int r = launch_read_msg(l, &m);
+        int listener = -1;
+        int r = launch_read_msg_fd(l, &m, &listener);
+        if (r == 0 && m.kind == CHILD_MSG_SECCOMP && listener >= 0) {
+                /* The agent gets it while the container is still creating;
+                 * READY follows. */
+                r = hand_listener(config, st, l->pid, listener, err);
+                if (r < 0)
+                        return r;
+                r = launch_read_msg(l, &m);
+        } else if (listener >= 0) {
+                close(listener);
+        }
         if (r == 0 && m.kind == CHILD_MSG_READY)
                 return 0;
         if (r == 0 && m.kind == CHILD_MSG_ERROR) {
@@ -431,7 +456,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         if (r >= 0)
                 fault_point("create:released");
         if (r >= 0)
-                r = wait_ready(&l, &plan, err);
+                r = wait_ready(&l, &plan, &config, &st, err);
         if (r >= 0)
                 fault_point("create:ready");
         if (r >= 0)
@@ -510,8 +535,11 @@ int oci_start(struct oci_root *root, const char *id, psrun_error *err)
 /* plan.spawn_command: the child sends the command's pid and pidfd (after
  * the error record of that process, if one of its steps failed) and exits.
  * l is then the command's process, and the child is reaped. */
-static int take_command(struct launch *l, const struct plan *plan, psrun_error *err)
+/* *listener: the command's seccomp listener, when its CHILD_MSG_SECCOMP came
+ * before the SPAWNED record (the two processes race), else -1. */
+static int take_command(struct launch *l, const struct plan *plan, int *listener, psrun_error *err)
 {
+        *listener = -1;
         struct child_msg m;
         char error[PSRUN_ERROR_MSG_MAX] = "";
         int failed = 0;
@@ -529,6 +557,11 @@ static int take_command(struct launch *l, const struct plan *plan, psrun_error *
                         pidfd = fd;
                         pid = (pid_t) m.status;
                         break;
+                }
+                if (n == (ssize_t) sizeof(m) && m.kind == CHILD_MSG_SECCOMP && fd >= 0 &&
+                    *listener < 0) {
+                        *listener = fd;
+                        continue;
                 }
                 if (fd >= 0)
                         close(fd);
@@ -560,13 +593,27 @@ static int take_command(struct launch *l, const struct plan *plan, psrun_error *
         return 0;
 }
 
-static int wait_exec(struct launch *l, const struct plan *plan, bool detach, int *exit_code,
+static int wait_exec(struct launch *l, const struct plan *plan, const struct oci_config *config,
+                     const struct oci_state *st, int listener, bool detach, int *exit_code,
                      psrun_error *err)
 {
         /* The sync socket closes at execve (it is close-on-exec): EOF means
-         * the process runs; a record means a step failed. */
+         * the process runs; a record means a step failed. Before either, the
+         * command's seccomp listener, if it has one for an agent (unless it
+         * came before the command's pid did: then it is `listener`). */
         struct child_msg m;
-        int r = launch_read_msg(l, &m);
+        int fresh = -1;
+        int r = launch_read_msg_fd(l, &m, &fresh);
+        if (r == 0 && m.kind == CHILD_MSG_SECCOMP && fresh >= 0 && listener < 0) {
+                listener = TAKE_FD(fresh);
+                r = launch_read_msg(l, &m);
+        }
+        safe_close(fresh);
+        bool failed = r == 0 && m.kind == CHILD_MSG_ERROR;
+        if (listener >= 0 && failed)
+                close(listener);
+        else if (listener >= 0 && (r = hand_listener(config, st, l->pid, listener, err)) < 0)
+                return r;
         if (r == 0 && m.kind == CHILD_MSG_ERROR) {
                 char msg[PSRUN_ERROR_MSG_MAX];
                 launch_describe_error(plan, &m, msg, sizeof(msg));
@@ -766,12 +813,15 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)
                 r = launch_release(&l, err);
+        int listener = -1;
         if (r >= 0)
-                r = take_command(&l, &plan, err);
+                r = take_command(&l, &plan, &listener, err);
         if (r >= 0 && o->pid_file)
                 r = oci_write_pid_file(o->pid_file, l.pid, err);
         if (r >= 0)
-                r = wait_exec(&l, &plan, o->detach, exit_code, err);
+                r = wait_exec(&l, &plan, &config, &st, TAKE_FD(listener), o->detach, exit_code,
+                              err);
+        safe_close(listener);
         if (r < 0 && l.pidfd >= 0) {
                 /* Reaped here: a zombie left to whoever inherits it stays in
                  * the container's cgroup, and `delete` waits for it. */

@@ -60,12 +60,6 @@ static const int supported_namespaces[] = {
         CLONE_NEWPID,    CLONE_NEWUSER, CLONE_NEWUTS, CLONE_NEWTIME,
 };
 
-/* Seccomp actions the parser recognises but seccomp_compile() refuses
- * (EOPNOTSUPP): listing them would promise a filter psrun cannot build. */
-static const enum seccomp_action_kind unsupported_seccomp_actions[] = {
-        SECCOMP_ACT_NOTIFY_,
-};
-
 /* Spellings seccomp_action_kind_from_string() takes besides the canonical
  * names (the pre-2.4 libseccomp name the runtime-spec still lists). */
 static const char *const seccomp_action_aliases[] = {
@@ -237,14 +231,6 @@ static int features_capabilities(struct json_out *o, psrun_error *err)
         return 0;
 }
 
-static bool seccomp_action_supported(int kind)
-{
-        for (size_t i = 0; i < ARRAY_SIZE(unsupported_seccomp_actions); i++)
-                if ((int) unsupported_seccomp_actions[i] == kind)
-                        return false;
-        return true;
-}
-
 static bool seccomp_flag_supported(unsigned flag)
 {
         for (size_t i = 0; i < ARRAY_SIZE(unsupported_seccomp_flags); i++)
@@ -267,7 +253,8 @@ static void features_seccomp_flags(struct json_out *o, const char *key, bool sup
 }
 
 /* Actions and operators come straight from policy/seccomp.c's name tables
- * (their enums are dense from 0). */
+ * (their enums are dense from 0). Every action compiles; SCMP_ACT_NOTIFY
+ * only with linux.seccomp.listenerPath (runtime/oci/seccomp-agent.c). */
 static void features_seccomp(struct json_out *o)
 {
         const char *name;
@@ -277,8 +264,7 @@ static void features_seccomp(struct json_out *o)
 
         json_open(o, "actions", '[');
         for (int k = 0; (name = seccomp_action_kind_to_string((enum seccomp_action_kind) k)); k++)
-                if (seccomp_action_supported(k))
-                        json_string(o, NULL, name);
+                json_string(o, NULL, name);
         for (size_t i = 0; i < ARRAY_SIZE(seccomp_action_aliases); i++)
                 json_string(o, NULL, seccomp_action_aliases[i]);
         json_close(o, ']');

@@ -231,16 +231,15 @@ static int plan_seccomp(const struct oci_config *c, struct plan *p, psrun_error 
         const struct oci_seccomp *sc = c->linux_ ? c->linux_->seccomp : NULL;
         if (!sc)
                 return 0;
-        if (sc->listener_path)
-                return psrun_error_set(err, EOPNOTSUPP,
-                                       "linux.seccomp.listenerPath: seccomp notify listeners are "
-                                       "not supported");
         int r = seccomp_compile(&sc->profile, &p->seccomp, err);
         if (r < 0)
                 return psrun_error_prefix(err, "linux.seccomp");
         /* Without no_new_privs the filter can only be loaded with
          * CAP_SYS_ADMIN: before the capabilities are dropped. */
         p->seccomp_early = !p->no_new_privs;
+        /* listenerPath: the filter's listener goes to the agent there
+         * (runtime/oci/seccomp-agent.c). */
+        p->seccomp_listener = sc->listener_path != NULL;
         return 0;
 }
 

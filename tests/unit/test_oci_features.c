@@ -176,6 +176,9 @@ static int try_compile(enum seccomp_action_kind action, const char *arch, unsign
                 .architectures = arch ? arches : NULL,
                 .n_architectures = arch ? 1 : 0,
                 .flags = flags,
+                /* As an OCI config with linux.seccomp.listenerPath has it:
+                 * SCMP_ACT_NOTIFY compiles only then. */
+                .notify = action == SECCOMP_ACT_NOTIFY_,
         };
         int r = seccomp_compile(&p, &prog, err);
         seccomp_program_free(&prog);
@@ -338,7 +341,13 @@ Test(oci_features, seccomp_actions_match_the_compiler)
         }
         cr_assert(has(&actions, "SCMP_ACT_ERRNO"));
         cr_assert(has(&actions, "SCMP_ACT_KILL"));
-        cr_assert_not(has(&actions, "SCMP_ACT_NOTIFY"));
+        cr_assert(has(&actions, "SCMP_ACT_NOTIFY"));
+        /* ... and only with a listener. */
+        struct seccomp_program prog = {0};
+        struct seccomp_profile p = {.default_action = {.kind = SECCOMP_ACT_NOTIFY_},
+                                    .badarch_action = {.kind = SECCOMP_ACT_KILL_PROCESS_}};
+        cr_assert_eq(seccomp_compile(&p, &prog, &err), -EOPNOTSUPP);
+        cr_assert(strstr(err.msg, "needs a listener"), "%s", err.msg);
         doc_free(&d);
 }
 
