@@ -664,24 +664,24 @@ static unsigned long long own_pid_namespace(void)
         return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long) st.st_ino : 0;
 }
 
-/* Whether a temporary directory's creator is known to be gone: its name
- * says which process made it (".new~NS-PID-START-RANDOM"), in this pid
- * namespace, and that process no longer runs. A name of another form or
- * namespace says nothing (false). */
-static bool temp_dir_creator_gone(const char *name)
+/* What a temporary directory's name says of its creator
+ * (".new~NS-PID-START-RANDOM"): alive (1) or gone (0) when it names a
+ * process of this pid namespace, nothing (-1) when it is of another form
+ * or namespace. */
+static int temp_dir_creator_alive(const char *name)
 {
         unsigned long long ns, start;
         int pid, end = 0;
         unsigned rnd;
         if (sscanf(name, ".new~%llx-%d-%llu-%x%n", &ns, &pid, &start, &rnd, &end) != 4 ||
             name[end] != '\0' || pid <= 0 || ns == 0 || ns != own_pid_namespace())
-                return false;
-        return process_start_time(pid) != start;
+                return -1;
+        return process_start_time(pid) == start;
 }
 
 /* A name that no valid id can take ('~'), so it never collides with one;
  * it names its creator, so that a sweep can tell a dead create's directory
- * at once (temp_dir_creator_gone). */
+ * at once, and never takes a live one's (temp_dir_creator_alive). */
 static int make_temp_dir(int root_fd, char *name, size_t size, psrun_error *err)
 {
         unsigned long long ns = own_pid_namespace();
@@ -715,9 +715,12 @@ static int remove_temp_dir(int root_fd, const char *name)
 
 /* A live create locks its temporary directory within microseconds of
  * making it, and renames it within milliseconds; one without a lock file
- * this old is a dead create's (also when its name does not say whose it
- * is). */
+ * this old is a dead create's when its name does not say whose it is. A
+ * timestamp up to this far ahead of time() is a fine-grained one (Linux
+ * 6.13's multigrain timestamps run ahead of the coarse clock time() reads),
+ * not a clock that went back. */
 #define TEMP_DIR_GRACE_S 10
+#define TEMP_DIR_AHEAD_S 2
 
 /* The directory's lock, taken without waiting: -1 when someone holds it.
  * A directory without a lock file (a create killed before it made one)
@@ -776,12 +779,16 @@ int oci_root_sweep(struct oci_root *root, psrun_error *err)
                         continue;
                 /* A lock file is seen only once it is held (create_held_lock):
                  * a free one is a dead create's, taken at once. Without one,
-                 * the create may be alive between its mkdir and its lock,
-                 * unless the name says its creator is gone. */
-                if (temp && !has_lock_file(root->fd, de->d_name) &&
-                    now - st.st_mtime < TEMP_DIR_GRACE_S && st.st_mtime <= now &&
-                    !temp_dir_creator_gone(de->d_name))
-                        continue;
+                 * the create may be alive between its mkdir and its lock:
+                 * left alone while its name says its creator runs, or, for a
+                 * name that says nothing, while it is recent. */
+                if (temp && !has_lock_file(root->fd, de->d_name)) {
+                        int alive = temp_dir_creator_alive(de->d_name);
+                        bool recent = st.st_mtime > now - TEMP_DIR_GRACE_S &&
+                                      st.st_mtime <= now + TEMP_DIR_AHEAD_S;
+                        if (alive == 1 || (alive < 0 && recent))
+                                continue;
+                }
                 /* Held while the directory goes, so no one takes it meanwhile. */
                 _cleanup_close_ int lock = try_lock_dir(dfd);
                 if (lock < 0)

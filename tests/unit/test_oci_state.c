@@ -306,8 +306,10 @@ static int race_creates(int start_fd)
                 oci_state_free(&s);
                 if (r == 0)
                         won++;
-                else if (r != -EEXIST || strcmp(err.msg, expected) != 0)
+                else if (r != -EEXIST || strcmp(err.msg, expected) != 0) {
+                        fprintf(stderr, "racer: create %s: %d %s\n", id, r, err.msg);
                         return 255;
+                }
                 oci_container_close(c);
         }
         return won;
@@ -662,6 +664,16 @@ Test(oci_state, sweep_removes_a_fresh_temp_dir_of_a_dead_creator)
         cr_assert_eq(mkdirat(rfd, live, 0700), 0);
         cr_assert_eq(oci_root_sweep(root, &err), 1, "%s", err.msg);
         cr_expect_neq(faccessat(rfd, dead, F_OK, 0), 0, "the dead creator's directory stayed");
+        cr_expect_eq(faccessat(rfd, live, F_OK, 0), 0, "a live creator's directory went");
+        /* Whatever its timestamp says: one ahead of time() (fine-grained
+         * timestamps run ahead of the clock time() reads; concurrent creates
+         * of one id lost their directories to each other's sweeps) or old. */
+        const struct timespec ahead[2] = {{.tv_sec = time(NULL) + 1}, {.tv_sec = time(NULL) + 1}},
+                              old[2] = {{.tv_sec = 1000}, {.tv_sec = 1000}};
+        cr_assert_eq(utimensat(rfd, live, ahead, 0), 0);
+        cr_assert_eq(oci_root_sweep(root, &err), 0, "%s", err.msg);
+        cr_assert_eq(utimensat(rfd, live, old, 0), 0);
+        cr_assert_eq(oci_root_sweep(root, &err), 0, "%s", err.msg);
         cr_expect_eq(faccessat(rfd, live, F_OK, 0), 0, "a live creator's directory went");
         /* A create makes its directory under such a name. */
         oci_container_close(create(root, "named"));
