@@ -37,13 +37,12 @@ static int idmap_error(psrun_error *err, const struct mount_step *s, const char 
 {
         char step[512];
         mount_step_describe(s, step, sizeof(step));
-        /* EINVAL from mount_setattr: a filesystem without idmapped mounts
-         * (or a mapping the kernel will not take). */
-        return psrun_error_errno(err, r, "rootfs: %s: idmap: %s%s", step, what,
-                                 r == -EINVAL && strcmp(what, "MOUNT_ATTR_IDMAP") == 0
-                                         ? " (does the source's filesystem support idmapped "
-                                           "mounts on this kernel?)"
-                                         : "");
+        /* EINVAL from mount_setattr: mostly a filesystem that takes no
+         * idmapped mounts (tmpfs before Linux 6.3, 9p, ...). */
+        if (r == -EINVAL && strcmp(what, "MOUNT_ATTR_IDMAP") == 0)
+                what = "the source's filesystem takes no idmapped mounts on this kernel "
+                       "(MOUNT_ATTR_IDMAP)";
+        return psrun_error_errno(err, r, "rootfs: %s: idmap: %s", step, what);
 }
 
 static int write_map(pid_t pid, const char *file, const char *map)
