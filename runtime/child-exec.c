@@ -553,3 +553,46 @@ int step_seccomp_listener(struct child_ctx *c)
                 return 0;
         return load_with_listener(c);
 }
+
+int step_scheduler(struct child_ctx *c)
+{
+        const struct plan *p = c->plan;
+        if (!p->has_sched)
+                return 0;
+        /* struct sched_attr as of Linux 5.3 (SCHED_ATTR_SIZE_VER1): the
+         * utilization clamps stay 0. */
+        struct {
+                uint32_t size, policy;
+                uint64_t flags;
+                int32_t nice;
+                uint32_t priority;
+                uint64_t runtime, deadline, period;
+                uint32_t util_min, util_max;
+        } attr = {
+                .size = sizeof(attr),
+                .policy = p->sched.policy,
+                .flags = p->sched.flags,
+                .nice = p->sched.nice,
+                .priority = p->sched.priority,
+                .runtime = p->sched.runtime,
+                .deadline = p->sched.deadline,
+                .period = p->sched.period,
+        };
+        return syscall(SYS_sched_setattr, 0, &attr, 0) < 0 ? -errno : 0;
+}
+
+int step_io_priority(struct child_ctx *c)
+{
+        if (!c->plan->ioprio)
+                return 0;
+        /* IOPRIO_WHO_PROCESS: this process, and what it starts. */
+        return syscall(SYS_ioprio_set, 1, 0, c->plan->ioprio) < 0 ? -errno : 0;
+}
+
+int step_cpu_affinity(struct child_ctx *c)
+{
+        const struct plan *p = c->plan;
+        if (!p->has_cpus_final)
+                return 0;
+        return sched_setaffinity(0, sizeof(p->cpus_final), &p->cpus_final) < 0 ? -errno : 0;
+}

@@ -108,5 +108,8 @@ int step_seccomp(struct child_ctx *c);
 int step_report_exec(struct child_ctx *c);
 int step_seccomp_early(struct child_ctx *c);
 int step_seccomp_listener(struct child_ctx *c);
+int step_scheduler(struct child_ctx *c);
+int step_io_priority(struct child_ctx *c);
+int step_cpu_affinity(struct child_ctx *c);
 
 #endif

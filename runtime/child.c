@@ -69,6 +69,9 @@ static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_CGROUP] = "cgroup: join the exec's cgroups",
         [CHILD_STEP_OOM_SCORE] = "oom_score_adj",
         [CHILD_STEP_REQUEST] = "the exec's request",
+        [CHILD_STEP_SCHEDULER] = "process.scheduler",
+        [CHILD_STEP_IOPRIO] = "process.ioPriority",
+        [CHILD_STEP_CPU_AFFINITY] = "process.execCPUAffinity.final",
 };
 
 const char *child_step_name(enum child_step step)
@@ -144,6 +147,8 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_RLIMIT, step_rlimits},
         {CHILD_STEP_TIMENS, step_timens},
         {CHILD_STEP_PERSONALITY, step_personality},
+        {CHILD_STEP_SCHEDULER, step_scheduler},
+        {CHILD_STEP_IOPRIO, step_io_priority},
         {CHILD_STEP_CLOSE_FDS, step_close_fds},
         {CHILD_STEP_SECCOMP, step_seccomp_early},
         {CHILD_STEP_BOUNDING, step_bounding},
@@ -157,6 +162,7 @@ static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_APPARMOR, step_apparmor},
         {CHILD_STEP_LANDLOCK, step_landlock},
         {CHILD_STEP_EXEC, step_lookup},
+        {CHILD_STEP_CPU_AFFINITY, step_cpu_affinity},
         {CHILD_STEP_SECCOMP, step_seccomp_listener},
         {CHILD_STEP_WAIT_START, step_wait_start},
         {CHILD_STEP_SECCOMP, step_seccomp},

@@ -47,9 +47,12 @@ enum child_step {
         CHILD_STEP_WAIT_START,
         CHILD_STEP_SECCOMP,
         CHILD_STEP_EXEC,
-        CHILD_STEP_CGROUP,    /* a zygote putting itself in its cgroups */
-        CHILD_STEP_OOM_SCORE, /* plan->oom_score_adj */
-        CHILD_STEP_REQUEST,   /* a zygote reading its request */
+        CHILD_STEP_CGROUP,       /* a zygote putting itself in its cgroups */
+        CHILD_STEP_OOM_SCORE,    /* plan->oom_score_adj */
+        CHILD_STEP_REQUEST,      /* a zygote reading its request */
+        CHILD_STEP_SCHEDULER,    /* plan->sched */
+        CHILD_STEP_IOPRIO,       /* plan->ioprio */
+        CHILD_STEP_CPU_AFFINITY, /* plan->cpus_final */
         _CHILD_STEP_MAX,
 };
 

@@ -251,6 +251,12 @@ void launch_describe_error(const struct plan *p, const struct child_msg *m, char
                 if (m->index < p->n_user_quotas)
                         snprintf(what, sizeof(what), "%s", p->user_quotas[m->index].path);
                 break;
+        case CHILD_STEP_SCHEDULER:
+                if (m->err == EPERM)
+                        snprintf(what, sizeof(what),
+                                 "a real-time policy needs CAP_SYS_NICE and real-time runtime "
+                                 "in the container's cgroup");
+                break;
         case CHILD_STEP_CHDIR:
                 snprintf(what, sizeof(what), "%s", p->workdir ? p->workdir : "/");
                 break;

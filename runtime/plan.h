@@ -7,6 +7,7 @@
  * memory) and applies it with raw syscalls.
  */
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -146,7 +147,21 @@ struct plan {
         unsigned short console_rows, console_cols; /* 0: leave the pty's size */
         int exec_fifo_fd;          /* -1: none; else wait for `psrun start` on it (O_RDWR) */
         unsigned long personality; /* 0xffffffff: leave as is */
-        char timens_offsets[128];  /* written to /proc/self/timens_offsets; "": none */
+        /* OCI process.scheduler and process.ioPriority, set before the
+         * capabilities go (as runc sets them), and an exec's
+         * execCPUAffinity: `final` set right before execve (`initial` is
+         * the parent's to set on the child). */
+        bool has_sched;
+        struct plan_sched {
+                uint32_t policy;
+                int32_t nice;
+                uint32_t priority;
+                uint64_t flags, runtime, deadline, period;
+        } sched;
+        int ioprio; /* IOPRIO_PRIO_VALUE(class, level); 0: unchanged */
+        bool has_cpus_initial, has_cpus_final;
+        cpu_set_t cpus_initial, cpus_final;
+        char timens_offsets[128]; /* written to /proc/self/timens_offsets; "": none */
 
         /* psrun run: what the parent enforces from outside (the OCI path
          * takes linux.resources instead) */

@@ -152,3 +152,6 @@ const char *oci_propagation_name_at(int i);
 extern const struct oci_type oci_linux_type;
 extern const struct oci_type oci_id_mapping_type;
 extern const struct oci_type oci_resources_type;
+extern const struct oci_type oci_scheduler_type;
+extern const struct oci_type oci_io_priority_type;
+extern const struct oci_type oci_cpu_affinity_type;

@@ -648,6 +648,15 @@ static int finish_linux(struct oci_walk *w, yaml_node_t *node, const char *path,
         return 0;
 }
 
+#define OCI_STRUCT struct oci_intel_rdt
+static const struct oci_field intel_rdt_fields[] = {
+        {"closID", OCI_F_STRING, OCI_AT(clos_id)},
+        {"l3CacheSchema", OCI_F_STRING, OCI_AT(l3_cache_schema)},
+        {"memBwSchema", OCI_F_STRING, OCI_AT(mem_bw_schema)},
+};
+#undef OCI_STRUCT
+static const struct oci_type intel_rdt_type = OCI_TYPE(intel_rdt_fields, struct oci_intel_rdt);
+
 #define OCI_STRUCT struct oci_linux
 static const struct oci_field linux_fields[] = {
         {"namespaces", OCI_F_LIST, OCI_AT(namespaces), OCI_COUNT(n_namespaces),
@@ -669,6 +678,7 @@ static const struct oci_field linux_fields[] = {
         {"rootfsPropagation", OCI_F_ENUM, OCI_AT(rootfs_propagation),
          .from_string = oci_propagation_from_string, .name_at = oci_propagation_name_at},
         {"mountLabel", OCI_F_STRING, OCI_AT(mount_label)},
+        {"intelRdt", OCI_F_OBJECT, OCI_AT(intel_rdt), .type = &intel_rdt_type},
         {"personality", OCI_F_OBJECT, OCI_AT(personality), .type = &personality_type},
         {"timeOffsets", OCI_F_OBJECT, OCI_AT(time_offsets), .type = &time_offsets_type},
 };

@@ -375,6 +375,10 @@ static const struct oci_field process_fields[] = {
         {"apparmorProfile", OCI_F_STRING, OCI_AT(apparmor_profile)},
         {"oomScoreAdj", OCI_F_INT, OCI_AT(oom_score_adj), OCI_RANGE(OCI_I_OPT_I64, -1000, 1000)},
         {"selinuxLabel", OCI_F_STRING, OCI_AT(selinux_label)},
+        {"scheduler", OCI_F_OBJECT, OCI_AT(scheduler), .type = &oci_scheduler_type},
+        {"ioPriority", OCI_F_OBJECT, OCI_AT(io_priority), .type = &oci_io_priority_type},
+        {"execCPUAffinity", OCI_F_OBJECT, OCI_AT(exec_cpu_affinity),
+         .type = &oci_cpu_affinity_type},
 };
 #undef OCI_STRUCT
 static const struct oci_type process_type =

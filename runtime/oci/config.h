@@ -19,6 +19,7 @@
  * NULL-terminated, ready for execve().
  */
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,6 +70,52 @@ struct oci_rlimit {
         uint64_t hard; /* >= soft */
 };
 
+/* process.scheduler (sched_setattr(2)); the policies in the kernel's order. */
+enum oci_sched_policy {
+        OCI_SCHED_OTHER,
+        OCI_SCHED_FIFO,
+        OCI_SCHED_RR,
+        OCI_SCHED_BATCH,
+        OCI_SCHED_ISO,
+        OCI_SCHED_IDLE,
+        OCI_SCHED_DEADLINE,
+};
+
+struct oci_intel_rdt {
+        char *clos_id;
+        char *l3_cache_schema;
+        char *mem_bw_schema;
+};
+
+struct oci_scheduler {
+        int policy; /* enum oci_sched_policy */
+        struct oci_opt_i64 nice;
+        struct oci_opt_i64 priority;
+        uint64_t flags;                     /* SCHED_FLAG_* */
+        uint64_t runtime, deadline, period; /* ns, SCHED_DEADLINE only */
+};
+
+/* process.ioPriority (ioprio_set(2)); the classes in the kernel's numbers. */
+enum oci_ioprio_class {
+        OCI_IOPRIO_CLASS_RT = 1,
+        OCI_IOPRIO_CLASS_BE = 2,
+        OCI_IOPRIO_CLASS_IDLE = 3,
+};
+
+struct oci_io_priority {
+        int klass;        /* enum oci_ioprio_class */
+        int64_t priority; /* 0..7 */
+};
+
+/* process.execCPUAffinity: CPU lists ("0-3,7"), NULL or "": unchanged. */
+struct oci_cpu_affinity {
+        char *initial; /* the runtime's process, before it joins the container */
+        char *final;   /* the process, before execve */
+};
+
+/* A CPU list into set: 0, -EINVAL (not a list, or empty) or -ERANGE. */
+int oci_cpu_list_parse(const char *s, cpu_set_t *set);
+
 struct oci_process {
         bool terminal;
         struct oci_console_size *console_size;
@@ -85,6 +132,9 @@ struct oci_process {
         char *apparmor_profile;
         struct oci_opt_i64 oom_score_adj; /* -1000..1000 */
         char *selinux_label;
+        struct oci_scheduler *scheduler;
+        struct oci_io_priority *io_priority;
+        struct oci_cpu_affinity *exec_cpu_affinity; /* execs only (the spec) */
 };
 
 /* ---- root, mounts ---- */
@@ -231,6 +281,7 @@ struct oci_linux {
         size_t n_readonly_paths;
         int rootfs_propagation; /* 0 (not given) or MS_SHARED/SLAVE/PRIVATE/UNBINDABLE [| MS_REC] */
         char *mount_label;
+        struct oci_intel_rdt *intel_rdt; /* parsed to be refused: no resctrl support */
         struct oci_personality *personality;
         struct oci_time_offsets *time_offsets;
         /* intelRdt is accepted and ignored. */

@@ -809,6 +809,11 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
          * has joined the rest (plan.spawn_command). */
         oci_container_close(TAKE_PTR(c)); /* no lock fd in the process */
         r = launch_clone(&plan, cg, &l, err);
+        /* execCPUAffinity.initial: ours to give the child, once, before it
+         * joins anything (the command's process gets .final itself). */
+        if (r >= 0 && plan.has_cpus_initial &&
+            sched_setaffinity(l.pid, sizeof(plan.cpus_initial), &plan.cpus_initial) < 0)
+                r = psrun_error_errno(err, errno, "process.execCPUAffinity.initial");
         if (r >= 0)
                 r = launch_confine(&l, &plan, cg, err);
         if (r >= 0)

@@ -337,6 +337,51 @@ static int env_set(struct plan *p, const char *name, unsigned value, psrun_error
 /* own_userns: the process runs in a user namespace of its own (made for
  * the container, or entered by exec), where it has a full capability set.
  * root_dir: the container's root as seen from here (for its /etc/passwd). */
+/* process.scheduler and process.ioPriority (checked by the parser as runc
+ * checks them). */
+static void plan_tuning(const struct oci_process *proc, struct plan *p)
+{
+        const struct oci_scheduler *s = proc->scheduler;
+        if (s) {
+                p->has_sched = true;
+                p->sched = (struct plan_sched){
+                        .policy = (uint32_t) s->policy,
+                        .nice = s->nice.set ? (int32_t) s->nice.value : 0,
+                        .priority = s->priority.set ? (uint32_t) s->priority.value : 0,
+                        .flags = s->flags,
+                        .runtime = s->runtime,
+                        .deadline = s->deadline,
+                        .period = s->period,
+                };
+        }
+        const struct oci_io_priority *io = proc->io_priority;
+        if (io)
+                p->ioprio = (io->klass << 13) | (int) io->priority;
+}
+
+/* process.execCPUAffinity, for an exec (the spec leaves init's alone). */
+static int plan_cpu_affinity(const struct oci_process *proc, struct plan *p, psrun_error *err)
+{
+        const struct oci_cpu_affinity *a = proc->exec_cpu_affinity;
+        if (a && a->initial && a->initial[0]) {
+                if (oci_cpu_list_parse(a->initial, &p->cpus_initial) < 0)
+                        return psrun_error_set(err, EINVAL,
+                                               "process.execCPUAffinity.initial: \"%s\" is not a "
+                                               "CPU list",
+                                               a->initial);
+                p->has_cpus_initial = true;
+        }
+        if (a && a->final && a->final[0]) {
+                if (oci_cpu_list_parse(a->final, &p->cpus_final) < 0)
+                        return psrun_error_set(err, EINVAL,
+                                               "process.execCPUAffinity.final: \"%s\" is not a CPU "
+                                               "list",
+                                               a->final);
+                p->has_cpus_final = true;
+        }
+        return 0;
+}
+
 static int plan_process(const struct oci_config *c, const struct oci_process *proc, bool own_userns,
                         const char *root_dir, struct plan *p, psrun_error *err)
 {
@@ -387,6 +432,8 @@ static int plan_process(const struct oci_config *c, const struct oci_process *pr
         }
         if (r >= 0)
                 r = plan_seccomp(c, p, err);
+        if (r >= 0)
+                plan_tuning(proc, p);
         if (r >= 0 && c->linux_ && c->linux_->personality)
                 p->personality = (unsigned long) c->linux_->personality->domain;
         return r;
@@ -432,6 +479,10 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
         if (c->linux_ && c->linux_->mount_label && c->linux_->mount_label[0])
                 return psrun_error_set(err, EOPNOTSUPP,
                                        "linux.mountLabel: psrun does not support SELinux");
+        if (c->linux_ && c->linux_->intel_rdt)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "linux.intelRdt: psrun does not support Intel RDT "
+                                       "(resctrl)");
         int r = plan_namespaces(c, p, err);
         /* The root is always built in a mount namespace of psrun's making:
          * with no mount namespace in the config, a private copy of the
@@ -522,6 +573,8 @@ int plan_for_exec(const struct oci_config *c, const struct oci_process *proc, pi
         char root_dir[64];
         snprintf(root_dir, sizeof(root_dir), "/proc/%d/root", (int) pid);
         int r = plan_process(c, proc, p->join_flags & CLONE_NEWUSER, root_dir, p, err);
+        if (r >= 0)
+                r = plan_cpu_affinity(proc, p, err);
         if (r < 0)
                 plan_free(p);
         return r;

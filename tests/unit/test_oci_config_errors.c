@@ -18,7 +18,7 @@ Test(oci_config_errors, unknown_fields_are_ignored)
                 "   \"user\": {\"uid\": 1, \"gid\": 2, \"username\": {}},\n"
                 "   \"capabilities\": {\"bounding\": [], \"future\": [\"CAP_X\"]},\n"
                 "   \"rlimits\": [{\"type\": \"RLIMIT_AS\", \"soft\": 1, \"hard\": 2, \"x\": 1}],\n"
-                "   \"scheduler\": {\"policy\": 7}, \"ioPriority\": \"high\"},\n"
+                "   \"schedulerV9\": {\"policy\": 7}, \"ioLimits\": \"high\"},\n"
                 " \"mounts\": [{\"destination\": \"/a\", \"future\": null}],\n"
                 " \"hooks\": {\"prestart\": [{\"path\": \"/h\", \"y\": 1}], \"later\": 3},\n"
                 " \"linux\": {\"namespaces\": [{\"type\": \"pid\", \"z\": []}],\n"
@@ -28,7 +28,7 @@ Test(oci_config_errors, unknown_fields_are_ignored)
                 "     {\"names\": [\"a\"], \"action\": \"SCMP_ACT_LOG\", \"comment\": 1,\n"
                 "      \"args\": [{\"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_EQ\", \"w\": "
                 "0}]}]},\n"
-                "   \"intelRdt\": {\"closID\": 5}, \"netDevices\": {\"eth0\": {}}}}",
+                "   \"intelRdtV2\": {\"closID\": 5}, \"netDevices\": {\"eth0\": {}}}}",
                 &c);
         cr_assert_str_eq(c.root.path, "r");
         cr_assert_eq(c.process->user.uid, 1);
