@@ -115,6 +115,10 @@ int oci_state_json(const struct oci_state *st, char **ret, size_t *len);
 int oci_run_hooks(const struct oci_config *config, enum oci_hook_kind kind,
                   const struct oci_state *st, int ns_pidfd, psrun_error *err);
 
+/* How long an agent may keep a connect or a send waiting (its backlog or
+ * its socket full) before the create or exec fails. */
+#define OCI_SECCOMP_AGENT_TIMEOUT_S 10
+
 /* linux.seccomp.listenerPath (runtime/oci/seccomp-agent.c): the listener of
  * process pid's filter and the container process state (st as the state,
  * pid as the process) to the agent listening there, in one message. The

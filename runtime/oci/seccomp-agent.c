@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -66,12 +67,19 @@ int oci_seccomp_agent_send(const struct oci_seccomp *sc, const struct oci_state 
         _cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return psrun_error_errno(err, errno, "linux.seccomp.listenerPath: socket");
+        /* An agent that listens but never accepts (its backlog full) or
+         * never reads would block the connect or the send for good; a unix
+         * socket's connect waits as long as its sends may. */
+        const struct timeval timeout = {.tv_sec = OCI_SECCOMP_AGENT_TIMEOUT_S};
+        (void) setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
         if (connect(fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
-                return psrun_error_errno(err, errno,
+                return psrun_error_errno(err, errno == EAGAIN ? ETIMEDOUT : errno,
                                          "linux.seccomp.listenerPath: connect to the seccomp "
                                          "agent at %s",
                                          sc->listener_path);
         ssize_t n = fdpass_send(fd, msg, len, &listener, 1, MSG_NOSIGNAL);
+        if (n == -EAGAIN)
+                n = -ETIMEDOUT;
         if (n < 0)
                 return psrun_error_errno(err, (int) n,
                                          "linux.seccomp.listenerPath: send to the seccomp agent at "
@@ -86,7 +94,10 @@ int oci_seccomp_agent_send(const struct oci_seccomp *sc, const struct oci_state 
                         continue;
                 }
                 if (n <= 0)
-                        return psrun_error_errno(err, n < 0 ? errno : EPIPE,
+                        return psrun_error_errno(err,
+                                                 n == 0            ? EPIPE
+                                                 : errno == EAGAIN ? ETIMEDOUT
+                                                                   : errno,
                                                  "linux.seccomp.listenerPath: send to the "
                                                  "seccomp agent at %s",
                                                  sc->listener_path);

@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "oci/oci_test.h"
@@ -182,4 +183,35 @@ Test(oci_seccomp_agent, no_agent_and_no_listener_are_errors)
         cr_expect_neq(r, 0);
         cr_expect(contains(o.err, "SCMP_ACT_NOTIFY needs a listener"), "%s", o.err);
         cr_expect_str_eq(oci_status("c2"), "");
+}
+
+Test(oci_seccomp_agent, an_agent_that_never_accepts_is_a_timeout_not_a_hang)
+{
+        /* Backlog 0 and one connection already waiting: the next connect
+         * would wait for an accept that never comes. */
+        snprintf(agent_sock, sizeof(agent_sock), "%s/stuck.sock", B.dir);
+        int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", agent_sock);
+        cr_assert_eq(bind(lfd, (struct sockaddr *) &sa, sizeof(sa)), 0, "%s", strerror(errno));
+        cr_assert_eq(listen(lfd, 0), 0);
+        int filler = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        cr_assert_eq(connect(filler, (struct sockaddr *) &sa, sizeof(sa)), 0, "%s",
+                     strerror(errno));
+        char listener[600];
+        snprintf(listener, sizeof(listener), "\"listenerPath\":\"%s\",", agent_sock);
+        bundle_config("c1",
+                      &(struct cfg){.args = "[\"true\"]", .linux_extra = seccomp_with(listener)});
+        struct out o;
+        time_t t0 = time(NULL);
+        int r = psrun(&o, NULL, "create", "--bundle", B.dir, "c1", NULL);
+        time_t took = time(NULL) - t0;
+        close(filler);
+        close(lfd);
+        cr_expect_neq(r, 0);
+        cr_expect(contains(o.err, "connect to the seccomp agent") && contains(o.err, "timed out"),
+                  "%s", o.err);
+        cr_expect(took < 30, "took %lds", (long) took);
+        cr_expect_str_eq(oci_status("c1"), "", "a container is left");
+        reap_children();
 }
