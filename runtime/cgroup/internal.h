@@ -125,6 +125,8 @@ struct cgroup_ops {
 int cg_v1_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err);
 int cg_v2_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err);
 /* cgroup-v1-oci.c, cgroup-v2-oci.c */
+/* The drivers' apply_resources, behind what both refuse (res.c). */
+int cg_res_apply(struct cgroup *cg, const struct oci_resources *res, psrun_error *err);
 int cg_v1_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err);
 int cg_v2_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err);
 

@@ -394,7 +394,7 @@ int cgroup_create_at(const char *path, const char *id, const struct oci_resource
         free_mounts(mounts);
         if (r < 0)
                 return r;
-        if (res && (r = ops->apply_resources(cg, res, err)) < 0)
+        if (res && (r = cg_res_apply(cg, res, err)) < 0)
                 return r;
         if ((r = open_unified(cg, err)) < 0)
                 return r;

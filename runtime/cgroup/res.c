@@ -16,11 +16,23 @@
 #include "common/cleanup.h"
 #include "runtime/cgroup/resources.h"
 
+int cg_res_apply(struct cgroup *cg, const struct oci_resources *res, psrun_error *err)
+{
+        if (!res)
+                return 0;
+        /* What neither driver has: refused, never left out. */
+        if (res->rdma)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "linux.resources.rdma: psrun does not support the rdma "
+                                       "controller");
+        return cg->ops->apply_resources(cg, res, err);
+}
+
 int cgroup_apply_resources(struct cgroup *cg, const struct oci_resources *res, psrun_error *err)
 {
         if (!cg)
                 return psrun_error_set(err, EINVAL, "cgroup: apply resources: no cgroup");
-        return res ? cg->ops->apply_resources(cg, res, err) : 0;
+        return cg_res_apply(cg, res, err);
 }
 
 uint64_t cgroup_cpu_shares_to_weight(uint64_t shares)

@@ -111,4 +111,5 @@ struct oci_resources {
         size_t n_devices;
         struct oci_kv *unified; /* cgroup v2 file name -> content */
         size_t n_unified;
+        bool rdma; /* given: refused, psrun has no rdma controller support */
 };

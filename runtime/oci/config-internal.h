@@ -42,6 +42,9 @@ enum oci_field_kind {
         OCI_F_OBJECT, /* pointer to a calloc'ed `type`, NULL when absent */
         OCI_F_STRUCT, /* a `type` embedded at offset */
         OCI_F_LIST,   /* array of item_size elements described by `item` */
+        /* bool: the key is there, with an object (a field psrun refuses
+         * by name rather than ignore as unknown) */
+        OCI_F_PRESENT,
 };
 
 enum oci_int_store {

@@ -419,6 +419,7 @@ static const struct oci_field resources_fields[] = {
         {"devices", OCI_F_LIST, OCI_AT(devices), OCI_COUNT(n_devices),
          OCI_LIST_OF(device_rule_type, struct oci_device_rule)},
         {"unified", OCI_F_MAP, OCI_AT(unified), OCI_COUNT(n_unified)},
+        {"rdma", OCI_F_PRESENT, OCI_AT(rdma)},
 };
 #undef OCI_STRUCT
 const struct oci_type oci_resources_type = OCI_TYPE(resources_fields, struct oci_resources);

@@ -723,6 +723,15 @@ static int parse_embedded(struct oci_walk *w, const struct oci_field *f, yaml_no
         return oci_parse_object(w, f->type, node, path, FIELD(base, f, char));
 }
 
+static int parse_present(struct oci_walk *w, const struct oci_field *f, yaml_node_t *node,
+                         const char *path, void *base)
+{
+        if (node->type != YAML_MAPPING_NODE)
+                return expected(w, node, path, "an object");
+        *FIELD(base, f, bool) = true;
+        return 0;
+}
+
 typedef int (*parse_fn)(struct oci_walk *w, const struct oci_field *f, yaml_node_t *node,
                         const char *path, void *base);
 
@@ -730,7 +739,7 @@ static const parse_fn parsers[] = {
         [OCI_F_STRING] = parse_string,   [OCI_F_BOOL] = parse_bool, [OCI_F_OPT_BOOL] = parse_bool,
         [OCI_F_INT] = parse_int,         [OCI_F_ENUM] = parse_enum, [OCI_F_STRV] = parse_strv,
         [OCI_F_BITS] = parse_bits,       [OCI_F_MAP] = parse_map,   [OCI_F_OBJECT] = parse_pointer,
-        [OCI_F_STRUCT] = parse_embedded, [OCI_F_LIST] = parse_list,
+        [OCI_F_STRUCT] = parse_embedded, [OCI_F_LIST] = parse_list, [OCI_F_PRESENT] = parse_present,
 };
 
 /* A value that is there (null only where a list holds it: an error). */

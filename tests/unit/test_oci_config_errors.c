@@ -22,7 +22,7 @@ Test(oci_config_errors, unknown_fields_are_ignored)
                 " \"mounts\": [{\"destination\": \"/a\", \"future\": null}],\n"
                 " \"hooks\": {\"prestart\": [{\"path\": \"/h\", \"y\": 1}], \"later\": 3},\n"
                 " \"linux\": {\"namespaces\": [{\"type\": \"pid\", \"z\": []}],\n"
-                "   \"resources\": {\"memory\": {\"limit\": 1, \"future\": \"x\"}, \"rdma\": 1,\n"
+                "   \"resources\": {\"memory\": {\"limit\": 1, \"future\": \"x\"}, \"rdmaV2\": 1,\n"
                 "     \"network\": {\"future\": 1}, \"misc\": {}},\n"
                 "   \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [\n"
                 "     {\"names\": [\"a\"], \"action\": \"SCMP_ACT_LOG\", \"comment\": 1,\n"
