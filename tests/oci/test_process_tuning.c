@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The runtime-spec 1.2 process fields psrun used to ignore: scheduler,
- * ioPriority, execCPUAffinity (and linux.intelRdt, refused); each seen
+ * ioPriority, execCPUAffinity (and linux.intelRdt and resources.rdma,
+ * refused); each seen
  * from inside the container, each bad value refused naming its field.
  */
 #include <errno.h>
@@ -105,6 +106,8 @@ Test(oci_process_tuning, bad_values_and_intel_rdt_are_refused_naming_the_field)
                  "process.execCPUAffinity.initial"},
                 {NULL, ",\"intelRdt\":{\"closID\":\"guaranteed_group\"}",
                  "linux.intelRdt: psrun does not support Intel RDT"},
+                {NULL, ",\"resources\":{\"rdma\":{\"mlx5_1\":{\"hcaHandles\":3}}}",
+                 "linux.resources.rdma: psrun does not support the rdma controller"},
         };
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
                 struct out o;

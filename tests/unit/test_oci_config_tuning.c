@@ -71,6 +71,8 @@ Test(oci_config_tuning, rejections)
                ERANGE, "config.json:2:96: process.ioPriority.priority: 8 is out of range (0..7)"},
               {PROCESS_HEAD "\"ioPriority\": {\"priority\": 1}}}", EINVAL,
                "config.json:2:55: process.ioPriority.class: missing (required)"},
+              {HEAD "\"linux\": {\"resources\": {\"rdma\": 1}}}", EINVAL,
+               "config.json:2:33: linux.resources.rdma: expected an object, got a number"},
               {PROCESS_HEAD "\"execCPUAffinity\": {\"final\": \"0-\"}}}", EINVAL,
                "config.json:2:70: process.execCPUAffinity.final: \"0-\" is not a CPU list "
                "(\"0-3,7\": numbers and ranges, comma-separated)"});
