@@ -2,7 +2,10 @@
 #include "common/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -77,4 +80,18 @@ int write_all(int fd, const char *p, size_t len)
                 len -= (size_t) n;
         }
         return 0;
+}
+
+int write_proc_file(pid_t pid, const char *name, const char *text)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        size_t len = strlen(text);
+        ssize_t n = write(fd, text, len);
+        int r = n < 0 ? -errno : (size_t) n == len ? 0 : -EIO;
+        close(fd);
+        return r;
 }

@@ -15,3 +15,7 @@ int read_all(int fd, size_t max, char **ret, size_t *ret_len);
 /* Writes all of p, retrying after EINTR and short writes. 0 or -errno.
  * Async-signal-safe (the child uses it). */
 int write_all(int fd, const char *p, size_t len);
+
+/* /proc/<pid>/<name> (uid_map, gid_map, ...) in one write, which such files
+ * take whole or not at all: 0, -errno, or -EIO for a short write. */
+int write_proc_file(pid_t pid, const char *name, const char *text);

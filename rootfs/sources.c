@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "rootfs/mounts.h"
 
 static int step_error(psrun_error *err, const struct mount_step *s, int r)
@@ -43,21 +44,6 @@ static int idmap_error(psrun_error *err, const struct mount_step *s, const char 
                 what = "the source's filesystem takes no idmapped mounts on this kernel "
                        "(MOUNT_ATTR_IDMAP)";
         return psrun_error_errno(err, r, "rootfs: %s: idmap: %s", step, what);
-}
-
-static int write_map(pid_t pid, const char *file, const char *map)
-{
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, file);
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        /* The kernel takes a map in one write, or none of it. */
-        size_t len = strlen(map);
-        ssize_t n = write(fd, map, len);
-        if (n < 0)
-                return -errno;
-        return (size_t) n == len ? 0 : -EINVAL;
 }
 
 /*
@@ -85,11 +71,11 @@ static int userns_of_maps(const char *uid_map, const char *gid_map, const char *
         close(hold[0]);
         if (r == 0) {
                 *what = "uidMappings";
-                r = write_map(pid, "uid_map", uid_map);
+                r = write_proc_file(pid, "uid_map", uid_map);
         }
         if (r == 0) {
                 *what = "gidMappings";
-                r = write_map(pid, "gid_map", gid_map);
+                r = write_proc_file(pid, "gid_map", gid_map);
         }
         int fd = -1;
         if (r == 0) {

@@ -18,6 +18,7 @@
 #include "common/cleanup.h"
 #include "common/clone.h"
 #include "common/fdpass.h"
+#include "common/fileio.h"
 #include "runtime/cgroup/cgroup.h"
 
 /*
@@ -91,19 +92,6 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
         }
         *l = (struct launch){.pid = pid, .pidfd = pidfd, .sync_fd = sv[0]};
         return 0;
-}
-
-static int write_proc_file(pid_t pid, const char *name, const char *text)
-{
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/%s", (int) pid, name);
-        _cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        ssize_t n = write(fd, text, strlen(text));
-        if (n < 0)
-                return -errno;
-        return (size_t) n == strlen(text) ? 0 : -EIO;
 }
 
 bool launch_child_died(const struct launch *l, char *buf, size_t size)
