@@ -28,22 +28,16 @@ static const char *const sched_policy_names[] = {
 
 static int sched_policy_from_string(const char *s)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(sched_policy_names); i++)
-                if (streq(s, sched_policy_names[i]))
-                        return (int) i;
-        return -EINVAL;
+        return enum_from_string(sched_policy_names, ARRAY_SIZE(sched_policy_names), s);
 }
 
 static const char *sched_policy_name_at(int i)
 {
-        return i >= 0 && (size_t) i < ARRAY_SIZE(sched_policy_names) ? sched_policy_names[i] : NULL;
+        return enum_to_string(sched_policy_names, ARRAY_SIZE(sched_policy_names), i);
 }
 
 /* The kernel's SCHED_FLAG_* bits, as include/uapi/linux/sched.h has them. */
-static const struct {
-        const char *name;
-        uint64_t bit;
-} sched_flags[] = {
+static const struct name_value sched_flags[] = {
         {"SCHED_FLAG_RESET_ON_FORK", 0x01},  {"SCHED_FLAG_RECLAIM", 0x02},
         {"SCHED_FLAG_DL_OVERRUN", 0x04},     {"SCHED_FLAG_KEEP_POLICY", 0x08},
         {"SCHED_FLAG_KEEP_PARAMS", 0x10},    {"SCHED_FLAG_UTIL_CLAMP_MIN", 0x20},
@@ -52,12 +46,11 @@ static const struct {
 
 static int sched_flag_bit(const char *name, uint64_t *ret)
 {
-        for (size_t i = 0; i < ARRAY_SIZE(sched_flags); i++)
-                if (streq(name, sched_flags[i].name)) {
-                        *ret = sched_flags[i].bit;
-                        return 0;
-                }
-        return -EINVAL;
+        int bit = name_value_from_string(sched_flags, ARRAY_SIZE(sched_flags), name);
+        if (bit < 0)
+                return bit;
+        *ret = (uint64_t) bit;
+        return 0;
 }
 
 static int finish_scheduler(struct oci_walk *w, yaml_node_t *node, const char *path, void *obj)
@@ -114,16 +107,13 @@ static const char *const ioprio_class_names[] = {
 
 static int ioprio_class_from_string(const char *s)
 {
-        for (size_t i = 1; i < ARRAY_SIZE(ioprio_class_names); i++)
-                if (streq(s, ioprio_class_names[i]))
-                        return (int) i;
-        return -EINVAL;
+        return enum_from_string(ioprio_class_names, ARRAY_SIZE(ioprio_class_names), s);
 }
 
+/* The i-th name, for the "one of ..." list: the classes start at 1. */
 static const char *ioprio_class_name_at(int i)
 {
-        return i >= 0 && (size_t) i + 1 < ARRAY_SIZE(ioprio_class_names) ? ioprio_class_names[i + 1]
-                                                                         : NULL;
+        return enum_to_string(ioprio_class_names, ARRAY_SIZE(ioprio_class_names), i + 1);
 }
 
 #define OCI_STRUCT struct oci_io_priority
