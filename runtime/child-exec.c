@@ -596,3 +596,18 @@ int step_cpu_affinity(struct child_ctx *c)
                 return 0;
         return sched_setaffinity(0, sizeof(p->cpus_final), &p->cpus_final) < 0 ? -errno : 0;
 }
+
+int step_session_keyring(struct child_ctx *c)
+{
+        const char *name = c->plan->session_keyring;
+        if (!name)
+                return 0;
+        /* KEYCTL_JOIN_SESSION_KEYRING (1) makes and joins a new one. */
+        long id = syscall(SYS_keyctl, 1, name, 0, 0, 0);
+        if (id < 0)
+                return errno == ENOSYS ? 0 : -errno; /* a kernel without keys */
+        /* The kernel makes it without search for its user (runc adds it):
+         * possessor all, user view, read, search and link. KEYCTL_SETPERM
+         * (5). */
+        return syscall(SYS_keyctl, 5, id, 0x3f1b0000UL, 0, 0) < 0 ? -errno : 0;
+}

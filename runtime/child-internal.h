@@ -111,5 +111,6 @@ int step_seccomp_listener(struct child_ctx *c);
 int step_scheduler(struct child_ctx *c);
 int step_io_priority(struct child_ctx *c);
 int step_cpu_affinity(struct child_ctx *c);
+int step_session_keyring(struct child_ctx *c);
 
 #endif

@@ -72,6 +72,7 @@ static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_SCHEDULER] = "process.scheduler",
         [CHILD_STEP_IOPRIO] = "process.ioPriority",
         [CHILD_STEP_CPU_AFFINITY] = "process.execCPUAffinity.final",
+        [CHILD_STEP_KEYRING] = "session keyring",
 };
 
 const char *child_step_name(enum child_step step)
@@ -144,6 +145,7 @@ static const struct child_step_def setup_steps[] = {
 static const struct child_step_def exec_steps[] = {
         {CHILD_STEP_CONSOLE, step_console_attach},
         {CHILD_STEP_SIGNALS, step_signals},
+        {CHILD_STEP_KEYRING, step_session_keyring},
         {CHILD_STEP_RLIMIT, step_rlimits},
         {CHILD_STEP_TIMENS, step_timens},
         {CHILD_STEP_PERSONALITY, step_personality},

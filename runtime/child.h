@@ -53,6 +53,7 @@ enum child_step {
         CHILD_STEP_SCHEDULER,    /* plan->sched */
         CHILD_STEP_IOPRIO,       /* plan->ioprio */
         CHILD_STEP_CPU_AFFINITY, /* plan->cpus_final */
+        CHILD_STEP_KEYRING,      /* plan->session_keyring */
         _CHILD_STEP_MAX,
 };
 

@@ -40,6 +40,7 @@ void plan_free(struct plan *p)
         netns_release(&p->net);
         free(p->groups);
         free(p->hostname);
+        free(p->session_keyring);
         free(p->domainname);
         free(p->rootfs_dir);
         free(p->workdir);

@@ -107,7 +107,11 @@ struct plan {
          * parent builds it between clone3 and the release */
         struct netns_plan net;
 
-        char *hostname;   /* NULL: leave as is */
+        char *hostname; /* NULL: leave as is */
+        /* A new session keyring of this name for the process (OCI, as runc:
+         * "_ses.<id>"), so that it does not share its caller's keys (the
+         * kernel's keyrings are not namespaced); NULL: the caller's. */
+        char *session_keyring;
         char *domainname; /* NULL: leave as is */
         bool loopback_up;
 

@@ -26,6 +26,7 @@ struct oci_create_options {
         const char *pid_file;    /* NULL: none */
         const char *console_socket;
         bool no_pivot;
+        bool no_new_keyring; /* keep the caller's session keyring (runc's flag) */
         unsigned preserve_fds;
         /* Socket activation (the caller's LISTEN_FDS, as runc and crun take
          * it): fds 3..3+n-1 are passed on, with LISTEN_FDS=n and

@@ -342,7 +342,9 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         if (r < 0)
                 return r;
         struct oci_plan_options po = {
+                .id = o->id,
                 .bundle = bundle,
+                .no_new_keyring = o->no_new_keyring,
                 .detached = o->detached,
                 .no_pivot = o->no_pivot,
                 .preserve_fds = o->preserve_fds,
@@ -791,6 +793,7 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
         if (proc->terminal && !o->console_socket)
                 return psrun_error_set(err, EINVAL, "exec: a terminal needs --console-socket");
         struct oci_plan_options po = {
+                .id = o->id,
                 .bundle = st.bundle,
                 .detached = o->detach,
                 .preserve_fds = o->preserve_fds,

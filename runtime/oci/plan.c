@@ -461,12 +461,28 @@ static int resolve_rootfs(const struct oci_config *c, const char *bundle, char *
         return 0;
 }
 
+/* runc's name for a container's session keyring; an exec gets one of its
+ * own too (runc's does unless the container was made with
+ * --no-new-keyring). */
+static int plan_keyring(const struct oci_plan_options *o, struct plan *p, psrun_error *err)
+{
+        if (o->no_new_keyring || !o->id)
+                return 0;
+        if (asprintf(&p->session_keyring, "_ses.%s", o->id) < 0) {
+                p->session_keyring = NULL;
+                return psrun_error_errno(err, ENOMEM, "plan");
+        }
+        return 0;
+}
+
 int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, struct plan *p,
                   psrun_error *err)
 {
         plan_init(p);
         if (!c->process)
                 return psrun_error_set(err, EINVAL, "process: missing (nothing to run)");
+        if (plan_keyring(o, p, err) < 0)
+                return -ENOMEM;
         p->root = PLAN_ROOT_BUNDLE;
         p->pdeathsig = !o->detached;
         p->no_pivot = o->no_pivot;
@@ -575,6 +591,8 @@ int plan_for_exec(const struct oci_config *c, const struct oci_process *proc, pi
         int r = plan_process(c, proc, p->join_flags & CLONE_NEWUSER, root_dir, p, err);
         if (r >= 0)
                 r = plan_cpu_affinity(proc, p, err);
+        if (r >= 0)
+                r = plan_keyring(o, p, err);
         if (r < 0)
                 plan_free(p);
         return r;

@@ -17,7 +17,9 @@
 #include "runtime/plan.h"
 
 struct oci_plan_options {
+        const char *id;         /* the container's */
         const char *bundle;     /* absolute */
+        bool no_new_keyring;    /* --no-new-keyring: keep the caller's session keyring */
         bool detached;          /* the container outlives psrun: no parent-death signal */
         bool no_pivot;          /* --no-pivot */
         unsigned preserve_fds;  /* --preserve-fds */
