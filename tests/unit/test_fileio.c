@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/fileio.h"
@@ -73,4 +75,35 @@ Test(fileio, read_into_truncates_and_terminates)
         close(fd);
         cr_expect_eq(read_into(-1, buf, sizeof(buf)), -EBADF);
         cr_expect_eq(read_into(0, buf, 0), -EINVAL);
+}
+
+Test(fileio, write_proc_file_is_one_write)
+{
+        /* /proc/<pid>/oom_score_adj takes a number in one write; a child's,
+         * so this process keeps its own. */
+        int go[2];
+        cr_assert_eq(pipe(go), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                char c;
+                close(go[1]);
+                _exit(read(go[0], &c, 1) < 0);
+        }
+        close(go[0]);
+        cr_expect_eq(write_proc_file(pid, "oom_score_adj", "123"), 0);
+        char path[64], name[64] = "";
+        snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int) pid);
+        FILE *f = fopen(path, "re");
+        cr_assert_not_null(f);
+        cr_expect_not_null(fgets(name, sizeof(name), f));
+        fclose(f);
+        cr_expect_str_eq(name, "123\n");
+        /* A file the kernel takes no write to (root may open it), and no
+         * file. */
+        int r = write_proc_file(pid, "stat", "x");
+        cr_expect(r == -EINVAL || r == -EACCES || r == -EIO, "%d", r);
+        cr_expect_eq(write_proc_file(pid, "no-such-file", "x"), -ENOENT);
+        close(go[1]);
+        waitpid(pid, NULL, 0);
 }
