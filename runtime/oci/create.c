@@ -380,6 +380,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         if (r >= 0 && !(st.rootfs = strdup(plan.rootfs_dir)))
                 r = psrun_error_errno(err, ENOMEM, "state");
         st.detached = o->detached;
+        st.no_new_keyring = o->no_new_keyring;
         if (r >= 0)
                 r = oci_container_create(root, o->id, &st, &c, err);
         if (r < 0)
@@ -795,6 +796,7 @@ int oci_exec(struct oci_root *root, const struct oci_exec_options *o, int *exit_
         struct oci_plan_options po = {
                 .id = o->id,
                 .bundle = st.bundle,
+                .no_new_keyring = st.no_new_keyring,
                 .detached = o->detach,
                 .preserve_fds = o->preserve_fds,
         };

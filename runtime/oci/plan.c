@@ -462,8 +462,7 @@ static int resolve_rootfs(const struct oci_config *c, const char *bundle, char *
 }
 
 /* runc's name for a container's session keyring; an exec gets one of its
- * own too (runc's does unless the container was made with
- * --no-new-keyring). */
+ * own too, unless the container was made with --no-new-keyring (as runc). */
 static int plan_keyring(const struct oci_plan_options *o, struct plan *p, psrun_error *err)
 {
         if (o->no_new_keyring || !o->id)

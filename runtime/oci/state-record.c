@@ -386,6 +386,8 @@ static void write_state(FILE *f, const struct oci_state *s, bool for_file)
         if (for_file) {
                 fprintf(f, ",\n  \"psrun\": {\n    \"pidStartTime\": %llu,\n    \"detached\": %s",
                         (unsigned long long) s->pid_start_time, s->detached ? "true" : "false");
+                if (s->no_new_keyring)
+                        fputs(",\n    \"noNewKeyring\": true", f);
                 fputs(",\n    \"cgroupPaths\": [", f);
                 for (size_t i = 0; s->cgroup_paths && s->cgroup_paths[i]; i++) {
                         fputs(i ? ", " : "", f);
@@ -671,6 +673,7 @@ static const struct state_key state_keys[] = {
 static const struct state_key private_keys[] = {
         KEY("pidStartTime", parse_u64, pid_start_time, false),
         KEY("detached", parse_bool, detached, false),
+        KEY("noNewKeyring", parse_bool, no_new_keyring, false),
         KEY("cgroupPaths", parse_cgroup_paths, cgroup_paths, false),
 };
 

@@ -99,6 +99,7 @@ struct oci_state {
         uint64_t pid_start_time; /* /proc/<pid>/stat field 22: tells pid reuse apart */
         char **cgroup_paths;     /* NULL-terminated "controller:path" list; may be NULL */
         bool detached;
+        bool no_new_keyring; /* create --no-new-keyring: its execs keep the caller's too */
 };
 
 /* Zeroes *s and fills the required fields: ociVersion, id, bundle, status

@@ -10,7 +10,14 @@
 
 #include "oci/oci_test.h"
 
-TestSuite(oci_keyring, .init = bundle_setup, .fini = bundle_teardown, .timeout = 60);
+static void setup(void)
+{
+        bundle_setup();
+        if (access("/proc/keys", R_OK) != 0)
+                cr_skip_test("no /proc/keys: this kernel has no keyrings to give (CONFIG_KEYS)");
+}
+
+TestSuite(oci_keyring, .init = setup, .fini = bundle_teardown, .timeout = 60);
 
 /* /proc/keys lists what the process may view: its own session keyring
  * among them. The config masks nothing, and has no seccomp profile. */
@@ -62,4 +69,20 @@ Test(oci_keyring, no_new_keyring_keeps_the_callers)
         cr_expect(contains(seen, "_ses.kr-new:"), "without the flag: %s", seen);
         keyrings_seen("kr-kept", "--no-new-keyring", seen, sizeof(seen));
         cr_expect(!contains(seen, "_ses.kr-kept:"), "with --no-new-keyring: %s", seen);
+}
+
+Test(oci_keyring, an_exec_keeps_the_callers_when_its_container_does)
+{
+        struct out o, k;
+        bundle_config("kr-exec", &(struct cfg){.no_masks = true});
+        int r = psrun(&o, NULL, "create", "--no-new-keyring", "--bundle", B.dir, "kr-exec", NULL);
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_assert_eq(psrun(&o, NULL, "start", "kr-exec", NULL), 0, "%s", o.err);
+        r = psrun(&o, NULL, "exec", "kr-exec", "sh", "-c", "grep -o '_ses[^ ]*' /proc/keys || true",
+                  NULL);
+        (void) psrun(&k, NULL, "delete", "--force", "kr-exec", NULL);
+        reap_children();
+        cr_assert_eq(r, 0, "%s", o.err);
+        cr_expect(!contains(o.out, "_ses.kr-exec:"), "%s", o.out);
+        cr_expect(contains(o.out, "_ses"), "no session keyring seen at all: %s", o.out);
 }

@@ -177,6 +177,7 @@ static inline void assert_state_eq(const struct oci_state *a, const struct oci_s
         cr_assert(str_eq_null(a->created, b->created));
         cr_assert(str_eq_null(a->owner, b->owner));
         cr_assert_eq(a->detached, b->detached);
+        cr_assert_eq(a->no_new_keyring, b->no_new_keyring);
         cr_assert_eq(a->n_annotations, b->n_annotations);
         for (size_t i = 0; i < a->n_annotations; i++) {
                 cr_assert_str_eq(a->annotations[i].key, b->annotations[i].key);

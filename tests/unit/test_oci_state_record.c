@@ -20,6 +20,7 @@ static void fill_everything(struct oci_state *s, const char *id)
         s->rootfs = strdup("/bundles/b/rootfs");
         s->owner = strdup("root");
         s->detached = true;
+        s->no_new_keyring = true;
         cr_assert_eq(oci_state_add_annotation(s, "org.example/a", "1", &err), 0);
         cr_assert_eq(oci_state_add_annotation(s, "b", "", &err), 0);
         cr_assert_eq(oci_state_add_cgroup_path(s, "memory:/psrun/x", &err), 0);
