@@ -50,6 +50,20 @@ static int sync_pair(const struct plan *plan, int sv[2], psrun_error *err)
         return 0;
 }
 
+/* clone3 with a pidfd, into cg's cgroup2 directory when there is one
+ * (CLONE_INTO_CGROUP): fork's return, -1 with errno on failure. */
+static pid_t clone_into(uint64_t flags, struct cgroup *cg, int *pidfd)
+{
+        int cgfd = cg ? cgroup_clone_fd(cg) : -1;
+        struct clone_args_v2 args = {
+                .flags = flags | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
+                .pidfd = (uint64_t) (uintptr_t) pidfd,
+                .exit_signal = SIGCHLD,
+                .cgroup = cgfd >= 0 ? (uint64_t) cgfd : 0,
+        };
+        return (pid_t) syscall(SYS_clone3, &args, sizeof(args));
+}
+
 int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, psrun_error *err)
 {
         struct plan late;
@@ -72,14 +86,7 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
                 return r;
 
         int pidfd = -1;
-        int cgfd = cg ? cgroup_clone_fd(cg) : -1;
-        struct clone_args_v2 args = {
-                .flags = plan->clone_flags | CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
-                .pidfd = (uint64_t) (uintptr_t) &pidfd,
-                .exit_signal = SIGCHLD,
-                .cgroup = cgfd >= 0 ? (uint64_t) cgfd : 0,
-        };
-        pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
+        pid_t pid = clone_into(plan->clone_flags, cg, &pidfd);
         if (pid == 0) {
                 close(sv[0]);
                 child_main(plan, sv[1], sources.n ? &sources : NULL);
@@ -291,14 +298,7 @@ int launch_zygote(const struct plan *plan, struct cgroup *cg, struct launch *l, 
         r = sync_pair(plan, sv, err);
         if (r >= 0) {
                 int pidfd = -1;
-                int cgfd = cg ? cgroup_clone_fd(cg) : -1;
-                struct clone_args_v2 args = {
-                        .flags = CLONE_PIDFD | (cgfd >= 0 ? CLONE_INTO_CGROUP : 0),
-                        .pidfd = (uint64_t) (uintptr_t) &pidfd,
-                        .exit_signal = SIGCHLD,
-                        .cgroup = cgfd >= 0 ? (uint64_t) cgfd : 0,
-                };
-                pid_t pid = (pid_t) syscall(SYS_clone3, &args, sizeof(args));
+                pid_t pid = clone_into(0, cg, &pidfd);
                 if (pid == 0) {
                         close(sv[0]);
                         child_main_zygote(plan, sv[1], &attach);
