@@ -244,13 +244,28 @@ static int parse_u64(const char *s, uint64_t *ret)
         return 0;
 }
 
+int cg_parse_u64(const char *text, const char *key, uint64_t *ret)
+{
+        if (!key)
+                return parse_u64(text, ret);
+        size_t klen = strlen(key);
+        for (const char *line = text; line && *line;) {
+                if (strncmp(line, key, klen) == 0 && line[klen] == ' ')
+                        return parse_u64(line + klen + 1, ret);
+                line = strchr(line, '\n');
+                if (line)
+                        line++;
+        }
+        return -ENOENT;
+}
+
 int cg_read_u64(const char *dir, const char *file, uint64_t *ret)
 {
         char buf[128];
         ssize_t n = cg_read(dir, file, buf, sizeof(buf));
         if (n < 0)
                 return (int) n;
-        return parse_u64(buf, ret);
+        return cg_parse_u64(buf, NULL, ret);
 }
 
 int cg_read_key_u64(const char *dir, const char *file, const char *key, uint64_t *ret)
@@ -259,16 +274,7 @@ int cg_read_key_u64(const char *dir, const char *file, const char *key, uint64_t
         ssize_t n = cg_read(dir, file, buf, sizeof(buf));
         if (n < 0)
                 return (int) n;
-        size_t klen = strlen(key);
-        for (char *line = buf; line && *line;) {
-                char *next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                if (strncmp(line, key, klen) == 0 && line[klen] == ' ')
-                        return parse_u64(line + klen + 1, ret);
-                line = next;
-        }
-        return -ENOENT;
+        return cg_parse_u64(buf, key, ret);
 }
 
 /*

@@ -184,6 +184,10 @@ int cg_write(const char *dir, const char *file, const char *fmt, ...)
 int cg_write_str(const char *dir, const char *file, const char *value);
 /* Read dir/file into buf (NUL-terminated). Returns the length or -errno. */
 ssize_t cg_read(const char *dir, const char *file, char *buf, size_t size);
+/* The number in text read from a control file: the whole of it, or (key)
+ * the value of its "key value" line; "max" is UINT64_MAX. -ENOENT without
+ * the key, -EPROTO for what is not a number. */
+int cg_parse_u64(const char *text, const char *key, uint64_t *ret);
 /* A file holding one number ("max" reads as UINT64_MAX). */
 int cg_read_u64(const char *dir, const char *file, uint64_t *ret);
 /* The value of `key` in a flat keyed file ("key value" lines). -ENOENT when

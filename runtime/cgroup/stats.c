@@ -213,40 +213,6 @@ void cg_close_usage(struct cgroup *cg)
         cg->events_fd = -1;
 }
 
-/* The value of "key N" lines, or of the whole text when key is NULL ("max":
- * UINT64_MAX), as cg_read_u64 and cg_read_key_u64 parse them. */
-static int parse_value(char *buf, const char *key, uint64_t *ret)
-{
-        const char *v = buf;
-        if (key) {
-                size_t klen = strlen(key);
-                v = NULL;
-                for (char *line = buf; line && *line;) {
-                        char *next = strchr(line, '\n');
-                        if (strncmp(line, key, klen) == 0 && line[klen] == ' ') {
-                                v = line + klen + 1;
-                                break;
-                        }
-                        line = next ? next + 1 : NULL;
-                }
-                if (!v)
-                        return -ENOENT;
-        }
-        if (strncmp(v, "max", 3) == 0 && (v[3] == '\0' || v[3] == '\n')) {
-                *ret = UINT64_MAX;
-                return 0;
-        }
-        if (*v < '0' || *v > '9')
-                return -EPROTO;
-        char *end;
-        errno = 0;
-        unsigned long long x = strtoull(v, &end, 10);
-        if (errno || (*end != '\0' && *end != '\n' && *end != ' '))
-                return -EPROTO;
-        *ret = x;
-        return 0;
-}
-
 int cgroup_read_usage(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err)
 {
         if (!cg || !stats)
@@ -264,7 +230,7 @@ int cgroup_read_usage(struct cgroup *cg, struct cgroup_stats *stats, psrun_error
                 int r = len < 0 ? -errno : 0;
                 if (r >= 0) {
                         buf[len] = '\0';
-                        r = parse_value(buf, rows[i].key, &v);
+                        r = cg_parse_u64(buf, rows[i].key, &v);
                 }
                 if (r == -ENOENT)
                         continue;
@@ -292,6 +258,6 @@ int cgroup_populated(struct cgroup *cg)
                 return -errno;
         buf[len] = '\0';
         uint64_t v;
-        int r = parse_value(buf, "populated", &v);
+        int r = cg_parse_u64(buf, "populated", &v);
         return r < 0 ? r : v != 0;
 }
