@@ -127,16 +127,23 @@ static int wait_ready(struct launch *l, const struct plan *plan, const struct oc
         struct child_msg m;
         int listener = -1;
         int r = launch_read_msg_fd(l, &m, &listener);
+        bool handed = false;
         if (r == 0 && m.kind == CHILD_MSG_SECCOMP && listener >= 0) {
                 /* The agent gets it while the container is still creating;
                  * READY follows. */
-                r = hand_listener(config, st, l->pid, listener, err);
+                r = hand_listener(config, st, l->pid, TAKE_FD(listener), err);
                 if (r < 0)
                         return r;
+                handed = true;
                 r = launch_read_msg(l, &m);
-        } else if (listener >= 0) {
-                close(listener);
         }
+        safe_close(listener);
+        /* An agent asked for and given nothing: its notifications would
+         * all fail (ENOSYS), so the container does not start. */
+        if (r == 0 && m.kind == CHILD_MSG_READY && plan->seccomp_listener && !handed)
+                return psrun_error_set(err, EPROTO,
+                                       "linux.seccomp.listenerPath: the container's init handed "
+                                       "over no seccomp listener");
         if (r == 0 && m.kind == CHILD_MSG_READY)
                 return 0;
         if (r == 0 && m.kind == CHILD_MSG_ERROR) {
@@ -617,6 +624,10 @@ static int wait_exec(struct launch *l, const struct plan *plan, const struct oci
                 close(listener);
         else if (listener >= 0 && (r = hand_listener(config, st, l->pid, listener, err)) < 0)
                 return r;
+        else if (listener < 0 && !failed && plan->seccomp_listener)
+                return psrun_error_set(err, EPROTO,
+                                       "linux.seccomp.listenerPath: the exec's process handed "
+                                       "over no seccomp listener");
         if (r == 0 && m.kind == CHILD_MSG_ERROR) {
                 char msg[PSRUN_ERROR_MSG_MAX];
                 launch_describe_error(plan, &m, msg, sizeof(msg));
