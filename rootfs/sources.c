@@ -12,12 +12,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mount.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -34,13 +33,16 @@ static int step_error(psrun_error *err, const struct mount_step *s, int r)
         return psrun_error_errno(err, r, "rootfs: %s", what);
 }
 
+/* What idmap_tree names when mount_setattr itself refused. */
+static const char idmap_setattr[] = "MOUNT_ATTR_IDMAP";
+
 static int idmap_error(psrun_error *err, const struct mount_step *s, const char *what, int r)
 {
         char step[512];
         mount_step_describe(s, step, sizeof(step));
         /* EINVAL from mount_setattr: mostly a filesystem that takes no
          * idmapped mounts (tmpfs before Linux 6.3, 9p, ...). */
-        if (r == -EINVAL && strcmp(what, "MOUNT_ATTR_IDMAP") == 0)
+        if (r == -EINVAL && what == idmap_setattr)
                 what = "the source's filesystem takes no idmapped mounts on this kernel "
                        "(MOUNT_ATTR_IDMAP)";
         return psrun_error_errno(err, r, "rootfs: %s: idmap: %s", step, what);
@@ -106,7 +108,7 @@ static int idmap_tree(const struct mount_step *s, int tree, const char **what)
                 if (userns < 0)
                         return userns;
         }
-        *what = "MOUNT_ATTR_IDMAP";
+        *what = idmap_setattr;
         struct mount_attr a = {.attr_set = MOUNT_ATTR_IDMAP, .userns_fd = (uint64_t) userns};
         if (mount_setattr(tree, "", AT_EMPTY_PATH | (s->idmap_recursive ? AT_RECURSIVE : 0), &a,
                           sizeof(a)) < 0)
