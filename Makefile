@@ -32,8 +32,8 @@ TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 # libpsrun: every subsystem. The command line (cli/) prints; the library never
 # does, so cli/ is linked into psrun only.
 LIB_SRCS := $(wildcard common/*.c policy/*.c rootfs/*.c netns/*.c runtime/*.c runtime/oci/*.c \
-                       runtime/cgroup/*.c)
-CLI_SRCS := $(wildcard cli/*.c)
+                       runtime/cgroup/*.c runtime/session/*.c runtime/gvisor/*.c)
+CLI_SRCS := $(wildcard cli/*.c cli/mcp/*.c)
 # The default seccomp profile, compiled at build time (tools/gen-seccomp-bpf.c).
 GEN_SECCOMP := $(BUILD)/gen/seccomp-default-bpf.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SECCOMP:.c=.o)
@@ -74,7 +74,7 @@ $(ARCHIVE): $(LIB_OBJS)
 	ar rcs $@ $^
 
 # The public library: only psrun_* (include/psrun.h) is exported. It is
-# also a program, run as a session's supervisor (runtime/session-image.c):
+# also a program, run as a session's supervisor (runtime/session/image.c):
 # an entry point, and the interpreter this toolchain's programs name, in an
 # .interp section of its own object (only here: an executable has one).
 INTERP_C := $(BUILD)/gen/interp.c
@@ -134,7 +134,7 @@ $(BUILD)/tests/%: tests/%/*.c tests/lib/*.c tests/lib/*.h $(ARCHIVE)
 
 # The runc-style log writer and the MCP server's JSON reader and protocol
 # layer are the CLI's (cli/ is not in libpsrun); their unit tests link them.
-$(BUILD)/tests/unit: cli/oci-log.c cli/mcp-json.c cli/mcp-proto.c
+$(BUILD)/tests/unit: cli/oci-log.c cli/mcp/json.c cli/mcp/proto.c
 
 # Helpers run inside the sandbox: static, so they need nothing from the root.
 $(BUILD)/tests/helper/%: tests/helper/%.c

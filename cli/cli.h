@@ -134,6 +134,6 @@ int cli_reexec_sealed(char **argv, psrun_error *err);
 int cli_cmd_session(int argc, char **argv);
 extern const char cli_session_help[];
 
-/* `psrun mcp` (cli/mcp.c): an MCP server on stdin/stdout. */
+/* `psrun mcp` (cli/mcp/server.c): an MCP server on stdin/stdout. */
 int cli_cmd_mcp(struct cli_call *c, psrun_error *err);
 extern const struct option_def cli_mcp_options[];

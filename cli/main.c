@@ -18,7 +18,7 @@
 #include "cli/cli.h"
 #include "runtime/oci/container.h"
 #include "runtime/oci/state.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 #include "runtime/run.h"
 
 #ifndef PSRUN_VERSION

@@ -9,7 +9,7 @@
  * /proc/PID/exe, but nothing can write to it). Used by the OCI commands
  * that reach into a container (cli/sealed.c) and by a session's
  * supervisor image when its file is not safe to run as it is
- * (runtime/session-image.c).
+ * (runtime/session/image.c).
  */
 
 #define MEMFD_SEALS_NEEDED (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)

@@ -127,7 +127,7 @@ void netns_teardown(const struct netns_plan *plan, struct netns_state *st);
  * many leases were removed, or -errno. */
 int netns_gc(psrun_error *err);
 /* The same for one network, by its id (netns_plan.id), when its owner is
- * dead: a session's, named in its state (runtime/session-api.c). */
+ * dead: a session's, named in its state (runtime/session/api.c). */
 int netns_reap(const char *id, psrun_error *err);
 
 /* ---- the pieces, one file each ---- */

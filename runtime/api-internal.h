@@ -2,7 +2,7 @@
 #pragma once
 
 /* What the public handles wrap, shared by runtime/api.c and the session
- * API (runtime/session-api.c). */
+ * API (runtime/session/api.c). */
 
 #include <psrun.h>
 

@@ -7,11 +7,11 @@
  *   native  psrun itself: one clone3(), the child's steps, the kernel's
  *           layers (runtime/run.c)
  *   gvisor  the same sandbox as an OCI bundle for runsc, gVisor's user-space
- *           kernel, inside psrun's cgroups (runtime/gvisor-run.c)
+ *           kernel, inside psrun's cgroups (runtime/gvisor/run.c)
  *
  * run_sandbox() (runtime/run.h) validates the policy, checks for root and
  * calls the policy's backend; the sessions' supervisor has a table of its
- * own (runtime/session-supervisor.c). A backend that cannot run here says so
+ * own (runtime/session/supervisor.c). A backend that cannot run here says so
  * in err (-EOPNOTSUPP, -ENOENT) and never hands over to another one.
  */
 

@@ -94,7 +94,7 @@ int step_proctitle(struct child_ctx *c)
 int step_oom_score(struct child_ctx *c)
 {
         /* A session's execs are the OOM killer's first choice, init its
-         * last (runtime/session-supervisor-backends.c); raising one's own
+         * last (runtime/session/supervisor-backends.c); raising one's own
          * score needs no privilege. */
         const char *v = c->plan->oom_score_adj;
         if (!v)

@@ -280,7 +280,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 r = rootfs_plan_standalone(&ro, &p->rootfs, err);
         /* Under gVisor the sandbox's syscalls never reach the host kernel:
          * the sentry and the gofer stand where these layers stand, and runsc
-         * confines those itself (runtime/gvisor-run.c). */
+         * confines those itself (runtime/gvisor/run.c). */
         if (r >= 0 && pol->backend != POLICY_BACKEND_NATIVE)
                 return 0;
         if (r >= 0)

@@ -76,7 +76,7 @@ struct plan {
          * with spawn_command, is in join_flags for the command's process). */
         int join_pidfd; /* -1: none */
         uint64_t join_flags;
-        /* A session's install exec (runtime/session-install.c), which has a
+        /* A session's install exec (runtime/session/install.c), which has a
          * network of its own: before join_flags, the child enters the
          * pidfd's mount namespace alone, makes a private copy of it (owned
          * by psrun's user namespace: the sandbox's has no namespace quota,
@@ -130,7 +130,7 @@ struct plan {
         const char *path_env; /* PATH value used to find argv[0], points into envp */
         bool use_init;        /* a tiny init as pid 1 that reaps and forwards signals */
         /* A session's init: no command; pid 1 reports READY once set up and
-         * then only reaps, until it is killed (runtime/session-supervisor.c). */
+         * then only reaps, until it is killed (runtime/session/supervisor.c). */
         bool init_only;
         /* A session's exec made ahead of its request (launch_zygote): it
          * puts itself in its cgroups, joins, does every step that needs no

@@ -13,7 +13,7 @@
 #      fprintf/vfprintf/fputs/fputc/fwrite to stdout or stderr, and no dprintf
 #      to fd 1 or 2 in the library (the child's _exit is not exit); the one
 #      exception is libpsrun.so executed as a program by hand (its entry
-#      point, runtime/session-image.c), on lines marked
+#      point, runtime/session/image.c), on lines marked
 #      /* layering: a program's entry */;
 #   3. libpsrun (the Makefile's LIB_SRCS) holds every C file but those of
 #      cli/ (and tests/, tools/), and none of cli/.
@@ -62,7 +62,7 @@ done < <(files 'common/*.[ch]' 'policy/*.[ch]' 'rootfs/*.[ch]' 'netns/*.[ch]' 'r
 	'runtime/*/*.[ch]' 'include/*.h' |
 	xargs -r grep -nE "$print_re" |
 	grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)' |
-	grep -vE '^runtime/session-image\.c:[0-9]+:.*/\* layering: a program.s entry \*/$')
+	grep -vE '^runtime/session/image\.c:[0-9]+:.*/\* layering: a program.s entry \*/$')
 
 # 3. What libpsrun is built from.
 lib_srcs=$("$MAKE_CMD" -s --no-print-directory print-lib-srcs) || {

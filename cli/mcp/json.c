@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli/mcp-json.h"
+#include "cli/mcp/json.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "cli/mcp-proto.h"
+#include "cli/mcp/proto.h"
 
 #include <errno.h>
 #include <stdlib.h>

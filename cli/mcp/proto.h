@@ -6,14 +6,14 @@
  * one response line out, both protocol eras (the initialize handshake of
  * 2025-03-26 .. 2025-11-25 and the stateless 2026-07-28 revision), the tool
  * table and the checking of tool arguments. Pure: it never touches a
- * sandbox itself; the tools run through a backend (cli/mcp.c, or a fake in
+ * sandbox itself; the tools run through a backend (cli/mcp/server.c, or a fake in
  * the unit tests).
  */
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cli/mcp-json.h"
+#include "cli/mcp/json.h"
 #include "common/error.h"
 
 #define MCP_STATELESS_VERSION "2026-07-28"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `psrun mcp`: an MCP server on stdin/stdout (docs/mcp.md) over the public
- * session API (include/psrun.h). The protocol is cli/mcp-proto.c; this file
+ * session API (include/psrun.h). The protocol is cli/mcp/proto.c; this file
  * is the transport (a reader thread, one worker), the sandboxes the tools
- * run in, and the tools themselves; cli/mcp-text.c writes their text.
+ * run in, and the tools themselves; cli/mcp/text.c writes their text.
  *
  * stdout carries nothing but protocol: one JSON-RPC message per line,
  * written by the worker thread only. Logs go to stderr.
@@ -21,8 +21,8 @@
 
 #include "cli/approve.h"
 #include "cli/cli.h"
-#include "cli/mcp-proto.h"
-#include "cli/mcp-text.h"
+#include "cli/mcp/proto.h"
+#include "cli/mcp/text.h"
 #include "common/cleanup.h"
 #include "common/json.h"
 #include "policy/policy.h"
@@ -761,7 +761,7 @@ static void *worker(void *arg)
 
 /* notifications/cancelled: kill the exec of the request it names if that
  * one is running, and remember the cancel so that the request gets no
- * answer (mcp-proto.h) and, if still queued, does not run. */
+ * answer (proto.h) and, if still queued, does not run. */
 static void cancel(struct server *srv, const char *request_id)
 {
         pthread_mutex_lock(&srv->lock);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What the MCP tools write for the model (cli/mcp-text.h). */
-#include "cli/mcp-text.h"
+/* What the MCP tools write for the model (cli/mcp/text.h). */
+#include "cli/mcp/text.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * What the MCP tools write for the model (cli/mcp.c runs the tools): base64
+ * What the MCP tools write for the model (cli/mcp/server.c runs the tools): base64
  * both ways, paths as the sandbox sees them, the output streams, the
  * Blocked: lines of what a layer refused, the network's refusals, and the
  * session API's result JSON as structuredContent. Pure formatting: a FILE

@@ -27,7 +27,7 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "common/names.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 #include "runtime/run.h"
 
 #define WORKSPACE "/workspace"

@@ -5,11 +5,11 @@
  * The gVisor backend (docs/security.md, "The gVisor backend"): the sandbox a
  * policy describes, handed to runsc as an OCI bundle.
  *
- *   gvisor-runsc.c    which runsc, which platform (detected once, cached)
- *   gvisor-bundle.c   the state directory, the root skeleton, config.json
- *   gvisor-spawn.c    starting runsc inside psrun's cgroups and namespaces
- *   gvisor-run.c      psrun run (backend_gvisor)
- *   gvisor-session.c  a session's sandbox and its execs
+ *   runsc.c    which runsc, which platform (detected once, cached)
+ *   bundle.c   the state directory, the root skeleton, config.json
+ *   spawn.c    starting runsc inside psrun's cgroups and namespaces
+ *   run.c      psrun run (backend_gvisor)
+ *   session.c  a session's sandbox and its execs
  *
  * Each sandbox has a state directory GVISOR_STATE_DIR/<pid>-<n> (pid: the
  * psrun process or session supervisor that owns it) holding the bundle
@@ -35,7 +35,7 @@
  * client, and the binary runs as root. */
 #define GVISOR_RUNSC_ENV "PSRUN_RUNSC"
 
-/* ---- runsc and its platform (gvisor-runsc.c) ---- */
+/* ---- runsc and its platform (runsc.c) ---- */
 
 struct gvisor_runtime {
         char runsc[PATH_MAX];
@@ -56,7 +56,7 @@ int gvisor_runtime_resolve(const struct policy *pol, struct gvisor_runtime *rt, 
  * closed: landlock or apparmor `required`, a writable root). */
 int gvisor_check_policy(const struct policy *pol, psrun_error *err);
 
-/* ---- the state directory and the bundle (gvisor-bundle.c) ---- */
+/* ---- the state directory and the bundle (bundle.c) ---- */
 
 struct gvisor_sandbox {
         char dir[96];             /* GVISOR_STATE_DIR/<pid>-<n>: also the bundle */
@@ -64,7 +64,7 @@ struct gvisor_sandbox {
         char rootfs[128];         /* dir/rootfs: the skeleton's tmpfs's mount point */
         char workspace[128];      /* dir/workspace: the host tmpfs's mount point */
         char workspace_data[128]; /* its mount options (size, owner) */
-        char proc[128];           /* dir/proc: a visible procfs (see gvisor-spawn.c) */
+        char proc[128];           /* dir/proc: a visible procfs (see spawn.c) */
         char runsc_log[128];
         struct gvisor_runtime rt;
         bool netstack; /* --network=sandbox (full, restricted) */
@@ -91,7 +91,7 @@ struct gvisor_config {
 /* The root skeleton (rootfs/: directories, links, the synthesized /etc) and
  * config.json, both made from the native backend's plan so that the two run
  * the same root: its mount steps become the skeleton's files and the
- * bundle's mounts (a table by step kind in gvisor-bundle.c). The skeleton
+ * bundle's mounts (a table by step kind in bundle.c). The skeleton
  * is written into the launcher's tmpfs, through /proc/<launcher>/root.
  * netns_pid: whose network namespace the sandbox takes, 0 for a new one. */
 int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan,
@@ -116,7 +116,7 @@ int gvisor_read_error(const char *log_path, char *msg, size_t size);
  * 126 for one that is not executable, else 125. */
 int gvisor_error_exit_code(const char *msg);
 
-/* ---- starting runsc (gvisor-spawn.c) ---- */
+/* ---- starting runsc (spawn.c) ---- */
 
 struct gvisor_spawn {
         char *const *argv; /* runsc and its arguments; argv[0] is executed */
@@ -157,13 +157,13 @@ void gvisor_stdio_done(const int in[3], int out[3]);
 /* runsc's global flags for a sandbox, then argv: a malloc'd vector. */
 char **gvisor_runsc_argv(const struct gvisor_sandbox *gs, const char *log_path, char *const sub[]);
 
-/* ---- one-shot runs (gvisor-run.c) ---- */
+/* ---- one-shot runs (run.c) ---- */
 
 /* Whether `true` runs under platform within timeout_ms: the platform
  * probe. On failure err says why. */
 int gvisor_probe(const char *runsc, const char *platform, uint64_t timeout_ms, psrun_error *err);
 
-/* ---- sessions (gvisor-session.c) ---- */
+/* ---- sessions (session.c) ---- */
 
 struct gvisor_session;
 struct cgroup;

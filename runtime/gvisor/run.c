@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * psrun run with backend: gvisor. The plan is the native backend's
- * (runtime/plan.c); gvisor-bundle.c turns it into a bundle, and runsc runs
- * it inside psrun's cgroups and namespaces (gvisor-spawn.c):
+ * (runtime/plan.c); bundle.c turns it into a bundle, and runsc runs
+ * it inside psrun's cgroups and namespaces (spawn.c):
  *
  *   psrun                      launcher (cgroup, new mount + net namespace)
  *   state dir, cgroups
@@ -32,7 +32,7 @@
 #include "netns/dns-proxy.h"
 #include "runtime/backend.h"
 #include "runtime/cgroup/cgroup.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 #include "runtime/run.h"
 #include "runtime/violations.h"
 
@@ -198,7 +198,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         if (r < 0)
                 return setup_error(res, err, r);
         /* The limits hold for runsc, its gofer and the sentry together;
-         * pids count their host tasks (gvisor-runsc.c). */
+         * pids count their host tasks (runsc.c). */
         struct cgroup_limits limits = {
                 .memory_bytes = pol->memory_limit,
                 .pids_max = rt->pids_base + rt->pids_per_process * pol->pids_limit,

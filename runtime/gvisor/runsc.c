@@ -34,7 +34,7 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "common/names.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 
 #define PROBE_TIMEOUT_MS 3000
 #define CACHE_PATH       GVISOR_STATE_DIR "/platforms"

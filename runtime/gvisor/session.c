@@ -37,7 +37,7 @@
 #include "common/fileio.h"
 #include "netns/dns-proxy.h"
 #include "runtime/cgroup/cgroup.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 
 #define MAX_EXECS        64
 #define READY_TIMEOUT_MS 30000
@@ -154,7 +154,7 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
         r = gvisor_sandbox_create(&g->gs, &rt, pol, err);
         if (r < 0)
                 return psrun_error_prefix(err, "session");
-        /* + 1: the init. Host tasks, as for psrun run (gvisor-runsc.c). */
+        /* + 1: the init. Host tasks, as for psrun run (runsc.c). */
         struct cgroup_limits limits = {
                 .memory_bytes = pol->memory_limit,
                 .pids_max = rt.pids_base + rt.pids_per_process * (pol->pids_limit + 1),

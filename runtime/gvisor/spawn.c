@@ -40,7 +40,7 @@
 #include "common/fdpass.h"
 #include "common/signals.h"
 #include "runtime/cgroup/cgroup.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 
 enum spawn_step {
         SPAWN_PDEATHSIG,

@@ -26,8 +26,8 @@
 #include "runtime/api-internal.h"
 #include "runtime/cgroup/cgroup.h"
 #include "netns/netns.h"
-#include "runtime/gvisor.h"
-#include "runtime/session.h"
+#include "runtime/gvisor/gvisor.h"
+#include "runtime/session/session.h"
 
 /* ---- ids, paths, the control socket ---- */
 

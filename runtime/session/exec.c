@@ -18,7 +18,7 @@
 #include "common/cleanup.h"
 #include "common/json.h"
 #include "runtime/api-internal.h"
-#include "runtime/session.h"
+#include "runtime/session/session.h"
 
 #define CHUNK (64 * 1024)
 

@@ -27,7 +27,7 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
-#include "runtime/session.h"
+#include "runtime/session/session.h"
 
 #define WORKSPACE         "/workspace"
 #define LIST_MAX_ENTRIES  100000

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A session supervisor's own image (runtime/session-image.h).
+ * A session supervisor's own image (runtime/session/image.h).
  *
  * A fork of the embedding program that never execs would keep its whole
  * address space for the session's life: a Python agent's tens of MB, a C
@@ -57,8 +57,8 @@
 #include "common/fileio.h"
 #include "common/memfd.h"
 #include "common/signals.h"
-#include "runtime/session-image.h"
-#include "runtime/session-supervisor.h"
+#include "runtime/session/image.h"
+#include "runtime/session/supervisor.h"
 
 extern char **environ;
 

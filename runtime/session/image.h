@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * A session supervisor's own image (runtime/session-image.c): the
+ * A session supervisor's own image (runtime/session/image.c): the
  * supervisor is not a fork of the embedding program that keeps its memory,
  * but a fresh process running psrun's code, started with
  *
@@ -18,7 +18,7 @@
 
 #include "common/error.h"
 #include "policy/policy.h"
-#include "runtime/session.h"
+#include "runtime/session/session.h"
 
 #define SUP_ARGV0      "psrun-session"
 #define SUP_ENV_MARKER "PSRUN_SESSION_SUPERVISOR"

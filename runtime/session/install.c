@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * psrun_install_package, the client's half (the supervisor's is
- * start_install in runtime/session-supervisor.c): check the spec, see
+ * start_install in runtime/session/supervisor.c): check the spec, see
  * whether the session could serve it at all, ask the approver when the
  * policy gates installs, then run the installer as an exec.
  */
@@ -12,8 +12,8 @@
 
 #include "common/cleanup.h"
 #include "common/json.h"
-#include "runtime/install.h"
-#include "runtime/session.h"
+#include "runtime/session/package.h"
+#include "runtime/session/session.h"
 
 static void failed(psrun_exec_result *res, const psrun_error *err)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A session supervisor's networks (runtime/session-net.h). */
-#include "runtime/session-net.h"
+/* A session supervisor's networks (runtime/session/net.h). */
+#include "runtime/session/net.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * The networks a session's supervisor holds (runtime/session-net.c), as
+ * The networks a session's supervisor holds (runtime/session/net.c), as
  * `psrun run` does for its one sandbox: a veth, an nft table and a DNS
  * proxy thread per network, built while the process that will use it waits
  * (between launch_confine and launch_release), torn down once it is gone.

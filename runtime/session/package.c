@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Package specs and installer command lines (runtime/install.h). */
-#include "runtime/install.h"
+/* Package specs and installer command lines (runtime/session/package.h). */
+#include "runtime/session/package.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What differs between a session's backends (STYLE.md §9; the table in
- * runtime/session-supervisor.h): native, psrun's own init and execs that
+ * runtime/session/supervisor.h): native, psrun's own init and execs that
  * join its namespaces, each in a cgroup of its own; gvisor, the adapters
- * of runtime/gvisor-session.c.
+ * of runtime/gvisor/session.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +20,9 @@
 
 #include "common/cleanup.h"
 #include "runtime/cgroup/cgroup.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 #include "runtime/run.h"
-#include "runtime/session-supervisor.h"
+#include "runtime/session/supervisor.h"
 
 /* ---- execs ---- */
 
@@ -146,7 +146,7 @@ static int exec_native(struct supervisor *s, struct exec_slot *e, const struct p
                 /* A network of its own, made by clone3 in psrun's user
                  * namespace (the sandbox's may make none), and a private
                  * copy of the mounts whose resolv.conf names its gateway
-                 * (runtime/session-net.h). */
+                 * (runtime/session/net.h). */
                 p.clone_flags |= CLONE_NEWNET;
                 p.join_flags &= ~(uint64_t) (CLONE_NEWNET | CLONE_NEWNS);
                 p.private_resolv_fd = inet->resolv_tree;
@@ -372,7 +372,7 @@ static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_e
         return r;
 }
 
-/* ---- the gVisor backend's adapters (runtime/gvisor-session.c) ---- */
+/* ---- the gVisor backend's adapters (runtime/gvisor/session.c) ---- */
 
 static int start_gvisor(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
 {

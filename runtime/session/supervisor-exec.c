@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A session supervisor's execs and installs (runtime/session-supervisor.h):
+ * A session supervisor's execs and installs (runtime/session/supervisor.h):
  * a request's argv and env, the backend's start, and at the end the
  * result: exit status, reason, accounting, network counts, violations.
  */
@@ -15,7 +15,7 @@
 #include "common/cleanup.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/run.h"
-#include "runtime/session-supervisor.h"
+#include "runtime/session/supervisor.h"
 
 void sup_drain_exec_messages(struct supervisor *s, struct exec_slot *e)
 {

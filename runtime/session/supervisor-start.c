@@ -25,10 +25,10 @@
 #include "common/cleanup.h"
 #include "common/signals.h"
 #include "runtime/cgroup/cgroup.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 #include "runtime/run.h"
-#include "runtime/session-image.h"
-#include "runtime/session-supervisor.h"
+#include "runtime/session/image.h"
+#include "runtime/session/supervisor.h"
 
 /* ---- start ---- */
 
@@ -259,7 +259,7 @@ int session_spawn(const struct policy *pol, const char *root, const char *id,
                                        image);
         }
         if (ready.r < 0 && !ready.err.msg[0]) {
-                /* It could not be executed at all (session-image.c). */
+                /* It could not be executed at all (image.c). */
                 sup_remove_state_dir(dir);
                 return psrun_error_errno(err, ready.r, "session: execute the supervisor (%s)",
                                          image);

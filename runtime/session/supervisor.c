@@ -6,7 +6,7 @@
  * it is started by session_spawn() and gone with the session.
  *
  * Its one thread does all of that; the only other threads are the DNS
- * proxies of its networks (runtime/session-net.c), which touch neither fds
+ * proxies of its networks (runtime/session/net.c), which touch neither fds
  * 0-2 nor namespaces, so the main thread may change its own fds 0-2 around
  * a clone3 without locks. From start-up on, its children are born in the
  * sandbox's pid namespace (setns CLONE_NEWPID); a thread cannot be made
@@ -28,7 +28,7 @@
 #include "common/fdpass.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/run.h"
-#include "runtime/session-supervisor.h"
+#include "runtime/session/supervisor.h"
 
 uint64_t sup_now_ms(void)
 {

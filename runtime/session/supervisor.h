@@ -5,20 +5,20 @@
  * The session supervisor's own parts (docs/sessions.md), one process per
  * session, in four files:
  *
- *   session-supervisor.c           serving: the poll loop, requests, deadlines, the end
- *   session-supervisor-exec.c      execs and installs: start, finish, results
- *   session-supervisor-backends.c  what differs between native and gVisor
- *   session-supervisor-start.c     session_spawn and the supervisor's start-up
+ *   supervisor.c           serving: the poll loop, requests, deadlines, the end
+ *   supervisor-exec.c      execs and installs: start, finish, results
+ *   supervisor-backends.c  what differs between native and gVisor
+ *   supervisor-start.c     session_spawn and the supervisor's start-up
  */
 
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runtime/install.h"
+#include "runtime/session/package.h"
 #include "runtime/launch.h"
-#include "runtime/session-net.h"
-#include "runtime/session.h"
+#include "runtime/session/net.h"
+#include "runtime/session/session.h"
 #include "runtime/violations-watch.h"
 
 #define MAX_EXECS 64
@@ -75,7 +75,7 @@ struct supervisor {
  * (filling cg, init, workspace_fd and tmpl), how an exec starts, is
  * signalled and killed, and what is left to clean once it and the sandbox
  * are gone. native: psrun's init and execs that join its namespaces, each
- * in a cgroup of its own. gvisor: runtime/gvisor-session.c.
+ * in a cgroup of its own. gvisor: runtime/gvisor/session.c.
  */
 struct sess_backend {
         const char *name;
@@ -132,7 +132,7 @@ void sup_finish_exec(struct supervisor *s, struct exec_slot *e);
 /* Every exec's watch target, for the audit records (NULL: a free slot). */
 void sup_watch_targets(struct supervisor *s, struct vwatch_target **t);
 
-/* The supervisor, in its own image (runtime/session-image.c): detach from
+/* The supervisor, in its own image (runtime/session/image.c): detach from
  * whatever is left of the caller, start, report on ready_fd, serve. */
 _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int tie_fd,
                         const char *cgroup_parent);

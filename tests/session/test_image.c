@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The supervisor is a process of its own (runtime/session-image.c), not a
+ * The supervisor is a process of its own (runtime/session/image.c), not a
  * fork of its creator: it holds none of the creator's memory, environment
  * or fds, gets its policy exactly, and runs from libpsrun.so itself (or a
  * sealed copy of it when the file is not safe to run as root).

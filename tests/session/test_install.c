@@ -7,8 +7,8 @@
  */
 #include <fcntl.h>
 
-#include "runtime/install.h"
-#include "runtime/session.h"
+#include "runtime/session/package.h"
+#include "runtime/session/session.h"
 #include "session/common.h"
 
 struct asked {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The control protocol's version (runtime/session.h): a client and a
+ * The control protocol's version (runtime/session/session.h): a client and a
  * supervisor of different psrun builds say so in one line naming both
  * versions, instead of misreading each other's structs; destroy still
  * ends such a session.
@@ -11,7 +11,7 @@
 #include <sys/un.h>
 
 #include "common/cleanup.h"
-#include "runtime/session.h"
+#include "runtime/session/session.h"
 #include "session/common.h"
 
 /* What the fake supervisor answers every request with. */

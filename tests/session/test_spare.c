@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The next exec made ahead (runtime/session-supervisor-backends.c,
+ * The next exec made ahead (runtime/session/supervisor-backends.c,
  * sup_make_zygote): a child of the supervisor, already in the sandbox and
  * in a cgroup of its own, waiting for its request. It runs only what it is
  * given, as the exec it is given to; dies, it is replaced; and nothing of

@@ -16,7 +16,7 @@
 
 #include "lib/testlib.h"
 #include "policy/policy.h"
-#include "runtime/gvisor.h"
+#include "runtime/gvisor/gvisor.h"
 #include "runtime/oci/config.h"
 #include "runtime/run.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Package specs and installer command lines (runtime/install.c): the
+/* Package specs and installer command lines (runtime/session/package.c): the
  * hostile specs first. */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "runtime/install.h"
+#include "runtime/session/package.h"
 
 Test(install, hostile_specs_are_refused_naming_package)
 {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The MCP server's JSON reader (cli/mcp-json.c): hostile documents first,
+ * The MCP server's JSON reader (cli/mcp/json.c): hostile documents first,
  * then what a JSON-RPC message needs.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/mcp-json.h"
+#include "cli/mcp/json.h"
 
 static int parse(const char *text, struct mj **v, psrun_error *err)
 {

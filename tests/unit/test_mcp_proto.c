@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The MCP protocol layer (cli/mcp-proto.c) with a fake backend: the
+ * The MCP protocol layer (cli/mcp/proto.c) with a fake backend: the
  * handshake era, the stateless 2026-07-28 era, error codes, argument
  * checking. Every answer is parsed back with the strict reader.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/mcp-json.h"
-#include "cli/mcp-proto.h"
+#include "cli/mcp/json.h"
+#include "cli/mcp/proto.h"
 #include "common/json.h"
 
 static int calls;

@@ -88,7 +88,7 @@ Test(policy_json, shape)
 
 /*
  * The struct, field by field: a session's supervisor gets its policy as
- * this JSON (runtime/session-image.c), so every field must come back, not
+ * this JSON (runtime/session/image.c), so every field must come back, not
  * only those the printer prints. A field added to struct policy changes
  * its size and fails the assertion until it is compared here too.
  */
