@@ -17,14 +17,8 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fileio.h"
-
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 __attribute__((format(printf, 2, 3))) static int refuse(psrun_approval *a, const char *fmt, ...)
 {
@@ -86,11 +80,11 @@ int approve_by_command(void *userdata, psrun_approval *a)
         (void) fcntl(out[0], F_SETFL, O_NONBLOCK);
         char said[256];
         size_t got = 0;
-        uint64_t deadline = now_ms() + ac->timeout_ms;
+        uint64_t deadline = monotonic_ms() + ac->timeout_ms;
         bool exited = false, timed_out = false;
         int out_fd = out[0];
         while (!exited) {
-                uint64_t now = now_ms();
+                uint64_t now = monotonic_ms();
                 if (now >= deadline) {
                         timed_out = true;
                         break;

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "netns/dns-packet.h"
 
 #define MAX_PENDING       64
@@ -99,13 +100,6 @@ struct dns_proxy {
         struct pin pins[PIN_CACHE];
         size_t next_pin; /* the slot to reuse when none is free */
 };
-
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 /* ---- the log and the counts ---- */
 
@@ -292,7 +286,7 @@ static uint64_t pin_left_ms(struct dns_proxy *p, const struct dns_addr *a, uint6
 
 static void pin_remember(struct dns_proxy *p, const struct dns_addr *a, uint64_t until)
 {
-        uint64_t now = now_ms();
+        uint64_t now = monotonic_ms();
         size_t slot = PIN_CACHE;
         for (size_t i = 0; i < PIN_CACHE && slot == PIN_CACHE; i++)
                 if (same_addr(&p->pins[i].addr, a) || p->pins[i].until_ms <= now)
@@ -387,7 +381,7 @@ static int upstream_send(struct dns_proxy *p, struct pending *e, bool tcp)
                 return -errno;
         if (connect(e->fd, (struct sockaddr *) &ss, len) < 0 && errno != EINPROGRESS)
                 return -errno;
-        e->deadline = now_ms() + UPSTREAM_TIMEOUT;
+        e->deadline = monotonic_ms() + UPSTREAM_TIMEOUT;
         e->tcp_sent = e->tcp_got = 0;
         if (tcp) {
                 e->state = UP_TCP_CONNECT;
@@ -461,7 +455,7 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
          * An address pinned earlier with at least half of this timeout left
          * is not pinned again (an nft transaction per answer would cost a
          * commit each); the reply's TTL is then what the pin has left. */
-        uint64_t now = now_ms(), left_ms = (uint64_t) timeout_s * 1000;
+        uint64_t now = monotonic_ms(), left_ms = (uint64_t) timeout_s * 1000;
         for (size_t i = 0; i < n; i++) {
                 uint64_t left = pin_left_ms(p, &keep[i], now);
                 if (left >= (uint64_t) timeout_s * 500) {
@@ -626,7 +620,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
         memcpy(&e->client, from, from_len);
         e->client_len = from_len;
         if (getrandom(&e->up_id, sizeof(e->up_id), 0) != (ssize_t) sizeof(e->up_id))
-                e->up_id = (uint16_t) now_ms();
+                e->up_id = (uint16_t) monotonic_ms();
         if (raw) {
                 if (len > sizeof(e->query) - 2) {
                         pending_free(e);
@@ -670,8 +664,8 @@ static void tcp_accept(struct dns_proxy *p)
                 return;
         for (size_t i = 0; i < MAX_TCP; i++)
                 if (p->tcp[i].fd < 0) {
-                        p->tcp[i] = (struct tcp_client){.fd = fd,
-                                                        .deadline = now_ms() + CLIENT_TIMEOUT};
+                        p->tcp[i] = (struct tcp_client){
+                                .fd = fd, .deadline = monotonic_ms() + CLIENT_TIMEOUT};
                         return;
                 }
         close(fd); /* too many at once */
@@ -743,7 +737,7 @@ static void *proxy_main(void *arg)
                 pfd[n++] = (struct pollfd){p->udp_fd, POLLIN, 0};
                 pfd[n++] = (struct pollfd){p->tcp_fd, POLLIN, 0};
                 pfd[n++] = (struct pollfd){p->nflog ? nflog_fd(p->nflog) : -1, POLLIN, 0};
-                uint64_t now = now_ms(), next = now + 1000;
+                uint64_t now = monotonic_ms(), next = now + 1000;
                 for (size_t i = 0; i < MAX_TCP; i++)
                         if (p->tcp[i].fd >= 0 && !p->tcp[i].waiting) {
                                 map[n - FIXED_FDS] = i;
@@ -783,7 +777,7 @@ static void *proxy_main(void *arg)
                                                        pfd[i].revents);
                         }
                 }
-                expire(p, now_ms());
+                expire(p, monotonic_ms());
         }
         return NULL;
 }

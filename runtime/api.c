@@ -11,8 +11,9 @@
 #include "runtime/api-internal.h"
 #include "runtime/run.h"
 
+/* The one version string: the Makefile's VERSION. */
 #ifndef PSRUN_VERSION
-#define PSRUN_VERSION "0.1.0"
+#error "PSRUN_VERSION is defined by the Makefile (VERSION)"
 #endif
 
 PSRUN_PUBLIC psrun_policy *psrun_policy_new(void)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fault.h"
 #include "runtime/backend.h"
 #include "runtime/cgroup/cgroup.h"
@@ -30,13 +31,6 @@
 
 static const int forwarded_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                         SIGUSR1, SIGUSR2, SIGWINCH};
-
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 struct supervisor {
         const struct plan *plan;
@@ -101,7 +95,7 @@ static int supervise(struct supervisor *s)
 {
         for (;;) {
                 /* After EOF the socket would poll readable forever: drop it. */
-                uint64_t now = now_ms();
+                uint64_t now = monotonic_ms();
                 struct pollfd pfd[5] = {
                         {s->pidfd, POLLIN, 0},
                         {s->sync_eof ? -1 : s->sync_fd, POLLIN, 0},
@@ -138,7 +132,7 @@ static int supervise(struct supervisor *s)
                 if (s->signal_fd >= 0 && pfd[2].revents)
                         forward_signal(s);
                 if (pfd[3].revents)
-                        vwatch_on_listener(s->watch, s->target, pfd[3].revents, now_ms());
+                        vwatch_on_listener(s->watch, s->target, pfd[3].revents, monotonic_ms());
                 if (pfd[4].revents)
                         vwatch_on_audit(s->watch, &s->target, 1);
                 if (pfd[0].revents) {
@@ -254,11 +248,6 @@ void run_unblock_signals(struct run_forwarding *f)
         pthread_sigmask(SIG_SETMASK, &f->old_mask, NULL);
 }
 
-static void cgroup_destroyp(struct cgroup **cg)
-{
-        cgroup_destroy(*cg);
-}
-
 static void vwatch_closep(struct vwatch *w)
 {
         vwatch_close(w);
@@ -345,7 +334,7 @@ static void network_teardown(struct network *n)
 /* A failure of psrun itself after `start`: the result says so. */
 static int fail(struct run_result *res, psrun_error *err, int r, uint64_t start)
 {
-        res->wall_ms = now_ms() - start;
+        res->wall_ms = monotonic_ms() - start;
         return setup_error(res, err, r);
 }
 
@@ -354,7 +343,7 @@ static int fail(struct run_result *res, psrun_error *err, int r, uint64_t start)
 static int native_run(const struct policy *pol, char *const argv[], const struct run_options *o,
                       struct run_result *res, psrun_error *err)
 {
-        uint64_t start = now_ms();
+        uint64_t start = monotonic_ms();
 
         /* Released in reverse order: the launch, the signals, the cgroup,
          * the plan. */
@@ -387,7 +376,7 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
                 (void) run_block_signals(&fwd);
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
-        uint64_t t0 = now_ms();
+        uint64_t t0 = monotonic_ms();
         r = launch_clone(&plan, cg, &l, err);
         if (r < 0)
                 return fail(res, err, r, start);
@@ -440,7 +429,7 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         } else {
                 init_status = supervise(&s);
         }
-        res->wall_ms = now_ms() - t0;
+        res->wall_ms = monotonic_ms() - t0;
         /* What the network refused, counted until the sandbox ended. */
         network_end(&net, &res->network);
 

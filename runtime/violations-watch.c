@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "policy/audit.h"
 #include "policy/seccomp-notify.h"
 #include "runtime/cgroup/cgroup.h"
@@ -41,13 +42,6 @@
  * thread to run. */
 #define VWATCH_DOMAIN_WAIT_MS 500
 #define VWATCH_GRACE_MS       3
-
-static uint64_t mono_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 /* ---- processes ---- */
 
@@ -569,10 +563,10 @@ void vwatch_target_finish(struct vwatch *w, struct vwatch_target *t,
                 /* Records of the command's last moments may still be in the
                  * kernel's queue: a short grace, and up to the domain's last
                  * record once the domain is known to have refused. */
-                uint64_t start = mono_ms();
+                uint64_t start = monotonic_ms();
                 for (;;) {
                         vwatch_on_audit(w, others, n_others);
-                        uint64_t waited = mono_ms() - start;
+                        uint64_t waited = monotonic_ms() - start;
                         bool wait_domain = t->domain && !t->domain_gone;
                         uint64_t limit = wait_domain ? VWATCH_DOMAIN_WAIT_MS : VWATCH_GRACE_MS;
                         if (waited >= limit)

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fileio.h"
 
 /* Deep enough for any sandbox's own sub-cgroups (sessions nest one level);
@@ -80,13 +81,6 @@ void cgroup_test_set_driver(const char *name)
         else if (name && strcmp(name, cgroup_v1_ops.name) == 0)
                 ops = &cgroup_v1_ops;
         atomic_store(&forced_driver, ops);
-}
-
-uint64_t cg_now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
 static void sleep_ms(unsigned ms)
@@ -349,7 +343,7 @@ int cg_sigkill_until_empty(struct cgroup *cg, uint64_t deadline_ms, psrun_error 
                 }
                 if (total == 0)
                         return 0;
-                if (cg_now_ms() >= deadline_ms)
+                if (monotonic_ms() >= deadline_ms)
                         return psrun_error_set(err, ETIMEDOUT,
                                                "cgroup: %s still has %d process(es) after "
                                                "SIGKILL",
@@ -379,7 +373,7 @@ int cg_wait_unpopulated(const char *dir, uint64_t deadline_ms, psrun_error *err)
                 const char *pop = strstr(buf, "populated ");
                 if (pop && pop[10] == '0')
                         return 0;
-                uint64_t now = cg_now_ms();
+                uint64_t now = monotonic_ms();
                 if (now >= deadline_ms)
                         return psrun_error_set(err, ETIMEDOUT,
                                                "cgroup: %s still populated after kill", dir);
@@ -413,12 +407,12 @@ static int remove_tree(const char *dir, int depth)
                                 return r;
                 }
         }
-        uint64_t deadline = cg_now_ms() + 500;
+        uint64_t deadline = monotonic_ms() + 500;
         unsigned pause = 1;
         while (rmdir(dir) < 0) {
                 if (errno == ENOENT)
                         return 0;
-                if (errno != EBUSY || cg_now_ms() >= deadline)
+                if (errno != EBUSY || monotonic_ms() >= deadline)
                         return -errno;
                 sleep_ms(pause);
                 if (pause < 32)
@@ -536,11 +530,6 @@ void cgroup_destroy(struct cgroup *cg)
                 cg_remove_dirs(cg, NULL);
         }
         cg_free(cg);
-}
-
-static inline void cgroup_destroyp(struct cgroup **cg)
-{
-        cgroup_destroy(*cg);
 }
 
 /* mkdir <parent>/<name> in every slot; -EEXIST (a stale directory of a

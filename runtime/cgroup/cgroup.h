@@ -105,6 +105,11 @@ int cgroup_populated(struct cgroup *cg);
 
 /* Kill what is left, remove every directory created, free. NULL-safe. */
 void cgroup_destroy(struct cgroup *cg);
+/* For _cleanup_(cgroup_destroyp). */
+static inline void cgroup_destroyp(struct cgroup **cg)
+{
+        cgroup_destroy(*cg);
+}
 
 /* Remove cgroups left by psrun runs that died (owner pid gone) below
  * `parent` (NULL: the caller's own cgroup). Returns how many were removed. */

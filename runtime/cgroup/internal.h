@@ -194,8 +194,6 @@ int cg_read_u64(const char *dir, const char *file, uint64_t *ret);
  * the file or the key is missing. */
 int cg_read_key_u64(const char *dir, const char *file, const char *key, uint64_t *ret);
 
-uint64_t cg_now_ms(void);
-
 /* SIGKILL every process listed in cgroup.procs of every slot (and their
  * descendant cgroups) until all are empty or `deadline_ms` passes. */
 int cg_sigkill_until_empty(struct cgroup *cg, uint64_t deadline_ms, psrun_error *err);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "runtime/cgroup/resources.h"
 
 #define CG_FREEZE_TIMEOUT_MS 5000
@@ -566,13 +567,13 @@ static int wait_frozen(const char *dir, bool v1, bool want, uint64_t deadline)
         snprintf(events, sizeof(events), "%s/cgroup.events", dir);
         _cleanup_close_ int fd = v1 ? -1 : open(events, O_RDONLY | O_CLOEXEC);
         unsigned pause = 1;
-        for (uint64_t next_write = cg_now_ms() + 100;;) {
+        for (uint64_t next_write = monotonic_ms() + 100;;) {
                 int r = frozen_state(dir, v1);
                 if (r < 0)
                         return r;
                 if (r == want)
                         return 0;
-                uint64_t now = cg_now_ms();
+                uint64_t now = monotonic_ms();
                 if (now >= deadline)
                         return -ETIMEDOUT;
                 if (v1 && want && now >= next_write) {
@@ -612,7 +613,7 @@ int cgroup_freeze(struct cgroup *cg, bool frozen, psrun_error *err)
         int r = cg_write(dir, file, "%s", value);
         if (r < 0)
                 return psrun_error_errno(err, r, "cgroup: writing %s to %s/%s", value, dir, file);
-        r = wait_frozen(dir, v1, frozen, cg_now_ms() + CG_FREEZE_TIMEOUT_MS);
+        r = wait_frozen(dir, v1, frozen, monotonic_ms() + CG_FREEZE_TIMEOUT_MS);
         if (r == -ETIMEDOUT && frozen) {
                 /* Half frozen is worse than not frozen: give it back. */
                 cg_write(dir, file, "%s", v1 ? "THAWED" : "0");

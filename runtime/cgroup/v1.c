@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 
 #define CFS_PERIOD_US 100000
 /* Below ~1 ms per period the scheduler's own overhead dominates. */
@@ -193,12 +194,12 @@ static void freeze_and_kill(const char *freezer, uint64_t deadline_ms)
                 return;
         /* A task in uninterruptible sleep keeps the group FREEZING; don't
          * wait for it long, the signal loop that follows copes anyway. */
-        uint64_t give_up = cg_now_ms() + 200;
+        uint64_t give_up = monotonic_ms() + 200;
         if (give_up > deadline_ms)
                 give_up = deadline_ms;
         char state[64];
         while (cg_read(freezer, "freezer.state", state, sizeof(state)) > 0 &&
-               strncmp(state, "FROZEN", 6) != 0 && cg_now_ms() < give_up)
+               strncmp(state, "FROZEN", 6) != 0 && monotonic_ms() < give_up)
                 sleep_1ms();
         cg_signal_tree(freezer, SIGKILL);
         cg_write(freezer, "freezer.state", "THAWED");
@@ -206,7 +207,7 @@ static void freeze_and_kill(const char *freezer, uint64_t deadline_ms)
 
 static int v1_kill(struct cgroup *cg, psrun_error *err)
 {
-        uint64_t deadline = cg_now_ms() + CG_KILL_TIMEOUT_MS;
+        uint64_t deadline = monotonic_ms() + CG_KILL_TIMEOUT_MS;
         const char *unified = cg->dir[CG_SLOT_UNIFIED].path;
         const char *freezer = cg->dir[CG_SLOT_FREEZER].path;
 

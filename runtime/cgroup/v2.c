@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 
 #define CPU_PERIOD_US 100000
 /* Below ~1 ms per period the scheduler's own overhead dominates. */
@@ -152,7 +153,7 @@ static int v2_apply_limits(struct cgroup *cg, const struct cgroup_limits *limits
 static int v2_kill(struct cgroup *cg, psrun_error *err)
 {
         const char *dir = cg->dir[CG_SLOT_UNIFIED].path;
-        uint64_t deadline = cg_now_ms() + CG_KILL_TIMEOUT_MS;
+        uint64_t deadline = monotonic_ms() + CG_KILL_TIMEOUT_MS;
         if (!dir)
                 return 0;
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fault.h"
 #include "netns/dns-proxy.h"
 #include "runtime/backend.h"
@@ -36,24 +37,12 @@
 #include "runtime/run.h"
 #include "runtime/violations.h"
 
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
 static int setup_error(struct run_result *res, psrun_error *err, int r)
 {
         res->reason = RUN_REASON_SETUP_ERROR;
         res->exit_code = 125;
         snprintf(res->error, sizeof(res->error), "%s", err->msg);
         return r;
-}
-
-static void cgroup_destroyp(struct cgroup **cg)
-{
-        cgroup_destroy(*cg);
 }
 
 static void sandbox_removep(struct gvisor_sandbox *gs)
@@ -87,7 +76,7 @@ static int supervise(struct launch *l, struct cgroup *cg, int signal_fd, uint64_
                 struct pollfd pfd[2] = {{l->pidfd, POLLIN, 0}, {signal_fd, POLLIN, 0}};
                 int timeout = -1;
                 if (deadline && !*timed_out) {
-                        uint64_t now = now_ms();
+                        uint64_t now = monotonic_ms();
                         timeout = now >= deadline ? 0 : (int) (deadline - now);
                 }
                 int n = poll(pfd, signal_fd >= 0 ? 2 : 1, timeout);
@@ -187,7 +176,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
                     const struct gvisor_runtime *rt, const int stdio[3], struct run_result *res,
                     psrun_error *err)
 {
-        uint64_t start = now_ms();
+        uint64_t start = monotonic_ms();
         _cleanup_(plan_free) struct plan plan;
         int r = plan_from_policy(pol, argv, o, &plan, err);
         if (r < 0)
@@ -231,11 +220,11 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
                 .gs = &gs,
                 .netns_fd = -1,
         };
-        uint64_t t0 = now_ms();
+        uint64_t t0 = monotonic_ms();
         r = gvisor_spawn(&sp, &l, &ws_fd, err);
         if (r < 0) {
                 gvisor_stdio_done(stdio, fds);
-                res->wall_ms = now_ms() - start;
+                res->wall_ms = monotonic_ms() - start;
                 return setup_error(res, err, r);
         }
         fault_point("gvisor:cloned");
@@ -259,14 +248,14 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
                 siginfo_t si;
                 (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
                 gvisor_stdio_done(stdio, fds);
-                res->wall_ms = now_ms() - start;
+                res->wall_ms = monotonic_ms() - start;
                 return setup_error(res, err, r);
         }
         (void) cgroup_gc_siblings(cg, NULL);
         bool timed_out = false;
         int status = supervise(&l, cg, fwd.signal_fd, plan.timeout_ms ? t0 + plan.timeout_ms : 0,
                                &timed_out);
-        res->wall_ms = now_ms() - t0;
+        res->wall_ms = monotonic_ms() - t0;
         /* Everything that could write is gone with runsc (the sentry is
          * --attached); leftovers die with the cgroup. */
         (void) cgroup_kill(cg, NULL);

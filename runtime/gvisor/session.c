@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fileio.h"
 #include "netns/dns-proxy.h"
 #include "runtime/cgroup/cgroup.h"
@@ -83,21 +84,14 @@ struct gvisor_session {
         bool ending; /* the sandbox is being killed: no more kill helpers */
 };
 
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
 /* Wait for the init's line; runsc exiting first is its error. */
 static int wait_ready(struct gvisor_session *g, struct launch *init, int fd, psrun_error *err)
 {
         char buf[64];
         size_t used = 0;
-        uint64_t deadline = now_ms() + READY_TIMEOUT_MS;
+        uint64_t deadline = monotonic_ms() + READY_TIMEOUT_MS;
         while (used < strlen(READY_LINE)) {
-                uint64_t now = now_ms();
+                uint64_t now = monotonic_ms();
                 struct pollfd pfd[2] = {{fd, POLLIN, 0}, {init->pidfd, POLLIN, 0}};
                 int n = poll(pfd, 2, now >= deadline ? 0 : (int) (deadline - now));
                 if (n < 0 && errno == EINTR)
@@ -293,7 +287,7 @@ static bool exec_pid(struct gvisor_session *g, unsigned slot, int client_pidfd, 
 {
         char pidfile[224];
         exec_path(g, slot, "pid", pidfile, sizeof(pidfile));
-        uint64_t deadline = now_ms() + KILL_TIMEOUT_MS;
+        uint64_t deadline = monotonic_ms() + KILL_TIMEOUT_MS;
         for (;;) {
                 _cleanup_close_ int fd = open(pidfile, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
                 if (fd >= 0 && read_into(fd, pid, size) > 0) {
@@ -302,7 +296,7 @@ static bool exec_pid(struct gvisor_session *g, unsigned slot, int client_pidfd, 
                                 return true;
                 }
                 struct pollfd p = {client_pidfd, POLLIN, 0};
-                if (now_ms() >= deadline || poll(&p, 1, 10) != 0)
+                if (monotonic_ms() >= deadline || poll(&p, 1, 10) != 0)
                         return false; /* gone, or never started inside */
         }
 }

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/clone.h"
 #include "common/fdpass.h"
 #include "common/signals.h"
@@ -271,23 +272,16 @@ int gvisor_release(struct launch *l, const char *runsc, psrun_error *err)
         return 0;
 }
 
-static uint64_t now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
-
 /* Wait for the child, SIGKILLing it (and its cgroup) at the deadline;
  * pipe_fd, when >= 0, is drained into buf meanwhile. */
 static int wait_child(struct launch *l, struct cgroup *cg, uint64_t timeout_ms, int pipe_fd,
                       char *buf, size_t size, bool *timed_out)
 {
-        uint64_t deadline = now_ms() + timeout_ms;
+        uint64_t deadline = monotonic_ms() + timeout_ms;
         size_t used = 0;
         bool exited = false;
         while (!exited || pipe_fd >= 0) {
-                uint64_t now = now_ms();
+                uint64_t now = monotonic_ms();
                 int t = now >= deadline ? 0 : (int) (deadline - now);
                 struct pollfd pfd[2] = {{exited ? -1 : l->pidfd, POLLIN, 0}, {pipe_fd, POLLIN, 0}};
                 int n = poll(pfd, 2, t);
@@ -298,7 +292,7 @@ static int wait_child(struct launch *l, struct cgroup *cg, uint64_t timeout_ms, 
                         if (cg)
                                 (void) cgroup_kill(cg, NULL);
                         (void) syscall(SYS_pidfd_send_signal, l->pidfd, SIGKILL, NULL, 0);
-                        deadline = now_ms() + 5000;
+                        deadline = monotonic_ms() + 5000;
                         continue;
                 }
                 if (n == 0)

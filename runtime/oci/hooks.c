@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/clone.h"
 #include "common/signals.h"
 
@@ -233,13 +234,6 @@ fail:;
         _exit(127);
 }
 
-static int64_t mono_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void capture_append(struct capture *c, const char *data, size_t n)
 {
         if (n >= sizeof(c->buf)) {
@@ -335,7 +329,7 @@ static int supervise(struct hook_run *r, const char *data, size_t len, int64_t d
                 int timeout_ms = -1;
 
                 if (deadline >= 0) {
-                        int64_t left = deadline - mono_ms();
+                        int64_t left = deadline - (int64_t) monotonic_ms();
                         if (left <= 0) {
                                 *timed_out = true;
                                 return 0;
@@ -455,7 +449,7 @@ static int run_blocked(const char *what, const struct oci_hook *hook, bool path_
 
         int64_t deadline = -1;
         if (hook->timeout.set && hook->timeout.value > 0) {
-                int64_t now = mono_ms();
+                int64_t now = (int64_t) monotonic_ms();
                 if (hook->timeout.value < (INT64_MAX - now) / 1000)
                         deadline = now + hook->timeout.value * 1000;
         }

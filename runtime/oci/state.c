@@ -22,6 +22,7 @@
 #include <yaml.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fault.h"
 #include "common/fileio.h"
 #include "policy/policy.h"
@@ -475,19 +476,11 @@ static int check_linked(struct oci_container *c, psrun_error *err)
         return 0;
 }
 
-static int64_t now_ms(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int oci_container_lock_timeout(struct oci_container *c, enum oci_lock_mode mode, int timeout_ms,
                                psrun_error *err)
 {
         int op = mode == OCI_LOCK_EXCLUSIVE ? LOCK_EX : LOCK_SH;
-        int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+        int64_t deadline = (int64_t) monotonic_ms() + (timeout_ms > 0 ? timeout_ms : 0);
         int delay_ms = 1;
         int r;
 
@@ -505,7 +498,7 @@ int oci_container_lock_timeout(struct oci_container *c, enum oci_lock_mode mode,
                         continue;
                 if (errno != EWOULDBLOCK)
                         return psrun_error_errno(err, errno, "container \"%s\": lock", c->id);
-                int64_t left = deadline - now_ms();
+                int64_t left = deadline - (int64_t) monotonic_ms();
                 if (left <= 0)
                         return psrun_error_set(err, EBUSY,
                                                "container \"%s\" is busy: another psrun process "
@@ -689,7 +682,7 @@ static int make_temp_dir(int root_fd, char *name, size_t size, psrun_error *err)
         for (int attempt = 0; attempt < 16; attempt++) {
                 unsigned rnd;
                 if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
-                        rnd = (unsigned) now_ms() * 2654435761u ^ (unsigned) attempt;
+                        rnd = (unsigned) monotonic_ms() * 2654435761u ^ (unsigned) attempt;
                 if (ns && start)
                         snprintf(name, size, ".new~%llx-%d-%llu-%08x", ns, (int) getpid(), start,
                                  rnd);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gvisor/gvisor.h"
 #include "runtime/run.h"
@@ -80,7 +81,7 @@ int sup_zygote_due(const struct supervisor *s, uint64_t now)
 
 void sup_make_zygote(struct supervisor *s)
 {
-        if (sup_zygote_due(s, sup_now_ms()) != 0)
+        if (sup_zygote_due(s, monotonic_ms()) != 0)
                 return;
         /* In two steps (its cgroup, then the process), each about 0.3-0.5
          * ms here, with the supervisor's poll between them: an exec that
@@ -91,7 +92,7 @@ void sup_make_zygote(struct supervisor *s)
                     cgroup_open_usage(s->zygote_cg) < 0) {
                         cgroup_destroy(s->zygote_cg);
                         s->zygote_cg = NULL;
-                        s->zygote_retry_ms = sup_now_ms() + 1000;
+                        s->zygote_retry_ms = monotonic_ms() + 1000;
                 }
                 return;
         }
@@ -115,7 +116,7 @@ void sup_drop_zygote(struct supervisor *s, bool failed)
         cgroup_destroy(s->zygote_cg);
         s->zygote_cg = NULL;
         if (failed)
-                s->zygote_retry_ms = sup_now_ms() + 1000;
+                s->zygote_retry_ms = monotonic_ms() + 1000;
 }
 
 /* The zygote becomes this exec: its request and the client's stdio. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/run.h"
 #include "runtime/session/supervisor.h"
@@ -56,7 +57,7 @@ static void fill_exec_result(struct exec_slot *e, const siginfo_t *si,
                              const struct cgroup_stats *st, bool disk_full, struct run_result *res)
 {
         memset(res, 0, sizeof(*res));
-        res->wall_ms = sup_now_ms() - e->start_ms;
+        res->wall_ms = monotonic_ms() - e->start_ms;
         run_result_set_status(res,
                               si->si_code == CLD_EXITED ? W_EXITCODE(si->si_status, 0)
                                                         : W_EXITCODE(0, si->si_status),
@@ -151,7 +152,7 @@ void sup_finish_exec(struct supervisor *s, struct exec_slot *e)
         e->argv0 = e->cwd = NULL;
         e->used = false;
         s->n_running--;
-        s->last_activity_ms = sup_now_ms();
+        s->last_activity_ms = monotonic_ms();
 }
 
 /* The request's strings: cwd, argv[argc], env[envc], each NUL-terminated,
@@ -269,7 +270,7 @@ static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int 
                 .conn = conn,
                 .l = l,
                 .cg = cg,
-                .start_ms = sup_now_ms(),
+                .start_ms = monotonic_ms(),
                 .timeout_ms = timeout,
                 .argv0 = strdup(x->argv[0]),
                 .cwd = x->cwd[0] ? strdup(x->cwd) : NULL,

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/signals.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gvisor/gvisor.h"
@@ -163,7 +164,7 @@ _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int t
         sigaddset(&term, SIGINT);
         if (sigprocmask(SIG_BLOCK, &term, NULL) == 0)
                 s.signal_fd = signalfd(-1, &term, SFD_CLOEXEC | SFD_NONBLOCK);
-        s.created_ms = s.last_activity_ms = sup_now_ms();
+        s.created_ms = s.last_activity_ms = monotonic_ms();
         s.created_unix = (uint64_t) time(NULL);
         struct sup_ready ready = {0};
         session_hdr_init(&ready.h, sizeof(ready));

@@ -25,17 +25,11 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/fdpass.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/run.h"
 #include "runtime/session/supervisor.h"
-
-uint64_t sup_now_ms(void)
-{
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 int sup_send_reply(int fd, struct sess_reply *rep, int pass_fd)
 {
@@ -126,7 +120,7 @@ static void handle_request(struct supervisor *s, int conn)
         fdpass_close(&in, 3);
         int *fds = in.fds;
         int n_fds = (int) in.n_fds;
-        s->last_activity_ms = sup_now_ms();
+        s->last_activity_ms = monotonic_ms();
         psrun_error err = {0};
         struct sess_req req;
         if (n >= 0 && session_check_hdr(buf, (size_t) n < sizeof(req) ? (size_t) n : sizeof(req),
@@ -245,7 +239,7 @@ static int poll_timeout(struct supervisor *s, uint64_t now)
 
 static void check_deadlines(struct supervisor *s)
 {
-        uint64_t now = sup_now_ms();
+        uint64_t now = monotonic_ms();
         if (s->pol->lifetime_ms && now >= s->created_ms + s->pol->lifetime_ms)
                 sup_shut_down(s, -1);
         if (s->pol->idle_timeout_ms && s->n_running == 0 &&
@@ -268,7 +262,7 @@ _Noreturn void sup_serve(struct supervisor *s)
         enum { BASE = 7, PER_EXEC = 4 };
         struct pollfd pfd[BASE + PER_EXEC * MAX_EXECS];
         for (;;) {
-                uint64_t now = sup_now_ms();
+                uint64_t now = monotonic_ms();
                 pfd[0] = (struct pollfd){s->listen_fd, POLLIN, 0};
                 pfd[1] = (struct pollfd){s->init.pidfd, POLLIN, 0};
                 pfd[2] = (struct pollfd){s->tie_fd, POLLIN, 0};
@@ -308,7 +302,7 @@ _Noreturn void sup_serve(struct supervisor *s)
                 if (n < 0 && errno != EINTR)
                         sup_shut_down(s, -1);
                 check_deadlines(s);
-                if (n == 0 && sup_zygote_due(s, sup_now_ms()) == 0)
+                if (n == 0 && sup_zygote_due(s, monotonic_ms()) == 0)
                         sup_make_zygote(s);
                 else if (n == 0 && s->n_trash > 0)
                         cgroup_destroy(s->trash[--s->n_trash]);
@@ -337,7 +331,7 @@ _Noreturn void sup_serve(struct supervisor *s)
                                 continue;
                         if (p[3].revents)
                                 vwatch_on_listener(&s->watch, &e->watch, p[3].revents,
-                                                   sup_now_ms());
+                                                   monotonic_ms());
                         if (p[2].revents && e->conn >= 0)
                                 handle_exec_conn(s, e);
                         if (p[0].revents)

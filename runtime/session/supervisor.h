@@ -95,7 +95,6 @@ struct sess_backend {
         void (*stop)(struct supervisor *s);
 };
 
-uint64_t sup_now_ms(void);
 /* Fills in the header. */
 int sup_send_reply(int fd, struct sess_reply *rep, int pass_fd);
 void sup_reply_error(int fd, const psrun_error *err);
