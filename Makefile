@@ -69,6 +69,10 @@ $(GEN_SECCOMP): $(BUILD)/tools/gen-seccomp-bpf
 	@mkdir -p $(dir $@)
 	$< > $@.tmp && mv $@.tmp $@
 
+# The one version string (psrun_version(); the CLI and the MCP server ask it).
+$(BUILD)/runtime/api.o: CFLAGS += -DPSRUN_VERSION='"$(VERSION)"'
+$(BUILD)/runtime/api.o: Makefile
+
 $(ARCHIVE): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
@@ -194,7 +198,7 @@ soak: deps
 	@$(MAKE) --no-print-directory $(PSRUN)
 	@tests/soak/soak.sh $(BUILD) --long
 
-check-unit: $(BUILD)/tests/unit
+check-unit: $(BUILD)/tests/unit $(SHARED)
 	$(BUILD)/tests/unit
 
 demo: deps

@@ -16,14 +16,11 @@
 #include "netns/netns.h"
 #include "runtime/cgroup/cgroup.h"
 #include "cli/cli.h"
+#include "psrun.h"
 #include "runtime/oci/container.h"
 #include "runtime/oci/state.h"
 #include "runtime/gvisor/gvisor.h"
 #include "runtime/run.h"
-
-#ifndef PSRUN_VERSION
-#define PSRUN_VERSION "0.1.0"
-#endif
 
 static void log_note(void *userdata, enum log_level level, const char *msg)
 {
@@ -209,7 +206,7 @@ static const char *const version_features[] = {
 static int cmd_version(struct cli_call *c, psrun_error *err)
 {
         /* runc's and crun's shape: Docker and containerd read the first line. */
-        printf("psrun version %s\nspec: %s\ncgroup driver: %s\n", PSRUN_VERSION,
+        printf("psrun version %s\nspec: %s\ncgroup driver: %s\n", psrun_version(),
                OCI_STATE_SPEC_VERSION, cgroup_driver_name());
         for (size_t i = 0; i < ARRAY_SIZE(version_features); i++)
                 printf("%s+%s", i ? " " : "", version_features[i]);

@@ -27,10 +27,6 @@
 #include "common/json.h"
 #include "policy/policy.h"
 
-#ifndef PSRUN_VERSION
-#define PSRUN_VERSION "0.1.0"
-#endif
-
 #define MAX_SANDBOXES  32          /* made by sandbox_create, alive at once */
 #define READ_MAX       (8U << 20)  /* what sandbox_read_file returns at most */
 #define PROGRESS_CHUNK 4096        /* output bytes per progress notification */
@@ -731,7 +727,7 @@ static void *worker(void *arg)
         struct server *srv = arg;
         struct mcp_server proto = {
                 .backend = {.userdata = srv, .call = backend_call, .cancelled = backend_cancelled},
-                .version = PSRUN_VERSION,
+                .version = psrun_version(),
         };
         for (;;) {
                 pthread_mutex_lock(&srv->lock);
