@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/cleanup.h"
 
@@ -134,7 +135,7 @@ static int check_node(const char *s)
                 return -EINVAL;
         if (*s == '\0')
                 return 0;
-        if (*s++ != '@' || !*s)
+        if (*s++ != '@' || !*s || *s == '.')
                 return -EINVAL;
         /* A version, a range without spaces or `||` (1.2.3, ^4, ~1.0, >=2,
          * 1.x, 2 - 3 is refused) or a dist-tag (latest, next). */
@@ -142,6 +143,56 @@ static int check_node(const char *s)
                 if (!alnum(*s) && !strchr(".^~<>=*+_-", *s))
                         return -EINVAL;
         return 0;
+}
+
+/*
+ * What the installer itself would make of a spec, before psrun's own
+ * grammar: pip and npm each take a local file for what merely looks like a
+ * name when it ends like an archive, so a spec the grammar accepts
+ * (`x-1.0-py3-none-any.whl`, `x.tgz`) would install what the sandbox
+ * planted in /workspace, and the approver would have seen only a name.
+ */
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+        size_t n = strlen(s), k = strlen(suffix);
+        return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* pip (its req constructors): a requirement that ends in one of these is a
+ * path to an archive, whether or not the file exists yet; one with a path
+ * separator or a leading dot is a path. */
+static const char *const pip_archives[] = {
+        ".zip", ".whl",    ".tar.bz2", ".tbz", ".tar.gz", ".tgz",
+        ".tar", ".tar.xz", ".txz",     ".tlz", ".tar.lz", ".tar.lzma",
+};
+
+/* npm (npm-package-arg): a name part or a version part ending in one of
+ * these is a tarball on disk; a version part that starts with `.` or `~/`
+ * or holds a slash is a directory. */
+static const char *const npm_archives[] = {".tgz", ".tar.gz", ".tar"};
+
+static const char *archive_suffix(enum install_tool tool, const char *s)
+{
+        const char *const *list = tool == INSTALL_TOOL_NODE ? npm_archives : pip_archives;
+        size_t n = tool == INSTALL_TOOL_NODE ? ARRAY_SIZE(npm_archives) : ARRAY_SIZE(pip_archives);
+        for (size_t i = 0; i < n; i++)
+                if (ends_with_ci(s, list[i]))
+                        return list[i];
+        return NULL;
+}
+
+/* The spec's name part and, for npm, the version part after the name's
+ * `@`, each checked against what npm reads as a file. */
+static const char *local_archive(enum install_tool tool, const char *spec)
+{
+        const char *suffix = archive_suffix(tool, spec);
+        if (suffix || tool != INSTALL_TOOL_NODE)
+                return suffix;
+        const char *at = strchr(spec[0] == '@' ? spec + 1 : spec, '@');
+        if (!at)
+                return NULL;
+        _cleanup_free_ char *name = strndup(spec, (size_t) (at - spec));
+        return name ? archive_suffix(tool, name) : NULL;
 }
 
 int install_check_spec(enum install_tool tool, const char *spec, psrun_error *err)
@@ -164,6 +215,13 @@ int install_check_spec(enum install_tool tool, const char *spec, psrun_error *er
                         "package: `%s`: URLs and VCS specs are refused; name a "
                         "package on the index (the index is the policy's %s)",
                         shown, tool == INSTALL_TOOL_NODE ? "npm_registry" : "pip_index_url");
+        const char *archive = local_archive(tool, spec);
+        if (archive)
+                return psrun_error_set(err, EINVAL,
+                                       "package: `%s`: %s would install it as a local %s archive "
+                                       "(from the workspace), not from the index; name a package "
+                                       "on the index",
+                                       shown, tool == INSTALL_TOOL_NODE ? "npm" : "pip", archive);
         int r = tool == INSTALL_TOOL_NODE ? check_node(spec) : check_python(spec);
         if (r < 0)
                 return psrun_error_set(

@@ -96,6 +96,63 @@ Test(install, hostile_specs_are_refused_naming_package)
         cr_expect_eq(install_check_spec(INSTALL_TOOL_PYTHON, NULL, &err), -EINVAL);
 }
 
+/* Names the grammar would take but the tools read as a local archive or
+ * directory: each would install what the sandbox planted in /workspace
+ * (pip: any requirement ending like an archive; npm: a name or version
+ * part ending in .tgz/.tar.gz/.tar, or a version part starting with `.`). */
+Test(install, specs_the_tools_read_as_local_archives_are_refused)
+{
+        static const char *const python[] = {
+                "x-1.0-py3-none-any.whl",
+                "x.tgz",
+                "x.zip",
+                "X-1.0.WHL",
+                "x-1.0.tar.gz",
+                "x.tar",
+                "x.tar.bz2",
+                "x.tbz",
+                "x.tar.xz",
+                "x.txz",
+                "x.tlz",
+                "x.tar.lz",
+                "x-1.0.tar.lzma",
+                "x==1.0.whl",
+                "x>=1.0.zip",
+                "x[a]==1.tgz",
+        };
+        for (size_t i = 0; i < sizeof(python) / sizeof(python[0]); i++) {
+                psrun_error err = {0};
+                cr_expect_eq(install_check_spec(INSTALL_TOOL_PYTHON, python[i], &err), -EINVAL,
+                             "python `%s` accepted", python[i]);
+                cr_expect(strstr(err.msg, "pip would install it as a local"), "`%s`: %s", python[i],
+                          err.msg);
+        }
+        static const char *const node[] = {
+                "x.tgz",        "x.tar.gz",        "X.TGZ",        "x.tar",          "lodash@x.tgz",
+                "lodash@1.tgz", "lodash@x.TAR.GZ", "@scope/x.tgz", "@scope/x@y.tar",
+        };
+        for (size_t i = 0; i < sizeof(node) / sizeof(node[0]); i++) {
+                psrun_error err = {0};
+                cr_expect_eq(install_check_spec(INSTALL_TOOL_NODE, node[i], &err), -EINVAL,
+                             "node `%s` accepted", node[i]);
+                cr_expect(strstr(err.msg, "npm would install it as a local"), "`%s`: %s", node[i],
+                          err.msg);
+        }
+        /* A version part npm reads as a directory below the workspace. */
+        static const char *const node_dirs[] = {"lodash@.", "lodash@.x", "lodash@..", "x@.5"};
+        for (size_t i = 0; i < sizeof(node_dirs) / sizeof(node_dirs[0]); i++) {
+                psrun_error err = {0};
+                cr_expect_eq(install_check_spec(INSTALL_TOOL_NODE, node_dirs[i], &err), -EINVAL,
+                             "node `%s` accepted", node_dirs[i]);
+                cr_expect(strncmp(err.msg, "package: ", 9) == 0, "%s", err.msg);
+        }
+        /* Archive-like text that is not at the end of a part stays a name. */
+        psrun_error err = {0};
+        cr_expect_eq(install_check_spec(INSTALL_TOOL_PYTHON, "zip.whl-tools", &err), 0, "%s",
+                     err.msg);
+        cr_expect_eq(install_check_spec(INSTALL_TOOL_NODE, "tgz.js@1.0.0", &err), 0, "%s", err.msg);
+}
+
 Test(install, package_names_with_versions_pass)
 {
         static const char *const python[] = {
