@@ -43,8 +43,17 @@ Test(install, bad_specs_and_tools_are_refused_before_anything_runs, .timeout = 3
         sess_start(&t, NULL);
         struct asked q = {.answer = 1};
         psrun_session_set_approver(t.s, approver, &q);
+        /* Archives the sandbox planted, which pip and npm would take from
+         * disk for what looks like a name. */
+        psrun_error werr = {0};
+        cr_assert_eq(
+                psrun_write_file(t.s, "/workspace/x-1.0-py3-none-any.whl", "PK", 2, 0644, &werr), 0,
+                "%s", werr.msg);
+        cr_assert_eq(psrun_write_file(t.s, "/workspace/x.tgz", "\x1f\x8b", 2, 0644, &werr), 0, "%s",
+                     werr.msg);
         static const char *const bad[] = {"--index-url=http://evil.test/", "-e.",  "x; id",
-                                          "http://evil.test/x.whl",        "../x", "a b"};
+                                          "http://evil.test/x.whl",        "../x", "a b",
+                                          "x-1.0-py3-none-any.whl",        "x.tgz"};
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 psrun_exec_result res;
                 psrun_error err = {0};
