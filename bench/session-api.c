@@ -121,7 +121,7 @@ int main(int argc, char **argv)
                 }
                 double t1 = now_ms();
                 psrun_file_data d;
-                if (psrun_read_file(s, "big", 0, 0, &d, &err) < 0) {
+                if (psrun_read_file(s, "big", 0, size, &d, &err) < 0) {
                         fprintf(stderr, "read: %s\n", err.msg);
                         return 1;
                 }

@@ -320,7 +320,11 @@ typedef struct psrun_file_data {
         int truncated; /* more follows after offset + len */
 } psrun_file_data;
 
-/* Up to max_bytes (0: all) from offset. Only regular files. */
+/* Up to max_bytes from offset; 0: all of it, refused (-EFBIG) past
+ * PSRUN_READ_ALL_MAX bytes, which the caller then reads in parts. The
+ * file's size is the sandbox's to choose (a sparse file costs it no disk);
+ * the buffer is the caller's memory. Only regular files. */
+#define PSRUN_READ_ALL_MAX (64U << 20)
 PSRUN_PUBLIC int psrun_read_file(psrun_session *session, const char *path, uint64_t offset,
                                  size_t max_bytes, psrun_file_data *out, psrun_error *err);
 
@@ -332,6 +336,33 @@ typedef struct psrun_file_entry {
         int64_t mtime; /* seconds since the epoch */
 } psrun_file_entry;
 
+/* A listing is bounded in entries and in bytes of names (each name is the
+ * whole path below the listed directory, so a deep tree of long names is
+ * large): at most PSRUN_LIST_MAX_ENTRIES entries and PSRUN_LIST_MAX_BYTES
+ * of names, less if the caller asks. */
+#define PSRUN_LIST_MAX_ENTRIES 100000
+#define PSRUN_LIST_MAX_BYTES   (16 << 20)
+
+typedef struct psrun_list_options {
+        int recursive;      /* nonzero: the whole tree (64 levels at most) */
+        size_t max_entries; /* 0: PSRUN_LIST_MAX_ENTRIES */
+        size_t max_bytes;   /* of names, NULs included; 0: PSRUN_LIST_MAX_BYTES */
+} psrun_list_options;
+
+typedef struct psrun_listing {
+        psrun_file_entry *entries; /* sorted by name */
+        size_t n;
+        int truncated; /* a bound was reached: the directory holds more */
+} psrun_listing;
+
+/* The entries of dir (sorted); past a bound, those read until then, with
+ * truncated set. options NULL: the defaults, not recursive. */
+PSRUN_PUBLIC int psrun_list_dir(psrun_session *session, const char *dir,
+                                const psrun_list_options *options, psrun_listing *listing,
+                                psrun_error *err);
+PSRUN_PUBLIC void psrun_listing_free(psrun_listing *listing);
+/* The same with the default bounds, as an array; a listing that reaches a
+ * bound is -E2BIG (this call cannot say "truncated"). */
 PSRUN_PUBLIC int psrun_list_files(psrun_session *session, const char *dir, int recursive,
                                   psrun_file_entry **entries, size_t *n, psrun_error *err);
 PSRUN_PUBLIC void psrun_file_entries_free(psrun_file_entry *entries, size_t n);

@@ -30,7 +30,6 @@
 #include "runtime/session/session.h"
 
 #define WORKSPACE         "/workspace"
-#define LIST_MAX_ENTRIES  100000
 #define LIST_MAX_DEPTH    64
 #define RESOLVE_WORKSPACE (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
 
@@ -301,6 +300,16 @@ PSRUN_PUBLIC int psrun_read_file(psrun_session *s, const char *path, uint64_t of
                 return psrun_error_set(err, EAGAIN, "path: `%s` changed while opened", path);
         uint64_t size = (uint64_t) again.st_size;
         uint64_t avail = offset < size ? size - offset : 0;
+        /* "All of it" is bounded: the size is the sandbox's to choose (a
+         * sparse file costs it no disk), and this buffer is the caller's
+         * memory. Past the bound the caller says how much it wants. */
+        if (!max_bytes && avail > PSRUN_READ_ALL_MAX)
+                return psrun_error_set(err, EFBIG,
+                                       "path: `%s` has %llu bytes from offset %llu, more than the "
+                                       "%u MiB a read of all of it returns: read it in parts "
+                                       "(offset, max_bytes)",
+                                       path, (unsigned long long) avail,
+                                       (unsigned long long) offset, PSRUN_READ_ALL_MAX >> 20);
         size_t want = max_bytes && max_bytes < avail ? max_bytes : (size_t) avail;
         if ((uint64_t) want != (max_bytes && max_bytes < avail ? max_bytes : avail))
                 return psrun_error_set(err, EFBIG, "path: `%s` is too large to read at once", path);
@@ -348,7 +357,22 @@ static const char *type_name(mode_t m)
 struct listing {
         psrun_file_entry *e;
         size_t n, cap;
+        size_t bytes;                  /* of names, NULs included */
+        size_t max_entries, max_bytes; /* the caller's bounds */
+        bool truncated;
 };
+
+/* Every name is the entry's whole path below the listed directory, so a
+ * deep tree of long names is the sandbox's way to make a listing large:
+ * it is bounded in bytes as well as in entries. Reaching a bound ends the
+ * walk; what was read so far is the listing, marked truncated. */
+static bool listing_full(struct listing *l, size_t name_len)
+{
+        if (l->n < l->max_entries && l->bytes + name_len + 1 <= l->max_bytes)
+                return false;
+        l->truncated = true;
+        return true;
+}
 
 static int list_dir(int dir_fd, const char *prefix, bool recursive, int depth, struct listing *l)
 {
@@ -360,18 +384,18 @@ static int list_dir(int dir_fd, const char *prefix, bool recursive, int depth, s
                 close(fd);
                 return -errno;
         }
+        size_t prefix_len = strlen(prefix);
         int r = 0;
         struct dirent *de;
-        while (r >= 0 && (de = readdir(d))) {
+        while (r >= 0 && !l->truncated && (de = readdir(d))) {
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
                 struct stat st;
                 if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                         continue; /* gone meanwhile */
-                if (l->n >= LIST_MAX_ENTRIES) {
-                        r = -E2BIG;
+                size_t name_len = prefix_len + strlen(de->d_name);
+                if (listing_full(l, name_len))
                         break;
-                }
                 if (l->n == l->cap) {
                         size_t cap = l->cap ? 2 * l->cap : 64;
                         psrun_file_entry *grown = realloc(l->e, cap * sizeof(*grown));
@@ -392,6 +416,7 @@ static int list_dir(int dir_fd, const char *prefix, bool recursive, int depth, s
                 e->mode = st.st_mode & 07777;
                 e->mtime = (int64_t) st.st_mtime;
                 l->n++;
+                l->bytes += name_len + 1;
                 if (recursive && S_ISDIR(st.st_mode) && depth < LIST_MAX_DEPTH) {
                         /* One component, O_NOFOLLOW: a directory swapped for
                          * a symlink meanwhile is not entered. */
@@ -424,15 +449,32 @@ PSRUN_PUBLIC void psrun_file_entries_free(psrun_file_entry *e, size_t n)
         free(e);
 }
 
-PSRUN_PUBLIC int psrun_list_files(psrun_session *s, const char *dir, int recursive,
-                                  psrun_file_entry **entries, size_t *n, psrun_error *err)
+PSRUN_PUBLIC void psrun_listing_free(psrun_listing *l)
 {
-        if (!entries || !n)
+        if (!l)
+                return;
+        psrun_file_entries_free(l->entries, l->n);
+        *l = (psrun_listing){0};
+}
+
+PSRUN_PUBLIC int psrun_list_dir(psrun_session *s, const char *dir, const psrun_list_options *o,
+                                psrun_listing *out, psrun_error *err)
+{
+        static const psrun_list_options defaults = {0};
+        if (!out)
                 return psrun_error_set(err, EINVAL, "list_files: no result given");
-        *entries = NULL;
-        *n = 0;
+        *out = (psrun_listing){0};
+        if (!o)
+                o = &defaults;
+        if (o->max_entries > PSRUN_LIST_MAX_ENTRIES)
+                return psrun_error_set(err, EINVAL, "max_entries: %zu is more than %d",
+                                       o->max_entries, PSRUN_LIST_MAX_ENTRIES);
+        if (o->max_bytes > PSRUN_LIST_MAX_BYTES)
+                return psrun_error_set(err, EINVAL, "max_bytes: %zu is more than %d", o->max_bytes,
+                                       PSRUN_LIST_MAX_BYTES);
+        const char *shown = dir ? dir : WORKSPACE;
         const char *rel;
-        int r = workspace_relative("dir", dir ? dir : WORKSPACE, &rel, err);
+        int r = workspace_relative("dir", shown, &rel, err);
         if (r < 0)
                 return r;
         struct ws w;
@@ -442,19 +484,43 @@ PSRUN_PUBLIC int psrun_list_files(psrun_session *s, const char *dir, int recursi
         _cleanup_close_ int fd = resolve(&w, rel, O_PATH | O_DIRECTORY, 0);
         ws_close(&w);
         if (fd < 0)
-                return psrun_error_errno(err, fd, "dir: `%s`", dir ? dir : WORKSPACE);
-        struct listing l = {0};
-        r = list_dir(fd, "", recursive != 0, 0, &l);
+                return psrun_error_errno(err, fd, "dir: `%s`", shown);
+        struct listing l = {
+                .max_entries = o->max_entries ? o->max_entries : PSRUN_LIST_MAX_ENTRIES,
+                .max_bytes = o->max_bytes ? o->max_bytes : PSRUN_LIST_MAX_BYTES,
+        };
+        r = list_dir(fd, "", o->recursive != 0, 0, &l);
         if (r < 0) {
                 psrun_file_entries_free(l.e, l.n);
-                if (r == -E2BIG)
-                        return psrun_error_set(err, E2BIG, "dir: more than %d entries",
-                                               LIST_MAX_ENTRIES);
-                return psrun_error_errno(err, r, "dir: `%s`", dir ? dir : WORKSPACE);
+                return psrun_error_errno(err, r, "dir: `%s`", shown);
         }
         if (l.n)
                 qsort(l.e, l.n, sizeof(*l.e), cmp_entry);
-        *entries = l.e;
+        *out = (psrun_listing){.entries = l.e, .n = l.n, .truncated = l.truncated};
+        return 0;
+}
+
+PSRUN_PUBLIC int psrun_list_files(psrun_session *s, const char *dir, int recursive,
+                                  psrun_file_entry **entries, size_t *n, psrun_error *err)
+{
+        if (!entries || !n)
+                return psrun_error_set(err, EINVAL, "list_files: no result given");
+        *entries = NULL;
+        *n = 0;
+        psrun_listing l;
+        int r = psrun_list_dir(s, dir, &(psrun_list_options){.recursive = recursive}, &l, err);
+        if (r < 0)
+                return r;
+        /* This call has no way to say "truncated": it fails instead. */
+        if (l.truncated) {
+                psrun_listing_free(&l);
+                return psrun_error_set(
+                        err, E2BIG,
+                        "dir: more than %d entries or %d MiB of names (psrun_list_dir "
+                        "returns a truncated listing)",
+                        PSRUN_LIST_MAX_ENTRIES, PSRUN_LIST_MAX_BYTES >> 20);
+        }
+        *entries = l.entries;
         *n = l.n;
         return 0;
 }

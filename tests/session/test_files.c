@@ -3,6 +3,7 @@
  * The host-side file API against what sandboxed code can plant in its own
  * /workspace: nothing may reach or change a host file.
  */
+#include <sys/resource.h>
 #include <time.h>
 
 #include "session/common.h"
@@ -219,7 +220,7 @@ Test(files, hundred_mib_and_a_full_workspace, .timeout = 60)
         uint64_t t0 = ms_now();
         cr_assert_eq(psrun_write_file(t.s, "big", big, size, 0644, &err), 0, "%s", err.msg);
         psrun_file_data d;
-        cr_assert_eq(psrun_read_file(t.s, "big", 0, 0, &d, &err), 0, "%s", err.msg);
+        cr_assert_eq(psrun_read_file(t.s, "big", 0, size, &d, &err), 0, "%s", err.msg);
         uint64_t took = ms_now() - t0;
         cr_expect_eq(d.len, size);
         cr_expect(memcmp(d.data, big, size) == 0);
@@ -236,5 +237,104 @@ Test(files, hundred_mib_and_a_full_workspace, .timeout = 60)
         cr_expect(n >= 1 && e[0].size == size);
         psrun_file_entries_free(e, n);
         free(big);
+        sess_end(&t);
+}
+
+static long peak_rss_kib(void)
+{
+        struct rusage ru;
+        cr_assert_eq(getrusage(RUSAGE_SELF, &ru), 0);
+        return ru.ru_maxrss;
+}
+
+/* The sandbox chooses the size of what the caller reads: a sparse file of
+ * 2 GiB costs it no disk. "All of it" is refused past PSRUN_READ_ALL_MAX,
+ * with the size, and the file can be read in parts at any offset, however
+ * large; the caller's memory grows by what it asked for only. */
+Test(files, a_huge_sparse_file_costs_the_caller_only_what_it_asks, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        sess_sh_ok(&t, "truncate -s 3G /workspace/sparse && printf END >> /workspace/sparse");
+        long before = peak_rss_kib();
+        psrun_file_data d = {0};
+        psrun_error err = {0};
+        cr_expect_eq(psrun_read_file(t.s, "sparse", 0, 0, &d, &err), -EFBIG);
+        cr_expect(strstr(err.msg, "path: `sparse` has 3221225475 bytes") &&
+                          strstr(err.msg, "read it in parts"),
+                  "%s", err.msg);
+        cr_expect_null(strchr(err.msg, '\n'));
+        cr_expect_null(d.data);
+        uint64_t size = (3ULL << 30) + 3;
+        cr_assert_eq(psrun_read_file(t.s, "sparse", size - 8, 1 << 20, &d, &err), 0, "%s", err.msg);
+        cr_expect_eq(d.len, 8);
+        cr_expect_eq(d.size, size);
+        cr_expect_eq(d.truncated, 0);
+        cr_expect(memcmp(d.data, "\0\0\0\0\0END", 8) == 0);
+        free(d.data);
+        cr_assert_eq(psrun_read_file(t.s, "sparse", 1ULL << 31, 4096, &d, &err), 0, "%s", err.msg);
+        cr_expect_eq(d.len, 4096);
+        cr_expect_eq(d.truncated, 1);
+        free(d.data);
+        long grew = peak_rss_kib() - before;
+        cr_expect_lt(grew, 8 * 1024, "the caller's peak RSS grew by %ld KiB", grew);
+        sess_end(&t);
+}
+
+/* A deep tree of long names: 48 levels of 255-byte directory names, 1,400
+ * files at the bottom, each name ~12 KiB as a path below /workspace (17 MiB
+ * of names in all). The listing stops at PSRUN_LIST_MAX_BYTES of names,
+ * says it was truncated, and the caller's memory stays bounded;
+ * psrun_list_files, which cannot say truncated, fails naming the bound. */
+Test(files, a_listing_of_a_deep_tree_of_long_names_is_bounded_in_bytes, .timeout = 120)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"disk_limit", "256M", NULL});
+        /* One component at a time: the paths are longer than PATH_MAX. */
+        sess_sh_ok(&t, "python3 -c 'import os\n"
+                       "os.chdir(\"/workspace\")\n"
+                       "for _ in range(48): os.mkdir(\"d\" * 255); os.chdir(\"d\" * 255)\n"
+                       "for i in range(1400): open(\"f\" * 250 + str(i), \"w\").close()'");
+        long before = peak_rss_kib();
+        psrun_listing l;
+        psrun_error err = {0};
+        cr_assert_eq(psrun_list_dir(t.s, NULL, &(psrun_list_options){.recursive = 1}, &l, &err), 0,
+                     "%s", err.msg);
+        cr_expect_eq(l.truncated, 1, "%zu entries, not truncated", l.n);
+        size_t bytes = 0;
+        for (size_t i = 0; i < l.n; i++)
+                bytes += strlen(l.entries[i].name) + 1;
+        cr_expect_leq(bytes, PSRUN_LIST_MAX_BYTES);
+        cr_expect_gt(bytes, PSRUN_LIST_MAX_BYTES - 64 * 1024, "only %zu bytes of names", bytes);
+        for (size_t i = 1; i < l.n; i++)
+                cr_expect_lt(strcmp(l.entries[i - 1].name, l.entries[i].name), 0, "unsorted");
+        psrun_listing_free(&l);
+        long grew = peak_rss_kib() - before;
+        cr_expect_lt(grew, 48 * 1024, "the caller's peak RSS grew by %ld KiB", grew);
+
+        /* A bound of the caller's own. */
+        cr_assert_eq(psrun_list_dir(t.s, NULL,
+                                    &(psrun_list_options){.recursive = 1, .max_entries = 10}, &l,
+                                    &err),
+                     0, "%s", err.msg);
+        cr_expect_eq(l.n, 10);
+        cr_expect_eq(l.truncated, 1);
+        psrun_listing_free(&l);
+        cr_assert_eq(psrun_list_dir(t.s, NULL, NULL, &l, &err), 0, "%s", err.msg);
+        cr_expect_eq(l.n, 1, "one entry at the top");
+        cr_expect_eq(l.truncated, 0);
+        psrun_listing_free(&l);
+        cr_expect_eq(psrun_list_dir(t.s, NULL,
+                                    &(psrun_list_options){.max_bytes = PSRUN_LIST_MAX_BYTES + 1},
+                                    &l, &err),
+                     -EINVAL);
+        cr_expect(strstr(err.msg, "max_bytes: "), "%s", err.msg);
+
+        psrun_file_entry *e = NULL;
+        size_t n = 0;
+        cr_expect_eq(psrun_list_files(t.s, NULL, 1, &e, &n, &err), -E2BIG);
+        cr_expect(strstr(err.msg, "dir: more than 100000 entries or 16 MiB of names"), "%s",
+                  err.msg);
+        cr_expect_null(e);
         sess_end(&t);
 }
