@@ -146,7 +146,17 @@ class FileEntryC(ctypes.Structure):
     ]
 
 
+class ListOptions(ctypes.Structure):
+    _fields_ = [("recursive", c_int), ("max_entries", c_size_t), ("max_bytes", c_size_t)]
+
+
+class Listing(ctypes.Structure):
+    _fields_ = [("entries", ctypes.POINTER(FileEntryC)), ("n", c_size_t), ("truncated", c_int)]
+
+
 STDIN_BYTES = 1
+# include/psrun.h: a read of "all of it" is refused past this many bytes.
+READ_ALL_MAX = 64 << 20
 
 
 def _candidates():
@@ -198,8 +208,8 @@ def lib():
         "psrun_exec_result_free": (None, [P(ExecResultC)]),
         "psrun_write_file": (c_int, [c_void_p, c_char_p, c_void_p, c_size_t, ctypes.c_uint, P(Error)]),
         "psrun_read_file": (c_int, [c_void_p, c_char_p, c_uint64, c_size_t, P(FileData), P(Error)]),
-        "psrun_list_files": (c_int, [c_void_p, c_char_p, c_int, P(P(FileEntryC)), P(c_size_t), P(Error)]),
-        "psrun_file_entries_free": (None, [P(FileEntryC), c_size_t]),
+        "psrun_list_dir": (c_int, [c_void_p, c_char_p, P(ListOptions), P(Listing), P(Error)]),
+        "psrun_listing_free": (None, [P(Listing)]),
         "psrun_remove": (c_int, [c_void_p, c_char_p, P(Error)]),
         "psrun_install_package": (c_int, [c_void_p, c_char_p, P(InstallOptions), P(ExecResultC),
                                           P(Error)]),

@@ -5,7 +5,7 @@ import ctypes
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Union
+from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from . import _lib as C
 
@@ -101,6 +101,11 @@ class FileEntry:
     size: int
     mode: int
     mtime: int
+
+
+class FileList(list):
+    """A listing: a list of FileEntry, and whether a bound cut it short."""
+    truncated = False
 
 
 # The seed dict's keys (agent frameworks' sandbox={...}) and every policy
@@ -330,29 +335,64 @@ class Sandbox:
                                           ctypes.byref(err)), err)
         return len(data)
 
-    def read_file(self, path: str) -> bytes:
+    def _read(self, path: bytes, offset: int, max_bytes: int) -> Tuple[bytes, int, bool]:
         fd = C.FileData()
         err = C.Error()
-        _check(self._lib.psrun_read_file(self._live(), os.fsencode(path), 0, 0, ctypes.byref(fd),
+        _check(self._lib.psrun_read_file(self._live(), path, offset, max_bytes, ctypes.byref(fd),
                                          ctypes.byref(err)), err)
         try:
-            return ctypes.string_at(fd.data, fd.len) if fd.data else b""
+            # From the address as an array: ctypes.string_at takes an int
+            # size, which a read of 2 GiB or more would overflow.
+            data = bytes((ctypes.c_char * fd.len).from_address(fd.data)) if fd.len else b""
+            return data, fd.size, bool(fd.truncated)
         finally:
             self._lib.libc_free(fd.data)
 
-    def list_files(self, directory: str = "/workspace", recursive: bool = False) -> List[FileEntry]:
-        entries = ctypes.POINTER(C.FileEntryC)()
-        n = ctypes.c_size_t()
+    def read_file(self, path: str, offset: int = 0, max_bytes: Optional[int] = None) -> bytes:
+        """The file's bytes from offset: max_bytes of them, or (None) all of it —
+        refused with PsrunError past 64 MiB, since the sandbox chooses the
+        size (a sparse file costs it no disk) and this is the caller's memory:
+        read such a file in parts or with iter_file."""
+        if max_bytes is not None and max_bytes <= 0:
+            raise PsrunError(22, "max_bytes: must be positive (None: all of it)")
+        return self._read(os.fsencode(path), offset, max_bytes or 0)[0]
+
+    def iter_file(self, path: str, chunk_size: int = 1 << 20, offset: int = 0) -> Iterator[bytes]:
+        """The file from offset in chunks of at most chunk_size bytes, to its
+        size when the first chunk was read: memory stays one chunk, however
+        large the file."""
+        if chunk_size <= 0 or chunk_size > C.READ_ALL_MAX:
+            raise PsrunError(22, f"chunk_size: must be 1..{C.READ_ALL_MAX}")
+        p = os.fsencode(path)
+        end = None
+        while end is None or offset < end:
+            data, size, _ = self._read(p, offset, chunk_size)
+            if end is None:
+                end = size
+            if not data:
+                return
+            offset += len(data)
+            yield data
+
+    def list_files(self, directory: str = "/workspace", recursive: bool = False,
+                   max_entries: int = 0, max_bytes: int = 0) -> "FileList":
+        """The entries of directory, sorted. Bounded in entries and in bytes of
+        names (at most 100,000 and 16 MiB, less if asked): past a bound, the
+        entries read until then, with .truncated True."""
+        listing = C.Listing()
         err = C.Error()
-        _check(self._lib.psrun_list_files(self._live(), os.fsencode(directory), int(recursive),
-                                          ctypes.byref(entries), ctypes.byref(n),
-                                          ctypes.byref(err)), err)
+        opts = C.ListOptions(int(recursive), max_entries, max_bytes)
+        _check(self._lib.psrun_list_dir(self._live(), os.fsencode(directory), ctypes.byref(opts),
+                                        ctypes.byref(listing), ctypes.byref(err)), err)
         try:
-            return [FileEntry(entries[i].name.decode("utf-8", "surrogateescape"),
-                              entries[i].type.decode(), entries[i].size, entries[i].mode,
-                              entries[i].mtime) for i in range(n.value)]
+            e = listing.entries
+            out = FileList(FileEntry(e[i].name.decode("utf-8", "surrogateescape"),
+                                     e[i].type.decode(), e[i].size, e[i].mode, e[i].mtime)
+                           for i in range(listing.n))
+            out.truncated = bool(listing.truncated)
+            return out
         finally:
-            self._lib.psrun_file_entries_free(entries, n)
+            self._lib.psrun_listing_free(ctypes.byref(listing))
 
     def remove(self, path: str) -> None:
         err = C.Error()
@@ -404,11 +444,13 @@ class AsyncSandbox:
     async def write_file(self, path, data, mode=0o644) -> int:
         return await asyncio.to_thread(self.sandbox.write_file, path, data, mode)
 
-    async def read_file(self, path) -> bytes:
-        return await asyncio.to_thread(self.sandbox.read_file, path)
+    async def read_file(self, path, offset=0, max_bytes=None) -> bytes:
+        return await asyncio.to_thread(self.sandbox.read_file, path, offset, max_bytes)
 
-    async def list_files(self, directory="/workspace", recursive=False):
-        return await asyncio.to_thread(self.sandbox.list_files, directory, recursive)
+    async def list_files(self, directory="/workspace", recursive=False, max_entries=0,
+                         max_bytes=0):
+        return await asyncio.to_thread(self.sandbox.list_files, directory, recursive,
+                                       max_entries, max_bytes)
 
     async def remove(self, path) -> None:
         return await asyncio.to_thread(self.sandbox.remove, path)

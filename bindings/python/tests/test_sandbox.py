@@ -98,6 +98,57 @@ class SandboxTest(unittest.TestCase):
         with self.assertRaises(PsrunError):
             self.sb.list_files("d")
 
+    def test_planted_sizes_cost_the_caller_only_what_it_asks(self):
+        import resource
+
+        def peak_kib():
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+        # A 3 GiB sparse file costs the sandbox no disk.
+        r = self.sb.exec("truncate -s 3G /workspace/sparse && printf END >> /workspace/sparse")
+        self.assertEqual(r.exit_code, 0, r.stderr)
+        before = peak_kib()
+        with self.assertRaises(PsrunError) as cm:
+            self.sb.read_file("sparse")
+        self.assertEqual(cm.exception.field, "path")
+        self.assertIn("read it in parts", str(cm.exception))
+        size = (3 << 30) + 3
+        self.assertEqual(self.sb.read_file("sparse", size - 8, 1 << 20), b"\0" * 5 + b"END")
+        self.assertEqual(self.sb.read_file("sparse", 1 << 31, 4), b"\0" * 4)
+        with self.assertRaises(PsrunError):
+            self.sb.read_file("sparse", 0, 0)
+        # Streamed in chunks: the first 96 MiB, one chunk in memory at a time.
+        seen = 0
+        for chunk in self.sb.iter_file("sparse", 1 << 20):
+            self.assertLessEqual(len(chunk), 1 << 20)
+            seen += len(chunk)
+            if seen >= 96 << 20:
+                break
+        self.assertEqual(seen, 96 << 20)
+        tail = b"".join(self.sb.iter_file("sparse", 4096, size - 4))
+        self.assertEqual(tail, b"\0END")
+        self.assertLess(peak_kib() - before, 16 * 1024)
+        self.sb.remove("sparse")
+
+        # A deep tree of long names: 48 levels of 255-byte names, 1,400
+        # files at the bottom (17 MiB of names as paths).
+        r = self.sb.exec(["python3", "-c",
+                          "import os\nos.chdir('/workspace')\n"
+                          "for _ in range(48): os.mkdir('d' * 255); os.chdir('d' * 255)\n"
+                          "for i in range(1400): open('f' * 250 + str(i), 'w').close()"])
+        self.assertEqual(r.exit_code, 0, r.stderr)
+        before = peak_kib()
+        listing = self.sb.list_files(recursive=True)
+        self.assertTrue(listing.truncated)
+        self.assertLessEqual(sum(len(e.name) + 1 for e in listing), 16 << 20)
+        self.assertLess(peak_kib() - before, 96 * 1024)
+        few = self.sb.list_files(recursive=True, max_entries=5)
+        self.assertEqual((len(few), few.truncated), (5, True))
+        top = self.sb.list_files()
+        self.assertIn("d" * 255, [e.name for e in top])
+        self.assertFalse(top.truncated)
+        self.sb.remove("d" * 255)
+
     def test_from_config_and_context_manager(self):
         cfg = {"network_mode": "none", "memory_limit": "64M", "cpu_limit": 1, "timeout": 30,
                "read_only_rootfs": True, "workdir": "/workspace/app", "env": {"GREETING": "hey"}}
