@@ -332,7 +332,7 @@ int step_close_fds(struct child_ctx *c)
         /* No host fd beyond 0-2 (and those --preserve-fds names) reaches the
          * command. CLOEXEC rather than close, so the sync socket can still
          * report a failing execve. Done before a config's early seccomp
-         * filter (exec_steps): nothing of psrun's own may need a syscall
+         * filter (child_exec_steps): nothing of psrun's own may need a syscall
          * that filter may refuse. */
         unsigned first = 3 + c->plan->preserve_fds;
         if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {

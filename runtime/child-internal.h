@@ -13,6 +13,7 @@
 #define PSRUN_RUNTIME_CHILD_INTERNAL_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -57,6 +58,29 @@ static inline void send_msg(int fd, const struct child_msg *m)
                 n = send(fd, m, sizeof(*m), MSG_NOSIGNAL);
         while (n < 0 && errno == EINTR);
 }
+
+/*
+ * The exec step table (runtime/child.c): the command's own process, up to its
+ * execve. A normal command runs every row in table order. A session's zygote
+ * (plan->zygote) runs the rows of CHILD_PHASE_AHEAD in table order, awaits
+ * its request, then runs those of CHILD_PHASE_AFTER_REQUEST in table order;
+ * it never runs those of CHILD_PHASE_NOT_IN_SESSION. No row is left without
+ * a phase: the first one is 1.
+ */
+enum child_phase {
+        CHILD_PHASE_AHEAD = 1,      /* before its request */
+        CHILD_PHASE_AFTER_REQUEST,  /* once it has its request */
+        CHILD_PHASE_NOT_IN_SESSION, /* never */
+};
+
+struct child_exec_step {
+        enum child_step id;
+        int (*run)(struct child_ctx *c);
+        enum child_phase zygote;
+};
+
+extern const struct child_exec_step child_exec_steps[];
+extern const size_t child_exec_steps_len;
 
 /* runtime/child-setup.c */
 int step_proctitle(struct child_ctx *c);

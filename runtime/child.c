@@ -9,7 +9,7 @@
  *    frozen in this copy of its memory;
  *  - the plan is read, never changed; every string was made by the parent;
  *  - a failing step sends {step, errno, index} on the sync socket and exits;
- *  - seccomp is the last step before execve(): it would block the setup.
+ *  - seccomp is the last layer before execve(): it would block the setup.
  */
 #include "runtime/child-internal.h"
 
@@ -138,72 +138,52 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_CONSOLE, step_console},
 };
 
-/* Run by the process that becomes the command. Order matters: the bounding
- * set needs CAP_SETPCAP, so it goes before setuid; Landlock needs
- * no_new_privs once capabilities are gone; seccomp is last because it would
- * block the syscalls of the steps before it. */
-static const struct child_step_def exec_steps[] = {
-        {CHILD_STEP_CONSOLE, step_console_attach},
-        {CHILD_STEP_SIGNALS, step_signals},
-        {CHILD_STEP_KEYRING, step_session_keyring},
-        {CHILD_STEP_RLIMIT, step_rlimits},
-        {CHILD_STEP_TIMENS, step_timens},
-        {CHILD_STEP_PERSONALITY, step_personality},
-        {CHILD_STEP_SCHEDULER, step_scheduler},
-        {CHILD_STEP_IOPRIO, step_io_priority},
-        {CHILD_STEP_CLOSE_FDS, step_close_fds},
-        {CHILD_STEP_SECCOMP, step_seccomp_early},
-        {CHILD_STEP_BOUNDING, step_bounding},
-        {CHILD_STEP_GROUPS, step_groups},
-        {CHILD_STEP_SETGID, step_setgid},
-        {CHILD_STEP_SETUID, step_stdio_owner},
-        {CHILD_STEP_SETUID, step_setuid},
-        {CHILD_STEP_CAPS, step_caps},
-        {CHILD_STEP_CHDIR, step_chdir},
-        {CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs},
-        {CHILD_STEP_APPARMOR, step_apparmor},
-        {CHILD_STEP_LANDLOCK, step_landlock},
-        {CHILD_STEP_EXEC, step_lookup},
-        {CHILD_STEP_CPU_AFFINITY, step_cpu_affinity},
-        {CHILD_STEP_SECCOMP, step_seccomp_listener},
-        {CHILD_STEP_WAIT_START, step_wait_start},
-        {CHILD_STEP_SECCOMP, step_seccomp},
-        {CHILD_STEP_SECCOMP, step_report_exec},
-};
-
 /*
- * A session's zygote (plan->zygote) runs the same steps in two parts. Ahead
- * of its request: everything that does not need it, the security layers
- * included: no_new_privs, AppArmor, Landlock and seccomp (loading a filter
- * costs the kernel a JIT compilation, 0.3-0.4 ms here). What follows them
- * is in the session's allowlist (the default profile: dup3, setresuid,
- * capset, prctl, openat2, fchdir, getcwd, stat, access, sendmsg, execve),
- * and a refusal would be a setup error, never a layer left out. It waits
- * as uid 0 of the sandbox, which the sandbox's own uid cannot signal.
+ * Run by the process that becomes the command: one table, with the phase in
+ * which a session's zygote (plan->zygote) runs each row (child-internal.h).
+ * Order matters: the bounding set needs CAP_SETPCAP, so it goes before
+ * setuid; Landlock needs no_new_privs once capabilities are gone; seccomp is
+ * the last layer because it would block the syscalls of the steps before it.
+ *
+ * A zygote runs the rows ahead of its request first: everything that does
+ * not need the request, the security layers included: no_new_privs,
+ * AppArmor, Landlock and seccomp (loading a filter costs the kernel a JIT
+ * compilation, 0.3-0.4 ms here). What follows them is in the session's
+ * allowlist (the default profile: dup3, setresuid, capset, prctl, openat2,
+ * fchdir, getcwd, stat, access, sendmsg, execve), and a refusal would be a
+ * setup error, never a layer left out. It waits as uid 0 of the sandbox,
+ * which the sandbox's own uid cannot signal.
  */
-static const struct child_step_def zygote_steps_ahead[] = {
-        {CHILD_STEP_CONSOLE, step_console_attach},
-        {CHILD_STEP_SIGNALS, step_signals},
-        {CHILD_STEP_RLIMIT, step_rlimits},
-        {CHILD_STEP_TIMENS, step_timens},
-        {CHILD_STEP_PERSONALITY, step_personality},
-        {CHILD_STEP_CLOSE_FDS, step_close_fds},
-        {CHILD_STEP_SECCOMP, step_seccomp_early},
-        {CHILD_STEP_BOUNDING, step_bounding},
-        {CHILD_STEP_GROUPS, step_groups},
-        {CHILD_STEP_SETGID, step_setgid},
-        {CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs},
-        {CHILD_STEP_APPARMOR, step_apparmor},
-        {CHILD_STEP_LANDLOCK, step_landlock},
-        {CHILD_STEP_SECCOMP, step_seccomp},
+const struct child_exec_step child_exec_steps[] = {
+        {CHILD_STEP_CONSOLE, step_console_attach, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_SIGNALS, step_signals, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_KEYRING, step_session_keyring, CHILD_PHASE_NOT_IN_SESSION},
+        {CHILD_STEP_RLIMIT, step_rlimits, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_TIMENS, step_timens, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_PERSONALITY, step_personality, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_SCHEDULER, step_scheduler, CHILD_PHASE_NOT_IN_SESSION},
+        {CHILD_STEP_IOPRIO, step_io_priority, CHILD_PHASE_NOT_IN_SESSION},
+        {CHILD_STEP_CLOSE_FDS, step_close_fds, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_SECCOMP, step_seccomp_early, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_BOUNDING, step_bounding, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_GROUPS, step_groups, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_SETGID, step_setgid, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_SETUID, step_stdio_owner, CHILD_PHASE_AFTER_REQUEST},
+        {CHILD_STEP_SETUID, step_setuid, CHILD_PHASE_AFTER_REQUEST},
+        {CHILD_STEP_CAPS, step_caps, CHILD_PHASE_AFTER_REQUEST},
+        {CHILD_STEP_CHDIR, step_chdir, CHILD_PHASE_AFTER_REQUEST},
+        {CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_APPARMOR, step_apparmor, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_LANDLOCK, step_landlock, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_EXEC, step_lookup, CHILD_PHASE_AFTER_REQUEST},
+        {CHILD_STEP_CPU_AFFINITY, step_cpu_affinity, CHILD_PHASE_NOT_IN_SESSION},
+        {CHILD_STEP_SECCOMP, step_seccomp_listener, CHILD_PHASE_NOT_IN_SESSION},
+        {CHILD_STEP_WAIT_START, step_wait_start, CHILD_PHASE_AFTER_REQUEST},
+        {CHILD_STEP_SECCOMP, step_seccomp, CHILD_PHASE_AHEAD},
+        {CHILD_STEP_SECCOMP, step_report_exec, CHILD_PHASE_AFTER_REQUEST},
 };
 
-static const struct child_step_def zygote_steps_after_request[] = {
-        {CHILD_STEP_SETUID, step_stdio_owner},  {CHILD_STEP_SETUID, step_setuid},
-        {CHILD_STEP_CAPS, step_caps},           {CHILD_STEP_CHDIR, step_chdir},
-        {CHILD_STEP_EXEC, step_lookup},         {CHILD_STEP_WAIT_START, step_wait_start},
-        {CHILD_STEP_SECCOMP, step_report_exec},
-};
+const size_t child_exec_steps_len = ARRAY_SIZE(child_exec_steps);
 
 static int exit_code_for(enum child_step step, int r)
 {
@@ -212,14 +192,33 @@ static int exit_code_for(enum child_step step, int r)
         return r == -ENOENT ? CHILD_EXIT_NOTFOUND : CHILD_EXIT_NOEXEC;
 }
 
+static void run_step(struct child_ctx *c, enum child_step id, int (*run)(struct child_ctx *c))
+{
+        c->index = 0;
+        int r = run(c);
+        if (r < 0)
+                fail(c, id, r, exit_code_for(id, r));
+}
+
 static void run_steps(struct child_ctx *c, const struct child_step_def *steps, size_t n)
 {
-        for (size_t i = 0; i < n; i++) {
-                c->index = 0;
-                int r = steps[i].run(c);
-                if (r < 0)
-                        fail(c, steps[i].id, r, exit_code_for(steps[i].id, r));
-        }
+        for (size_t i = 0; i < n; i++)
+                run_step(c, steps[i].id, steps[i].run);
+}
+
+/* A normal command: every row of the exec table, in table order. */
+static void run_exec_steps(struct child_ctx *c)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(child_exec_steps); i++)
+                run_step(c, child_exec_steps[i].id, child_exec_steps[i].run);
+}
+
+/* A zygote: the rows of one phase, in table order. */
+static void run_exec_phase(struct child_ctx *c, enum child_phase phase)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(child_exec_steps); i++)
+                if (child_exec_steps[i].zygote == phase)
+                        run_step(c, child_exec_steps[i].id, child_exec_steps[i].run);
 }
 
 /* plan->zygote: its request, read into memory of its own (this process's
@@ -282,13 +281,13 @@ static _Noreturn void become_command(struct child_ctx *c)
 {
         umask(c->plan->umask);
         if (c->plan->zygote) {
-                run_steps(c, zygote_steps_ahead, ARRAY_SIZE(zygote_steps_ahead));
+                run_exec_phase(c, CHILD_PHASE_AHEAD);
                 int r = await_request(c);
                 if (r < 0)
                         fail(c, CHILD_STEP_REQUEST, r, CHILD_EXIT_SETUP);
-                run_steps(c, zygote_steps_after_request, ARRAY_SIZE(zygote_steps_after_request));
+                run_exec_phase(c, CHILD_PHASE_AFTER_REQUEST);
         } else {
-                run_steps(c, exec_steps, ARRAY_SIZE(exec_steps));
+                run_exec_steps(c);
         }
         execve(c->exec_path, c->plan->argv, c->plan->envp);
         int r = -errno;
