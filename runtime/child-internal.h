@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+#pragma once
+
 /*
  * The child's own parts (runtime/child.c runs them): the context every step
  * gets, and the steps, each `int step_X(struct child_ctx *)` returning 0 or
@@ -9,8 +11,6 @@
  *                          sandbox's view of psrun, namespaces, the root
  *   runtime/child-exec.c   the command's own process, up to its execve
  */
-#ifndef PSRUN_RUNTIME_CHILD_INTERNAL_H
-#define PSRUN_RUNTIME_CHILD_INTERNAL_H
 
 #include <errno.h>
 #include <stddef.h>
@@ -136,5 +136,3 @@ int step_scheduler(struct child_ctx *c);
 int step_io_priority(struct child_ctx *c);
 int step_cpu_affinity(struct child_ctx *c);
 int step_session_keyring(struct child_ctx *c);
-
-#endif
