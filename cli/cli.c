@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,62 @@ void cli_print_options(FILE *f, const struct option_def *opts)
         print_option(f, &help_option);
 }
 
+/* "session exec [OPTIONS] ID [--] CMD [ARGS...]": the command's name, its
+ * parent's first, and its usage and arguments. */
+static void synopsis(char *buf, size_t size, const struct command_set *set,
+                     const struct command *cmd)
+{
+        snprintf(buf, size, "%s%s%s%s%s%s%s", set && set->parent ? set->parent : "",
+                 set && set->parent ? " " : "", cmd->name, *cmd->usage ? " " : "", cmd->usage,
+                 *cmd->args ? " " : "", cmd->args);
+}
+
+void cli_print_help(FILE *f, const struct command_set *set, const struct command *cmd)
+{
+        /* "Usage: psrun NAME " even with nothing after the name: callers
+         * look for that prefix. */
+        const char *sep = *cmd->usage && *cmd->args ? " " : "";
+        fprintf(f, "Usage: psrun %s%s%s %s%s%s\n\n%s\n", set && set->parent ? set->parent : "",
+                set && set->parent ? " " : "", cmd->name, cmd->usage, sep, cmd->args, cmd->summary);
+        fprintf(f, "\nOptions:\n");
+        cli_print_options(f, cmd->options);
+        const struct command_set *sub = cmd->subcommands;
+        if (sub) {
+                fprintf(f, "\nCommands:\n");
+                for (size_t i = 0; i < sub->n_commands; i++) {
+                        char line[256];
+                        synopsis(line, sizeof(line), NULL, &sub->commands[i]);
+                        /* Summaries in one column; a synopsis too long for
+                         * it has a line of its own. */
+                        if (strlen(line) > 44)
+                                fprintf(f, "  %s\n  %-44s %s\n", line, "",
+                                        sub->commands[i].summary);
+                        else
+                                fprintf(f, "  %-44s %s\n", line, sub->commands[i].summary);
+                }
+                if (sub->notes)
+                        fprintf(f, "\n%s", sub->notes);
+        }
+        if (cmd->notes)
+                fprintf(f, "\n%s", cmd->notes);
+        if (sub)
+                fprintf(f, "\nRun `psrun %s COMMAND --help` for a command's options.\n", cmd->name);
+}
+
+const struct command *cli_find_command(const struct command_set *set, const char *name)
+{
+        for (size_t i = 0; i < set->n_commands; i++)
+                if (strcmp(set->commands[i].name, name) == 0)
+                        return &set->commands[i];
+        return NULL;
+}
+
+int cli_fail(const psrun_error *err)
+{
+        fprintf(stderr, "psrun: %s\n", err->msg);
+        return EXIT_PSRUN;
+}
+
 void cli_call_free(struct cli_call *c)
 {
         for (size_t i = 0; i < CLI_MAX_OPTS; i++) {
@@ -40,11 +97,31 @@ void cli_call_free(struct cli_call *c)
         }
         free(c->order);
         c->order = NULL;
+        free(c->args_buf);
+        c->args_buf = NULL;
 }
 
-static int usage_error(psrun_error *err, const char *cmd, const char *what)
+/* "NAME: WHAT (where the usage is told)": `psrun help NAME` for psrun's own
+ * commands; a subcommand's synopsis itself (`psrun help` takes one name). */
+static int usage_error(struct cli_call *c, psrun_error *err, const char *what)
 {
-        return psrun_error_set(err, EINVAL, "%s: %s (see `psrun help %s`)", cmd, what, cmd);
+        c->named = true;
+        if (!c->set || !c->set->parent)
+                return psrun_error_set(err, EINVAL, "%s: %s (see `psrun help %s`)", c->name, what,
+                                       c->name);
+        char line[256];
+        synopsis(line, sizeof(line), c->set, c->cmd);
+        return psrun_error_set(err, EINVAL, "%s: %s (usage: psrun %s)", c->name, what, line);
+}
+
+int cli_usage_error(struct cli_call *c, psrun_error *err, const char *fmt, ...)
+{
+        char what[300];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        return usage_error(c, err, what);
 }
 
 /* getopt_long's tables from an option list, --help at index n. getopt_long
@@ -120,55 +197,92 @@ int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_call 
                                        CLI_MAX_OPTS - 1);
         build_getopt(cmd->options, longopts, shortopts);
         c->cmd = cmd;
-        optind = 1;
+        if (!*c->name)
+                snprintf(c->name, sizeof(c->name), "%s", cmd->name);
+        /* CMD_ID_FIRST: an argument before the options is the first
+         * positional one; getopt starts after it (it skips its argv[0]). */
+        char *first = NULL;
+        if ((cmd->flags & CMD_ID_FIRST) && argc > 1 && argv[1][0] != '-') {
+                first = argv[1];
+                argv++;
+                argc--;
+        }
+        optind = 0; /* getopt starts afresh: a subcommand is the second parse */
         opterr = 0;
         int ch;
         while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                char what[300], opt[256];
+                char opt[256];
                 if (ch == '?' || ch == ':') {
                         refused_option(opt, sizeof(opt), argv);
-                        snprintf(what, sizeof(what),
-                                 ch == ':' ? "`%s` needs a value" : "unknown option `%s`", opt);
-                        return usage_error(err, cmd->name, what);
+                        return cli_usage_error(
+                                c, err, ch == ':' ? "`%s` needs a value" : "unknown option `%s`",
+                                opt);
                 }
                 int i = option_index(cmd->options, n_opts, ch);
                 if (i == (int) n_opts)
                         return 1; /* --help: the rest is not looked at */
                 if (i < 0)
-                        return usage_error(err, cmd->name, "unknown option");
+                        return usage_error(c, err, "unknown option");
                 int r = record(c, i, optarg ? optarg : "", err);
                 if (r < 0)
                         return r;
         }
         c->args = argv + optind;
         c->n_args = argc - optind;
-        if (c->n_args < cmd->min_args ||
-            (cmd->max_args != CLI_UNBOUNDED && c->n_args > cmd->max_args)) {
-                char what[300];
-                snprintf(what, sizeof(what), "expected %s, got %d argument%s",
-                         cmd->args && *cmd->args ? cmd->args : "no arguments", c->n_args,
-                         c->n_args == 1 ? "" : "s");
-                return usage_error(err, cmd->name, what);
+        if (first) {
+                c->args_buf = calloc((size_t) c->n_args + 2, sizeof(char *));
+                if (!c->args_buf)
+                        return psrun_error_errno(err, ENOMEM, "%s", c->name);
+                c->args_buf[0] = first;
+                memcpy(c->args_buf + 1, c->args, (size_t) c->n_args * sizeof(char *));
+                c->args = c->args_buf;
+                c->n_args++;
         }
+        if (c->n_args < cmd->min_args ||
+            (cmd->max_args != CLI_UNBOUNDED && c->n_args > cmd->max_args))
+                return cli_usage_error(c, err, "expected %s, got %d argument%s",
+                                       cmd->args && *cmd->args ? cmd->args : "no arguments",
+                                       c->n_args, c->n_args == 1 ? "" : "s");
         return 0;
+}
+
+/* A command of commands: the row its first argument names, run with the
+ * rest by its own set. Returns the exit status, or < 0 with err filled. */
+static int run_subcommand(struct cli_call *c, psrun_error *err)
+{
+        const struct command_set *sub = c->cmd->subcommands;
+        const struct command *cmd = cli_find_command(sub, c->args[0]);
+        if (!cmd) {
+                char shown[128];
+                c->named = true;
+                return psrun_error_set(err, EINVAL,
+                                       "%s: unknown command `%s` (see `psrun %s --help`)", c->name,
+                                       number_shown(c->args[0], shown, sizeof(shown)), c->name);
+        }
+        return cli_dispatch(sub, cmd, c->n_args, c->args);
 }
 
 int cli_dispatch(const struct command_set *set, const struct command *cmd, int argc, char **argv)
 {
-        struct cli_call c = {.cmd = cmd};
+        struct cli_call c = {.cmd = cmd, .set = set};
+        snprintf(c.name, sizeof(c.name), "%s%s%s", set->parent ? set->parent : "",
+                 set->parent ? " " : "", cmd->name);
         psrun_error err = {0};
         int r = set->open ? set->open(&c, &err) : 0;
         if (r >= 0)
                 r = cli_parse(cmd, argc, argv, &c, &err);
         if (r == 1) {
                 cli_call_free(&c);
-                cli_command_help(cmd->name);
+                cli_print_help(stdout, set, cmd);
                 return 0;
         }
         if (r >= 0 && set->prepare)
                 r = set->prepare(&c, &err);
         if (r >= 0)
-                r = cmd->run(&c, &err);
+                r = cmd->subcommands ? run_subcommand(&c, &err) : cmd->run(&c, &err);
+        /* A subcommand's body says what failed; the set says which command. */
+        if (r < 0 && set->parent && !c.named)
+                psrun_error_prefix(&err, "%s", c.name);
         if (set->close)
                 set->close(&c);
         cli_call_free(&c);

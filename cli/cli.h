@@ -4,10 +4,12 @@
 /*
  * The command line's tables: every command is a row (name, body, usage,
  * summary, options, how many positional arguments it takes), every family of
- * commands a set (psrun's own, the OCI runtime's) with the preamble its
- * commands share. One parser walks argv against a row's option table and
- * one dispatcher runs the set's preamble, the body and the error report, so
- * a body is only what the command does.
+ * commands a set (psrun's own, the OCI runtime's, `psrun session`'s) with the
+ * preamble its commands share. A row may be a command of commands: its first
+ * argument names a row of its own set (`psrun session exec`). One parser
+ * walks argv against a row's option table, one dispatcher runs the set's
+ * preamble, the body and the error report, and the help is printed from the
+ * rows, so a body is only what the command does.
  */
 
 #include <stdbool.h>
@@ -37,6 +39,11 @@ struct cli_opt {
 /* A command's parsed command line, and what its set's preamble opened. */
 struct cli_call {
         const struct command *cmd;
+        const struct command_set *set;
+        char name[64]; /* what errors name: "exec", "session exec" */
+        /* err names the command already (a usage error): the dispatcher
+         * does not prefix it again. */
+        bool named;
         const char *value[CLI_MAX_OPTS]; /* last value given ("" for a flag); NULL: not given */
         const char **list[CLI_MAX_OPTS]; /* every value, for repeatable options */
         size_t n_list[CLI_MAX_OPTS];
@@ -44,12 +51,17 @@ struct cli_call {
         size_t n_order;
         char **args; /* the positional arguments */
         int n_args;
+        char **args_buf;       /* args, when the parser had to gather them (CMD_ID_FIRST) */
         struct oci_root *root; /* the OCI state root (CMD_STATE_ROOT) */
 };
 
 enum command_flags {
         CMD_AS_ROOT = 1 << 0,    /* OCI: refuses to run unless uid 0 (it starts processes) */
         CMD_STATE_ROOT = 1 << 1, /* OCI: opens the state root (--root) before the body */
+        /* The first argument may come before the options, when it does not
+         * look like one: `psrun session exec ID --json -- CMD` as well as
+         * `exec --json ID -- CMD`. */
+        CMD_ID_FIRST = 1 << 2,
 };
 
 struct command {
@@ -63,12 +75,21 @@ struct command {
         const char *summary;
         const struct option_def *options; /* NULL: only --help */
         unsigned flags;
+        const char *notes; /* paragraphs the help ends with; NULL: none */
+        /* A command of commands: its first argument names one of these,
+         * which the dispatcher runs with the rest; NULL: a plain command. */
+        const struct command_set *subcommands;
 };
 
 /* A family of commands and what runs around each of their bodies. */
 struct command_set {
+        /* The command these are the subcommands of ("session"): errors and
+         * help name it first, and the errors of bodies are prefixed with
+         * the command's name ("session exec: "); NULL: psrun's own level. */
+        const char *parent;
         const struct command *commands;
         size_t n_commands;
+        const char *notes; /* what the commands share, told in the parent's help */
         /* Before the options are parsed (the OCI log: even a usage error
          * goes where the caller reads errors); NULL: nothing. */
         int (*open)(struct cli_call *c, psrun_error *err);
@@ -99,24 +120,39 @@ extern struct cli_globals cli_globals;
 /* Prints an option table, --help last. */
 void cli_print_options(FILE *f, const struct option_def *opts);
 
+/* Prints a command's help, all from its row: the synopsis, the summary,
+ * the options, its subcommands' synopses and summaries, the notes. */
+void cli_print_help(FILE *f, const struct command_set *set, const struct command *cmd);
+
+/* The row of set named name; NULL: none. */
+const struct command *cli_find_command(const struct command_set *set, const char *name);
+
+/* A usage error of c's command, filled as the parser's own are (one line
+ * naming the command and where its usage is told); returns -EINVAL. */
+int cli_usage_error(struct cli_call *c, psrun_error *err, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* The report of psrun's own commands: the message on stderr, EXIT_PSRUN. */
+int cli_fail(const psrun_error *err);
+
 /* Parses argv (argv[0]: the command's name) against cmd: options up to the
- * first positional argument or `--`, then the positional count. Returns 0,
- * 1 when --help was asked for, or -EINVAL with a one-line usage error naming
- * the command (-ENOMEM). c is freed with cli_call_free whatever it returns. */
+ * first positional argument or `--` (with CMD_ID_FIRST, the first argument
+ * may precede them), then the positional count. Returns 0, 1 when --help
+ * was asked for, or -EINVAL with a one-line usage error naming the command
+ * (-ENOMEM). c->set and c->name are the caller's (cli_dispatch's); c is
+ * freed with cli_call_free whatever it returns. */
 int cli_parse(const struct command *cmd, int argc, char **argv, struct cli_call *c,
               psrun_error *err);
 void cli_call_free(struct cli_call *c);
 
 /* Runs one command of set: the set's preamble, the parser, --help, the body
+ * (or, for a command of commands, the subcommand its first argument names)
  * and the error report. Returns the exit status. */
 int cli_dispatch(const struct command_set *set, const struct command *cmd, int argc, char **argv);
 
 /* Parses the global options at the front of argv; returns how many
  * arguments they took, or -1 after printing an error. */
 int cli_parse_globals(int argc, char **argv);
-
-/* Prints `psrun help NAME` (cli/main.c). */
-void cli_command_help(const char *name);
 
 /* The OCI runtime's commands (cli/oci-cli.c). */
 extern const struct command_set oci_command_set;
@@ -129,10 +165,8 @@ int cli_wants_oci_run(int argc, char **argv);
  * when already sealed (0). argv: main's, whole. */
 int cli_reexec_sealed(char **argv, psrun_error *err);
 
-/* `psrun session SUBCOMMAND ...` (cli/session-cli.c; argv[0] is the
- * subcommand) and its help text. */
-int cli_cmd_session(int argc, char **argv);
-extern const char cli_session_help[];
+/* `psrun session SUBCOMMAND ...` (cli/session-cli.c): the subcommands. */
+extern const struct command_set session_command_set;
 
 /* `psrun mcp` (cli/mcp/server.c): an MCP server on stdin/stdout. */
 int cli_cmd_mcp(struct cli_call *c, psrun_error *err);

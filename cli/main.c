@@ -216,43 +216,37 @@ static int cmd_version(struct cli_call *c, psrun_error *err)
 
 static int cmd_help(struct cli_call *c, psrun_error *err);
 
-/* `psrun session COMMAND ...`: its own small dispatcher (cli/session-cli.c),
- * which prints its errors and returns the exit status. */
-static int cmd_session(struct cli_call *c, psrun_error *err)
-{
-        return cli_cmd_session(c->n_args, c->args);
-}
-
 static const struct command commands[] = {
         {"run", cmd_run, "[OPTIONS] [--]", "CMD [ARGS...]", 0, CLI_UNBOUNDED,
-         "run a command in a new sandbox and wait for it", run_options, 0},
+         "run a command in a new sandbox and wait for it", run_options, 0,
+         "Policy keys: see psrun-policy(5). Exit status: the command's (128+N if killed by "
+         "signal N);\n125 if psrun failed, 126/127 if the command could not be executed or "
+         "found.\n",
+         NULL},
         {"policy", cmd_policy, "[--policy FILE] [-o KEY=VALUE]...", "", 0, 0,
-         "print the effective policy (defaults, then the file, then -o) as JSON", policy_options,
-         0},
-        {"session", cmd_session, "", "COMMAND [ARGS...]", 1, CLI_UNBOUNDED,
-         "long-lived sandboxes: create, exec, install, write, read, ls, rm, list, destroy", NULL,
-         0},
+         "print the effective policy (defaults, then the file, then -o) as JSON", policy_options, 0,
+         NULL, NULL},
+        /* cli/session-cli.c: the subcommands, their options and help. */
+        {"session", NULL, "", "COMMAND [ARGS...]", 1, CLI_UNBOUNDED,
+         "long-lived sandboxes: create, exec, install, write, read, ls, rm, list, destroy", NULL, 0,
+         NULL, &session_command_set},
         {"mcp", cli_cmd_mcp,
          "[--policy FILE] [-o KEY=VALUE]... [--allow-override KEY]... [--approve-cmd CMD]", "", 0,
-         0, "serve sandboxes to an MCP client on stdin/stdout (docs/mcp.md)", cli_mcp_options, 0},
+         0, "serve sandboxes to an MCP client on stdin/stdout (docs/mcp.md)", cli_mcp_options, 0,
+         NULL, NULL},
         {"gc", cmd_gc, "[OPTIONS]", "", 0, 0,
          "remove what killed psrun runs and dead sessions left behind: cgroups, OCI "
          "containers, veths, nft tables, address leases and gVisor bundles",
-         gc_options, 0},
-        {"version", cmd_version, "", "", 0, 0, "print the version", NULL, 0},
-        {"help", cmd_help, "", "[COMMAND]", 0, 1, "show help for psrun or a command", NULL, 0},
+         gc_options, 0, NULL, NULL},
+        {"version", cmd_version, "", "", 0, 0, "print the version", NULL, 0, NULL, NULL},
+        {"help", cmd_help, "", "[COMMAND]", 0, 1, "show help for psrun or a command", NULL, 0, NULL,
+         NULL},
 };
-
-static int fail(const psrun_error *err)
-{
-        fprintf(stderr, "psrun: %s\n", err->msg);
-        return EXIT_PSRUN;
-}
 
 static const struct command_set psrun_command_set = {
         .commands = commands,
         .n_commands = ARRAY_SIZE(commands),
-        .fail = fail,
+        .fail = cli_fail,
 };
 
 /* Every command psrun has, by family; help lists them in this order. */
@@ -260,13 +254,14 @@ static const struct command_set *const command_sets[] = {&psrun_command_set, &oc
 
 static const struct command *find_command(const char *name, const struct command_set **set)
 {
-        for (size_t s = 0; s < ARRAY_SIZE(command_sets); s++)
-                for (size_t i = 0; i < command_sets[s]->n_commands; i++)
-                        if (strcmp(command_sets[s]->commands[i].name, name) == 0) {
-                                if (set)
-                                        *set = command_sets[s];
-                                return &command_sets[s]->commands[i];
-                        }
+        for (size_t s = 0; s < ARRAY_SIZE(command_sets); s++) {
+                const struct command *cmd = cli_find_command(command_sets[s], name);
+                if (cmd) {
+                        if (set)
+                                *set = command_sets[s];
+                        return cmd;
+                }
+        }
         return NULL;
 }
 
@@ -287,39 +282,20 @@ static void print_usage(FILE *out)
         fprintf(out, "\nRun `psrun help COMMAND` for a command's options.\n");
 }
 
-static void print_help(const char *name)
-{
-        const struct command *cmd = name ? find_command(name, NULL) : NULL;
-        if (cmd) {
-                const char *sep = *cmd->usage && *cmd->args ? " " : "";
-                printf("Usage: psrun %s %s%s%s\n\n%s\n", cmd->name, cmd->usage, sep, cmd->args,
-                       cmd->summary);
-                printf("\nOptions:\n");
-                cli_print_options(stdout, cmd->options);
-                if (cmd->run == cmd_session)
-                        fputs(cli_session_help, stdout);
-                if (cmd->run == cmd_run)
-                        printf("\nPolicy keys: see psrun-policy(5). Exit status: the command's "
-                               "(128+N if killed by signal N);\n125 if psrun failed, 126/127 if "
-                               "the command could not be executed or found.\n");
-                return;
-        }
-        print_usage(stdout);
-}
-
 static int cmd_help(struct cli_call *c, psrun_error *err)
 {
         char shown[128];
-        if (c->n_args && !find_command(c->args[0], NULL))
+        if (!c->n_args) {
+                print_usage(stdout);
+                return 0;
+        }
+        const struct command_set *set = NULL;
+        const struct command *cmd = find_command(c->args[0], &set);
+        if (!cmd)
                 return psrun_error_set(err, EINVAL, "help: unknown command `%s` (see `psrun help`)",
                                        number_shown(c->args[0], shown, sizeof(shown)));
-        print_help(c->n_args ? c->args[0] : NULL);
+        cli_print_help(stdout, set, cmd);
         return 0;
-}
-
-void cli_command_help(const char *name)
-{
-        print_help(name);
 }
 
 /* The commands whose processes join a container while they still run

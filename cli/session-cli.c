@@ -2,14 +2,12 @@
 /*
  * `psrun session ...`: sessions from the command line, built on the public
  * API (include/psrun.h) only, as an embedder would use it. Sessions live
- * under $PSRUN_SESSION_ROOT (default /run/psrun-sessions).
+ * under $PSRUN_SESSION_ROOT (default /run/psrun-sessions). The subcommands
+ * are rows of the command table (cli/cli.h): the one parser, dispatcher and
+ * help; a body's errors are prefixed with its name ("session exec: ").
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,142 +18,72 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "common/json.h"
+#include "common/number.h"
 #include "policy/policy.h"
 
 #define WRITE_MAX  (4ULL << 30) /* what `session write` reads from stdin at most */
 #define READ_CHUNK (16U << 20)
 
-static int fail(const char *sub, const psrun_error *err)
-{
-        fprintf(stderr, "psrun: session %s: %s\n", sub, err->msg);
-        return EXIT_PSRUN;
-}
-
-__attribute__((format(printf, 2, 3))) static int usage_error(const char *sub, const char *fmt, ...)
-{
-        va_list ap;
-        va_start(ap, fmt);
-        fprintf(stderr, "psrun: session %s: ", sub);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fprintf(stderr, " (see `psrun session --help`)\n");
-        return EXIT_PSRUN;
-}
-
 /* A positive duration option (--timeout, --approve-timeout): 0, or the
  * usage error naming it. */
-static int duration_option(const char *sub, const char *opt, const char *arg, uint64_t *ms)
+static int duration_option(struct cli_call *c, const char *opt, const char *arg, uint64_t *ms,
+                           psrun_error *err)
 {
+        char shown[128];
         if (parse_duration_ms(arg, ms) < 0 || *ms == 0)
-                return usage_error(sub, "%s: `%s` is not a duration (use e.g. 30, 30s, 5m, 500ms)",
-                                   opt, arg);
-        return 0;
-}
-
-/* getopt_long's tables from an option list: long options come back as
- * 256 + their index, short ones as themselves. */
-static void build_getopt(const struct option_def *opts, struct option *longopts, char *shortopts,
-                         size_t n_max)
-{
-        size_t n = 0, k = 0;
-        shortopts[k++] = '+'; /* stop at the first non-option */
-        for (const struct option_def *o = opts; o->name && n < n_max; o++, n++) {
-                longopts[n] = (struct option){o->name, o->arg ? required_argument : no_argument,
-                                              NULL, 256 + (int) n};
-                if (o->short_name) {
-                        shortopts[k++] = (char) o->short_name;
-                        if (o->arg)
-                                shortopts[k++] = ':';
-                }
-        }
-        longopts[n] = (struct option){0};
-        shortopts[k] = '\0';
-}
-
-static int option_index(const struct option_def *opts, int c)
-{
-        if (c >= 256)
-                return c - 256;
-        for (int i = 0; opts[i].name; i++)
-                if (opts[i].short_name == c)
-                        return i;
-        return -1;
-}
-
-static int open_session(const char *sub, const char *id, psrun_session **s)
-{
-        psrun_error err = {0};
-        if (psrun_session_open(id, NULL, s, &err) < 0)
-                return fail(sub, &err);
+                return cli_usage_error(c, err,
+                                       "%s: `%s` is not a duration (use e.g. 30, 30s, 5m, 500ms)",
+                                       opt, number_shown(arg, shown, sizeof(shown)));
         return 0;
 }
 
 /* ---- create ---- */
 
-enum { CR_POLICY, CR_OPTION, CR_NAME, CR_CGROUP_PARENT, CR_HELP };
+enum { CR_POLICY, CR_OPTION, CR_NAME, CR_CGROUP_PARENT };
 static const struct option_def create_options[] = {
         [CR_POLICY] = {"policy", 'p', "FILE", "load the policy from a YAML or JSON file"},
         [CR_OPTION] = {"option", 'o', "KEY=VALUE", "set one policy key (repeatable)"},
         [CR_NAME] = {"name", 'n', "NAME", "the session's id (default: a random one)"},
         [CR_CGROUP_PARENT] = {"cgroup-parent", 0, "PATH", "create its cgroups below PATH"},
-        [CR_HELP] = {"help", 'h', NULL, "show this help"},
         {0},
 };
 
-static int sub_create(int argc, char **argv)
+/* The policy's sources in command-line order: a file, then -o on top. */
+static int load_policy(const struct cli_call *c, psrun_policy *pol, psrun_error *err)
 {
-        struct option longopts[8];
-        char shortopts[16];
-        build_getopt(create_options, longopts, shortopts, 7);
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < c->n_order; i++) {
+                const struct cli_opt *o = &c->order[i];
+                if (o->index == CR_POLICY) {
+                        r = psrun_policy_load_file(pol, o->value, err);
+                } else if (o->index == CR_OPTION) {
+                        const char *eq = strchr(o->value, '=');
+                        if (!eq)
+                                return psrun_error_set(err, EINVAL, "-o: `%s` is not KEY=VALUE",
+                                                       o->value);
+                        _cleanup_free_ char *key = strndup(o->value, (size_t) (eq - o->value));
+                        if (!key)
+                                return psrun_error_errno(err, ENOMEM, "-o");
+                        r = psrun_policy_set(pol, key, eq + 1, err);
+                }
+        }
+        return r;
+}
+
+static int sub_create(struct cli_call *c, psrun_error *err)
+{
         psrun_policy *pol = psrun_policy_new();
-        if (!pol) {
-                fprintf(stderr, "psrun: out of memory\n");
-                return EXIT_PSRUN;
-        }
-        psrun_session_options so = {0};
-        psrun_error err = {0};
-        int r = 0, c;
-        optind = 1;
-        opterr = 0;
-        while (r >= 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (option_index(create_options, c)) {
-                case CR_POLICY:
-                        r = psrun_policy_load_file(pol, optarg, &err);
-                        break;
-                case CR_OPTION: {
-                        char *eq = strchr(optarg, '=');
-                        if (!eq) {
-                                r = psrun_error_set(&err, EINVAL, "-o: `%s` is not KEY=VALUE",
-                                                    optarg);
-                                break;
-                        }
-                        *eq = '\0';
-                        r = psrun_policy_set(pol, optarg, eq + 1, &err);
-                        *eq = '=';
-                        break;
-                }
-                case CR_NAME:
-                        so.name = optarg;
-                        break;
-                case CR_CGROUP_PARENT:
-                        so.cgroup_parent = optarg;
-                        break;
-                case CR_HELP:
-                        psrun_policy_free(pol);
-                        cli_command_help("session");
-                        return 0;
-                default:
-                        r = psrun_error_set(&err, EINVAL, "unknown option `%s`", argv[optind - 1]);
-                }
-        }
-        if (r >= 0 && optind < argc)
-                r = psrun_error_set(&err, EINVAL, "unexpected argument `%s`", argv[optind]);
+        if (!pol)
+                return psrun_error_errno(err, ENOMEM, "policy");
+        psrun_session_options so = {.name = c->value[CR_NAME],
+                                    .cgroup_parent = c->value[CR_CGROUP_PARENT]};
         psrun_session *s = NULL;
+        int r = load_policy(c, pol, err);
         if (r >= 0)
-                r = psrun_session_create(pol, &so, &s, &err);
+                r = psrun_session_create(pol, &so, &s, err);
         psrun_policy_free(pol);
         if (r < 0)
-                return fail("create", &err);
+                return r;
         printf("%s\n", psrun_session_id(s));
         psrun_session_close(s);
         return 0;
@@ -163,92 +91,68 @@ static int sub_create(int argc, char **argv)
 
 /* ---- exec ---- */
 
-enum { EX_JSON, EX_TIMEOUT, EX_CWD, EX_ENV, EX_HELP };
+enum { EX_JSON, EX_TIMEOUT, EX_CWD, EX_ENV };
 static const struct option_def exec_options[] = {
         [EX_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
         [EX_TIMEOUT] = {"timeout", 't', "DURATION", "wall-clock limit (default: the policy's)"},
         [EX_CWD] = {"cwd", 'C', "DIR", "working directory (absolute)"},
         [EX_ENV] = {"env", 'e', "NAME=VALUE", "add to the environment (repeatable)"},
-        [EX_HELP] = {"help", 'h', NULL, "show this help"},
         {0},
 };
 
-static int sub_exec(int argc, char **argv)
+static int sub_exec(struct cli_call *c, psrun_error *err)
 {
-        struct option longopts[8];
-        char shortopts[16];
-        build_getopt(exec_options, longopts, shortopts, 7);
+        char shown[128];
         psrun_exec_options eo = {
                 .stdin_mode = PSRUN_STDIN_FD,
                 .stdin_fd = 0,
                 .pass_output = 1,
                 .stdout_fd = 1,
                 .stderr_fd = 2,
+                .cwd = c->value[EX_CWD],
         };
-        _cleanup_free_ const char **env = calloc((size_t) argc + 1, sizeof(char *));
-        size_t n_env = 0;
-        bool json = false;
-        int c;
-        /* `exec ID [OPTIONS] -- CMD` as well as `exec [OPTIONS] ID -- CMD`. */
-        const char *id = NULL;
-        if (argc > 1 && argv[1][0] != '-') {
-                id = argv[1];
-                argc--;
-                argv++;
+        int r = 0;
+        if (c->value[EX_TIMEOUT])
+                r = duration_option(c, "--timeout", c->value[EX_TIMEOUT], &eo.timeout_ms, err);
+        if (r < 0)
+                return r;
+        if (eo.cwd && eo.cwd[0] != '/')
+                return cli_usage_error(c, err, "--cwd: `%s` is not an absolute path",
+                                       number_shown(eo.cwd, shown, sizeof(shown)));
+        size_t n_env = c->n_list[EX_ENV];
+        _cleanup_free_ const char **env = calloc(n_env + 1, sizeof(char *));
+        if (!env)
+                return psrun_error_errno(err, ENOMEM, "--env");
+        for (size_t i = 0; i < n_env; i++) {
+                const char *kv = c->list[EX_ENV][i];
+                if (!strchr(kv, '=') || kv[0] == '=')
+                        return cli_usage_error(c, err, "--env: `%s` is not NAME=VALUE",
+                                               number_shown(kv, shown, sizeof(shown)));
+                env[i] = kv;
         }
-        optind = 1;
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (option_index(exec_options, c)) {
-                case EX_JSON:
-                        json = true;
-                        break;
-                case EX_TIMEOUT:
-                        if (duration_option("exec", "--timeout", optarg, &eo.timeout_ms))
-                                return EXIT_PSRUN;
-                        break;
-                case EX_CWD:
-                        if (optarg[0] != '/')
-                                return usage_error("exec", "--cwd: `%s` is not an absolute path",
-                                                   optarg);
-                        eo.cwd = optarg;
-                        break;
-                case EX_ENV:
-                        if (!strchr(optarg, '=') || optarg[0] == '=')
-                                return usage_error("exec", "--env: `%s` is not NAME=VALUE", optarg);
-                        if (env)
-                                env[n_env++] = optarg;
-                        break;
-                case EX_HELP:
-                        cli_command_help("session");
-                        return 0;
-                default:
-                        return usage_error("exec", "unknown option `%s`", argv[optind - 1]);
-                }
-        }
-        if (!id && optind < argc)
-                id = argv[optind++];
-        if (optind < argc && strcmp(argv[optind], "--") == 0)
-                optind++;
-        if (!id)
-                return usage_error("exec", "%s", "no session id given");
-        if (optind >= argc)
-                return usage_error("exec", "%s", "no command given (psrun session exec ID -- CMD)");
         eo.env = n_env ? env : NULL;
+        /* ID [--] CMD: a `--` the options did not end (`exec --json ID --
+         * CMD`) is the separator, not the command. */
+        const char *id = c->args[0];
+        char **argv = c->args + 1;
+        if (*argv && strcmp(*argv, "--") == 0)
+                argv++;
+        if (!*argv)
+                return cli_usage_error(c, err, "no command given");
         psrun_session *s = NULL;
-        if (open_session("exec", id, &s))
-                return EXIT_PSRUN;
+        r = psrun_session_open(id, NULL, &s, err);
+        if (r < 0)
+                return r;
         /* Ctrl-C ends this client, which closes the connection: the
          * supervisor then kills the exec as a tree. */
         psrun_exec_result res;
-        psrun_error err = {0};
-        int r = psrun_exec(s, argv + optind, &eo, &res, &err);
+        r = psrun_exec(s, argv, &eo, &res, err);
         psrun_session_close(s);
         if (r < 0)
-                return fail("exec", &err);
+                return r;
         if (strcmp(res.result.reason, "setup_error") == 0)
                 fprintf(stderr, "psrun: %s\n", res.result.error);
-        if (json)
+        if (c->value[EX_JSON])
                 (void) psrun_exec_result_write_json(&res, 2);
         int code = res.result.exit_code;
         psrun_exec_result_free(&res);
@@ -257,7 +161,7 @@ static int sub_exec(int argc, char **argv)
 
 /* ---- install ---- */
 
-enum { IN_TOOL, IN_JSON, IN_TIMEOUT, IN_APPROVE_CMD, IN_APPROVE_TIMEOUT, IN_HELP };
+enum { IN_TOOL, IN_JSON, IN_TIMEOUT, IN_APPROVE_CMD, IN_APPROVE_TIMEOUT };
 static const struct option_def install_options[] = {
         [IN_TOOL] = {"tool", 0, "TOOL", "python (default: pip) or node (npm)"},
         [IN_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
@@ -266,7 +170,6 @@ static const struct option_def install_options[] = {
                             "ask CMD (the action as JSON on its stdin; exit 0 approves)"},
         [IN_APPROVE_TIMEOUT] = {"approve-timeout", 0, "DURATION",
                                 "how long CMD may take (default 120s); then: denied"},
-        [IN_HELP] = {"help", 'h', NULL, "show this help"},
         {0},
 };
 
@@ -275,62 +178,35 @@ static void write_output(void *userdata, int stream, const char *data, size_t le
         (void) write_all(stream == 2 ? 2 : 1, data, len);
 }
 
-static int sub_install(int argc, char **argv)
+static int sub_install(struct cli_call *c, psrun_error *err)
 {
-        struct option longopts[8];
-        char shortopts[16];
-        build_getopt(install_options, longopts, shortopts, 7);
-        psrun_install_options io = {.on_output = write_output};
-        struct approve_cmd ac = {.timeout_ms = APPROVE_TIMEOUT_DEFAULT_MS};
-        bool json = false;
-        int c;
-        optind = 1;
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-                switch (option_index(install_options, c)) {
-                case IN_TOOL:
-                        io.tool = optarg;
-                        break;
-                case IN_JSON:
-                        json = true;
-                        break;
-                case IN_TIMEOUT:
-                        if (duration_option("install", "--timeout", optarg, &io.timeout_ms))
-                                return EXIT_PSRUN;
-                        break;
-                case IN_APPROVE_CMD:
-                        ac.cmd = optarg;
-                        break;
-                case IN_APPROVE_TIMEOUT:
-                        if (duration_option("install", "--approve-timeout", optarg, &ac.timeout_ms))
-                                return EXIT_PSRUN;
-                        break;
-                case IN_HELP:
-                        cli_command_help("session");
-                        return 0;
-                default:
-                        return usage_error("install", "unknown option `%s`", argv[optind - 1]);
-                }
-        }
-        if (argc - optind != 2)
-                return usage_error("install", "%s",
-                                   "usage: psrun session install [--tool python|node] ID PACKAGE");
+        psrun_install_options io = {.tool = c->value[IN_TOOL], .on_output = write_output};
+        struct approve_cmd ac = {.cmd = c->value[IN_APPROVE_CMD],
+                                 .timeout_ms = APPROVE_TIMEOUT_DEFAULT_MS};
+        int r = 0;
+        if (c->value[IN_TIMEOUT])
+                r = duration_option(c, "--timeout", c->value[IN_TIMEOUT], &io.timeout_ms, err);
+        if (r >= 0 && c->value[IN_APPROVE_TIMEOUT])
+                r = duration_option(c, "--approve-timeout", c->value[IN_APPROVE_TIMEOUT],
+                                    &ac.timeout_ms, err);
+        if (r < 0)
+                return r;
         psrun_session *s = NULL;
-        if (open_session("install", argv[optind], &s))
-                return EXIT_PSRUN;
+        r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
         if (ac.cmd)
                 psrun_session_set_approver(s, approve_by_command, &ac);
         psrun_exec_result res;
-        psrun_error err = {0};
-        int r = psrun_install_package(s, argv[optind + 1], &io, &res, &err);
+        r = psrun_install_package(s, c->args[1], &io, &res, err);
         psrun_session_close(s);
         if (r < 0) {
                 psrun_exec_result_free(&res);
-                return fail("install", &err);
+                return r;
         }
         if (strcmp(res.result.reason, "setup_error") == 0)
                 fprintf(stderr, "psrun: %s\n", res.result.error);
-        if (json)
+        if (c->value[IN_JSON])
                 (void) psrun_exec_result_write_json(&res, 2);
         int code = res.result.exit_code;
         psrun_exec_result_free(&res);
@@ -339,39 +215,32 @@ static int sub_install(int argc, char **argv)
 
 /* ---- files ---- */
 
-static int sub_write(int argc, char **argv)
+static int sub_write(struct cli_call *c, psrun_error *err)
 {
-        if (argc != 3)
-                return usage_error("write", "%s", "usage: psrun session write ID PATH < DATA");
         _cleanup_free_ char *data = NULL;
         size_t len = 0;
         int r = read_all(0, WRITE_MAX, &data, &len);
-        psrun_error err = {0};
-        if (r < 0) {
-                psrun_error_errno(&err, r, "stdin");
-                return fail("write", &err);
-        }
+        if (r < 0)
+                return psrun_error_errno(err, r, "stdin");
         psrun_session *s = NULL;
-        if (open_session("write", argv[1], &s))
-                return EXIT_PSRUN;
-        r = psrun_write_file(s, argv[2], data, len, 0644, &err);
+        r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
+        r = psrun_write_file(s, c->args[1], data, len, 0644, err);
         psrun_session_close(s);
-        return r < 0 ? fail("write", &err) : 0;
+        return r < 0 ? r : 0;
 }
 
-static int sub_read(int argc, char **argv)
+static int sub_read(struct cli_call *c, psrun_error *err)
 {
-        if (argc != 3)
-                return usage_error("read", "%s", "usage: psrun session read ID PATH > DATA");
         psrun_session *s = NULL;
-        if (open_session("read", argv[1], &s))
-                return EXIT_PSRUN;
-        psrun_error err = {0};
+        int r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
         uint64_t off = 0;
-        int r;
         for (;;) {
                 psrun_file_data d;
-                r = psrun_read_file(s, argv[2], off, READ_CHUNK, &d, &err);
+                r = psrun_read_file(s, c->args[1], off, READ_CHUNK, &d, err);
                 if (r < 0)
                         break;
                 r = write_all(1, d.data, d.len);
@@ -379,37 +248,35 @@ static int sub_read(int argc, char **argv)
                 int more = d.truncated && d.len > 0;
                 free(d.data);
                 if (r < 0) {
-                        psrun_error_errno(&err, r, "stdout");
+                        psrun_error_errno(err, r, "stdout");
                         break;
                 }
                 if (!more)
                         break;
         }
         psrun_session_close(s);
-        return r < 0 ? fail("read", &err) : 0;
+        return r < 0 ? r : 0;
 }
 
-static int sub_ls(int argc, char **argv)
+enum { LS_RECURSIVE };
+static const struct option_def ls_options[] = {
+        [LS_RECURSIVE] = {"recursive", 'R', NULL, "the whole tree below DIR"},
+        {0},
+};
+
+static int sub_ls(struct cli_call *c, psrun_error *err)
 {
-        bool recursive = false;
-        int i = 1;
-        if (i < argc && (strcmp(argv[i], "-R") == 0 || strcmp(argv[i], "--recursive") == 0)) {
-                recursive = true;
-                i++;
-        }
-        if (argc - i < 1 || argc - i > 2)
-                return usage_error("ls", "%s", "usage: psrun session ls [-R] ID [DIR]");
         psrun_session *s = NULL;
-        if (open_session("ls", argv[i], &s))
-                return EXIT_PSRUN;
+        int r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
         psrun_file_entry *e = NULL;
         size_t n = 0;
-        psrun_error err = {0};
-        int r = psrun_list_files(s, argc - i == 2 ? argv[i + 1] : "/workspace", recursive, &e, &n,
-                                 &err);
+        r = psrun_list_files(s, c->n_args == 2 ? c->args[1] : "/workspace",
+                             c->value[LS_RECURSIVE] != NULL, &e, &n, err);
         psrun_session_close(s);
         if (r < 0)
-                return fail("ls", &err);
+                return r;
         for (size_t k = 0; k < n; k++)
                 printf("%-7s %04o %12" PRIu64 " %" PRId64 " %s\n", e[k].type, e[k].mode, e[k].size,
                        e[k].mtime, e[k].name);
@@ -417,31 +284,33 @@ static int sub_ls(int argc, char **argv)
         return 0;
 }
 
-static int sub_rm(int argc, char **argv)
+static int sub_rm(struct cli_call *c, psrun_error *err)
 {
-        if (argc != 3)
-                return usage_error("rm", "%s", "usage: psrun session rm ID PATH");
         psrun_session *s = NULL;
-        if (open_session("rm", argv[1], &s))
-                return EXIT_PSRUN;
-        psrun_error err = {0};
-        int r = psrun_remove(s, argv[2], &err);
+        int r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
+        r = psrun_remove(s, c->args[1], err);
         psrun_session_close(s);
-        return r < 0 ? fail("rm", &err) : 0;
+        return r < 0 ? r : 0;
 }
 
 /* ---- list, destroy ---- */
 
-static int sub_list(int argc, char **argv)
+enum { LIST_JSON };
+static const struct option_def list_options[] = {
+        [LIST_JSON] = {"json", 0, NULL, "one JSON array on stdout"},
+        {0},
+};
+
+static int sub_list(struct cli_call *c, psrun_error *err)
 {
-        bool json = argc == 2 && strcmp(argv[1], "--json") == 0;
-        if (argc > 2 || (argc == 2 && !json))
-                return usage_error("list", "unexpected argument `%s`", argv[argc - 1]);
+        bool json = c->value[LIST_JSON] != NULL;
         psrun_session_info *list = NULL;
         size_t n = 0;
-        psrun_error err = {0};
-        if (psrun_session_list(NULL, &list, &n, &err) < 0)
-                return fail("list", &err);
+        int r = psrun_session_list(NULL, &list, &n, err);
+        if (r < 0)
+                return r;
         if (json)
                 fputc('[', stdout);
         for (size_t i = 0; i < n; i++) {
@@ -464,55 +333,45 @@ static int sub_list(int argc, char **argv)
         return 0;
 }
 
-static int sub_destroy(int argc, char **argv)
+static int sub_destroy(struct cli_call *c, psrun_error *err)
 {
-        if (argc != 2)
-                return usage_error("destroy", "%s", "usage: psrun session destroy ID");
-        psrun_error err = {0};
         psrun_session *s = NULL;
-        int r = psrun_session_open(argv[1], NULL, &s, &err);
+        int r = psrun_session_open(c->args[0], NULL, &s, err);
         if (r < 0)
-                return fail("destroy", &err);
-        r = psrun_session_destroy(s, &err);
-        return r < 0 ? fail("destroy", &err) : 0;
+                return r;
+        return psrun_session_destroy(s, err);
 }
 
-static const struct {
-        const char *name;
-        int (*run)(int argc, char **argv);
-} subcommands[] = {
-        {"create", sub_create}, {"exec", sub_exec}, {"install", sub_install},
-        {"write", sub_write},   {"read", sub_read}, {"ls", sub_ls},
-        {"rm", sub_rm},         {"list", sub_list}, {"destroy", sub_destroy},
+static const struct command session_commands[] = {
+        {"create", sub_create, "[--policy FILE] [-o KEY=VALUE]... [--name NAME]", "", 0, 0,
+         "start a session, print its id", create_options, 0, NULL, NULL},
+        {"exec", sub_exec, "[--json] [--timeout D] [--cwd DIR] [--env K=V]...",
+         "ID [--] CMD [ARGS...]", 1, CLI_UNBOUNDED, "run CMD in the session (stdio streamed)",
+         exec_options, CMD_ID_FIRST,
+         "The options may also follow ID. Exit status: the command's (128+N if killed by\n"
+         "signal N); 125 when psrun failed (one line on stderr).\n",
+         NULL},
+        {"install", sub_install, "[--tool python|node] [--json] [--timeout D] [--approve-cmd CMD]",
+         "ID PACKAGE", 2, 2, "install a package into /workspace", install_options, 0,
+         "The installer's output is streamed; its exit status is the command's (0: installed).\n",
+         NULL},
+        {"write", sub_write, "", "ID PATH", 2, 2, "create or replace a file with stdin", NULL, 0,
+         NULL, NULL},
+        {"read", sub_read, "", "ID PATH", 2, 2, "print a file on stdout", NULL, 0, NULL, NULL},
+        {"ls", sub_ls, "[-R]", "ID [DIR]", 1, 2, "list a directory (default /workspace)",
+         ls_options, 0, NULL, NULL},
+        {"rm", sub_rm, "", "ID PATH", 2, 2, "remove a file or tree", NULL, 0, NULL, NULL},
+        {"list", sub_list, "[--json]", "", 0, 0, "list the sessions", list_options, 0, NULL, NULL},
+        {"destroy", sub_destroy, "", "ID", 1, 1, "kill the session and remove everything", NULL, 0,
+         NULL, NULL},
 };
 
-int cli_cmd_session(int argc, char **argv)
-{
-        /* argv[0] is the subcommand; `psrun session` alone and --help are
-         * the command table's. */
-        if (argc < 1)
-                return usage_error("", "%s", "no command given");
-        for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
-                if (strcmp(argv[0], subcommands[i].name) == 0)
-                        return subcommands[i].run(argc, argv);
-        fprintf(stderr, "psrun: session: unknown command `%s` (see `psrun session --help`)\n",
-                argv[0]);
-        return EXIT_PSRUN;
-}
-
-const char cli_session_help[] =
-        "\nCommands:\n"
-        "  create [--policy F] [-o K=V]... [--name N]   start a session, print its id\n"
-        "  exec ID [--json] [--timeout S] [--cwd D] [--env K=V]... -- CMD...\n"
-        "                                               run CMD in it (stdio streamed)\n"
-        "  install [--tool python|node] [--json] [--timeout S] [--approve-cmd CMD]\n"
-        "          ID PACKAGE                           install a package into /workspace\n"
-        "  write ID PATH < DATA                         create or replace a file\n"
-        "  read ID PATH > DATA                          print a file\n"
-        "  ls [-R] ID [DIR]                             list a directory\n"
-        "  rm ID PATH                                   remove a file or tree\n"
-        "  list [--json]                                list the sessions\n"
-        "  destroy ID                                   kill it and remove everything\n"
-        "\nPaths are in /workspace (relative, or absolute under it). Sessions live\n"
-        "under $PSRUN_SESSION_ROOT (default /run/psrun-sessions). Exit status of exec:\n"
-        "the command's; 125 when psrun failed (one line on stderr).\n";
+const struct command_set session_command_set = {
+        .parent = "session",
+        .commands = session_commands,
+        .n_commands = ARRAY_SIZE(session_commands),
+        .notes = "Paths are in /workspace (relative, or absolute under it). Sessions live\n"
+                 "under $PSRUN_SESSION_ROOT (default /run/psrun-sessions). Exit status of exec:\n"
+                 "the command's; 125 when psrun failed (one line on stderr).\n",
+        .fail = cli_fail,
+};

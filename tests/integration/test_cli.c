@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The command table and its one parser and dispatcher: every command's
- * --help, argument counts, unknown options and missing values as one line
- * naming the command, and psrun run's policy sources in command-line order. */
+ * --help (`psrun session`'s subcommands' too), argument counts, unknown
+ * options and missing values as one line naming the command, and psrun
+ * run's policy sources in command-line order. */
 #include <unistd.h>
 
 #include "common/cleanup.h"
@@ -11,9 +12,14 @@ TestSuite(cli, .timeout = 60);
 
 /* Every command psrun has: its own, then the OCI runtime's. */
 static const char *const commands[] = {
-        "run",    "policy", "gc",     "version",  "help", "create", "start",
-        "state",  "kill",   "delete", "exec",     "ps",   "pause",  "resume",
-        "update", "list",   "events", "features", "spec",
+        "run",    "policy", "session", "gc",     "version",  "help", "create",
+        "start",  "state",  "kill",    "delete", "exec",     "ps",   "pause",
+        "resume", "update", "list",    "events", "features", "spec",
+};
+
+/* `psrun session`'s subcommands, rows of their own table. */
+static const char *const session_commands[] = {
+        "create", "exec", "install", "write", "read", "ls", "rm", "list", "destroy",
 };
 
 /* Exit status of psrun's own usage errors, and of the OCI commands' (runc's). */
@@ -63,6 +69,82 @@ Test(cli, help_for_every_command)
                         test_run_free(&r);
                 }
         }
+}
+
+/* `psrun help session`, `psrun session --help` and each subcommand's
+ * --help are printed from the rows: the list names every subcommand, each
+ * has its synopsis and options, and none needs a session (or root). */
+Test(cli, session_help_is_generated_from_its_rows)
+{
+        struct test_run a, b;
+        test_run_psrun(&a, (const char *const[]){"help", "session", NULL});
+        test_run_psrun(&b, (const char *const[]){"session", "--help", NULL});
+        cr_expect_eq(a.status, 0, "%s", a.err);
+        cr_expect_str_eq(a.out, b.out);
+        cr_expect(strncmp(a.out, "Usage: psrun session COMMAND [ARGS...]\n", 39) == 0, "%s", a.out);
+        cr_expect(strstr(a.out, "$PSRUN_SESSION_ROOT"), "the notes are missing: %s", a.out);
+        for (size_t i = 0; i < ARRAY_SIZE(session_commands); i++) {
+                char row[64], usage[64];
+                snprintf(row, sizeof(row), "\n  %s ", session_commands[i]);
+                cr_expect(strstr(a.out, row), "`%s` is not listed: %s", session_commands[i], a.out);
+                snprintf(usage, sizeof(usage), "Usage: psrun session %s ", session_commands[i]);
+                const char *const long_help[] = {"session", session_commands[i], "--help", NULL};
+                const char *const short_help[] = {"session", session_commands[i], "-h", NULL};
+                const char *const *forms[] = {long_help, short_help};
+                for (size_t f = 0; f < ARRAY_SIZE(forms); f++) {
+                        struct test_run r;
+                        test_run_psrun(&r, forms[f]);
+                        cr_expect_eq(r.status, 0, "session %s %s: exit %d, stderr: %s",
+                                     session_commands[i], forms[f][2], r.status, r.err);
+                        cr_expect(strncmp(r.out, usage, strlen(usage)) == 0, "%s %s printed: %s",
+                                  session_commands[i], forms[f][2], r.out);
+                        cr_expect(strstr(r.out, "-h, --help"), "%s: no --help line: %s",
+                                  session_commands[i], r.out);
+                        test_run_free(&r);
+                }
+        }
+        test_run_free(&a);
+        test_run_free(&b);
+        /* A row's options and notes are in its help. */
+        test_run_psrun(&a, (const char *const[]){"session", "exec", "--help", NULL});
+        cr_expect(strstr(a.out, "-e, --env NAME=VALUE") && strstr(a.out, "Exit status"), "%s",
+                  a.out);
+        test_run_free(&a);
+}
+
+/* The subcommands' usage errors: one line naming `session SUB` and its
+ * synopsis, 125, before any session is looked for. */
+Test(cli, session_usage_errors)
+{
+        expect_error((const char *const[]){"session", NULL}, USAGE_OWN,
+                     "session: expected COMMAND [ARGS...], got 0 arguments");
+        expect_error((const char *const[]){"session", "frobnicate", NULL}, USAGE_OWN,
+                     "session: unknown command `frobnicate` (see `psrun session --help`)");
+        expect_error((const char *const[]){"session", "write", "t", NULL}, USAGE_OWN,
+                     "session write: expected ID PATH, got 1 argument (usage: psrun session write "
+                     "ID PATH)");
+        expect_error((const char *const[]){"session", "destroy", NULL}, USAGE_OWN,
+                     "session destroy: expected ID, got 0 arguments");
+        expect_error((const char *const[]){"session", "rm", "a", "b", "c", NULL}, USAGE_OWN,
+                     "session rm: expected ID PATH, got 3 arguments");
+        expect_error((const char *const[]){"session", "list", "x", NULL}, USAGE_OWN,
+                     "session list: expected no arguments, got 1 argument");
+        expect_error((const char *const[]){"session", "ls", "-x", "t", NULL}, USAGE_OWN,
+                     "session ls: unknown option `-x`");
+        expect_error((const char *const[]){"session", "exec", "t", "--bogus", "--", "true", NULL},
+                     USAGE_OWN, "session exec: unknown option `--bogus`");
+        expect_error((const char *const[]){"session", "exec", "--timeout", NULL}, USAGE_OWN,
+                     "session exec: `--timeout` needs a value");
+        expect_error((const char *const[]){"session", "exec", "t", "--timeout", "soon", "--",
+                                           "true", NULL},
+                     USAGE_OWN, "session exec: --timeout: `soon` is not a duration");
+        expect_error((const char *const[]){"session", "exec", "--json", "t", "--", NULL}, USAGE_OWN,
+                     "session exec: no command given");
+        expect_error((const char *const[]){"session", "install", "--approve-timeout", "0", "t",
+                                           "pkg", NULL},
+                     USAGE_OWN, "session install: --approve-timeout: `0` is not a duration");
+        expect_error((const char *const[]){"session", "create", "x", NULL}, USAGE_OWN,
+                     "session create: expected no arguments, got 1 argument");
 }
 
 Test(cli, help_command_matches_help_option)
