@@ -13,13 +13,10 @@
 #include "common/cleanup.h"
 #include "common/number.h"
 #include "policy/policy.h"
-#include "netns/netns.h"
 #include "runtime/cgroup/cgroup.h"
 #include "cli/cli.h"
 #include "psrun.h"
-#include "runtime/oci/container.h"
 #include "runtime/oci/state.h"
-#include "runtime/gvisor/gvisor.h"
 #include "runtime/run.h"
 
 static void log_note(void *userdata, enum log_level level, const char *msg)
@@ -158,41 +155,22 @@ static const struct option_def gc_options[] = {
 
 static int cmd_gc(struct cli_call *c, psrun_error *err)
 {
-        /* Sessions first: their cgroups are named in their state. */
-        int sessions = psrun_session_gc(NULL, err);
-        if (sessions < 0)
-                return sessions;
-        int r = cgroup_gc(c->value[GC_CGROUP_PARENT], err);
+        /* The OCI root: --root, or the default (gc never makes one). */
+        psrun_gc_options o = {.cgroup_parent = c->value[GC_CGROUP_PARENT],
+                              .oci_root = cli_globals.root};
+        psrun_gc_stats st;
+        int r = psrun_gc(&o, &st, err);
         if (r < 0)
                 return r;
-        /* The OCI root (--root, default /run/psrun) when it exists: gc never
-         * makes one. */
-        const char *root_path = cli_globals.root ? cli_globals.root : OCI_ROOT_DEFAULT;
-        int containers = 0;
-        if (access(root_path, F_OK) == 0) {
-                _cleanup_(oci_root_closep) struct oci_root *root = NULL;
-                containers = oci_root_open(root_path, &root, err);
-                if (containers >= 0)
-                        containers = oci_gc(root, err);
-                if (containers < 0)
-                        return containers;
-        }
-        /* veths, nft tables and address leases of runs that died */
-        int networks = netns_gc(err);
-        if (networks < 0)
-                return networks;
-        /* bundles and runsc state of gVisor runs that died */
-        int bundles = gvisor_gc(err);
-        if (bundles < 0)
-                return bundles;
-        printf("removed %d leftover cgroup%s, %d OCI container%s whose creator died and %d "
+        printf("removed %u leftover cgroup%s, %u OCI container%s whose creator died and %u "
                "leftover network%s\n",
-               r, r == 1 ? "" : "s", containers, containers == 1 ? "" : "s", networks,
-               networks == 1 ? "" : "s");
-        if (sessions > 0)
-                printf("removed %d dead session%s\n", sessions, sessions == 1 ? "" : "s");
-        if (bundles > 0)
-                printf("removed %d leftover gVisor bundle%s\n", bundles, bundles == 1 ? "" : "s");
+               st.cgroups, st.cgroups == 1 ? "" : "s", st.containers, st.containers == 1 ? "" : "s",
+               st.networks, st.networks == 1 ? "" : "s");
+        if (st.sessions > 0)
+                printf("removed %u dead session%s\n", st.sessions, st.sessions == 1 ? "" : "s");
+        if (st.gvisor > 0)
+                printf("removed %u leftover gVisor bundle%s\n", st.gvisor,
+                       st.gvisor == 1 ? "" : "s");
         return 0;
 }
 

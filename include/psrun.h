@@ -369,6 +369,37 @@ PSRUN_PUBLIC void psrun_file_entries_free(psrun_file_entry *entries, size_t n);
 /* Remove a file, symlink or directory tree (never following a symlink). */
 PSRUN_PUBLIC int psrun_remove(psrun_session *session, const char *path, psrun_error *err);
 
+/*
+ * Garbage collection (`psrun gc`): what processes that were killed left
+ * behind, found and removed. A psrun that exits cleans up after itself on
+ * every path; one killed with SIGKILL cannot, and neither can a session
+ * whose supervisor was. psrun_gc removes, in this order: sessions whose
+ * supervisor died (their cgroups and networks, named in their state), the
+ * cgroups of one-shot runs (psrun_run, `psrun run`) whose owner is gone, OCI
+ * containers still "creating" whose create died, the veths, nft tables and
+ * address leases of dead runs, and the state of gVisor runs. What is alive
+ * is never touched. Root's, as sessions and networks are.
+ */
+typedef struct psrun_gc_options {
+        const char *cgroup_parent; /* where runs' cgroups are; NULL: below the caller's own */
+        const char *oci_root;      /* the OCI state root; NULL: /run/psrun (never created) */
+        const char *session_dir;   /* NULL: $PSRUN_SESSION_ROOT, else /run/psrun-sessions */
+} psrun_gc_options;
+
+/* What psrun_gc removed, by kind. */
+typedef struct psrun_gc_stats {
+        unsigned sessions;   /* sessions whose supervisor died */
+        unsigned cgroups;    /* cgroups of runs whose owner died */
+        unsigned containers; /* OCI containers whose create died */
+        unsigned networks;   /* address leases of dead runs (with their veths and tables) */
+        unsigned gvisor;     /* gVisor runs' state directories */
+} psrun_gc_stats;
+
+/* options and stats may be NULL. Returns how many things were removed in
+ * all, or -errno at the first step that failed (stats then holds what the
+ * steps before it removed). */
+PSRUN_PUBLIC int psrun_gc(const psrun_gc_options *options, psrun_gc_stats *stats, psrun_error *err);
+
 PSRUN_PUBLIC const char *psrun_version(void);
 
 #ifdef __cplusplus

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <psrun.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,12 @@ Test(api, shared_library_exports_only_psrun_symbols)
         snprintf(cmd, sizeof(cmd), "nm -D --defined-only %s/libpsrun.so", b && *b ? b : "build");
         FILE *f = popen(cmd, "r");
         cr_assert_not_null(f);
+        /* Some of what include/psrun.h promises: each face's entry points. */
+        static const char *const promised[] = {
+                "psrun_run", "psrun_session_create", "psrun_exec", "psrun_session_gc",
+                "psrun_gc",  "psrun_version",
+        };
+        bool found[sizeof(promised) / sizeof(promised[0])] = {false};
         char line[512];
         int n = 0;
         while (fgets(line, sizeof(line), f)) {
@@ -98,8 +105,15 @@ Test(api, shared_library_exports_only_psrun_symbols)
                 if (strcmp(type, "A") == 0)
                         continue; /* the version node */
                 cr_expect(strncmp(name, "psrun_", 6) == 0, "exported: %s", name);
+                char *at = strchr(name, '@'); /* psrun_gc@@PSRUN_0.1 */
+                if (at)
+                        *at = '\0';
+                for (size_t i = 0; i < sizeof(promised) / sizeof(promised[0]); i++)
+                        found[i] = found[i] || strcmp(name, promised[i]) == 0;
                 n++;
         }
         cr_expect_eq(pclose(f), 0, "nm failed");
         cr_expect_geq(n, 8);
+        for (size_t i = 0; i < sizeof(promised) / sizeof(promised[0]); i++)
+                cr_expect(found[i], "%s is not exported", promised[i]);
 }

@@ -159,6 +159,16 @@ STDIN_BYTES = 1
 READ_ALL_MAX = 64 << 20
 
 
+class GcOptions(ctypes.Structure):
+    _fields_ = [("cgroup_parent", c_char_p), ("oci_root", c_char_p), ("session_dir", c_char_p)]
+
+
+class GcStats(ctypes.Structure):
+    _fields_ = [("sessions", ctypes.c_uint), ("cgroups", ctypes.c_uint),
+                ("containers", ctypes.c_uint), ("networks", ctypes.c_uint),
+                ("gvisor", ctypes.c_uint)]
+
+
 def _candidates():
     env = os.environ.get("PSRUN_LIBRARY")
     if env:
@@ -214,6 +224,7 @@ def lib():
         "psrun_install_package": (c_int, [c_void_p, c_char_p, P(InstallOptions), P(ExecResultC),
                                           P(Error)]),
         "psrun_session_set_approver": (None, [c_void_p, APPROVE_FN, c_void_p]),
+        "psrun_gc": (c_int, [P(GcOptions), P(GcStats), P(Error)]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(L, name)

@@ -54,6 +54,37 @@ def _network(p) -> Optional[dict]:
 
 
 @dataclass
+class GcStats:
+    """What gc() removed, by kind (psrun_gc_stats)."""
+
+    sessions: int  # sessions whose supervisor died
+    cgroups: int  # cgroups of runs whose owner died
+    containers: int  # OCI containers whose create died
+    networks: int  # address leases of dead runs (with their veths and nft tables)
+    gvisor: int  # gVisor runs' state directories
+
+    @property
+    def total(self) -> int:
+        return self.sessions + self.cgroups + self.containers + self.networks + self.gvisor
+
+
+def gc(*, state_dir: Optional[str] = None, cgroup_parent: Optional[str] = None,
+       oci_root: Optional[str] = None) -> GcStats:
+    """Remove what killed psrun processes left behind (psrun_gc, `psrun gc`):
+    sessions whose supervisor died (under state_dir, default
+    $PSRUN_SESSION_ROOT), runs' cgroups (below cgroup_parent, default this
+    process's cgroup), OCI containers whose create died (under oci_root,
+    default /run/psrun), networks and gVisor state. Root only."""
+    opts = C.GcOptions(os.fsencode(cgroup_parent) if cgroup_parent else None,
+                       os.fsencode(oci_root) if oci_root else None,
+                       os.fsencode(state_dir) if state_dir else None)
+    st = C.GcStats()
+    err = C.Error()
+    _check(C.lib().psrun_gc(ctypes.byref(opts), ctypes.byref(st), ctypes.byref(err)), err)
+    return GcStats(st.sessions, st.cgroups, st.containers, st.networks, st.gvisor)
+
+
+@dataclass
 class Violation:
     """One thing a security layer refused (docs/security.md, "Violations")."""
 

@@ -7,9 +7,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import psrun  # noqa: E402
 from psrun import AsyncSandbox, InstallDenied, PsrunError, Sandbox  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -310,6 +312,57 @@ class GvisorSandboxTest(unittest.TestCase):
             self.assertIn(b"\\0   d   a   t   a", r.stdout)
             self.assertEqual(sb.read_file("out.txt"), b"out\n")
             self.assertEqual(sb.exec("sleep 30", timeout=0.5).reason, "timeout")
+
+
+@unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
+class GcTest(unittest.TestCase):
+    """psrun.gc() cleans up after a session whose supervisor was killed."""
+
+    def setUp(self):
+        self.state = tempfile.mkdtemp(prefix="psrun-py-gc.")
+        os.chmod(self.state, 0o700)
+
+    def tearDown(self):
+        left = os.listdir(self.state)
+        shutil.rmtree(self.state, ignore_errors=True)
+        self.assertEqual(left, [], "sessions left behind")
+
+    def test_gc_removes_a_session_whose_supervisor_was_killed(self):
+        sb = Sandbox(state_dir=self.state, timeout=60)
+        with open(os.path.join(self.state, sb.id, "info")) as f:
+            pid = int(f.readline().split()[1])
+        os.kill(pid, 9)
+        for _ in range(200):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        break
+            except FileNotFoundError:
+                break
+            time.sleep(0.01)
+        self.assertEqual(os.listdir(self.state), [sb.id], "nothing was left to collect")
+        st = psrun.gc(state_dir=self.state)
+        self.assertEqual(st.sessions, 1)
+        self.assertGreaterEqual(st.total, 1)
+        self.assertEqual(os.listdir(self.state), [])
+        self.assertEqual(psrun.gc(state_dir=self.state).sessions, 0)
+        try:
+            sb.destroy()  # the handle; its session is gone already
+        except PsrunError:
+            pass
+
+    def test_gc_errors_raise(self):
+        # An OCI root that is a symbolic link is refused, not followed.
+        other = tempfile.mkdtemp(prefix="psrun-py-gc-root.")
+        link = other + ".link"
+        os.symlink(other, link)
+        try:
+            with self.assertRaises(PsrunError) as cm:
+                psrun.gc(state_dir=self.state, oci_root=link)
+            self.assertIn(link, str(cm.exception))
+        finally:
+            os.unlink(link)
+            os.rmdir(other)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * psrun_gc: what killed runs, sessions and containers left behind, removed
+ * by each part's own gc, one step after another.
+ */
+#include <stddef.h>
+
+#include "common/cleanup.h"
+#include "netns/netns.h"
+#include "runtime/cgroup/cgroup.h"
+#include "runtime/gc.h"
+#include "runtime/gvisor/gvisor.h"
+
+static int gc_sessions(const psrun_gc_options *o, psrun_error *err)
+{
+        return psrun_session_gc(o->session_dir, err);
+}
+
+static int gc_cgroups(const psrun_gc_options *o, psrun_error *err)
+{
+        return cgroup_gc(o->cgroup_parent, err);
+}
+
+static int gc_containers(const psrun_gc_options *o, psrun_error *err)
+{
+        return oci_gc_root(o->oci_root, err);
+}
+
+static int gc_networks(const psrun_gc_options *o, psrun_error *err)
+{
+        return netns_gc(err);
+}
+
+static int gc_gvisor(const psrun_gc_options *o, psrun_error *err)
+{
+        return gvisor_gc(err);
+}
+
+/* In this order: sessions first, as their cgroups and networks are named
+ * in their state (a dead session's are removed by name, with it). */
+static const struct gc_step {
+        int (*sweep)(const psrun_gc_options *o, psrun_error *err);
+        size_t count; /* offsetof(psrun_gc_stats, ...) */
+} gc_steps[] = {
+        {gc_sessions, offsetof(psrun_gc_stats, sessions)},
+        {gc_cgroups, offsetof(psrun_gc_stats, cgroups)},
+        {gc_containers, offsetof(psrun_gc_stats, containers)},
+        {gc_networks, offsetof(psrun_gc_stats, networks)},
+        {gc_gvisor, offsetof(psrun_gc_stats, gvisor)},
+};
+
+PSRUN_PUBLIC int psrun_gc(const psrun_gc_options *options, psrun_gc_stats *stats, psrun_error *err)
+{
+        const psrun_gc_options none = {0};
+        psrun_gc_stats mine;
+        if (!options)
+                options = &none;
+        if (!stats)
+                stats = &mine;
+        *stats = (psrun_gc_stats){0};
+        int total = 0;
+        for (size_t i = 0; i < ARRAY_SIZE(gc_steps); i++) {
+                int r = gc_steps[i].sweep(options, err);
+                if (r < 0)
+                        return r;
+                *(unsigned *) ((char *) stats + gc_steps[i].count) = (unsigned) r;
+                total += r;
+        }
+        return total;
+}
