@@ -13,6 +13,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "common/error.h"
+#include "common/log.h"
 #include "netns/netns.h"
 #include "policy/apparmor.h"
 #include "policy/caps.h"
@@ -22,6 +24,11 @@
 #include "runtime/cgroup/cgroup.h"
 
 #define PLAN_MAX_RLIMITS 16
+
+/* The sandbox's ids 0..65535 map to this host range: root inside is an
+ * unprivileged, unnamed uid outside. */
+#define PSRUN_ID_BASE  0x70000000U
+#define PSRUN_ID_COUNT 65536U
 
 /* Kernel names, for the child's error text and the OCI config parser (its
  * linux.namespaces[].type and process.rlimits[].type): to_string gives NULL
@@ -201,3 +208,19 @@ struct plan {
 /* A plan with nothing in it and every fd -1. */
 void plan_init(struct plan *plan);
 void plan_free(struct plan *plan);
+
+/* ---- policy -> plan (runtime/plan-policy.c) ---- */
+
+struct policy;
+
+/* What the planner needs of its caller: where its notes go (a layer the
+ * policy made "auto" and the host lacks is skipped with a note). */
+struct plan_options {
+        log_fn log; /* NULL: notes are dropped */
+        void *log_userdata;
+};
+
+/* Build the plan for `argv` under `policy` (psrun run, a session's
+ * template). opts may be NULL. */
+int plan_from_policy(const struct policy *policy, char *const argv[],
+                     const struct plan_options *opts, struct plan *plan, psrun_error *err);

@@ -348,7 +348,8 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         /* Released in reverse order: the launch, the signals, the cgroup,
          * the plan. */
         _cleanup_(plan_free) struct plan plan;
-        int r = plan_from_policy(pol, argv, o, &plan, err);
+        const struct plan_options po = {.log = o->log, .log_userdata = o->log_userdata};
+        int r = plan_from_policy(pol, argv, &po, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
         /* Torn down after everything else but the plan (by then the

@@ -15,11 +15,6 @@
 #include "runtime/plan.h"
 #include "runtime/result.h"
 
-/* The sandbox's ids 0..65535 map to this host range: root inside is an
- * unprivileged, unnamed uid outside. */
-#define PSRUN_ID_BASE  0x70000000U
-#define PSRUN_ID_COUNT 65536U
-
 /* The library's log callback (common/log.h), also taken by the OCI operations
  * (oci_root_set_log). */
 typedef log_fn run_log_fn;
@@ -30,10 +25,6 @@ struct run_options {
         run_log_fn log;            /* notes such as a skipped optional layer */
         void *log_userdata;
 };
-
-/* Build the plan for `argv` under `policy`. */
-int plan_from_policy(const struct policy *policy, char *const argv[],
-                     const struct run_options *opts, struct plan *plan, psrun_error *err);
 
 /* Signals psrun run forwards to the sandbox (INT TERM HUP QUIT USR1 USR2
  * WINCH): blocked and read from a signalfd meanwhile, unblocked again on

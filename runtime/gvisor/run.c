@@ -178,7 +178,8 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
 {
         uint64_t start = monotonic_ms();
         _cleanup_(plan_free) struct plan plan;
-        int r = plan_from_policy(pol, argv, o, &plan, err);
+        const struct plan_options po = {.log = o->log, .log_userdata = o->log_userdata};
+        int r = plan_from_policy(pol, argv, &po, &plan, err);
         if (r < 0)
                 return setup_error(res, err, r);
         fill_layers(res);

@@ -88,9 +88,8 @@ int sup_start(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
         if (lock < 0 || flock(lock, LOCK_EX | LOCK_NB) < 0)
                 return psrun_error_errno(err, errno, "session: lock %s", lock_path);
 
-        struct run_options ro = {.cgroup_parent = cgroup_parent};
         char *argv[] = {"psrun-session-init", NULL};
-        int r = plan_from_policy(s->pol, argv, &ro, &s->tmpl, err);
+        int r = plan_from_policy(s->pol, argv, NULL, &s->tmpl, err);
         /* Every exec's listener and Landlock log flags, the audit socket
          * the session's; under gVisor the sentry answers the sandbox's
          * syscalls itself, and psrun's layers are not what refuses them. */

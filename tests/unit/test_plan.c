@@ -83,7 +83,7 @@ Test(plan, from_policy)
         _cleanup_(policy_free) struct policy pol;
         policy_from_text(&pol, text);
         char *argv[] = {"true", NULL};
-        struct run_options ro = {0};
+        struct plan_options ro = {0};
         _cleanup_(plan_free) struct plan p;
         psrun_error err = {0};
         cr_assert_eq(plan_from_policy(&pol, argv, &ro, &p, &err), 0, "%s", err.msg);

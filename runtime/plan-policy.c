@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/* Policy -> plan: every decision and allocation the child must not make
+ * (psrun run, a session's template; the OCI path has runtime/oci/plan.c). */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "netns/netns.h"
+#include "policy/policy.h"
+#include "rootfs/rootfs.h"
+#include "runtime/plan.h"
+
+#define SANDBOX_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+static void note(const struct plan_options *o, const char *msg)
+{
+        if (o && o->log)
+                o->log(o->log_userdata, LOG_LEVEL_INFO, msg);
+}
+
+/* Set NAME=value in a NULL-terminated vector with room for it, replacing an
+ * earlier entry of the same name. */
+static int env_put(char **envp, size_t *n, const char *name, const char *value)
+{
+        char *entry;
+        if (asprintf(&entry, "%s=%s", name, value) < 0)
+                return -ENOMEM;
+        size_t len = strlen(name);
+        for (size_t i = 0; i < *n; i++)
+                if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=') {
+                        free(envp[i]);
+                        envp[i] = entry;
+                        return 0;
+                }
+        envp[(*n)++] = entry;
+        envp[*n] = NULL;
+        return 0;
+}
+
+/* A clean environment: PATH, HOME, LANG and what the policy names. Nothing
+ * comes from the host unless the policy asks for it by name. */
+static int build_env(const struct policy *pol, struct plan *p)
+{
+        size_t n = 0;
+        char **envp = calloc(pol->n_env + 4, sizeof(char *));
+        if (!envp)
+                return -ENOMEM;
+        int r = env_put(envp, &n, "PATH", SANDBOX_PATH);
+        if (r >= 0)
+                r = env_put(envp, &n, "HOME", "/workspace");
+        if (r >= 0)
+                r = env_put(envp, &n, "LANG", "C.UTF-8");
+        for (size_t i = 0; r >= 0 && i < pol->n_env; i++) {
+                const char *v = pol->env[i].value;
+                if (!v)
+                        v = getenv(pol->env[i].name);
+                if (v)
+                        r = env_put(envp, &n, pol->env[i].name, v);
+        }
+        if (r < 0) {
+                strv_free(envp);
+                return r;
+        }
+        p->envp = envp;
+        for (size_t i = 0; i < n; i++)
+                if (strncmp(envp[i], "PATH=", 5) == 0)
+                        p->path_env = envp[i] + 5;
+        return 0;
+}
+
+static const char *pick_base_dir(void)
+{
+        /* Any existing directory will do: the new root's tmpfs is mounted on
+         * it inside the sandbox's own mount namespace only. */
+        static const char *const candidates[] = {"/tmp", "/mnt", "/run", "/var/tmp", "/dev"};
+        struct stat st;
+        for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
+                if (stat(candidates[i], &st) == 0 && S_ISDIR(st.st_mode))
+                        return candidates[i];
+        return "/";
+}
+
+static int plan_landlock(const struct policy *pol, const struct plan_options *o, struct plan *p,
+                         psrun_error *err)
+{
+        p->landlock.ruleset_fd = -1;
+        if (pol->landlock == POLICY_LAYER_OFF)
+                return 0;
+        size_t n = 0;
+        const char *writable[16 + 64];
+        for (const char *const *w = rootfs_writable_paths; *w; w++)
+                writable[n++] = *w;
+        /* A writable root is writable everywhere ownership allows. */
+        if (!pol->readonly_rootfs)
+                writable[n++] = "/";
+        for (size_t i = 0; i < pol->n_mounts && n + 1 < ARRAY_SIZE(writable); i++)
+                if (!pol->mounts[i].readonly)
+                        writable[n++] = pol->mounts[i].target;
+        writable[n] = NULL;
+
+        psrun_error lerr = {0};
+        int r = landlock_plan_default(&p->landlock, writable, &lerr);
+        if (r == -EOPNOTSUPP && pol->landlock == POLICY_LAYER_AUTO) {
+                char msg[PSRUN_ERROR_MSG_MAX + 32];
+                snprintf(msg, sizeof(msg), "%s; skipped", lerr.msg);
+                note(o, msg);
+                p->landlock.ruleset_fd = -1;
+                return 0;
+        }
+        if (r < 0) {
+                *err = lerr;
+                return psrun_error_prefix(err, "landlock (required by the policy)");
+        }
+        return 0;
+}
+
+static int plan_apparmor(const struct policy *pol, const struct plan_options *o, struct plan *p,
+                         psrun_error *err)
+{
+        psrun_error aerr = {0};
+        int r = apparmor_plan_init(&p->apparmor, (int) pol->apparmor, pol->apparmor_profile, &aerr);
+        if (r == -EOPNOTSUPP && pol->apparmor == POLICY_LAYER_AUTO) {
+                /* A host without AppArmor: Landlock and seccomp still hold. */
+                note(o, aerr.msg);
+                p->apparmor.active = false;
+                return 0;
+        }
+        if (r < 0)
+                *err = aerr;
+        return r;
+}
+
+/*
+ * The sandbox's user namespace is charged to its creator, host root: without
+ * caps of its own, a sandbox could take every inotify instance, fanotify
+ * group, queued signal or message queue byte host root may have. Each
+ * quota is capped in the sandbox's namespace (its code has no
+ * CAP_SYS_RESOURCE there to raise it), and RLIMIT_SIGPENDING and
+ * RLIMIT_MSGQUEUE, which the kernel counts the same way, for the command.
+ */
+static void plan_quotas(const struct policy *pol, struct plan *p)
+{
+        const struct {
+                const char *path;
+                uint64_t value;
+        } quotas[] = {
+                {"/proc/sys/user/max_inotify_instances", pol->inotify_limit},
+                {"/proc/sys/user/max_inotify_watches", pol->inotify_watch_limit},
+                {"/proc/sys/user/max_fanotify_groups", pol->fanotify_limit},
+                {"/proc/sys/user/max_fanotify_marks", pol->fanotify_mark_limit},
+                {"/proc/sys/user/max_user_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_mnt_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_pid_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_net_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_ipc_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_uts_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_cgroup_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_time_namespaces", pol->namespace_limit},
+        };
+        _Static_assert(ARRAY_SIZE(quotas) <= PLAN_MAX_USER_QUOTAS, "PLAN_MAX_USER_QUOTAS");
+        for (size_t i = 0; i < ARRAY_SIZE(quotas); i++) {
+                struct plan_user_quota *q = &p->user_quotas[p->n_user_quotas++];
+                q->path = quotas[i].path;
+                snprintf(q->value, sizeof(q->value), "%llu", (unsigned long long) quotas[i].value);
+        }
+        p->rlimits[p->n_rlimits++] = (struct plan_rlimit){
+                .resource = RLIMIT_SIGPENDING,
+                .limit = {pol->sigpending_limit, pol->sigpending_limit},
+        };
+        /* POSIX message queues are charged the same way, and host root has
+         * no capability that lets it past its own limit. */
+        p->rlimits[p->n_rlimits++] = (struct plan_rlimit){
+                .resource = RLIMIT_MSGQUEUE,
+                .limit = {pol->msgqueue_limit, pol->msgqueue_limit},
+        };
+}
+
+int plan_from_policy(const struct policy *pol, char *const argv[], const struct plan_options *o,
+                     struct plan *p, psrun_error *err)
+{
+        plan_init(p);
+
+        int r = netns_plan(pol, &p->net, err);
+        if (r < 0)
+                return r;
+        if (!argv || !argv[0] || !argv[0][0])
+                return psrun_error_set(err, EINVAL, "run: no command given");
+
+        p->clone_flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWUTS |
+                         CLONE_NEWIPC | CLONE_NEWCGROUP;
+        snprintf(p->uid_map, sizeof(p->uid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
+        snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
+        p->uid = pol->uid;
+        p->gid = pol->gid;
+        p->loopback_up = p->net.loopback_up;
+        p->use_init = true;
+        p->pdeathsig = true;
+        p->no_new_privs = true;
+        p->base_dir = pick_base_dir();
+        caps_plan_none(&p->caps);
+        plan_quotas(pol, p);
+
+        if (!(p->hostname = strdup(pol->hostname ? pol->hostname : POLICY_DEFAULT_HOSTNAME)) ||
+            !(p->workdir = strdup(pol->workdir ? pol->workdir : POLICY_DEFAULT_WORKDIR)) ||
+            !(p->argv = strv_copy(argv)) || build_env(pol, p) < 0) {
+                plan_free(p);
+                return psrun_error_errno(err, ENOMEM, "plan");
+        }
+
+        p->limits = (struct cgroup_limits){
+                .memory_bytes = pol->memory_limit,
+                /* + 1: psrun's init is pid 1 of the sandbox and not the user's. */
+                .pids_max = pol->pids_limit + 1,
+                .cpus = pol->cpu_limit,
+        };
+        p->timeout_ms = pol->timeout_ms;
+
+        uint64_t tmp_size = pol->memory_limit / 4;
+        if (tmp_size > pol->disk_limit)
+                tmp_size = pol->disk_limit;
+        struct rootfs_options ro = {
+                .readonly = pol->readonly_rootfs,
+                .workspace_size = pol->disk_limit,
+                .tmp_size = tmp_size,
+                .uid = pol->uid,
+                .gid = pol->gid,
+                .hostname = p->hostname,
+                .workdir = p->workdir,
+                .mounts = pol->mounts,
+                .n_mounts = pol->n_mounts,
+                .pty_limit = pol->pty_limit,
+        };
+        /* The lease last but one: the sandbox's resolv.conf names the
+         * gateway. plan_free() gives it back. */
+        r = netns_lease(&p->net, err);
+        if (r >= 0 && p->net.veth)
+                ro.resolv_conf = p->net.resolv_conf;
+        if (r >= 0)
+                r = rootfs_plan_standalone(&ro, &p->rootfs, err);
+        /* Under gVisor the sandbox's syscalls never reach the host kernel:
+         * the sentry and the gofer stand where these layers stand, and runsc
+         * confines those itself (runtime/gvisor/run.c). */
+        if (r >= 0 && pol->backend != POLICY_BACKEND_NATIVE)
+                return 0;
+        if (r >= 0)
+                r = plan_apparmor(pol, o, p, err);
+        if (r >= 0)
+                r = plan_landlock(pol, o, p, err);
+        if (r >= 0) {
+                r = seccomp_default_program(&p->seccomp);
+                if (r < 0)
+                        psrun_error_errno(err, r, "seccomp");
+        }
+        if (r < 0)
+                plan_free(p);
+        return r;
+}
