@@ -2,6 +2,7 @@
 #include "runtime/result.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -86,6 +87,14 @@ void run_result_write_json(const struct run_result *r, FILE *f)
         violations_write_json(&r->violations, f);
         fputs("}\n", f);
         fflush(f);
+}
+
+int run_result_setup_error(struct run_result *r, const psrun_error *err, int ret)
+{
+        r->reason = RUN_REASON_SETUP_ERROR;
+        r->exit_code = 125;
+        snprintf(r->error, sizeof(r->error), "%s", err->msg);
+        return ret;
 }
 
 void run_result_set_status(struct run_result *r, int status, const struct cgroup_stats *st)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/error.h"
 #include "netns/stats.h"
 #include "runtime/violations.h"
 
@@ -54,6 +55,11 @@ void run_result_set_status(struct run_result *r, int status, const struct cgroup
  * signaled. Every backend and sessions decide it so. */
 void run_result_set_limit_reason(struct run_result *r, const struct cgroup_stats *st,
                                  bool timed_out, bool disk_full);
+
+/* A failure of psrun itself, before or instead of the command: reason
+ * setup_error, exit code 125, err's message. Returns r, for
+ * `return run_result_setup_error(res, err, r);`. */
+int run_result_setup_error(struct run_result *r, const psrun_error *err, int ret);
 
 const char *run_reason_to_string(enum run_reason r);
 int run_reason_from_string(const char *s);

@@ -28,7 +28,7 @@
 #include "common/json.h"
 #include "common/names.h"
 #include "runtime/gvisor/gvisor.h"
-#include "runtime/run.h"
+#include "runtime/plan.h"
 
 #define WORKSPACE "/workspace"
 

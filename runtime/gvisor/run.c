@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * psrun run with backend: gvisor. The plan is the native backend's
- * (runtime/plan.c); bundle.c turns it into a bundle, and runsc runs
+ * (runtime/plan-policy.c); bundle.c turns it into a bundle, and runsc runs
  * it inside psrun's cgroups and namespaces (spawn.c):
  *
  *   psrun                      launcher (cgroup, new mount + net namespace)
@@ -34,16 +34,9 @@
 #include "runtime/backend.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gvisor/gvisor.h"
-#include "runtime/run.h"
+#include "runtime/plan.h"
+#include "runtime/result.h"
 #include "runtime/violations.h"
-
-static int setup_error(struct run_result *res, psrun_error *err, int r)
-{
-        res->reason = RUN_REASON_SETUP_ERROR;
-        res->exit_code = 125;
-        snprintf(res->error, sizeof(res->error), "%s", err->msg);
-        return r;
-}
 
 static void sandbox_removep(struct gvisor_sandbox *gs)
 {
@@ -181,12 +174,12 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         const struct plan_options po = {.log = o->log, .log_userdata = o->log_userdata};
         int r = plan_from_policy(pol, argv, &po, &plan, err);
         if (r < 0)
-                return setup_error(res, err, r);
+                return run_result_setup_error(res, err, r);
         fill_layers(res);
         _cleanup_(sandbox_removep) struct gvisor_sandbox gs = {0};
         r = gvisor_sandbox_create(&gs, rt, pol, err);
         if (r < 0)
-                return setup_error(res, err, r);
+                return run_result_setup_error(res, err, r);
         /* The limits hold for runsc, its gofer and the sentry together;
          * pids count their host tasks (runsc.c). */
         struct cgroup_limits limits = {
@@ -197,12 +190,13 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
         r = cgroup_create(o->cgroup_parent, &limits, &cg, err);
         if (r < 0)
-                return setup_error(res, err, r);
+                return run_result_setup_error(res, err, r);
         fault_point("gvisor:cgroup");
         char *sub[] = {"run", "--bundle", gs.dir, gs.id, NULL};
         _cleanup_strv_free_ char **rargv = gvisor_runsc_argv(&gs, gs.runsc_log, sub);
         if (!rargv)
-                return setup_error(res, err, psrun_error_errno(err, ENOMEM, "backend: gvisor"));
+                return run_result_setup_error(res, err,
+                                              psrun_error_errno(err, ENOMEM, "backend: gvisor"));
         _cleanup_(run_unblock_signals) struct run_forwarding fwd = {.signal_fd = -1};
         if (o->forward_signals)
                 (void) run_block_signals(&fwd);
@@ -226,7 +220,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         if (r < 0) {
                 gvisor_stdio_done(stdio, fds);
                 res->wall_ms = monotonic_ms() - start;
-                return setup_error(res, err, r);
+                return run_result_setup_error(res, err, r);
         }
         fault_point("gvisor:cloned");
         r = gvisor_make_workdir(ws_fd, plan.workdir, pol, err);
@@ -250,7 +244,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
                 (void) waitid((idtype_t) P_PIDFD, (id_t) l.pidfd, &si, WEXITED);
                 gvisor_stdio_done(stdio, fds);
                 res->wall_ms = monotonic_ms() - start;
-                return setup_error(res, err, r);
+                return run_result_setup_error(res, err, r);
         }
         (void) cgroup_gc_siblings(cg, NULL);
         bool timed_out = false;
@@ -274,11 +268,11 @@ static int gvisor_run(const struct policy *pol, char *const argv[], const struct
 {
         int r = gvisor_check_policy(pol, err);
         if (r < 0)
-                return setup_error(res, err, r);
+                return run_result_setup_error(res, err, r);
         struct gvisor_runtime rt;
         r = gvisor_runtime_resolve(pol, &rt, err);
         if (r < 0)
-                return setup_error(res, err, r);
+                return run_result_setup_error(res, err, r);
         static const int stdio[3] = {0, 1, 2};
         return run_with(pol, argv, o, &rt, stdio, res, err);
 }
