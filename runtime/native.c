@@ -176,17 +176,17 @@ static void fill_result(struct supervisor *s, int init_status, const struct cgro
 
 /* The refusals the watch saw, and the limits and network refusals the run
  * read anyway. */
-static void report_violations(struct supervisor *s, const struct policy *pol,
-                              const struct cgroup_stats *st, struct run_result *res)
+static void report_violations(struct supervisor *s, const struct cgroup_stats *st,
+                              struct run_result *res)
 {
         bool disk_full = vwatch_workspace_full(s->target->workspace_fd);
         vwatch_target_finish(s->watch, s->target, &s->target, 1);
         const struct violation_limits limits = {
                 .stats = st,
-                .memory_limit = pol->memory_limit,
-                .pids_limit = pol->pids_limit,
-                .disk_limit = pol->disk_limit,
-                .timeout_ms = pol->timeout_ms,
+                .memory_limit = s->plan->reported.memory_bytes,
+                .pids_limit = s->plan->reported.pids,
+                .disk_limit = s->plan->reported.disk_bytes,
+                .timeout_ms = s->plan->reported.timeout_ms,
                 .timed_out = s->timed_out,
                 .disk_full = disk_full,
         };
@@ -196,7 +196,7 @@ static void report_violations(struct supervisor *s, const struct policy *pol,
 
 /* A layer the policy made "auto" and the host lacks is "unavailable"; one
  * it turned off is "off". */
-static void fill_layers(const struct policy *pol, const struct plan *plan, struct run_result *res)
+static void fill_layers(const struct plan *plan, struct run_result *res)
 {
         snprintf(res->layers.seccomp, sizeof(res->layers.seccomp), "%s",
                  plan->seccomp.len ? "on" : "off");
@@ -205,11 +205,11 @@ static void fill_layers(const struct policy *pol, const struct plan *plan, struc
                          plan->landlock.abi);
         else
                 snprintf(res->layers.landlock, sizeof(res->layers.landlock), "%s",
-                         pol->landlock == POLICY_LAYER_OFF ? "off" : "unavailable");
+                         plan->landlock_off ? "off" : "unavailable");
         snprintf(res->layers.apparmor, sizeof(res->layers.apparmor), "%s",
-                 plan->apparmor.active               ? "on"
-                 : pol->apparmor == POLICY_LAYER_OFF ? "off"
-                                                     : "unavailable");
+                 plan->apparmor.active ? "on"
+                 : plan->apparmor_off  ? "off"
+                                       : "unavailable");
 }
 
 static void vwatch_closep(struct vwatch *w)
@@ -323,12 +323,12 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
                                                           .state = NETNS_STATE_INIT};
         /* What the violations report needs, before anything is cloned. */
         _cleanup_(vwatch_closep) struct vwatch watch = {.audit_fd = -1};
-        r = vwatch_prepare(&watch, pol, &plan, err);
-        if (r < 0)
-                return run_result_setup_error(res, err, r);
+        vwatch_prepare(&watch, &plan);
+        if (watch.landlock_audit)
+                plan_log_landlock_denials(&plan);
         /* disk_full's tmpfs, from the command (a session has its own). */
         plan.report_workspace = plan.report_exec;
-        fill_layers(pol, &plan, res);
+        fill_layers(&plan, res);
         _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
         r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
         if (r < 0)
@@ -401,7 +401,7 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(&s, init_status, &st, res);
-        report_violations(&s, pol, &st, res);
+        report_violations(&s, &st, res);
         return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "common/cleanup.h"
 #include "netns/netns.h"
 #include "policy/policy.h"
+#include "policy/seccomp-notify.h"
 #include "rootfs/rootfs.h"
 #include "runtime/plan.h"
 
@@ -180,6 +181,21 @@ static void plan_quotas(const struct policy *pol, struct plan *p)
         };
 }
 
+/* What the violations report needs of the child (native backend): the
+ * command's exec message, and the listener's program, a copy of the
+ * profile that notifies instead of refusing with EPERM (none when it
+ * refuses nothing so). */
+static int plan_violations(const struct policy *pol, struct plan *p, psrun_error *err)
+{
+        if (pol->violations == POLICY_VIOLATIONS_OFF)
+                return 0;
+        p->report_exec = true;
+        int r = seccomp_program_notify(&p->seccomp, &p->seccomp_notify);
+        if (r < 0)
+                return psrun_error_errno(err, r, "violations: seccomp");
+        return 0;
+}
+
 int plan_from_policy(const struct policy *pol, char *const argv[], const struct plan_options *o,
                      struct plan *p, psrun_error *err)
 {
@@ -212,13 +228,19 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 return psrun_error_errno(err, ENOMEM, "plan");
         }
 
-        p->limits = (struct cgroup_limits){
+        p->reported = (struct plan_limits){
                 .memory_bytes = pol->memory_limit,
-                /* + 1: psrun's init is pid 1 of the sandbox and not the user's. */
-                .pids_max = pol->pids_limit + 1,
+                .pids = pol->pids_limit,
+                .disk_bytes = pol->disk_limit,
+                .timeout_ms = pol->timeout_ms,
                 .cpus = pol->cpu_limit,
         };
+        /* + 1: psrun's init is pid 1 of the sandbox and not the user's. */
+        p->limits = plan_limits_with(p, 1);
         p->timeout_ms = pol->timeout_ms;
+        p->violations = (int) pol->violations;
+        p->landlock_off = pol->landlock == POLICY_LAYER_OFF;
+        p->apparmor_off = pol->apparmor == POLICY_LAYER_OFF;
 
         uint64_t tmp_size = pol->memory_limit / 4;
         if (tmp_size > pol->disk_limit)
@@ -256,6 +278,8 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 if (r < 0)
                         psrun_error_errno(err, r, "seccomp");
         }
+        if (r >= 0)
+                r = plan_violations(pol, p, err);
         if (r < 0)
                 plan_free(p);
         return r;

@@ -46,3 +46,28 @@ void plan_free(struct plan *p)
         seccomp_program_free(&p->seccomp_notify);
         plan_init(p);
 }
+
+struct cgroup_limits plan_limits_with(const struct plan *p, uint64_t extra_processes)
+{
+        return (struct cgroup_limits){
+                .memory_bytes = p->reported.memory_bytes,
+                .pids_max = p->reported.pids + extra_processes,
+                .cpus = p->reported.cpus,
+        };
+}
+
+struct cgroup_limits plan_limits_host_tasks(const struct plan *p, uint64_t extra_processes,
+                                            unsigned base, unsigned per_process)
+{
+        struct cgroup_limits l = plan_limits_with(p, extra_processes);
+        l.pids_max = base + per_process * l.pids_max;
+        return l;
+}
+
+void plan_log_landlock_denials(struct plan *p)
+{
+        /* The command's denials only: not psrun's own execve, not the
+         * domains the command nests in its own. */
+        p->landlock.restrict_flags =
+                LANDLOCK_LOG_SAME_EXEC_OFF | LANDLOCK_LOG_NEW_EXEC_ON | LANDLOCK_LOG_SUBDOMAINS_OFF;
+}

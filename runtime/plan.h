@@ -174,10 +174,20 @@ struct plan {
         cpu_set_t cpus_initial, cpus_final;
         char timens_offsets[128]; /* written to /proc/self/timens_offsets; "": none */
 
-        /* psrun run: what the parent enforces from outside (the OCI path
-         * takes linux.resources instead) */
+        /* psrun run and sessions: what the parent enforces from outside
+         * (the OCI path takes linux.resources instead), computed once by
+         * the planner: `limits` for psrun run's own cgroup (pids: the
+         * command's and psrun's init); a backend that counts otherwise
+         * recomputes it from `reported` with plan_limits_with() or
+         * plan_limits_host_tasks(), never from the policy. */
         struct cgroup_limits limits; /* 0 fields: no limit */
         uint64_t timeout_ms;         /* wall clock from the clone; 0: none */
+        /* The limits as the policy gives them and the result reports them
+         * (the violations' limit entries): the user's processes only. */
+        struct plan_limits {
+                uint64_t memory_bytes, pids, disk_bytes, timeout_ms; /* 0: none */
+                double cpus;
+        } reported;
 
         /* security layers, in the order the child applies them */
         struct caps_plan caps;
@@ -203,11 +213,30 @@ struct plan {
          * that is quicker than the parent's read of its messages has taken
          * its root with it by then. */
         bool report_workspace;
+        /* The policy's `violations` mode (enum policy_violations; 0: off);
+         * with it on, the planner sets report_exec and compiles
+         * seccomp_notify (native backend), and the watch opens what they
+         * ask for (runtime/violations-watch.h). */
+        int violations;
+        /* The policy turned the layer off (its absence from the plan is
+         * then "off", not "unavailable", in the result's layers). */
+        bool landlock_off, apparmor_off;
 };
 
 /* A plan with nothing in it and every fd -1. */
 void plan_init(struct plan *plan);
 void plan_free(struct plan *plan);
+
+/* The cgroup limits of `reported` with extra_processes of psrun's own
+ * beside the user's (an init, an exec made ahead of its request). */
+struct cgroup_limits plan_limits_with(const struct plan *plan, uint64_t extra_processes);
+/* The same where each process costs per_process host tasks, plus base for
+ * the backend's own (runsc, its gofer and the sentry: runtime/gvisor/runsc.c). */
+struct cgroup_limits plan_limits_host_tasks(const struct plan *plan, uint64_t extra_processes,
+                                            unsigned base, unsigned per_process);
+/* Landlock logs the command's denials (for the violations' audit reader:
+ * runtime/violations-watch.c says when it reads them). */
+void plan_log_landlock_denials(struct plan *plan);
 
 /* ---- policy -> plan (runtime/plan-policy.c) ---- */
 

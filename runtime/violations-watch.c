@@ -33,7 +33,7 @@
 #include "policy/audit.h"
 #include "policy/seccomp-notify.h"
 #include "runtime/cgroup/cgroup.h"
-#include "runtime/run.h"
+#include "runtime/plan.h"
 
 /* How long the result waits for records still on their way after the
  * command ended: the domain's last record follows the release of its
@@ -137,7 +137,7 @@ static bool in_hosts_netns(void)
         return self.st_dev == host.st_dev && self.st_ino == host.st_ino;
 }
 
-static void prepare_audit(struct vwatch *w, const struct policy *pol, struct plan *plan)
+static void prepare_audit(struct vwatch *w, const struct plan *plan)
 {
         bool landlock = plan->landlock.ruleset_fd >= 0, apparmor = plan->apparmor.active;
         if (!landlock && !apparmor)
@@ -191,45 +191,36 @@ static void prepare_audit(struct vwatch *w, const struct policy *pol, struct pla
                         set_why(w, VIOLATION_APPARMOR, "%s", err.msg);
                 return;
         }
-        if (landlock) {
-                plan->landlock.restrict_flags = LANDLOCK_LOG_SAME_EXEC_OFF |
-                                                LANDLOCK_LOG_NEW_EXEC_ON |
-                                                LANDLOCK_LOG_SUBDOMAINS_OFF;
-                w->landlock_audit = true;
-        }
+        w->landlock_audit = landlock;
         if (apparmor) {
+                /* The plan's "exec <profile>": the name the records give. */
                 w->apparmor_audit = true;
                 snprintf(w->apparmor_profile, sizeof(w->apparmor_profile), "%s",
-                         pol->apparmor_profile ? pol->apparmor_profile : "psrun-default");
+                         plan->apparmor.attr_value + strlen("exec "));
         }
 }
 
-int vwatch_prepare(struct vwatch *w, const struct policy *pol, struct plan *plan, psrun_error *err)
+void vwatch_prepare(struct vwatch *w, const struct plan *plan)
 {
         memset(w, 0, sizeof(*w));
         w->audit_fd = -1;
-        w->mode = pol->violations;
-        if (pol->violations == POLICY_VIOLATIONS_OFF)
-                return 0;
-        plan->report_exec = true;
+        w->mode = (enum policy_violations) plan->violations;
+        if (w->mode == POLICY_VIOLATIONS_OFF)
+                return;
         w->host_uid = PSRUN_ID_BASE + plan->uid;
-        if (plan->seccomp.len) {
-                int r = seccomp_program_notify(&plan->seccomp, &plan->seccomp_notify);
-                if (r < 0)
-                        return psrun_error_errno(err, r, "violations: seccomp");
-                if (r == 0)
-                        set_why(w, VIOLATION_SECCOMP, "the profile refuses nothing with EPERM");
-        }
-        prepare_audit(w, pol, plan);
-        return 0;
+        /* The planner made no listener's program of a profile that refuses
+         * nothing with EPERM (plan-policy.c). */
+        if (plan->seccomp.len && !plan->seccomp_notify.len)
+                set_why(w, VIOLATION_SECCOMP, "the profile refuses nothing with EPERM");
+        prepare_audit(w, plan);
 }
 
-void vwatch_prepare_elsewhere(struct vwatch *w, const struct policy *pol, const char *why)
+void vwatch_prepare_elsewhere(struct vwatch *w, const struct plan *plan, const char *why)
 {
         memset(w, 0, sizeof(*w));
         w->audit_fd = -1;
-        w->mode = pol->violations;
-        if (pol->violations == POLICY_VIOLATIONS_OFF)
+        w->mode = (enum policy_violations) plan->violations;
+        if (w->mode == POLICY_VIOLATIONS_OFF)
                 return;
         static const enum violation_layer layers[] = {VIOLATION_SECCOMP, VIOLATION_LANDLOCK,
                                                       VIOLATION_APPARMOR};

@@ -3,21 +3,25 @@
 
 /*
  * The parent's side of the violations report (docs/security.md,
- * "Violations"): it plans what the child does for it, answers the seccomp
- * listener of each command, and matches the host's audit records to the
- * commands they are about. One watch per sandbox (a run, a session); one
- * target per command tree (the run's command, each exec).
+ * "Violations"): it opens what the plan asks for (plan->violations; the
+ * planner made the listener's program and asked for the command's exec
+ * message), answers the seccomp listener of each command, and matches the
+ * host's audit records to the commands they are about. One watch per
+ * sandbox (a run, a session); one target per command tree (the run's
+ * command, each exec). It never edits the plan.
  *
- *   vwatch_prepare()        before the clone: the listener's program, the
- *                           audit socket, Landlock's log flags
+ *   vwatch_prepare()        before the clone: the audit socket, and
+ *                           whether Landlock's denials are to be logged
+ *                           (w->landlock_audit: the caller then calls
+ *                           plan_log_landlock_denials())
  *   vwatch_target_start()   the command's CHILD_MSG_EXEC: its pid, listener
  *   vwatch_target_fd() /    poll the listener; vwatch_on_audit() when the
  *   vwatch_on_listener()    audit socket is readable
  *   vwatch_target_finish()  after the command ended: the records still on
  *                           their way, the layers that could not report
  *
- * With the policy's `violations: off` vwatch_prepare() changes nothing in
- * the plan and opens nothing: no listener, no socket, no cost.
+ * With the policy's `violations: off` the plan asks for nothing and
+ * vwatch_prepare() opens nothing: no listener, no socket, no cost.
  */
 
 #include <stdbool.h>
@@ -78,12 +82,12 @@ struct vwatch_target {
         bool started;
 };
 
-/* Decide for `plan` what the report needs (and fill w). Off: nothing. */
-int vwatch_prepare(struct vwatch *w, const struct policy *pol, struct plan *plan, psrun_error *err);
+/* Open for `plan` what the report needs (and fill w). Off: nothing. */
+void vwatch_prepare(struct vwatch *w, const struct plan *plan);
 /* For a sandbox whose syscalls and files psrun's child does not guard
  * (backend: gvisor): limits and the network still report; seccomp,
  * Landlock and AppArmor say why they cannot. */
-void vwatch_prepare_elsewhere(struct vwatch *w, const struct policy *pol, const char *why);
+void vwatch_prepare_elsewhere(struct vwatch *w, const struct plan *plan, const char *why);
 void vwatch_close(struct vwatch *w);
 
 struct cgroup;

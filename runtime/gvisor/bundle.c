@@ -58,14 +58,14 @@ static int mkdir_owned(const char *path, mode_t mode)
 }
 
 int gvisor_sandbox_create(struct gvisor_sandbox *gs, const struct gvisor_runtime *rt,
-                          const struct policy *pol, psrun_error *err)
+                          const struct plan *plan, psrun_error *err)
 {
         static atomic_uint counter;
         unsigned n = atomic_fetch_add(&counter, 1);
         memset(gs, 0, sizeof(*gs));
         gs->lock_fd = -1;
         gs->rt = *rt;
-        gs->netstack = pol->network != POLICY_NETWORK_NONE;
+        gs->netstack = plan->net.veth; /* full, restricted */
         snprintf(gs->id, sizeof(gs->id), "psrun-%d-%u", (int) getpid(), n);
         snprintf(gs->dir, sizeof(gs->dir), GVISOR_STATE_DIR "/%d-%u", (int) getpid(), n);
         snprintf(gs->rootfs, sizeof(gs->rootfs), "%s/rootfs", gs->dir);
@@ -75,8 +75,9 @@ int gvisor_sandbox_create(struct gvisor_sandbox *gs, const struct gvisor_runtime
         /* The host ids of the sandbox user: the bundle maps them as the
          * native backend's user namespace does. */
         snprintf(gs->workspace_data, sizeof(gs->workspace_data),
-                 "mode=0755,size=%llu,uid=%u,gid=%u", (unsigned long long) pol->disk_limit,
-                 PSRUN_ID_BASE + pol->uid, PSRUN_ID_BASE + pol->gid);
+                 "mode=0755,size=%llu,uid=%u,gid=%u",
+                 (unsigned long long) plan->reported.disk_bytes, PSRUN_ID_BASE + plan->uid,
+                 PSRUN_ID_BASE + plan->gid);
 
         /* 0711: the gofer runs as an unprivileged host uid (the user
          * namespace's root) and must reach rootfs/ and workspace/. */
@@ -407,10 +408,10 @@ static void write_strv(FILE *f, char *const *v)
 }
 
 static void write_process(FILE *f, char *const argv[], char *const envp[], const char *cwd,
-                          const struct plan *plan, const struct policy *pol, bool as_root)
+                          const struct plan *plan, bool as_root)
 {
         fprintf(f, "{\"terminal\":false,\"user\":{\"uid\":%u,\"gid\":%u},\"args\":",
-                as_root ? 0 : pol->uid, as_root ? 0 : pol->gid);
+                as_root ? 0 : plan->uid, as_root ? 0 : plan->gid);
         write_strv(f, argv);
         fputs(",\"env\":", f);
         write_strv(f, envp);
@@ -434,11 +435,11 @@ static void write_process(FILE *f, char *const argv[], char *const envp[], const
         fputs("]}", f);
 }
 
-int gvisor_write_config(FILE *f, const struct plan *plan, const struct policy *pol,
-                        const struct gvisor_config *c, psrun_error *err)
+int gvisor_write_config(FILE *f, const struct plan *plan, const struct gvisor_config *c,
+                        psrun_error *err)
 {
         fputs("{\"ociVersion\":\"1.0.2\",\"process\":", f);
-        write_process(f, plan->argv, plan->envp, plan->workdir, plan, pol, false);
+        write_process(f, plan->argv, plan->envp, plan->workdir, plan, false);
         fputs(",\"root\":{\"path\":", f);
         json_write_string(f, c->root);
         fputs(",\"readonly\":true},\"hostname\":", f);
@@ -485,18 +486,17 @@ static int write_file_with(const char *path, psrun_error *err,
 
 struct bundle_args {
         const struct plan *plan;
-        const struct policy *pol;
         const struct gvisor_config *c;
 };
 
 static int fill_config(FILE *f, const void *arg, psrun_error *err)
 {
         const struct bundle_args *a = arg;
-        return gvisor_write_config(f, a->plan, a->pol, a->c, err);
+        return gvisor_write_config(f, a->plan, a->c, err);
 }
 
-int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan,
-                        const struct policy *pol, pid_t launcher, pid_t netns_pid, psrun_error *err)
+int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan, pid_t launcher,
+                        pid_t netns_pid, psrun_error *err)
 {
         /* The skeleton's tmpfs is mounted in the launcher's namespace only,
          * and goes with it: nothing of it to remove afterwards. */
@@ -512,7 +512,7 @@ int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan
         }
         struct gvisor_config c = {
                 .root = gs->rootfs, .workspace = gs->workspace, .netns_pid = netns_pid};
-        struct bundle_args a = {plan, pol, &c};
+        struct bundle_args a = {plan, &c};
         char path[sizeof(gs->dir) + 16];
         snprintf(path, sizeof(path), "%s/config.json", gs->dir);
         return write_file_with(path, err, fill_config, &a);
@@ -522,27 +522,25 @@ struct process_args {
         char *const *argv, *const *envp;
         const char *cwd;
         const struct plan *plan;
-        const struct policy *pol;
         bool as_root;
 };
 
 static int fill_process(FILE *f, const void *arg, psrun_error *err)
 {
         const struct process_args *a = arg;
-        write_process(f, a->argv, a->envp, a->cwd, a->plan, a->pol, a->as_root);
+        write_process(f, a->argv, a->envp, a->cwd, a->plan, a->as_root);
         fputc('\n', f);
         return ferror(f) ? psrun_error_set(err, EIO, "backend: gvisor: write process.json") : 0;
 }
 
 int gvisor_write_process(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                         const struct plan *plan, const struct policy *pol, bool as_root,
-                         psrun_error *err)
+                         const struct plan *plan, bool as_root, psrun_error *err)
 {
-        struct process_args a = {argv, envp, cwd, plan, pol, as_root};
+        struct process_args a = {argv, envp, cwd, plan, as_root};
         return write_file_with(path, err, fill_process, &a);
 }
 
-int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol, psrun_error *err)
+int gvisor_make_workdir(int ws_fd, const char *workdir, const struct plan *plan, psrun_error *err)
 {
         if (!workdir || !below(workdir, WORKSPACE))
                 return 0;
@@ -555,8 +553,8 @@ int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol
                 memcpy(comp, p, len);
                 comp[len] = '\0';
                 if (mkdirat(dir, comp, 0755) == 0) {
-                        if (fchownat(dir, comp, PSRUN_ID_BASE + pol->uid, PSRUN_ID_BASE + pol->gid,
-                                     AT_SYMLINK_NOFOLLOW) < 0)
+                        if (fchownat(dir, comp, PSRUN_ID_BASE + plan->uid,
+                                     PSRUN_ID_BASE + plan->gid, AT_SYMLINK_NOFOLLOW) < 0)
                                 return psrun_error_errno(err, errno, "workdir: chown %s", comp);
                 } else if (errno != EEXIST) {
                         return psrun_error_errno(err, errno, "workdir: mkdir %s", comp);

@@ -75,7 +75,7 @@ struct gvisor_sandbox {
  * locked by it: gc removes it once the lock is free) and name what is in
  * it. */
 int gvisor_sandbox_create(struct gvisor_sandbox *gs, const struct gvisor_runtime *rt,
-                          const struct policy *pol, psrun_error *err);
+                          const struct plan *plan, psrun_error *err);
 /* rm -rf the state directory; safe on one never created. */
 void gvisor_sandbox_remove(struct gvisor_sandbox *gs);
 /* Remove the state directories of owners that are gone. Returns how many. */
@@ -94,20 +94,18 @@ struct gvisor_config {
  * bundle's mounts (a table by step kind in bundle.c). The skeleton
  * is written into the launcher's tmpfs, through /proc/<launcher>/root.
  * netns_pid: whose network namespace the sandbox takes, 0 for a new one. */
-int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan,
-                        const struct policy *pol, pid_t launcher, pid_t netns_pid,
-                        psrun_error *err);
+int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan, pid_t launcher,
+                        pid_t netns_pid, psrun_error *err);
 /* config.json alone, to f (for the unit tests too). */
-int gvisor_write_config(FILE *f, const struct plan *plan, const struct policy *pol,
-                        const struct gvisor_config *c, psrun_error *err);
-/* A process.json for `runsc exec --process`: the plan's argv, env, workdir,
- * the policy's user; as_root for psrun's own helpers (kill). */
+int gvisor_write_config(FILE *f, const struct plan *plan, const struct gvisor_config *c,
+                        psrun_error *err);
+/* A process.json for `runsc exec --process`: the given argv, env, cwd, the
+ * plan's user and rlimits; as_root for psrun's own helpers (kill). */
 int gvisor_write_process(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                         const struct plan *plan, const struct policy *pol, bool as_root,
-                         psrun_error *err);
+                         const struct plan *plan, bool as_root, psrun_error *err);
 /* Workdir components below /workspace, created in the host tmpfs for the
- * sandbox user, as the native child does (ws_fd: the workspace). */
-int gvisor_make_workdir(int ws_fd, const char *workdir, const struct policy *pol, psrun_error *err);
+ * plan's user, as the native child does (ws_fd: the workspace). */
+int gvisor_make_workdir(int ws_fd, const char *workdir, const struct plan *plan, psrun_error *err);
 
 /* runsc's error, from its JSON log: the last "level":"error" message, one
  * line. Returns 0 and fills msg when there is one, -ENOENT otherwise. */

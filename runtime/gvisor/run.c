@@ -144,10 +144,10 @@ static void fill_layers(struct run_result *res)
 /* What refused what: the limits and the network report as natively; the
  * sandbox's system calls and files are the sentry's to refuse, and psrun
  * sees none of that. */
-static void report_violations(const struct policy *pol, const struct cgroup_stats *st,
+static void report_violations(const struct plan *plan, const struct cgroup_stats *st,
                               bool timed_out, struct run_result *res)
 {
-        violations_init(&res->violations, pol->violations);
+        violations_init(&res->violations, (enum policy_violations) plan->violations);
         static const enum violation_layer theirs[] = {VIOLATION_SECCOMP, VIOLATION_LANDLOCK,
                                                       VIOLATION_APPARMOR};
         for (size_t i = 0; i < ARRAY_SIZE(theirs); i++)
@@ -155,10 +155,10 @@ static void report_violations(const struct policy *pol, const struct cgroup_stat
                                            GVISOR_VIOLATIONS_WHY);
         const struct violation_limits limits = {
                 .stats = st,
-                .memory_limit = pol->memory_limit,
-                .pids_limit = pol->pids_limit,
-                .disk_limit = pol->disk_limit,
-                .timeout_ms = pol->timeout_ms,
+                .memory_limit = plan->reported.memory_bytes,
+                .pids_limit = plan->reported.pids,
+                .disk_limit = plan->reported.disk_bytes,
+                .timeout_ms = plan->reported.timeout_ms,
                 .timed_out = timed_out,
         };
         violations_add_limits(&res->violations, &limits);
@@ -177,18 +177,14 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
                 return run_result_setup_error(res, err, r);
         fill_layers(res);
         _cleanup_(sandbox_removep) struct gvisor_sandbox gs = {0};
-        r = gvisor_sandbox_create(&gs, rt, pol, err);
+        r = gvisor_sandbox_create(&gs, rt, &plan, err);
         if (r < 0)
                 return run_result_setup_error(res, err, r);
         /* The limits hold for runsc, its gofer and the sentry together;
          * pids count their host tasks (runsc.c). */
-        struct cgroup_limits limits = {
-                .memory_bytes = pol->memory_limit,
-                .pids_max = rt->pids_base + rt->pids_per_process * pol->pids_limit,
-                .cpus = pol->cpu_limit,
-        };
+        plan.limits = plan_limits_host_tasks(&plan, 0, rt->pids_base, rt->pids_per_process);
         _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
-        r = cgroup_create(o->cgroup_parent, &limits, &cg, err);
+        r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
         if (r < 0)
                 return run_result_setup_error(res, err, r);
         fault_point("gvisor:cgroup");
@@ -223,7 +219,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
                 return run_result_setup_error(res, err, r);
         }
         fault_point("gvisor:cloned");
-        r = gvisor_make_workdir(ws_fd, plan.workdir, pol, err);
+        r = gvisor_make_workdir(ws_fd, plan.workdir, &plan, err);
         /* The veth goes into the launcher's namespace, which runsc's sandbox
          * takes (config.json names it); the rules and the DNS proxy stay on
          * the host side, where the sentry's own netstack cannot touch
@@ -233,7 +229,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         if (r >= 0)
                 r = dns_proxy_start(&plan.net, net.state.nft, &proxy, err);
         if (r >= 0)
-                r = gvisor_write_bundle(&gs, &plan, pol, l.pid, plan.net.veth ? l.pid : 0, err);
+                r = gvisor_write_bundle(&gs, &plan, l.pid, plan.net.veth ? l.pid : 0, err);
         if (r >= 0)
                 r = gvisor_release(&l, rt->runsc, err);
         if (r >= 0)
@@ -259,7 +255,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(status, timed_out, &st, &gs, res);
         dns_proxy_stop(TAKE_PTR(proxy), &res->network);
-        report_violations(pol, &st, timed_out, res);
+        report_violations(&plan, &st, timed_out, res);
         return 0;
 }
 

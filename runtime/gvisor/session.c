@@ -72,7 +72,6 @@ struct killer {
 
 struct gvisor_session {
         struct gvisor_sandbox gs;
-        const struct policy *pol;
         struct plan *tmpl;
         struct cgroup *cg;
         int netns_fd; /* the launcher's: runsc's control socket is there */
@@ -139,22 +138,17 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
         struct gvisor_session *g = calloc(1, sizeof(*g));
         if (!g)
                 return psrun_error_errno(err, ENOMEM, "session");
-        g->pol = pol;
         g->tmpl = tmpl;
         g->netns_fd = -1;
         for (unsigned i = 0; i < MAX_EXECS; i++)
                 g->killers[i].l = (struct launch) LAUNCH_INIT;
         *ret = g;
-        r = gvisor_sandbox_create(&g->gs, &rt, pol, err);
+        r = gvisor_sandbox_create(&g->gs, &rt, tmpl, err);
         if (r < 0)
                 return psrun_error_prefix(err, "session");
         /* + 1: the init. Host tasks, as for psrun run (runsc.c). */
-        struct cgroup_limits limits = {
-                .memory_bytes = pol->memory_limit,
-                .pids_max = rt.pids_base + rt.pids_per_process * (pol->pids_limit + 1),
-                .cpus = pol->cpu_limit,
-        };
-        r = cgroup_create(cgroup_parent, &limits, cg, err);
+        tmpl->limits = plan_limits_host_tasks(tmpl, 1, rt.pids_base, rt.pids_per_process);
+        r = cgroup_create(cgroup_parent, &tmpl->limits, cg, err);
         if (r < 0)
                 return r;
         g->cg = *cg;
@@ -171,7 +165,7 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
         if (tmpl->n_rlimits < PLAN_MAX_RLIMITS)
                 tmpl->rlimits[tmpl->n_rlimits++] = (struct plan_rlimit){
                         .resource = RLIMIT_NPROC,
-                        .limit = {pol->pids_limit + 2, pol->pids_limit + 2},
+                        .limit = {tmpl->reported.pids + 2, tmpl->reported.pids + 2},
                 };
 
         struct plan p = *tmpl; /* shallow: the init's command only differs */
@@ -202,14 +196,13 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
         g->netns_fd = open(path, O_RDONLY | O_CLOEXEC);
         if (g->netns_fd < 0)
                 return psrun_error_errno(err, errno, "session: backend: gvisor: %s", path);
-        r = gvisor_make_workdir(*ws_fd, p.workdir, pol, err);
+        r = gvisor_make_workdir(*ws_fd, p.workdir, &p, err);
         if (r >= 0)
                 r = netns_setup(&tmpl->net, init->pid, &g->net, err);
         if (r >= 0)
                 r = dns_proxy_start(&tmpl->net, g->net.nft, &g->proxy, err);
         if (r >= 0)
-                r = gvisor_write_bundle(&g->gs, &p, pol, init->pid, tmpl->net.veth ? init->pid : 0,
-                                        err);
+                r = gvisor_write_bundle(&g->gs, &p, init->pid, tmpl->net.veth ? init->pid : 0, err);
         if (r >= 0)
                 r = gvisor_release(init, g->gs.rt.runsc, err);
         if (r >= 0)
@@ -241,7 +234,7 @@ int gvisor_session_exec(struct gvisor_session *g, unsigned slot, const struct pl
         (void) unlink(json);
         (void) unlink(pidfile);
         (void) unlink(log);
-        int r = gvisor_write_process(json, p->argv, p->envp, p->workdir, p, g->pol, false, err);
+        int r = gvisor_write_process(json, p->argv, p->envp, p->workdir, p, false, err);
         if (r < 0)
                 return psrun_error_prefix(err, "exec");
         char *sub[] = {"exec", "--process", json, "--internal-pid-file", pidfile, g->gs.id, NULL};
@@ -327,7 +320,7 @@ static int start_killer(struct gvisor_session *g, const char *pid, unsigned seq,
         killer_files_remove(g, seq);
         char *argv[] = {"/bin/sh", "-c", (char *) kill_script, "psrun-kill", (char *) pid, NULL};
         char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-        int r = gvisor_write_process(json, argv, envp, "/", g->tmpl, g->pol, true, NULL);
+        int r = gvisor_write_process(json, argv, envp, "/", g->tmpl, true, NULL);
         char *sub[] = {"exec", "--process", json, g->gs.id, NULL};
         _cleanup_strv_free_ char **rargv = r < 0 ? NULL : gvisor_runsc_argv(&g->gs, log, sub);
         if (!rargv)

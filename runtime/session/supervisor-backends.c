@@ -64,11 +64,7 @@ static struct cgroup_limits exec_limits(const struct supervisor *s)
         /* Each exec gets its own cgroup with the policy's limits, below the
          * session's: a runaway exec is limited, accounted and killed as a
          * tree without touching init or the other execs. */
-        return (struct cgroup_limits){
-                .memory_bytes = s->pol->memory_limit,
-                .pids_max = s->pol->pids_limit,
-                .cpus = s->pol->cpu_limit,
-        };
+        return plan_limits_with(&s->tmpl, 0);
 }
 
 int sup_zygote_due(const struct supervisor *s, uint64_t now)
@@ -329,11 +325,8 @@ static int make_template(struct supervisor *s, psrun_error *err)
 static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
 {
         s->tmpl.init_only = true;
-        struct cgroup_limits limits = {
-                .memory_bytes = s->pol->memory_limit,
-                .pids_max = s->pol->pids_limit + 2, /* + init, + the next exec waiting */
-                .cpus = s->pol->cpu_limit,
-        };
+        /* + init, + the next exec waiting */
+        struct cgroup_limits limits = plan_limits_with(&s->tmpl, 2);
         int r = cgroup_create(cgroup_parent, &limits, &s->cg, err);
         if (r >= 0)
                 r = cgroup_create_child(s->cg, NULL, &s->init_cg, err);

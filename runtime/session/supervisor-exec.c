@@ -88,9 +88,9 @@ static void report_violations(struct supervisor *s, struct exec_slot *e,
         vwatch_target_finish(&s->watch, &e->watch, targets, MAX_EXECS);
         const struct violation_limits limits = {
                 .stats = st,
-                .memory_limit = s->pol->memory_limit,
-                .pids_limit = s->pol->pids_limit,
-                .disk_limit = s->pol->disk_limit,
+                .memory_limit = s->tmpl.reported.memory_bytes,
+                .pids_limit = s->tmpl.reported.pids,
+                .disk_limit = s->tmpl.reported.disk_bytes,
                 .timeout_ms = e->timeout_ms,
                 .timed_out = e->timed_out,
                 .disk_full = disk_full,
@@ -264,7 +264,7 @@ static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int 
         if (r < 0)
                 return r;
         struct launch l = e->l;
-        uint64_t timeout = x->timeout_ms ? x->timeout_ms : s->pol->timeout_ms;
+        uint64_t timeout = x->timeout_ms ? x->timeout_ms : s->tmpl.reported.timeout_ms;
         *e = (struct exec_slot){
                 .used = true,
                 .conn = conn,

@@ -93,10 +93,13 @@ int sup_start(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
         /* Every exec's listener and Landlock log flags, the audit socket
          * the session's; under gVisor the sentry answers the sandbox's
          * syscalls itself, and psrun's layers are not what refuses them. */
-        if (r >= 0 && s->backend->own_layers)
-                r = vwatch_prepare(&s->watch, s->pol, &s->tmpl, err);
-        else if (r >= 0)
-                vwatch_prepare_elsewhere(&s->watch, s->pol, GVISOR_VIOLATIONS_WHY);
+        if (r >= 0 && s->backend->own_layers) {
+                vwatch_prepare(&s->watch, &s->tmpl);
+                if (s->watch.landlock_audit)
+                        plan_log_landlock_denials(&s->tmpl);
+        } else if (r >= 0) {
+                vwatch_prepare_elsewhere(&s->watch, &s->tmpl, GVISOR_VIOLATIONS_WHY);
+        }
         if (r >= 0)
                 r = s->backend->start(s, cgroup_parent, err);
         if (r >= 0)

@@ -169,9 +169,9 @@ static void handle_request(struct supervisor *s, int conn)
                 struct sess_reply rep = {
                         .kind = SESS_REPLY_OK,
                         .pid = getpid(),
-                        .uid = PSRUN_ID_BASE + s->pol->uid,
-                        .gid = PSRUN_ID_BASE + s->pol->gid,
-                        .disk_limit = s->pol->disk_limit,
+                        .uid = PSRUN_ID_BASE + s->tmpl.uid,
+                        .gid = PSRUN_ID_BASE + s->tmpl.gid,
+                        .disk_limit = s->tmpl.reported.disk_bytes,
                         .output_limit = s->pol->output_limit,
                         .created_unix = s->created_unix,
                         .running_execs = s->n_running,

@@ -38,7 +38,7 @@ static void config_of(const char *const *opts, pid_t netns_pid, struct oci_confi
         FILE *f = open_memstream(&buf, &len);
         cr_assert_not_null(f);
         struct gvisor_config c = {.root = "/R", .workspace = "/W", .netns_pid = netns_pid};
-        cr_assert_eq(gvisor_write_config(f, &plan, &pol, &c, &err), 0, "%s", err.msg);
+        cr_assert_eq(gvisor_write_config(f, &plan, &c, &err), 0, "%s", err.msg);
         fclose(f);
         cr_assert_eq(oci_config_parse(buf, len, out, &err), 0, "%s\n%s", err.msg, buf);
         free(buf);

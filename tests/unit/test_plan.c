@@ -88,7 +88,7 @@ Test(plan, from_policy)
         psrun_error err = {0};
         cr_assert_eq(plan_from_policy(&pol, argv, &ro, &p, &err), 0, "%s", err.msg);
 
-        /* What the parent enforces: run.c reads these, not the policy. */
+        /* What the parent enforces: the backends read these, not the policy. */
         cr_assert_eq(p.limits.memory_bytes, 256ULL << 20);
         cr_assert_eq(p.limits.pids_max, 11, "psrun's init is one more pid");
         cr_assert_eq(p.timeout_ms, 7000);
@@ -126,6 +126,67 @@ Test(plan, from_policy_refuses_no_command)
         psrun_error err = {0};
         cr_assert_eq(plan_from_policy(&pol, argv, NULL, &p, &err), -EINVAL);
         cr_assert_str_eq(err.msg, "run: no command given");
+}
+
+/* The limits are the plan's, computed once: what the result reports (the
+ * policy's numbers) and what each backend enforces, through the plan's
+ * functions, never from the policy again. */
+Test(plan, limits_reported_and_enforced)
+{
+        _cleanup_(policy_free) struct policy pol;
+        policy_from_text(&pol, "memory_limit: 256M\npids_limit: 10\ndisk_limit: 64M\n"
+                               "cpu_limit: 1.5\ntimeout: 7s\nlandlock: off\napparmor: off\n");
+        char *argv[] = {"true", NULL};
+        _cleanup_(plan_free) struct plan p;
+        psrun_error err = {0};
+        cr_assert_eq(plan_from_policy(&pol, argv, NULL, &p, &err), 0, "%s", err.msg);
+
+        cr_assert_eq(p.reported.memory_bytes, 256ULL << 20);
+        cr_assert_eq(p.reported.pids, 10, "the user's processes, psrun's init not counted");
+        cr_assert_eq(p.reported.disk_bytes, 64ULL << 20);
+        cr_assert_eq(p.reported.timeout_ms, 7000);
+        cr_assert_float_eq(p.reported.cpus, 1.5, 1e-9);
+
+        struct cgroup_limits l = plan_limits_with(&p, 2);
+        cr_assert_eq(l.pids_max, 12);
+        cr_assert_eq(l.memory_bytes, 256ULL << 20);
+        cr_assert_float_eq(l.cpus, 1.5, 1e-9);
+        cr_assert_eq(plan_limits_with(&p, 0).pids_max, 10);
+        /* runsc's own tasks, then each process's host tasks. */
+        l = plan_limits_host_tasks(&p, 1, 64, 16);
+        cr_assert_eq(l.pids_max, 64 + 16 * 11);
+        cr_assert_eq(l.memory_bytes, 256ULL << 20);
+        cr_assert_eq(plan_limits_host_tasks(&p, 0, 64, 16).pids_max, 64 + 16 * 10);
+}
+
+/* The violations report's needs are the planner's to decide: the watch
+ * opens what the plan asks for and changes nothing in it. */
+Test(plan, violations_asked_by_the_plan)
+{
+        static const struct {
+                const char *text;
+                bool report_exec, notify;
+        } cases[] = {
+                {"violations: off\nlandlock: off\napparmor: off\n", false, false},
+                {"violations: summary\nlandlock: off\napparmor: off\n", true, true},
+                {"violations: full\nlandlock: off\napparmor: off\n", true, true},
+                /* gVisor: psrun's child guards nothing, and reports nothing. */
+                {"violations: full\nbackend: gvisor\nlandlock: off\napparmor: off\n", false, false},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                _cleanup_(policy_free) struct policy pol;
+                policy_from_text(&pol, cases[i].text);
+                char *argv[] = {"true", NULL};
+                _cleanup_(plan_free) struct plan p;
+                psrun_error err = {0};
+                cr_assert_eq(plan_from_policy(&pol, argv, NULL, &p, &err), 0, "%s", err.msg);
+                cr_expect_eq(p.violations, (int) pol.violations, "%s", cases[i].text);
+                cr_expect_eq(p.report_exec, cases[i].report_exec, "%s", cases[i].text);
+                cr_expect_eq(p.seccomp_notify.len > 0, cases[i].notify, "%s", cases[i].text);
+                cr_expect(p.landlock_off && p.apparmor_off, "%s", cases[i].text);
+                cr_expect_eq(p.landlock.restrict_flags, 0,
+                             "Landlock logs only when the watch reads the audit log");
+        }
 }
 
 #define CONFIG_HEAD                                                                                \
