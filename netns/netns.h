@@ -13,9 +13,12 @@
  *
  * Split in three: netns_plan() is pure (policy in, plan out);
  * netns_lease() takes an address pair (a file under NETNS_STATE_DIR that
- * `psrun gc` can find); netns_setup() runs in the parent between clone3 and
- * the release of the child and builds the veth, addresses, routes and the
- * nft table; netns_teardown() undoes it on every path.
+ * `psrun gc` can find); netns_up() runs in the parent between clone3 and
+ * the release of the child and builds the veth, addresses, routes, the
+ * nft table and the DNS proxy (a live network: netns_setup() and
+ * dns_proxy_start()); netns_down() and netns_live_close() undo it on every
+ * path. Every holder of a network (psrun run under each backend, a
+ * session's own and an install's) uses netns_up and netns_down.
  */
 
 #include <netinet/in.h>
@@ -122,6 +125,38 @@ int netns_setup(const struct netns_plan *plan, pid_t child, struct netns_state *
  * last. */
 void netns_remove_table(const struct netns_plan *plan, struct netns_state *st);
 void netns_teardown(const struct netns_plan *plan, struct netns_state *st);
+
+/* ---- one live network (netns/live.c) ---- */
+
+struct dns_proxy;
+struct netns_stats;
+
+/* A network up for its sandbox: what netns_setup() built and the DNS
+ * proxy serving it. */
+struct netns_live {
+        const struct netns_plan *plan; /* NULL: nothing up, or closed */
+        struct netns_state state;
+        struct dns_proxy *proxy; /* NULL: none (no veth, or stopped) */
+};
+#define NETNS_LIVE_INIT                                                                            \
+        {                                                                                          \
+                .plan = NULL, .state = NETNS_STATE_INIT, .proxy = NULL                             \
+        }
+
+/* Builds plan's network for the process pid (stopped before its command):
+ * the firewall, the veth, then the proxy that pins what it answers. plan
+ * must outlive the network; no-op without a veth. Fails closed, naming the
+ * step; what was made is undone by netns_down / netns_live_close. */
+int netns_up(const struct netns_plan *plan, pid_t pid, struct netns_live *live, psrun_error *err);
+/* Once every process of the network is gone (never before: until then
+ * the table is what confines them): stops the proxy (its counts to stats,
+ * when not NULL) and deletes the table. The nf_tables socket stays open
+ * until netns_live_close (see netns_remove_table: its close waits for the
+ * kernel's grace period, so holders close it last). Safe to call twice. */
+void netns_down(struct netns_live *live, struct netns_stats *stats);
+/* netns_down if not yet, then the socket closed. Safe on NETNS_LIVE_INIT
+ * and twice. */
+void netns_live_close(struct netns_live *live);
 
 /* Removes veths, tables and leases of psrun runs that died. Returns how
  * many leases were removed, or -errno. */

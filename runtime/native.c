@@ -22,7 +22,7 @@
 #include "common/cleanup.h"
 #include "common/clock.h"
 #include "common/fault.h"
-#include "netns/dns-proxy.h"
+#include "netns/netns.h"
 #include "runtime/backend.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/child.h"
@@ -232,8 +232,7 @@ static void vwatch_target_closep(struct vwatch_target *t)
  */
 struct network {
         const struct netns_plan *plan;
-        struct netns_state state;
-        struct dns_proxy *proxy;
+        struct netns_live live;
         pid_t child;
         pthread_t thread;
         bool started;
@@ -244,9 +243,7 @@ struct network {
 static void *network_main(void *arg)
 {
         struct network *n = arg;
-        n->r = netns_setup(n->plan, n->child, &n->state, &n->err);
-        if (n->r >= 0)
-                n->r = dns_proxy_start(n->plan, n->state.nft, &n->proxy, &n->err);
+        n->r = netns_up(n->plan, n->child, &n->live, &n->err);
         return NULL;
 }
 
@@ -284,15 +281,13 @@ static int network_wait(struct network *n, psrun_error *err)
  * netns_remove_table: the socket is closed last, in network_teardown). */
 static void network_end(struct network *n, struct netns_stats *stats)
 {
-        dns_proxy_stop(TAKE_PTR(n->proxy), stats);
-        netns_remove_table(n->plan, &n->state);
+        netns_down(&n->live, stats);
 }
 
 static void network_teardown(struct network *n)
 {
         (void) network_wait(n, NULL);
-        network_end(n, NULL);
-        netns_teardown(n->plan, &n->state);
+        netns_live_close(&n->live);
 }
 
 /* A failure of psrun itself after `start`: the result says so. */
@@ -320,7 +315,7 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
          * sandbox is gone on every path); its table was deleted as soon as
          * the sandbox's last process was. */
         _cleanup_(network_teardown) struct network net = {.plan = &plan.net,
-                                                          .state = NETNS_STATE_INIT};
+                                                          .live = NETNS_LIVE_INIT};
         /* What the violations report needs, before anything is cloned. */
         _cleanup_(vwatch_closep) struct vwatch watch = {.audit_fd = -1};
         vwatch_prepare(&watch, &plan);

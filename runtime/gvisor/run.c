@@ -30,7 +30,7 @@
 #include "common/cleanup.h"
 #include "common/clock.h"
 #include "common/fault.h"
-#include "netns/dns-proxy.h"
+#include "netns/netns.h"
 #include "runtime/backend.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gvisor/gvisor.h"
@@ -41,16 +41,6 @@
 static void sandbox_removep(struct gvisor_sandbox *gs)
 {
         gvisor_sandbox_remove(gs);
-}
-
-struct network {
-        const struct netns_plan *plan;
-        struct netns_state state;
-};
-
-static void network_teardown(struct network *n)
-{
-        netns_teardown(n->plan, &n->state);
 }
 
 static void kill_all(struct launch *l, struct cgroup *cg)
@@ -198,8 +188,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
                 (void) run_block_signals(&fwd);
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
-        _cleanup_(network_teardown) struct network net = {&plan.net, {0}};
-        _cleanup_(dns_proxy_stopp) struct dns_proxy *proxy = NULL;
+        _cleanup_(netns_live_close) struct netns_live net = NETNS_LIVE_INIT;
         _cleanup_close_ int ws_fd = -1;
         int fds[3];
         gvisor_stdio_open(stdio, fds);
@@ -225,9 +214,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
          * the host side, where the sentry's own netstack cannot touch
          * them. */
         if (r >= 0)
-                r = netns_setup(&plan.net, l.pid, &net.state, err);
-        if (r >= 0)
-                r = dns_proxy_start(&plan.net, net.state.nft, &proxy, err);
+                r = netns_up(&plan.net, l.pid, &net, err);
         if (r >= 0)
                 r = gvisor_write_bundle(&gs, &plan, l.pid, plan.net.veth ? l.pid : 0, err);
         if (r >= 0)
@@ -254,7 +241,7 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         struct cgroup_stats st = {0};
         (void) cgroup_read_stats(cg, &st, NULL);
         fill_result(status, timed_out, &st, &gs, res);
-        dns_proxy_stop(TAKE_PTR(proxy), &res->network);
+        netns_down(&net, &res->network);
         report_violations(&plan, &st, timed_out, res);
         return 0;
 }

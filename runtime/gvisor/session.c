@@ -36,7 +36,7 @@
 #include "common/cleanup.h"
 #include "common/clock.h"
 #include "common/fileio.h"
-#include "netns/dns-proxy.h"
+#include "netns/netns.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gvisor/gvisor.h"
 
@@ -74,9 +74,8 @@ struct gvisor_session {
         struct gvisor_sandbox gs;
         struct plan *tmpl;
         struct cgroup *cg;
-        int netns_fd; /* the launcher's: runsc's control socket is there */
-        struct netns_state net;
-        struct dns_proxy *proxy;
+        int netns_fd;          /* the launcher's: runsc's control socket is there */
+        struct netns_live net; /* .plan NULL until it is up */
         struct exec_files execs[MAX_EXECS];
         struct killer killers[MAX_EXECS];
         unsigned kill_seq;
@@ -198,9 +197,7 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
                 return psrun_error_errno(err, errno, "session: backend: gvisor: %s", path);
         r = gvisor_make_workdir(*ws_fd, p.workdir, &p, err);
         if (r >= 0)
-                r = netns_setup(&tmpl->net, init->pid, &g->net, err);
-        if (r >= 0)
-                r = dns_proxy_start(&tmpl->net, g->net.nft, &g->proxy, err);
+                r = netns_up(&tmpl->net, init->pid, &g->net, err);
         if (r >= 0)
                 r = gvisor_write_bundle(&g->gs, &p, init->pid, tmpl->net.veth ? init->pid : 0, err);
         if (r >= 0)
@@ -450,13 +447,11 @@ void gvisor_session_stop(struct gvisor_session *g)
         if (!g)
                 return;
         reap_killers(g, true);
-        dns_proxy_stop(g->proxy, NULL);
+        netns_live_close(&g->net);
         /* The supervisor exits without freeing its plan: the address
          * lease goes back here. */
-        if (g->tmpl) {
-                netns_teardown(&g->tmpl->net, &g->net);
+        if (g->tmpl)
                 netns_release(&g->tmpl->net);
-        }
         safe_close(g->netns_fd);
         for (unsigned i = 0; i < MAX_EXECS; i++)
                 if (g->execs[i].used)

@@ -14,32 +14,6 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 
-int session_net_start(struct session_net *n, const struct netns_plan *plan, pid_t pid,
-                      psrun_error *err)
-{
-        *n = (struct session_net){.plan = plan, .state = NETNS_STATE_INIT};
-        if (!plan->veth)
-                return 0;
-        /* As psrun run: the firewall, the veth, then the proxy that pins
-         * what it answers. */
-        int r = netns_setup(plan, pid, &n->state, err);
-        if (r >= 0)
-                r = dns_proxy_start(plan, n->state.nft, &n->proxy, err);
-        return r;
-}
-
-void session_net_stop(struct session_net *n, struct netns_stats *stats)
-{
-        if (!n->plan)
-                return;
-        if (n->proxy)
-                dns_proxy_stop(TAKE_PTR(n->proxy), stats);
-        /* The table goes only now: until the network's processes are gone,
-         * it is what confines them. */
-        netns_teardown(n->plan, &n->state);
-        n->plan = NULL;
-}
-
 static int write_resolv(struct install_net *in, const char *state_dir, psrun_error *err)
 {
         if ((size_t) snprintf(in->resolv_path, sizeof(in->resolv_path), "%s/resolv-%s", state_dir,
@@ -91,6 +65,7 @@ int install_net_prepare(const struct policy *pol, const char *state_dir, struct 
         if (!in)
                 return psrun_error_errno(err, ENOMEM, "install: network");
         in->resolv_tree = -1;
+        in->net = (struct netns_live) NETNS_LIVE_INIT;
         int r = netns_plan(&view, &in->plan, err);
         if (r >= 0)
                 r = netns_lease(&in->plan, err);
@@ -106,7 +81,7 @@ int install_net_prepare(const struct policy *pol, const char *state_dir, struct 
 
 int install_net_start(struct install_net *in, pid_t pid, psrun_error *err)
 {
-        int r = session_net_start(&in->net, &in->plan, pid, err);
+        int r = netns_up(&in->plan, pid, &in->net, err);
         return r < 0 ? psrun_error_prefix(err, "install_network") : r;
 }
 
@@ -114,7 +89,10 @@ void install_net_free(struct install_net *in, struct netns_stats *stats)
 {
         if (!in)
                 return;
-        session_net_stop(&in->net, stats);
+        /* The table goes only now: until the network's processes are
+         * gone, it is what confines them. */
+        netns_down(&in->net, stats);
+        netns_live_close(&in->net);
         netns_release(&in->plan);
         if (in->resolv_path[0])
                 (void) unlink(in->resolv_path);

@@ -2,10 +2,11 @@
 #pragma once
 
 /*
- * The networks a session's supervisor holds (runtime/session/net.c), as
- * `psrun run` does for its one sandbox: a veth, an nft table and a DNS
- * proxy thread per network, built while the process that will use it waits
- * (between launch_confine and launch_release), torn down once it is gone.
+ * The networks a session's supervisor holds, as `psrun run` does for its
+ * one sandbox: a live network each (netns_up: a veth, an nft table and a
+ * DNS proxy thread), built while the process that will use it waits
+ * (between launch_confine and launch_release), torn down once it is gone
+ * (netns_down, netns_live_close).
  *
  *   the session's own: init's network namespace, which every exec joins
  *     (policy `network`); planned and leased with init's plan.
@@ -25,25 +26,10 @@
 #include "netns/netns.h"
 #include "policy/policy.h"
 
-struct session_net {
-        const struct netns_plan *plan; /* NULL: none built */
-        struct netns_state state;
-        struct dns_proxy *proxy;
-};
-
-/* Builds plan's network for the process pid (stopped before its command).
- * No-op for a plan without a veth. Fails closed, naming the step; what was
- * made is undone by session_net_stop. */
-int session_net_start(struct session_net *n, const struct netns_plan *plan, pid_t pid,
-                      psrun_error *err);
-/* After every process of the network is gone: stops the proxy (its counts
- * to stats, when not NULL) and removes the table. Safe to call twice. */
-void session_net_stop(struct session_net *n, struct netns_stats *stats);
-
 /* An install exec's network, from plan to teardown. */
 struct install_net {
         struct netns_plan plan;
-        struct session_net net;
+        struct netns_live net;
         char resolv_path[128]; /* in the session's state directory */
         int resolv_tree;       /* open_tree clone of resolv_path: plan.private_resolv_fd */
 };
@@ -55,7 +41,7 @@ struct install_net {
  * install_network is none (the install runs in the session's network). */
 int install_net_prepare(const struct policy *pol, const char *state_dir, struct install_net **ret,
                         psrun_error *err);
-/* session_net_start for the install exec's process. */
+/* netns_up for the install exec's process. */
 int install_net_start(struct install_net *in, pid_t pid, psrun_error *err);
 /* Everything undone: the network, the lease, the file. NULL-safe. */
 void install_net_free(struct install_net *in, struct netns_stats *stats);

@@ -343,7 +343,7 @@ static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_e
          * waits, exactly as psrun run builds it: every exec joins init's
          * namespace, so no command of the session runs without it. */
         if (r >= 0)
-                r = session_net_start(&s->net, &s->tmpl.net, s->init.pid, err);
+                r = netns_up(&s->tmpl.net, s->init.pid, &s->net, err);
         if (r >= 0)
                 r = launch_release(&s->init, err);
         struct child_msg m = {0};

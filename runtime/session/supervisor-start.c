@@ -177,7 +177,7 @@ _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int t
                 siginfo_t si;
                 if (s.init.pidfd >= 0)
                         (void) waitid((idtype_t) P_PIDFD, (id_t) s.init.pidfd, &si, WEXITED);
-                session_net_stop(&s.net, NULL);
+                netns_live_close(&s.net);
                 netns_release(&s.tmpl.net);
                 cgroup_destroy(s.init_cg);
                 cgroup_destroy(s.cg);

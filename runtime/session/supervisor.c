@@ -84,7 +84,7 @@ _Noreturn void sup_shut_down(struct supervisor *s, int destroy_conn)
         }
         launch_close(&s->init);
         /* The sandbox is gone: its network may go too. */
-        session_net_stop(&s->net, NULL);
+        netns_live_close(&s->net);
         netns_release(&s->tmpl.net);
         cgroup_destroy(s->init_cg);
         cgroup_destroy(s->cg);

@@ -59,10 +59,10 @@ struct supervisor {
         struct cgroup *trash[MAX_EXECS];
         size_t n_trash;
         struct launch init;
-        struct plan tmpl;       /* what every exec shares: joins, identity, layers */
-        struct vwatch watch;    /* each exec is a target of it */
-        struct session_net net; /* init's network, which every exec joins */
-        int own_pidns;          /* ours, for the moments a thread is made (install_net_start) */
+        struct plan tmpl;      /* what every exec shares: joins, identity, layers */
+        struct vwatch watch;   /* each exec is a target of it */
+        struct netns_live net; /* init's network, which every exec joins */
+        int own_pidns;         /* ours, for the moments a thread is made (install_net_start) */
         uint64_t created_ms, created_unix, last_activity_ms;
         struct exec_slot execs[MAX_EXECS];
         unsigned n_running;

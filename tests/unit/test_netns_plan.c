@@ -3,6 +3,7 @@
  * what they say are errors naming the entry, not silent no-ops. */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "netns/netns.h"
 #include "policy/policy.h"
@@ -77,4 +78,30 @@ Test(netns_plan, entries_that_work_are_taken)
                 cr_expect_eq(plan_with(good[i], &np, &err), 0, "%s %s: %s", good[i][1],
                              good[i][2] ? good[i][2] : "", err.msg);
         }
+}
+
+/* A network without a veth is up at once, holds nothing, and comes down
+ * (twice, and never up) without touching a socket or a proxy. */
+Test(netns_plan, a_network_without_veth_is_up_and_down_with_nothing)
+{
+        static const char *const none[] = {"network=none", NULL};
+        struct netns_plan np;
+        psrun_error err = {0};
+        cr_assert_eq(plan_with(none, &np, &err), 0, "%s", err.msg);
+        cr_assert(!np.veth);
+
+        struct netns_live never = NETNS_LIVE_INIT;
+        netns_down(&never, NULL);
+        netns_live_close(&never);
+        cr_assert_null(never.plan);
+
+        struct netns_live live;
+        cr_assert_eq(netns_up(&np, getpid(), &live, &err), 0, "%s", err.msg);
+        cr_assert_eq(live.plan, &np);
+        cr_assert_null(live.proxy);
+        cr_assert_eq(live.state.nft, -1, "no nf_tables socket without a table");
+        netns_down(&live, NULL);
+        netns_live_close(&live);
+        cr_assert_null(live.plan);
+        netns_live_close(&live);
 }
