@@ -29,8 +29,8 @@
 #include "netns/netns.h"
 
 /* Candidates when no network_pool is given, in order. */
-static const char *const pool_candidates[] = {
-        "10.213.0.0/16", "10.214.0.0/16", "10.215.0.0/16", "100.85.0.0/16", "100.86.0.0/16",
+static const struct netns_range pool_candidates[] = {
+        {{10, 213}, 16}, {{10, 214}, 16}, {{10, 215}, 16}, {{100, 85}, 16}, {{100, 86}, 16},
 };
 
 static uint32_t addr_of(const uint8_t *a)
@@ -89,11 +89,9 @@ int addr_pool_pick(struct netns_plan *p, psrun_error *err)
         if (p->pool_given)
                 return 0;
         struct route_scan s = {0};
-        struct policy_cidr c[ARRAY_SIZE(pool_candidates)];
         for (size_t i = 0; i < ARRAY_SIZE(pool_candidates); i++) {
-                (void) policy_parse_cidr(pool_candidates[i], false, &c[i], NULL);
-                s.net[i] = addr_of(c[i].addr);
-                s.prefix[i] = c[i].prefix;
+                s.net[i] = addr_of(pool_candidates[i].addr);
+                s.prefix[i] = pool_candidates[i].prefix;
         }
         _cleanup_close_ int fd = nl_open(NETLINK_ROUTE);
         _cleanup_(nlbuf_free) struct nlbuf b = NLBUF_INIT;
@@ -104,8 +102,8 @@ int addr_pool_pick(struct netns_plan *p, psrun_error *err)
                 return psrun_error_errno(err, r, "network: address pool: read the host's routes");
         for (size_t i = 0; i < ARRAY_SIZE(pool_candidates); i++)
                 if (!s.used[i]) {
-                        memcpy(&p->pool.base, c[i].addr, 4);
-                        p->pool.prefix = c[i].prefix;
+                        memcpy(&p->pool.base, pool_candidates[i].addr, 4);
+                        p->pool.prefix = pool_candidates[i].prefix;
                         return 0;
                 }
         return psrun_error_set(err, EADDRINUSE,

@@ -249,18 +249,18 @@ static const struct {
 static bool addr_refused(const struct netns_plan *plan, const struct dns_addr *a)
 {
         /* The pool (other sandboxes) first: allow_private never opens it. */
-        struct policy_cidr pool = {.family = AF_INET, .prefix = plan->pool.prefix};
+        struct cidr pool = {.family = AF_INET, .prefix = plan->pool.prefix};
         memcpy(pool.addr, &plan->pool.base, 4);
-        if (policy_cidr_contains(&pool, a->family, a->addr))
+        if (cidr_contains(&pool, a->family, a->addr))
                 return true;
         for (size_t i = 0; i < plan->n_privates; i++)
-                if (policy_cidr_contains(&plan->privates[i], a->family, a->addr))
+                if (cidr_contains(&plan->privates[i], a->family, a->addr))
                         return false;
         for (size_t i = 0; i < ARRAY_SIZE(refused_ranges); i++) {
-                struct policy_cidr c = {.family = refused_ranges[i].family,
-                                        .prefix = refused_ranges[i].prefix};
+                struct cidr c = {.family = refused_ranges[i].family,
+                                 .prefix = refused_ranges[i].prefix};
                 memcpy(c.addr, refused_ranges[i].addr, 16);
-                if (policy_cidr_contains(&c, a->family, a->addr))
+                if (cidr_contains(&c, a->family, a->addr))
                         return true;
         }
         return false;
@@ -351,7 +351,7 @@ static void pending_free(struct pending *e)
 static int upstream_sockaddr(const struct netns_plan *plan, size_t i, struct sockaddr_storage *ss,
                              socklen_t *len)
 {
-        const struct policy_cidr *u = &plan->upstream[i];
+        const struct cidr *u = &plan->upstream[i];
         memset(ss, 0, sizeof(*ss));
         if (u->family == AF_INET) {
                 struct sockaddr_in *s = (struct sockaddr_in *) ss;
@@ -592,7 +592,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
                 }
                 return;
         }
-        bool raw = p->plan->mode == POLICY_NETWORK_FULL;
+        bool raw = p->plan->mode == NETNS_MODE_FULL;
         if (!raw) {
                 if (q.qclass != DNS_CLASS_IN || !name_allowed(p->plan, q.name)) {
                         deny_name(p, client_tcp, from, from_len, &q, q.name, DNS_RCODE_NXDOMAIN,

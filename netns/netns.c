@@ -14,15 +14,20 @@
 #include "common/cleanup.h"
 #include "common/fault.h"
 
-struct netns_mode {
+struct mode_ops {
         bool veth; /* a veth pair, an address lease and an nft table */
 };
 
-static const struct netns_mode modes[_POLICY_NETWORK_MAX] = {
-        [POLICY_NETWORK_NONE] = {false},
-        [POLICY_NETWORK_RESTRICTED] = {true},
-        [POLICY_NETWORK_FULL] = {true},
+static const struct mode_ops modes[_NETNS_MODE_MAX] = {
+        [NETNS_MODE_NONE] = {false},
+        [NETNS_MODE_RESTRICTED] = {true},
+        [NETNS_MODE_FULL] = {true},
 };
+
+bool netns_mode_has_veth(enum netns_mode mode)
+{
+        return (unsigned) mode < _NETNS_MODE_MAX && modes[mode].veth;
+}
 
 const struct netns_range netns_never4[] = {
         {{0}, 8}, {{127}, 8}, {{169, 254}, 16}, {{224}, 4}, {{240}, 4},
@@ -36,42 +41,42 @@ const struct netns_range netns_private4[] = {
 };
 const size_t netns_n_private4 = ARRAY_SIZE(netns_private4);
 
-static struct policy_cidr range_cidr(const struct netns_range *r)
+static struct cidr range_cidr(const struct netns_range *r)
 {
-        struct policy_cidr c = {.family = AF_INET, .prefix = r->prefix};
+        struct cidr c = {.family = AF_INET, .prefix = r->prefix};
         memcpy(c.addr, r->addr, 4);
         return c;
 }
 
 /* Two CIDRs of one family share an address: they agree on the shorter
  * prefix. */
-static bool cidr_overlaps(const struct policy_cidr *a, const struct policy_cidr *b)
+static bool cidr_overlaps(const struct cidr *a, const struct cidr *b)
 {
         if (a->family != b->family)
                 return false;
-        const struct policy_cidr *shorter = a->prefix < b->prefix ? a : b;
-        const struct policy_cidr *other = shorter == a ? b : a;
-        return policy_cidr_contains(shorter, other->family, other->addr);
+        const struct cidr *shorter = a->prefix < b->prefix ? a : b;
+        const struct cidr *other = shorter == a ? b : a;
+        return cidr_contains(shorter, other->family, other->addr);
 }
 
 /* inner lies wholly inside outer. */
-static bool cidr_within(const struct policy_cidr *inner, const struct policy_cidr *outer)
+static bool cidr_within(const struct cidr *inner, const struct cidr *outer)
 {
         return inner->family == outer->family && inner->prefix >= outer->prefix &&
-               policy_cidr_contains(outer, inner->family, inner->addr);
+               cidr_contains(outer, inner->family, inner->addr);
 }
 
-static bool overlaps_any(const struct policy_cidr *c, const struct netns_range *r, size_t n)
+static bool overlaps_any(const struct cidr *c, const struct netns_range *r, size_t n)
 {
         for (size_t i = 0; i < n; i++) {
-                struct policy_cidr rc = range_cidr(&r[i]);
+                struct cidr rc = range_cidr(&r[i]);
                 if (cidr_overlaps(c, &rc))
                         return true;
         }
         return false;
 }
 
-static const char *cidr_text(const struct policy_cidr *c, char *buf, size_t len)
+static const char *cidr_text(const struct cidr *c, char *buf, size_t len)
 {
         char a[INET6_ADDRSTRLEN];
         inet_ntop(c->family, c->addr, a, sizeof(a));
@@ -89,7 +94,7 @@ static int check_ranges(const struct netns_plan *p, psrun_error *err)
 {
         char t[64];
         for (size_t i = 0; i < p->n_privates; i++) {
-                const struct policy_cidr *c = &p->privates[i];
+                const struct cidr *c = &p->privates[i];
                 bool inside = false;
                 if (c->family != AF_INET)
                         return psrun_error_set(err, EINVAL,
@@ -101,7 +106,7 @@ static int check_ranges(const struct netns_plan *p, psrun_error *err)
                                                "(loopback, link-local and metadata, multicast)",
                                                i, cidr_text(c, t, sizeof(t)));
                 for (size_t k = 0; k < netns_n_private4; k++) {
-                        struct policy_cidr rc = range_cidr(&netns_private4[k]);
+                        struct cidr rc = range_cidr(&netns_private4[k]);
                         inside |= cidr_within(c, &rc);
                 }
                 if (!inside)
@@ -112,7 +117,7 @@ static int check_ranges(const struct netns_plan *p, psrun_error *err)
                                                i, cidr_text(c, t, sizeof(t)));
         }
         for (size_t i = 0; i < p->n_cidrs; i++) {
-                const struct policy_cidr *c = &p->cidrs[i];
+                const struct cidr *c = &p->cidrs[i];
                 if (!c->port && p->n_ports == 0)
                         return psrun_error_set(err, EINVAL,
                                                "allow_cidrs[%zu]: %s has no port, and allow_ports "
@@ -137,16 +142,20 @@ static int check_ranges(const struct netns_plan *p, psrun_error *err)
         return 0;
 }
 
-static int copy_cidrs(char *const *v, size_t n, bool with_port, struct policy_cidr *out,
-                      size_t *n_out, const char *key, psrun_error *err)
+/* A resolv.conf nameserver: one address, a host route of its family. */
+static bool parse_nameserver(const char *s, struct cidr *c)
 {
-        if (n > NETNS_MAX_CIDRS)
-                return psrun_error_set(err, E2BIG, "%s: at most %d entries", key, NETNS_MAX_CIDRS);
-        for (size_t i = 0; i < n; i++)
-                if (policy_parse_cidr(v[i], with_port, &out[i], err) < 0)
-                        return psrun_error_prefix(err, "%s[%zu]", key, i);
-        *n_out = n;
-        return 0;
+        if (inet_pton(AF_INET, s, c->addr) == 1) {
+                c->family = AF_INET;
+                c->prefix = 32;
+                return true;
+        }
+        if (inet_pton(AF_INET6, s, c->addr) == 1) {
+                c->family = AF_INET6;
+                c->prefix = 128;
+                return true;
+        }
+        return false;
 }
 
 /* The host's nameservers, for the proxy's upstream. */
@@ -161,8 +170,8 @@ static int read_host_resolvers(struct netns_plan *p, psrun_error *err)
                 char *pct = strchr(addr, '%'); /* fe80::1%eth0: no zone ids */
                 if (pct)
                         continue;
-                struct policy_cidr c;
-                if (policy_parse_cidr(addr, false, &c, NULL) == 0)
+                struct cidr c = {0};
+                if (parse_nameserver(addr, &c))
                         p->upstream[p->n_upstream++] = c;
         }
         if (p->n_upstream == 0)
@@ -172,13 +181,13 @@ static int read_host_resolvers(struct netns_plan *p, psrun_error *err)
         return 0;
 }
 
-int netns_plan(const struct policy *pol, struct netns_plan *p, psrun_error *err)
+int netns_plan(const struct netns_request *req, struct netns_plan *p, psrun_error *err)
 {
         memset(p, 0, sizeof(*p));
         p->lease_fd = -1;
-        if ((unsigned) pol->network >= _POLICY_NETWORK_MAX)
-                return psrun_error_set(err, EINVAL, "network: unknown mode %d", (int) pol->network);
-        p->mode = pol->network;
+        if ((unsigned) req->mode >= _NETNS_MODE_MAX)
+                return psrun_error_set(err, EINVAL, "network: unknown mode %d", (int) req->mode);
+        p->mode = req->mode;
         /* A fresh namespace has lo down: programs that talk to themselves
          * over 127.0.0.1 still work. */
         p->loopback_up = true;
@@ -186,44 +195,38 @@ int netns_plan(const struct policy *pol, struct netns_plan *p, psrun_error *err)
         if (!p->veth)
                 return 0;
 
-        memcpy(p->ports, pol->allow_ports, pol->n_allow_ports * sizeof(p->ports[0]));
-        p->n_ports = pol->n_allow_ports;
-        int r = copy_cidrs(pol->allow_cidrs, pol->n_allow_cidrs, true, p->cidrs, &p->n_cidrs,
-                           "allow_cidrs", err);
-        if (r >= 0)
-                r = copy_cidrs(pol->allow_private, pol->n_allow_private, false, p->privates,
-                               &p->n_privates, "allow_private", err);
-        if (r >= 0 && pol->n_dns_upstream > NETNS_MAX_UPSTREAM)
-                r = psrun_error_set(err, E2BIG, "dns_upstream: at most %d addresses",
-                                    NETNS_MAX_UPSTREAM);
-        if (r >= 0)
-                r = copy_cidrs(pol->dns_upstream, pol->n_dns_upstream, false, p->upstream,
-                               &p->n_upstream, "dns_upstream", err);
-        if (r >= 0)
-                r = check_ranges(p, err);
+        if (req->n_ports > NETNS_MAX_PORTS || req->n_cidrs > NETNS_MAX_CIDRS ||
+            req->n_privates > NETNS_MAX_CIDRS || req->n_upstream > NETNS_MAX_UPSTREAM)
+                return psrun_error_set(err, E2BIG, "network: request past its bounds");
+        if (req->n_ports)
+                memcpy(p->ports, req->ports, req->n_ports * sizeof(p->ports[0]));
+        p->n_ports = req->n_ports;
+        memcpy(p->cidrs, req->cidrs, req->n_cidrs * sizeof(p->cidrs[0]));
+        p->n_cidrs = req->n_cidrs;
+        memcpy(p->privates, req->privates, req->n_privates * sizeof(p->privates[0]));
+        p->n_privates = req->n_privates;
+        memcpy(p->upstream, req->upstream, req->n_upstream * sizeof(p->upstream[0]));
+        p->n_upstream = req->n_upstream;
+        int r = check_ranges(p, err);
         if (r >= 0 && p->n_upstream == 0)
                 r = read_host_resolvers(p, err);
         if (r < 0)
                 return r;
-        if (pol->network_pool) {
-                struct policy_cidr c;
-                r = policy_parse_cidr(pol->network_pool, false, &c, err);
-                if (r < 0)
-                        return psrun_error_prefix(err, "network_pool");
-                memcpy(&p->pool.base, c.addr, 4);
-                p->pool.prefix = c.prefix;
+        if (req->pool_given) {
+                memcpy(&p->pool.base, req->pool.addr, 4);
+                p->pool.prefix = req->pool.prefix;
                 p->pool_given = true;
         }
-        p->min_ttl_ms = pol->dns_min_ttl_ms;
-        p->max_ttl_ms = pol->dns_max_ttl_ms;
-        p->allow_domains = (const char *const *) pol->allow_domains;
-        p->n_allow_domains = pol->n_allow_domains;
+        p->min_ttl_ms = req->min_ttl_ms;
+        p->max_ttl_ms = req->max_ttl_ms;
+        p->allow_domains = req->allow_domains;
+        p->n_allow_domains = req->n_allow_domains;
         /* A name is pinned on allow_ports: with none, on nothing. */
         if (p->n_allow_domains && p->n_ports == 0)
                 return psrun_error_set(err, EINVAL,
                                        "allow_ports: empty, so no name of allow_domains could be "
                                        "reached");
-        p->log_path = pol->network_log;
+        p->log_path = req->log_path;
 
         uint32_t rnd;
         if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))

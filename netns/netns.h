@@ -11,7 +11,9 @@
  *   restricted: as full, but forwarding is default-deny: only (address .
  *               port) pairs the DNS proxy pinned for allowed names.
  *
- * Split in three: netns_plan() is pure (policy in, plan out);
+ * Split in three: netns_plan() is pure (a request in, plan out: the
+ * request is filled from a policy by runtime/plan-policy.c, netns/ knows no
+ * policy);
  * netns_lease() takes an address pair (a file under NETNS_STATE_DIR that
  * `psrun gc` can find); netns_up() runs in the parent between clone3 and
  * the release of the child and builds the veth, addresses, routes, the
@@ -26,12 +28,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "common/cidr.h"
 #include "common/error.h"
-#include "policy/policy.h"
 
 #define NETNS_STATE_DIR    "/run/psrun/net"
 #define NETNS_MAX_CIDRS    64
 #define NETNS_MAX_UPSTREAM 4
+#define NETNS_MAX_PORTS    64
 /* NFLOG groups of the sandboxes: base + the lease's slot (one reader each). */
 #define NETNS_NFLOG_BASE 0x8000
 
@@ -41,8 +44,42 @@ struct netns_pool {
         unsigned prefix;
 };
 
+/* The modes, in the policy's order (network: none|restricted|full). */
+enum netns_mode {
+        NETNS_MODE_NONE,
+        NETNS_MODE_RESTRICTED,
+        NETNS_MODE_FULL,
+        _NETNS_MODE_MAX,
+};
+
+/* What a sandbox's network is asked to be: the policy's network keys,
+ * parsed (runtime/plan-policy.c fills it; a session's install network
+ * fills its own there too). The lists are copied into the plan; the
+ * strings are borrowed and must outlive it. */
+struct netns_request {
+        enum netns_mode mode;
+        const uint16_t *ports; /* allow_ports */
+        size_t n_ports;
+        struct cidr cidrs[NETNS_MAX_CIDRS]; /* allow_cidrs */
+        size_t n_cidrs;
+        struct cidr privates[NETNS_MAX_CIDRS]; /* allow_private */
+        size_t n_privates;
+        struct cidr upstream[NETNS_MAX_UPSTREAM]; /* dns_upstream; none: the host's */
+        size_t n_upstream;
+        bool pool_given; /* network_pool */
+        struct cidr pool;
+        uint64_t min_ttl_ms, max_ttl_ms;
+        const char *const *allow_domains;
+        size_t n_allow_domains;
+        const char *log_path; /* network_log; NULL: none */
+};
+
+/* Whether a mode has a veth (and so an address lease, a table, a proxy,
+ * and a use for the request's lists). */
+bool netns_mode_has_veth(enum netns_mode mode);
+
 struct netns_plan {
-        enum policy_network mode;
+        enum netns_mode mode;
         bool loopback_up; /* the child brings lo up */
         bool veth;        /* full, restricted */
 
@@ -60,16 +97,16 @@ struct netns_plan {
         struct nflog *nflog;
         char lease_path[64];
 
-        uint16_t ports[POLICY_MAX_PORTS];
+        uint16_t ports[NETNS_MAX_PORTS];
         size_t n_ports;
-        struct policy_cidr cidrs[NETNS_MAX_CIDRS]; /* allow_cidrs */
+        struct cidr cidrs[NETNS_MAX_CIDRS]; /* allow_cidrs */
         size_t n_cidrs;
-        struct policy_cidr privates[NETNS_MAX_CIDRS]; /* allow_private */
+        struct cidr privates[NETNS_MAX_CIDRS]; /* allow_private */
         size_t n_privates;
-        struct policy_cidr upstream[NETNS_MAX_UPSTREAM]; /* dns_upstream, prefix full */
+        struct cidr upstream[NETNS_MAX_UPSTREAM]; /* dns_upstream, prefix full */
         size_t n_upstream;
         uint64_t min_ttl_ms, max_ttl_ms;
-        const char *const *allow_domains; /* the policy's, borrowed */
+        const char *const *allow_domains; /* the request's, borrowed */
         size_t n_allow_domains;
         const char *log_path; /* borrowed */
 
@@ -100,9 +137,9 @@ struct netns_state {
         int nft; /* nf_tables socket (netns/nft.c), kept for the DNS proxy's pins; -1: none */
 };
 
-/* Plan the network for a policy; pure apart from reading the host's
- * resolv.conf when dns_upstream is not given. */
-int netns_plan(const struct policy *pol, struct netns_plan *plan, psrun_error *err);
+/* Plan the network of a request; pure apart from reading the host's
+ * resolv.conf when it names no upstream. */
+int netns_plan(const struct netns_request *req, struct netns_plan *plan, psrun_error *err);
 /* Take an address pair from the pool (checking the host's routes when no
  * pool is given), claim an NFLOG group and fill resolv_conf. No-op without
  * a veth. */

@@ -176,11 +176,11 @@ static void add_to_sandbox(struct nlbuf *b, const struct netns_plan *p)
 }
 
 /* ip daddr <cidr> tcp dport <port> accept, or tcp dport { allow_ports }. */
-static void add_cidr_rule(struct nlbuf *b, const struct netns_plan *p, const struct policy_cidr *c,
+static void add_cidr_rule(struct nlbuf *b, const struct netns_plan *p, const struct cidr *c,
                           uint32_t *set_id)
 {
         const char *t = p->table;
-        uint8_t ports[POLICY_MAX_PORTS * 2];
+        uint8_t ports[NETNS_MAX_PORTS * 2];
         uint32_t id = 0;
         /* One port is a comparison, as nft writes `{ 80 }`. */
         if (!c->port && p->n_ports > 1) {
@@ -265,7 +265,7 @@ static void add_from_sandbox(struct nlbuf *b, const struct netns_plan *p, uint32
         nft_verdict(b, NFT_GOTO, "refuse");
         nft_rule_end(b, r);
 
-        if (p->mode == POLICY_NETWORK_FULL) {
+        if (p->mode == NETNS_MODE_FULL) {
                 bare_verdict(b, t, "from_sandbox", NF_ACCEPT, NULL);
         } else {
                 /* ip daddr . tcp dport @pin4 accept */

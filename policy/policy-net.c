@@ -58,7 +58,7 @@ static int parse_addr(const char *s, int *family, uint8_t *addr)
         return -EINVAL;
 }
 
-static bool host_bits_zero(const struct policy_cidr *c)
+static bool host_bits_zero(const struct cidr *c)
 {
         unsigned bits = c->family == AF_INET ? 32 : 128;
         for (unsigned i = c->prefix; i < bits; i++)
@@ -67,10 +67,10 @@ static bool host_bits_zero(const struct policy_cidr *c)
         return true;
 }
 
-int policy_parse_cidr(const char *s, bool with_port, struct policy_cidr *ret, psrun_error *err)
+int policy_parse_cidr(const char *s, bool with_port, struct cidr *ret, psrun_error *err)
 {
         char shown[128], buf[128];
-        struct policy_cidr c = {0};
+        struct cidr c = {0};
         policy_escape(s, shown, sizeof(shown));
         if (strlen(s) >= sizeof(buf))
                 return psrun_error_set(err, EINVAL, "\"%s\" is not a CIDR", shown);
@@ -121,21 +121,9 @@ int policy_parse_cidr(const char *s, bool with_port, struct policy_cidr *ret, ps
         return 0;
 }
 
-bool policy_cidr_contains(const struct policy_cidr *c, int family, const uint8_t *addr)
-{
-        if (c->family != family)
-                return false;
-        for (unsigned i = 0; i < c->prefix; i++) {
-                uint8_t m = (uint8_t) (0x80 >> (i % 8));
-                if ((c->addr[i / 8] & m) != (addr[i / 8] & m))
-                        return false;
-        }
-        return true;
-}
-
 /* The canonical text: "192.0.2.0/24", "[2001:db8::1]/128:443" is not used;
  * v6 with a port is "[2001:db8::/32]:443". */
-static int format_cidr(const struct policy_cidr *c, bool with_port, char **ret, psrun_error *err)
+static int format_cidr(const struct cidr *c, bool with_port, char **ret, psrun_error *err)
 {
         char a[INET6_ADDRSTRLEN], out[96];
         inet_ntop(c->family, c->addr, a, sizeof(a));
@@ -151,14 +139,14 @@ static int format_cidr(const struct policy_cidr *c, bool with_port, char **ret, 
 
 int policy_normalize_cidr(const char *in, char **ret, psrun_error *err)
 {
-        struct policy_cidr c;
+        struct cidr c;
         int r = policy_parse_cidr(in, false, &c, err);
         return r < 0 ? r : format_cidr(&c, false, ret, err);
 }
 
 int policy_normalize_cidr_port(const char *in, char **ret, psrun_error *err)
 {
-        struct policy_cidr c;
+        struct cidr c;
         int r = policy_parse_cidr(in, true, &c, err);
         return r < 0 ? r : format_cidr(&c, true, ret, err);
 }
@@ -211,7 +199,7 @@ int policy_check_network(const struct policy *p, psrun_error *err)
                         return psrun_error_set(
                                 err, EINVAL, "allow_cidrs[%zu]: IPv6 is off inside the sandbox", i);
         if (p->network_pool) {
-                struct policy_cidr c;
+                struct cidr c;
                 if (policy_parse_cidr(p->network_pool, false, &c, err) < 0)
                         return psrun_error_prefix(err, "network_pool");
                 if (c.family != AF_INET || c.prefix > 28 || c.prefix < 8)

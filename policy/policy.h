@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/cidr.h"
 #include "common/error.h"
 
 enum policy_network {
@@ -297,19 +298,10 @@ int policy_check_install(const struct policy *p, psrun_error *err);
 
 /* ---- network keys (policy/policy-net.c) ---- */
 
-/* An address block: family AF_INET or AF_INET6, address in network order. */
-struct policy_cidr {
-        int family;
-        uint8_t addr[16];
-        unsigned prefix;
-        uint16_t port; /* allow_cidrs "CIDR:port"; 0: every allowed port */
-};
-
 /* "192.0.2.0/24", "2001:db8::/32", a bare address (a host route);
  * with_port also takes "192.0.2.1/32:443" and "[2001:db8::1]:443". Host
  * bits must be zero. Pure. */
-int policy_parse_cidr(const char *s, bool with_port, struct policy_cidr *ret, psrun_error *err);
-bool policy_cidr_contains(const struct policy_cidr *c, int family, const uint8_t *addr);
+int policy_parse_cidr(const char *s, bool with_port, struct cidr *ret, psrun_error *err);
 /* The names behind "@pypi" etc., NULL-terminated; NULL for an unknown preset. */
 const char *const *policy_domain_preset(const char *name);
 /* The preset names, for messages and docs. */

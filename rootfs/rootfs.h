@@ -16,8 +16,15 @@
 #include <sys/types.h>
 
 #include "common/error.h"
-#include "policy/policy.h"
 #include "rootfs/mounts.h"
+
+/* A host path bound into the sandbox (the policy's `mounts`, filled by
+ * runtime/plan-policy.c). The strings are borrowed. */
+struct rootfs_user_mount {
+        const char *source; /* host path, absolute */
+        const char *target; /* sandbox path, absolute and normalized */
+        bool readonly;
+};
 
 struct rootfs_options {
         bool readonly;
@@ -27,7 +34,7 @@ struct rootfs_options {
         gid_t gid;
         const char *hostname;
         const char *workdir; /* created (owned by uid:gid) when under /workspace or /tmp */
-        const struct policy_mount *mounts;
+        const struct rootfs_user_mount *mounts;
         size_t n_mounts;
         uint64_t pty_limit;      /* max= of the sandbox's devpts instance; 0: the kernel's */
         const char *resolv_conf; /* NULL: no resolver (network none) */

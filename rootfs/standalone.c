@@ -96,7 +96,7 @@ static int add_tmpfs(struct rootfs_plan *plan, const char *path, mode_t mode, ui
         return r < 0 ? r : rootfs_plan_add(plan, &m);
 }
 
-static int add_user_mount(struct rootfs_plan *plan, const struct policy_mount *m, size_t index,
+static int add_user_mount(struct rootfs_plan *plan, const struct rootfs_user_mount *m, size_t index,
                           psrun_error *err)
 {
         /* The host path is resolved here, by the user who runs psrun; the

@@ -196,12 +196,92 @@ static int plan_violations(const struct policy *pol, struct plan *p, psrun_error
         return 0;
 }
 
+static const enum netns_mode network_modes[_POLICY_NETWORK_MAX] = {
+        [POLICY_NETWORK_NONE] = NETNS_MODE_NONE,
+        [POLICY_NETWORK_RESTRICTED] = NETNS_MODE_RESTRICTED,
+        [POLICY_NETWORK_FULL] = NETNS_MODE_FULL,
+};
+_Static_assert(POLICY_MAX_PORTS <= NETNS_MAX_PORTS, "NETNS_MAX_PORTS");
+
+static int parse_cidrs(char *const *v, size_t n, bool with_port, struct cidr *out, size_t *n_out,
+                       const char *key, psrun_error *err)
+{
+        if (n > NETNS_MAX_CIDRS)
+                return psrun_error_set(err, E2BIG, "%s: at most %d entries", key, NETNS_MAX_CIDRS);
+        for (size_t i = 0; i < n; i++)
+                if (policy_parse_cidr(v[i], with_port, &out[i], err) < 0)
+                        return psrun_error_prefix(err, "%s[%zu]", key, i);
+        *n_out = n;
+        return 0;
+}
+
+/* The one place a policy's network keys become a network request: the
+ * sandbox's (network, allow_domains, allow_cidrs) or an install's (its
+ * mode and allowlist, no allow_cidrs); the other keys are shared. The
+ * request borrows the policy's strings, so the plan must not outlive pol. */
+static int plan_network(const struct policy *pol, enum policy_network network,
+                        char *const *allow_domains, size_t n_allow_domains, bool with_cidrs,
+                        struct netns_plan *net, psrun_error *err)
+{
+        /* Safe for netns_release() whatever fails. */
+        memset(net, 0, sizeof(*net));
+        net->lease_fd = -1;
+        if ((unsigned) network >= _POLICY_NETWORK_MAX)
+                return psrun_error_set(err, EINVAL, "network: unknown mode %d", (int) network);
+        /* Big (the lists, parsed): not on the stack of an embedder's thread. */
+        _cleanup_free_ struct netns_request *req = calloc(1, sizeof(*req));
+        if (!req)
+                return psrun_error_errno(err, ENOMEM, "network");
+        req->mode = network_modes[network];
+        int r = 0;
+        if (netns_mode_has_veth(req->mode)) {
+                req->ports = pol->allow_ports;
+                req->n_ports = pol->n_allow_ports;
+                if (with_cidrs)
+                        r = parse_cidrs(pol->allow_cidrs, pol->n_allow_cidrs, true, req->cidrs,
+                                        &req->n_cidrs, "allow_cidrs", err);
+                if (r >= 0)
+                        r = parse_cidrs(pol->allow_private, pol->n_allow_private, false,
+                                        req->privates, &req->n_privates, "allow_private", err);
+                if (r >= 0 && pol->n_dns_upstream > NETNS_MAX_UPSTREAM)
+                        r = psrun_error_set(err, E2BIG, "dns_upstream: at most %d addresses",
+                                            NETNS_MAX_UPSTREAM);
+                if (r >= 0)
+                        r = parse_cidrs(pol->dns_upstream, pol->n_dns_upstream, false,
+                                        req->upstream, &req->n_upstream, "dns_upstream", err);
+                if (r >= 0 && pol->network_pool) {
+                        r = policy_parse_cidr(pol->network_pool, false, &req->pool, err);
+                        if (r < 0)
+                                psrun_error_prefix(err, "network_pool");
+                        req->pool_given = r >= 0;
+                }
+                req->min_ttl_ms = pol->dns_min_ttl_ms;
+                req->max_ttl_ms = pol->dns_max_ttl_ms;
+                req->allow_domains = (const char *const *) allow_domains;
+                req->n_allow_domains = n_allow_domains;
+                req->log_path = pol->network_log;
+        }
+        return r < 0 ? r : netns_plan(req, net, err);
+}
+
+int plan_policy_network(const struct policy *pol, struct netns_plan *net, psrun_error *err)
+{
+        return plan_network(pol, pol->network, pol->allow_domains, pol->n_allow_domains, true, net,
+                            err);
+}
+
+int plan_install_network(const struct policy *pol, struct netns_plan *net, psrun_error *err)
+{
+        return plan_network(pol, pol->install_network, pol->install_allow_domains,
+                            pol->n_install_allow_domains, false, net, err);
+}
+
 int plan_from_policy(const struct policy *pol, char *const argv[], const struct plan_options *o,
                      struct plan *p, psrun_error *err)
 {
         plan_init(p);
 
-        int r = netns_plan(pol, &p->net, err);
+        int r = plan_policy_network(pol, &p->net, err);
         if (r < 0)
                 return r;
         if (!argv || !argv[0] || !argv[0][0])
@@ -245,6 +325,17 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         uint64_t tmp_size = pol->memory_limit / 4;
         if (tmp_size > pol->disk_limit)
                 tmp_size = pol->disk_limit;
+        /* The policy's mounts as the root's (the strings borrowed). */
+        _cleanup_free_ struct rootfs_user_mount *mounts =
+                pol->n_mounts ? calloc(pol->n_mounts, sizeof(*mounts)) : NULL;
+        if (pol->n_mounts && !mounts) {
+                plan_free(p);
+                return psrun_error_errno(err, ENOMEM, "plan");
+        }
+        for (size_t i = 0; i < pol->n_mounts; i++)
+                mounts[i] = (struct rootfs_user_mount){.source = pol->mounts[i].source,
+                                                       .target = pol->mounts[i].target,
+                                                       .readonly = pol->mounts[i].readonly};
         struct rootfs_options ro = {
                 .readonly = pol->readonly_rootfs,
                 .workspace_size = pol->disk_limit,
@@ -253,7 +344,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 .gid = pol->gid,
                 .hostname = p->hostname,
                 .workdir = p->workdir,
-                .mounts = pol->mounts,
+                .mounts = mounts,
                 .n_mounts = pol->n_mounts,
                 .pty_limit = pol->pty_limit,
         };

@@ -253,3 +253,12 @@ struct plan_options {
  * template). opts may be NULL. */
 int plan_from_policy(const struct policy *policy, char *const argv[],
                      const struct plan_options *opts, struct plan *plan, psrun_error *err);
+/* The sandbox's network (network, allow_domains, allow_cidrs and the
+ * keys they share), planned, not leased: the one place a policy's network
+ * keys become a netns_request. It borrows the policy's strings. */
+int plan_policy_network(const struct policy *policy, struct netns_plan *net, psrun_error *err);
+/* A session's install network (install_network and install_allow_domains
+ * in place of network and allow_domains; allow_cidrs is the session's own
+ * and not carried over; every other network key is shared), planned, not
+ * leased. It borrows the policy's strings. */
+int plan_install_network(const struct policy *policy, struct netns_plan *net, psrun_error *err);

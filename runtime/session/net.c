@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "runtime/plan.h"
 
 static int write_resolv(struct install_net *in, const char *state_dir, psrun_error *err)
 {
@@ -51,22 +52,13 @@ int install_net_prepare(const struct policy *pol, const char *state_dir, struct 
         *ret = NULL;
         if (pol->install_network == POLICY_NETWORK_NONE)
                 return 0;
-        /* The session's policy with the install network's mode and
-         * allowlist; every other network key (dns_upstream, allow_ports,
-         * allow_private, TTLs, network_pool, network_log) is shared. The
-         * plan borrows the lists, which live as long as pol. */
-        struct policy view = *pol;
-        view.network = pol->install_network;
-        view.allow_domains = pol->install_allow_domains;
-        view.n_allow_domains = pol->n_install_allow_domains;
-        view.allow_cidrs = NULL;
-        view.n_allow_cidrs = 0;
         struct install_net *in = calloc(1, sizeof(*in));
         if (!in)
                 return psrun_error_errno(err, ENOMEM, "install: network");
         in->resolv_tree = -1;
         in->net = (struct netns_live) NETNS_LIVE_INIT;
-        int r = netns_plan(&view, &in->plan, err);
+        /* The plan borrows the policy's lists, which live as long as pol. */
+        int r = plan_install_network(pol, &in->plan, err);
         if (r >= 0)
                 r = netns_lease(&in->plan, err);
         if (r >= 0)

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* netns_plan(): allow_cidrs and allow_private entries that could not do
- * what they say are errors naming the entry, not silent no-ops. */
+/* netns_plan(), through the policy's request (plan_policy_network):
+ * allow_cidrs and allow_private entries that could not do what they say
+ * are errors naming the entry, not silent no-ops. */
 #include <criterion/criterion.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "netns/netns.h"
 #include "policy/policy.h"
+#include "runtime/plan.h"
 
 static int plan_with(const char *const *opts, struct netns_plan *np, psrun_error *err)
 {
@@ -18,7 +20,7 @@ static int plan_with(const char *const *opts, struct netns_plan *np, psrun_error
                 cr_assert_eq(policy_set_option(&p, opts[i], err), 0, "%s: %s", opts[i], err->msg);
         int r = policy_validate(&p, err);
         if (r >= 0)
-                r = netns_plan(&p, np, err);
+                r = plan_policy_network(&p, np, err);
         policy_free(&p);
         return r;
 }
