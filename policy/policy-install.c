@@ -10,8 +10,6 @@
 #include "common/cleanup.h"
 #include "policy/policy.h"
 
-#define URL_MAX 1024
-
 static const struct {
         const char *name;
         uint32_t bit;
@@ -51,8 +49,9 @@ static bool path_char(char c)
 int policy_normalize_url(const char *in, char **ret, psrun_error *err)
 {
         size_t len = strlen(in);
-        if (len == 0 || len > URL_MAX)
-                return psrun_error_set(err, EINVAL, "must be a URL of 1 to %d characters", URL_MAX);
+        if (len == 0 || len > POLICY_URL_MAX)
+                return psrun_error_set(err, EINVAL, "must be a URL of 1 to %d characters",
+                                       POLICY_URL_MAX);
         const char *scheme = NULL;
         if (strncasecmp(in, "https://", 8) == 0)
                 scheme = "https://";

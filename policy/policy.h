@@ -67,6 +67,8 @@ struct policy_mount {
 };
 
 #define POLICY_MAX_PORTS 64
+/* pip_index_url, npm_registry */
+#define POLICY_URL_MAX 1024
 
 struct policy {
         enum policy_network network;

@@ -25,9 +25,15 @@ static void failed(psrun_exec_result *res, const psrun_error *err)
         snprintf(res->result.error, sizeof(res->result.error), "%s", err ? err->msg : "");
 }
 
-/* The action as the approver sees it. */
-static char *action_json(const char *id, const char *tool, const char *spec)
+/* The action as the approver sees it: exactly what will be fetched (the
+ * package from that index) and the installer's command line. */
+static char *action_json(const char *id, enum install_tool tool, const char *spec,
+                         const struct install_index *idx)
 {
+        _cleanup_strv_free_ char **argv = NULL;
+        psrun_error ignored = {0};
+        if (install_argv(idx, tool, spec, &argv, &ignored) < 0)
+                return NULL;
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
@@ -36,10 +42,18 @@ static char *action_json(const char *id, const char *tool, const char *spec)
         fputs("{\"action\": \"install\", \"session\": ", f);
         json_write_string(f, id);
         fputs(", \"tool\": ", f);
-        json_write_string(f, tool);
+        json_write_string(f, install_tool_to_string(tool));
         fputs(", \"package\": ", f);
         json_write_string(f, spec);
-        fputs("}", f);
+        fputs(", \"index\": ", f);
+        json_write_string(f, install_index_url(idx, tool));
+        fputs(", \"command\": [", f);
+        for (size_t i = 0; argv[i]; i++) {
+                if (i)
+                        fputs(", ", f);
+                json_write_string(f, argv[i]);
+        }
+        fputs("]}", f);
         if (fclose(f) != 0) {
                 free(buf);
                 return NULL;
@@ -48,8 +62,10 @@ static char *action_json(const char *id, const char *tool, const char *spec)
 }
 
 /* 0 when approved; -EPERM naming who refused what. */
-static int ask(psrun_session *s, const char *tool, const char *spec, psrun_error *err)
+static int ask(psrun_session *s, enum install_tool tool_id, const char *spec,
+               const struct install_index *idx, psrun_error *err)
 {
+        const char *tool = install_tool_to_string(tool_id);
         void *userdata = NULL;
         session_approve_fn approve = session_approver(s, &userdata);
         if (!approve)
@@ -57,7 +73,7 @@ static int ask(psrun_session *s, const char *tool, const char *spec, psrun_error
                                        "install: `%s` (%s) was denied: the policy gates installs "
                                        "(`approve: [install]`) and no approver is set",
                                        spec, tool);
-        _cleanup_free_ char *json = action_json(psrun_session_id(s), tool, spec);
+        _cleanup_free_ char *json = action_json(psrun_session_id(s), tool_id, spec, idx);
         if (!json)
                 return psrun_error_errno(err, ENOMEM, "install");
         psrun_approval a = {
@@ -100,10 +116,17 @@ PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,
         if (r >= 0)
                 r = install_check_network((enum policy_network) rep.network,
                                           (enum policy_network) rep.install_network, package, err);
-        const char *tool_name = r >= 0 ? install_tool_to_string(tool) : NULL;
         bool gated = r >= 0 && (rep.approve & POLICY_ACTION_INSTALL);
-        if (gated)
-                r = ask(s, tool_name, package, err);
+        if (gated) {
+                /* The supervisor's strings, ended here whatever it sent. */
+                rep.pip_index_url[sizeof(rep.pip_index_url) - 1] = '\0';
+                rep.npm_registry[sizeof(rep.npm_registry) - 1] = '\0';
+                struct install_index idx = {
+                        .pip_index_url = rep.pip_index_url,
+                        .npm_registry = rep.npm_registry,
+                };
+                r = ask(s, tool, package, &idx, err);
+        }
         if (r < 0) {
                 failed(res, err);
                 return r;

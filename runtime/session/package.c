@@ -258,9 +258,22 @@ static char *url_host(const char *url)
         return strndup(h, strcspn(h, "/"));
 }
 
-int install_argv(const struct policy *pol, enum install_tool tool, const char *spec, char ***ret,
-                 psrun_error *err)
+const char *install_index_url(const struct install_index *idx, enum install_tool tool)
 {
+        const char *url = tool == INSTALL_TOOL_NODE ? idx->npm_registry : idx->pip_index_url;
+        if (url && url[0])
+                return url;
+        return tool == INSTALL_TOOL_NODE ? "https://registry.npmjs.org/"
+                                         : "https://pypi.org/simple";
+}
+
+int install_argv(const struct install_index *idx, enum install_tool tool, const char *spec,
+                 char ***ret, psrun_error *err)
+{
+        const char *pip_index =
+                idx->pip_index_url && idx->pip_index_url[0] ? idx->pip_index_url : NULL;
+        const char *npm_registry =
+                idx->npm_registry && idx->npm_registry[0] ? idx->npm_registry : NULL;
         int r = install_check_spec(tool, spec, err);
         if (r < 0)
                 return r;
@@ -287,13 +300,13 @@ int install_argv(const struct policy *pol, enum install_tool tool, const char *s
                                      INSTALL_PYTHON_DIR};
                 memcpy(v, pre, sizeof(pre));
                 n = ARRAY_SIZE(pre);
-                if (pol->pip_index_url) {
+                if (pip_index) {
                         v[n++] = "--index-url";
-                        v[n++] = pol->pip_index_url;
+                        v[n++] = pip_index;
                         /* pip ignores a plain-http index unless told to trust
                          * its host: the operator named it, so it is. */
-                        if (strncmp(pol->pip_index_url, "http://", 7) == 0) {
-                                if (!(host = url_host(pol->pip_index_url)))
+                        if (strncmp(pip_index, "http://", 7) == 0) {
+                                if (!(host = url_host(pip_index)))
                                         return psrun_error_errno(err, ENOMEM, "install");
                                 v[n++] = "--trusted-host";
                                 v[n++] = host;
@@ -309,8 +322,8 @@ int install_argv(const struct policy *pol, enum install_tool tool, const char *s
                                      "/tmp/.psrun-npm-cache"};
                 memcpy(v, pre, sizeof(pre));
                 n = ARRAY_SIZE(pre);
-                if (pol->npm_registry) {
-                        if (asprintf(&registry, "--registry=%s", pol->npm_registry) < 0)
+                if (npm_registry) {
+                        if (asprintf(&registry, "--registry=%s", npm_registry) < 0)
                                 return psrun_error_errno(err, ENOMEM, "install");
                         v[n++] = registry;
                 }

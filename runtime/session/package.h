@@ -38,10 +38,22 @@ int install_check_spec(enum install_tool tool, const char *spec, psrun_error *er
 int install_check_network(enum policy_network network, enum policy_network install_network,
                           const char *spec, psrun_error *err);
 
+/* Where an installer fetches from: the policy's pip_index_url and
+ * npm_registry (NULL or "": the tool's default index). */
+struct install_index {
+        const char *pip_index_url;
+        const char *npm_registry;
+};
+
+/* The index tool fetches from under idx: the policy's, else the tool's
+ * own default (pip's https://pypi.org/simple, npm's
+ * https://registry.npmjs.org/), for what an approver is shown. */
+const char *install_index_url(const struct install_index *idx, enum install_tool tool);
+
 /* The installer's argv (malloc'd vector of malloc'd strings, strv_free)
- * for a checked spec, with the policy's pip_index_url / npm_registry. */
-int install_argv(const struct policy *pol, enum install_tool tool, const char *spec, char ***argv,
-                 psrun_error *err);
+ * for a checked spec, with the index idx names. */
+int install_argv(const struct install_index *idx, enum install_tool tool, const char *spec,
+                 char ***argv, psrun_error *err);
 
 /* What every exec of a session gets so installed packages are found with
  * no configuration: NAME=value strings (static), those the policy's own env

@@ -43,7 +43,7 @@
  * sess_req, struct sess_reply or what they carry (struct run_result,
  * psrun_error) change. */
 #define SESS_PROTO_MAGIC   0x4e535350U
-#define SESS_PROTO_VERSION 2
+#define SESS_PROTO_VERSION 3
 
 struct sess_hdr {
         uint32_t magic;
@@ -96,6 +96,10 @@ struct sess_reply {
         uint32_t running_execs;
         uint32_t approve;                  /* the policy's gated actions (POLICY_ACTION_*) */
         uint32_t network, install_network; /* enum policy_network */
+        /* INFO: the policy's pip_index_url and npm_registry ("": the
+         * tool's default), for what an approver is shown. */
+        char pip_index_url[POLICY_URL_MAX + 1];
+        char npm_registry[POLICY_URL_MAX + 1];
 };
 
 /* This build's header for a struct of size bytes. */

@@ -337,7 +337,11 @@ int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req
         if (r < 0)
                 return r;
         _cleanup_strv_free_ char **argv = NULL;
-        r = install_argv(s->pol, (enum install_tool) req->tool, payload, &argv, err);
+        struct install_index idx = {
+                .pip_index_url = s->pol->pip_index_url,
+                .npm_registry = s->pol->npm_registry,
+        };
+        r = install_argv(&idx, (enum install_tool) req->tool, payload, &argv, err);
         if (r < 0)
                 return r;
         struct exec_spec x = {

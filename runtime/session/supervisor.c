@@ -179,6 +179,10 @@ static void handle_request(struct supervisor *s, int conn)
                         .network = (uint32_t) s->pol->network,
                         .install_network = (uint32_t) s->pol->install_network,
                 };
+                snprintf(rep.pip_index_url, sizeof(rep.pip_index_url), "%s",
+                         s->pol->pip_index_url ? s->pol->pip_index_url : "");
+                snprintf(rep.npm_registry, sizeof(rep.npm_registry), "%s",
+                         s->pol->npm_registry ? s->pol->npm_registry : "");
                 (void) sup_send_reply(conn, &rep,
                                       req.op == SESS_OP_WORKSPACE ? s->workspace_fd : -1);
                 break;

@@ -303,10 +303,11 @@ if [ -n "$sid" ]; then
 	approve_case "the approver gets the action as JSON; its first line is the reason" 125 \
 		'refused (exit 3): not psfake today' \
 		--approve-cmd "cat >'$TMP/approval.json'; echo 'not psfake today'; exit 3"
-	if grep -q '"action": "install", "session": "'"$sid"'", "tool": "python", "package": "psfake"' "$TMP/approval.json"; then
-		ok "approve: the action JSON names action, session, tool and package"
+	if grep -q '"action": "install", "session": "'"$sid"'", "tool": "python", "package": "psfake", "index": "http://pypi.test/simple", "command": \["python3", ' "$TMP/approval.json" &&
+		grep -q '"--index-url", "http://pypi.test/simple", "--trusted-host", "pypi.test", "--", "psfake"\]}' "$TMP/approval.json"; then
+		ok "approve: the action JSON names action, session, tool, package, the index and the command"
 	else
-		bad "approve: the action JSON names action, session, tool and package" "$(cat "$TMP/approval.json")"
+		bad "approve: the action JSON names action, session, tool, package, the index and the command" "$(cat "$TMP/approval.json")"
 	fi
 	approve_case "a hanging approver is denied in bounded time" 125 \
 		'did not answer within 1 s' --approve-cmd 'sleep 30' --approve-timeout 1s

@@ -111,8 +111,14 @@ Test(install, a_gated_install_is_denied_without_an_approver_or_a_yes, .timeout =
         psrun_session_set_approver(t.s, approver, &q);
         cr_expect_eq(install(&t, "node", "@scope/pkg@^1", &res, &err), -EPERM);
         cr_expect_eq(q.calls, 1);
+        /* Exactly what will be fetched, and from where: the package, the
+         * index (npm's default here) and the installer's command line. */
         cr_expect_str_eq(q.json, "{\"action\": \"install\", \"session\": \"t\", \"tool\": "
-                                 "\"node\", \"package\": \"@scope/pkg@^1\"}");
+                                 "\"node\", \"package\": \"@scope/pkg@^1\", \"index\": "
+                                 "\"https://registry.npmjs.org/\", \"command\": [\"npm\", "
+                                 "\"install\", \"--no-fund\", \"--no-audit\", "
+                                 "\"--no-update-notifier\", \"--cache\", "
+                                 "\"/tmp/.psrun-npm-cache\", \"--\", \"@scope/pkg@^1\"]}");
         cr_expect(strstr(err.msg, "install: `@scope/pkg@^1` (node) was denied by the approver: "
                                   "not now please"),
                   "%s", err.msg);

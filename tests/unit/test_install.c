@@ -217,9 +217,8 @@ static bool has_pair(char **argv, const char *a, const char *b)
 
 Test(install, argv)
 {
-        struct policy p;
+        struct install_index p = {0};
         psrun_error err = {0};
-        cr_assert_eq(policy_init(&p), 0);
         _cleanup_strv_free_ char **v = NULL;
         cr_assert_eq(install_argv(&p, INSTALL_TOOL_PYTHON, "psfake==1.0", &v, &err), 0, "%s",
                      err.msg);
@@ -234,13 +233,12 @@ Test(install, argv)
         cr_expect_str_eq(v[n - 1], "psfake==1.0");
         cr_expect_str_eq(v[n - 2], "--");
 
-        p.pip_index_url = strdup("http://pypi.test:8080/simple");
+        p.pip_index_url = "http://pypi.test:8080/simple";
         strv_free(TAKE_PTR(v));
         cr_assert_eq(install_argv(&p, INSTALL_TOOL_PYTHON, "psfake", &v, &err), 0);
         cr_expect(has_pair(v, "--index-url", "http://pypi.test:8080/simple"));
         cr_expect(has_pair(v, "--trusted-host", "pypi.test:8080"), "plain http needs it");
-        free(p.pip_index_url);
-        p.pip_index_url = strdup("https://pypi.test/simple");
+        p.pip_index_url = "https://pypi.test/simple";
         strv_free(TAKE_PTR(v));
         cr_assert_eq(install_argv(&p, INSTALL_TOOL_PYTHON, "psfake", &v, &err), 0);
         cr_expect(!has_pair(v, "--trusted-host", NULL), "https needs no trust");
@@ -250,7 +248,7 @@ Test(install, argv)
         cr_expect_str_eq(v[0], "npm");
         cr_expect_str_eq(v[1], "install");
         cr_expect(has_pair(v, "--", "@scope/pkg@^1"));
-        p.npm_registry = strdup("http://npm.test/");
+        p.npm_registry = "http://npm.test/";
         strv_free(TAKE_PTR(v));
         cr_assert_eq(install_argv(&p, INSTALL_TOOL_NODE, "lodash", &v, &err), 0);
         bool reg = false;
@@ -261,7 +259,23 @@ Test(install, argv)
         strv_free(TAKE_PTR(v));
         cr_expect_eq(install_argv(&p, INSTALL_TOOL_NODE, "--global", &v, &err), -EINVAL);
         cr_expect_null(v);
-        policy_free(&p);
+        /* "": the tool's default, as NULL. */
+        p = (struct install_index){.pip_index_url = "", .npm_registry = ""};
+        cr_assert_eq(install_argv(&p, INSTALL_TOOL_PYTHON, "psfake", &v, &err), 0);
+        cr_expect(!has_pair(v, "--index-url", NULL));
+}
+
+/* What an approver is shown as the index: the policy's, else the tool's
+ * own default. */
+Test(install, index_url)
+{
+        struct install_index none = {0}, empty = {"", ""};
+        struct install_index own = {"http://pypi.test/simple", "http://npm.test/"};
+        cr_expect_str_eq(install_index_url(&none, INSTALL_TOOL_PYTHON), "https://pypi.org/simple");
+        cr_expect_str_eq(install_index_url(&empty, INSTALL_TOOL_NODE),
+                         "https://registry.npmjs.org/");
+        cr_expect_str_eq(install_index_url(&own, INSTALL_TOOL_PYTHON), "http://pypi.test/simple");
+        cr_expect_str_eq(install_index_url(&own, INSTALL_TOOL_NODE), "http://npm.test/");
 }
 
 Test(install, network_check_and_env)

@@ -213,8 +213,13 @@ class SandboxTest(unittest.TestCase):
             with self.assertRaises(InstallDenied) as cm:
                 sb.install_package("psfake")
             self.assertIn("the approver raised RuntimeError: boom", str(cm.exception))
+            command = asked[0].pop("command")
             self.assertEqual(asked[0], {"action": "install", "session": sb.id, "tool": "python",
-                                        "package": "psfake==1.0"})
+                                        "package": "psfake==1.0",
+                                        "index": "https://pypi.org/simple"})
+            self.assertEqual(command[:4], ["python3", "-I", "-m", "pip"])
+            self.assertEqual(command[-2:], ["--", "psfake==1.0"])
+            self.assertEqual(asked[1]["index"], "https://registry.npmjs.org/")
             self.assertEqual(asked[1]["tool"], "node")
             self.assertEqual(len(asked), 3)
             self.assertEqual(sb.list_files(), [])
