@@ -200,23 +200,29 @@ PSRUN_PUBLIC int psrun_run(const psrun_policy *pol, char *const argv[],
         return r;
 }
 
+void result_from_public(const psrun_result *in, struct run_result *out)
+{
+        *out = (struct run_result){
+                .exit_code = in->exit_code,
+                .signal = in->signal,
+                .wall_ms = in->wall_ms,
+                .cpu_ms = in->cpu_ms,
+                .peak_memory_bytes = in->peak_memory_bytes,
+        };
+        int reason = run_reason_from_string(in->reason);
+        out->reason = reason < 0 ? RUN_REASON_SETUP_ERROR : (enum run_reason) reason;
+        memcpy(out->error, in->error, sizeof(out->error));
+        violations_from_public(in, &out->violations);
+        if (in->backend)
+                snprintf(out->backend, sizeof(out->backend), "%s", in->backend);
+}
+
 PSRUN_PUBLIC int psrun_result_write_json(const psrun_result *result, int fd)
 {
         if (!result)
                 return -EINVAL;
-        struct run_result r = {
-                .exit_code = result->exit_code,
-                .signal = result->signal,
-                .wall_ms = result->wall_ms,
-                .cpu_ms = result->cpu_ms,
-                .peak_memory_bytes = result->peak_memory_bytes,
-        };
-        int reason = run_reason_from_string(result->reason);
-        r.reason = reason < 0 ? RUN_REASON_SETUP_ERROR : (enum run_reason) reason;
-        memcpy(r.error, result->error, sizeof(r.error));
-        violations_from_public(result, &r.violations);
-        if (result->backend)
-                snprintf(r.backend, sizeof(r.backend), "%s", result->backend);
+        struct run_result r;
+        result_from_public(result, &r);
         int copy = dup(fd);
         if (copy < 0)
                 return -errno;

@@ -55,7 +55,15 @@ void run_result_write_network(const struct netns_stats *n, FILE *f)
 
 void run_result_write_json(const struct run_result *r, FILE *f)
 {
-        fprintf(f, "{\"exit_code\":%d,\"signal\":", r->exit_code);
+        fputc('{', f);
+        run_result_write_fields(r, f);
+        fputs("}\n", f);
+        fflush(f);
+}
+
+void run_result_write_fields(const struct run_result *r, FILE *f)
+{
+        fprintf(f, "\"exit_code\":%d,\"signal\":", r->exit_code);
         if (r->signal)
                 fprintf(f, "%d", r->signal);
         else
@@ -85,8 +93,6 @@ void run_result_write_json(const struct run_result *r, FILE *f)
         if (r->network.active)
                 run_result_write_network(&r->network, f);
         violations_write_json(&r->violations, f);
-        fputs("}\n", f);
-        fflush(f);
 }
 
 int run_result_setup_error(struct run_result *r, const psrun_error *err, int ret)

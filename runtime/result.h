@@ -70,3 +70,6 @@ void run_result_write_network(const struct netns_stats *n, FILE *f);
 
 /* One JSON object on one line, newline-terminated. */
 void run_result_write_json(const struct run_result *r, FILE *f);
+/* Its members alone, no braces: for a writer that adds its own (a session
+ * exec's output fields). */
+void run_result_write_fields(const struct run_result *r, FILE *f);

@@ -518,43 +518,16 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
                 close(copy);
                 return -errno;
         }
-        const psrun_result *r = &res->result;
-        fprintf(f, "{\"exit_code\":%d,\"signal\":", r->exit_code);
-        if (r->signal)
-                fprintf(f, "%d", r->signal);
-        else
-                fputs("null", f);
-        fputs(",\"reason\":", f);
-        json_write_string(f, r->reason ? r->reason : "setup_error");
-        fprintf(f, ",\"wall_ms\":%llu,\"cpu_ms\":%llu,\"peak_memory_bytes\":%llu",
-                (unsigned long long) r->wall_ms, (unsigned long long) r->cpu_ms,
-                (unsigned long long) r->peak_memory_bytes);
-        if (r->backend) {
-                fputs(",\"backend\":", f);
-                json_write_string(f, r->backend);
+        /* psrun run's fields, from the one writer, then the exec's own. */
+        struct run_result *r = calloc(1, sizeof(*r));
+        if (!r) {
+                fclose(f);
+                return -ENOMEM;
         }
-        if (r->reason && strcmp(r->reason, "setup_error") == 0) {
-                fputs(",\"error\":", f);
-                json_write_string(f, r->error);
-        }
-        /* The violations as psrun run writes them. */
-        struct violations *v = malloc(sizeof(*v));
-        if (v) {
-                violations_from_public(r, v);
-                violations_write_json(v, f);
-                free(v);
-        }
-        write_stream(f, "stdout", res->stdout_data, res->stdout_len);
-        write_stream(f, "stderr", res->stderr_data, res->stderr_len);
-        fprintf(f,
-                ",\"stdout_bytes\":%llu,\"stderr_bytes\":%llu,\"stdout_truncated\":%s,"
-                "\"stderr_truncated\":%s",
-                (unsigned long long) res->stdout_bytes, (unsigned long long) res->stderr_bytes,
-                res->stdout_truncated ? "true" : "false", res->stderr_truncated ? "true" : "false");
-        _cleanup_free_ struct netns_stats *n = res->network ? malloc(sizeof(*n)) : NULL;
-        if (n) {
-                /* As psrun run --json writes it. */
+        result_from_public(&res->result, r);
+        if (res->network) {
                 const psrun_network_stats *p = res->network;
+                struct netns_stats *n = &r->network;
                 *n = (struct netns_stats){
                         .active = true,
                         .allowed_queries = p->allowed_queries,
@@ -569,8 +542,17 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
                         d->port = p->denied[i].port;
                         d->count = p->denied[i].count;
                 }
-                run_result_write_network(n, f);
         }
+        fputc('{', f);
+        run_result_write_fields(r, f);
+        free(r);
+        write_stream(f, "stdout", res->stdout_data, res->stdout_len);
+        write_stream(f, "stderr", res->stderr_data, res->stderr_len);
+        fprintf(f,
+                ",\"stdout_bytes\":%llu,\"stderr_bytes\":%llu,\"stdout_truncated\":%s,"
+                "\"stderr_truncated\":%s",
+                (unsigned long long) res->stdout_bytes, (unsigned long long) res->stderr_bytes,
+                res->stdout_truncated ? "true" : "false", res->stderr_truncated ? "true" : "false");
         fputs("}\n", f);
         return fclose(f) == 0 ? 0 : -errno;
 }
