@@ -14,6 +14,7 @@
 
 #include "common/cidr.h"
 #include "common/error.h"
+#include "common/units.h"
 
 enum policy_network {
         POLICY_NETWORK_NONE,
@@ -202,12 +203,6 @@ int policy_layer_from_string(const char *s);
 const char *policy_violations_to_string(enum policy_violations v);
 int policy_violations_from_string(const char *s);
 
-/* "512M", "1.5G", "4096", "1k" (binary units, case-insensitive, optional
- * trailing "B"/"iB"). Returns 0 or -EINVAL / -ERANGE. */
-int parse_size(const char *s, uint64_t *ret);
-/* "300", "2.5", "300s", "5m", "1h", "500ms" -> milliseconds. */
-int parse_duration_ms(const char *s, uint64_t *ret);
-
 /* Closest known policy key to `key` within a small edit distance, or NULL. */
 const char *policy_suggest_key(const char *key);
 
@@ -244,17 +239,6 @@ const char *policy_suggest_key(const char *key);
 /* Deep copy of src into dst (dst is overwritten, not freed). Returns 0 or
  * -ENOMEM, in which case dst is left zeroed. */
 int policy_copy(struct policy *dst, const struct policy *src);
-
-/* "2", "0.5", ".5" -> CPUs. Decimal only, independent of the locale.
- * Returns 0 or -EINVAL / -ERANGE. */
-int parse_cpus(const char *s, double *ret);
-/* Decimal digits only. Returns 0 or -EINVAL / -ERANGE. */
-int parse_uint64(const char *s, uint64_t *ret);
-/* The inverse, for messages: 4194304 -> "4M", 1000 -> "1000"; 300000 -> "5m",
- * 1500 -> "1500ms". Output is cut to size. */
-void format_size(uint64_t bytes, char *buf, size_t size);
-void format_duration_ms(uint64_t ms, char *buf, size_t size);
-void format_uint64(uint64_t v, char *buf, size_t size);
 
 /*
  * The checks shared by the YAML/-o parser and policy_validate(). Each fills

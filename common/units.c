@@ -5,7 +5,7 @@
  * strtod() follows the process locale (an agent embedding psrun may run under
  * de_DE, where "1.5" stops at the dot) and accepts hex, "inf" and "nan".
  */
-#include "policy/policy.h"
+#include "common/units.h"
 
 #include <errno.h>
 #include <inttypes.h>
