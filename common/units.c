@@ -234,3 +234,15 @@ void format_uint64(uint64_t v, char *buf, size_t size)
 {
         snprintf(buf, size, "%" PRIu64, v);
 }
+
+/* Exactly what parse_cpus read: it keeps nine decimals, so nine printed
+ * (trailing zeros dropped) give the same double back. */
+void format_cpus(double cpus, char *buf, size_t size)
+{
+        snprintf(buf, size, "%.9f", cpus);
+        char *end = buf + strlen(buf);
+        while (end > buf && end[-1] == '0')
+                *--end = '\0';
+        if (end > buf && end[-1] == '.')
+                *--end = '\0';
+}

@@ -24,3 +24,5 @@ int parse_uint64(const char *s, uint64_t *ret);
 void format_size(uint64_t bytes, char *buf, size_t size);
 void format_duration_ms(uint64_t ms, char *buf, size_t size);
 void format_uint64(uint64_t v, char *buf, size_t size);
+/* 1.5 -> "1.5", 2 -> "2": what parse_cpus reads back as the same double. */
+void format_cpus(double cpus, char *buf, size_t size);

@@ -46,6 +46,39 @@ PSRUN_PUBLIC int psrun_policy_load_string(psrun_policy *policy, const char *text
 PSRUN_PUBLIC int psrun_policy_set(psrun_policy *policy, const char *key, const char *value,
                                   psrun_error *err);
 
+/* Read one key back, as text that psrun_policy_set takes for the same value:
+ * scalars as -o writes them ("512M", "300000ms", "restricted", "true",
+ * "/workspace"), lists and mappings as JSON ("[\"a.com\"]",
+ * "{\"A\": \"b\"}"); an unset string key (pip_index_url, ...) as "".
+ * Returns the value's length, as snprintf does: it is in buf, with its
+ * NUL, when the return is below len; otherwise buf holds "" (never a value
+ * cut short), and a buffer of return + 1 bytes holds it. -EINVAL for an
+ * unknown key. */
+PSRUN_PUBLIC int psrun_policy_get(const psrun_policy *policy, const char *key, char *buf,
+                                  size_t len, psrun_error *err);
+
+/*
+ * The policy as a ceiling: for a front end whose callers are trusted less
+ * than whoever wrote the policy (psrun mcp: a model's tool calls under the
+ * operator's policy). psrun_policy_set_narrowing sets the key only when the
+ * new value leaves the policy no wider in that key: limits, durations and
+ * quotas no higher; network and install_network no more open (none <
+ * restricted < full); landlock and apparmor no weaker (required < auto <
+ * off); readonly_rootfs not turned off; allow_domains,
+ * install_allow_domains, allow_cidrs, allow_private, allow_ports and
+ * dns_upstream within the old lists (a `*.` name covers the names below
+ * it); approve gating every action it did; env taking nothing more from
+ * the caller's environment; workdir and hostname are free. Errors leave
+ * the policy unchanged: -EPERM for a widening (one line naming the key and
+ * the value it had), -EOPNOTSUPP for a key psrun knows no order of (mounts,
+ * backend, user, the URLs, ...), -EINVAL for an unknown key or bad value.
+ * psrun_policy_narrows answers the same without setting anything.
+ */
+PSRUN_PUBLIC int psrun_policy_set_narrowing(psrun_policy *policy, const char *key,
+                                            const char *value, psrun_error *err);
+PSRUN_PUBLIC int psrun_policy_narrows(const psrun_policy *policy, const char *key,
+                                      const char *value, psrun_error *err);
+
 /* One thing a security layer refused (docs/security.md, "Violations"). */
 typedef struct psrun_violation {
         const char *layer; /* "seccomp" "landlock" "apparmor" "network" "limits" */

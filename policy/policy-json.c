@@ -26,17 +26,10 @@ static void size_value(FILE *f, uint64_t bytes)
         json_write_string(f, buf);
 }
 
-/* Exactly what parse_cpus read: it keeps nine decimals, so nine printed
- * (trailing zeros dropped) give the same double back. */
 static void cpus_value(FILE *f, double cpus)
 {
         char buf[64];
-        snprintf(buf, sizeof(buf), "%.9f", cpus);
-        char *end = buf + strlen(buf);
-        while (end > buf && end[-1] == '0')
-                *--end = '\0';
-        if (end > buf && end[-1] == '.')
-                *--end = '\0';
+        format_cpus(cpus, buf, sizeof(buf));
         fputs(buf, f);
 }
 

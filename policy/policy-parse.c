@@ -639,6 +639,11 @@ static const struct policy_key *find_key(const char *name)
         return NULL;
 }
 
+const char *policy_key_name_at(size_t i)
+{
+        return i < ARRAY_SIZE(policy_keys) ? policy_keys[i].name : NULL;
+}
+
 const char *policy_suggest_key(const char *key)
 {
         const char *names[ARRAY_SIZE(policy_keys)];

@@ -205,6 +205,30 @@ int policy_violations_from_string(const char *s);
 
 /* Closest known policy key to `key` within a small edit distance, or NULL. */
 const char *policy_suggest_key(const char *key);
+/* The i-th key of the vocabulary (docs/policy.md's order), NULL past the
+ * last: for tests and tables that must cover every key. */
+const char *policy_key_name_at(size_t i);
+
+/* One key's value as text that policy_set_option() reads back as the same
+ * value (policy/policy-get.c): scalars as `-o` takes them ("512M",
+ * "300000ms", "full", "true", a path), lists and mappings as JSON (a YAML
+ * flow node); a string key without a value ("", an unset
+ * pip_index_url) as "". *ret is malloc'd. -EINVAL for an unknown key. */
+int policy_get_value(const struct policy *p, const char *key, char **ret, psrun_error *err);
+
+/* `key` set to `value` on a copy of *p, as policy_set_option() sets it,
+ * when that leaves the policy no wider than *p in that key
+ * (policy/policy-narrow.c): limits, durations and quotas no higher, the
+ * network no more open (none < restricted < full), an optional layer no
+ * weaker (required < auto < off), readonly_rootfs not turned off, lists
+ * (domains, CIDRs, ports, DNS servers) within the old ones, approve
+ * keeping every action it gates, env taking no more from the caller's
+ * environment; workdir and hostname are free. *ret is the copy (policy_free).
+ * -EPERM, with the key and why in err, for a widening; -EOPNOTSUPP for a
+ * key whose values have no such order (mounts, backend, user, URLs, ...);
+ * -EINVAL for an unknown key or a bad value (the parser's message). */
+int policy_narrowed(const struct policy *p, const char *key, const char *value, struct policy *ret,
+                    psrun_error *err);
 
 /* ---- Additions: limits, copying and the pure checks behind the parser ---- */
 

@@ -92,8 +92,21 @@ Test(api, shared_library_exports_only_psrun_symbols)
         cr_assert_not_null(f);
         /* Some of what include/psrun.h promises: each face's entry points. */
         static const char *const promised[] = {
-                "psrun_run", "psrun_session_create", "psrun_exec", "psrun_session_gc",
-                "psrun_gc",  "psrun_version",
+                "psrun_run",
+                "psrun_session_create",
+                "psrun_exec",
+                "psrun_session_gc",
+                "psrun_gc",
+                "psrun_version",
+                "psrun_policy_new",
+                "psrun_policy_free",
+                "psrun_policy_set",
+                "psrun_policy_get",
+                "psrun_policy_narrows",
+                "psrun_policy_load_file",
+                "psrun_list_dir",
+                "psrun_policy_set_narrowing",
+                "psrun_policy_load_string",
         };
         bool found[sizeof(promised) / sizeof(promised[0])] = {false};
         char line[512];
