@@ -19,13 +19,15 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include <psrun.h>
+
 #include "cli/approve.h"
 #include "cli/cli.h"
 #include "cli/mcp/proto.h"
 #include "cli/mcp/text.h"
 #include "common/cleanup.h"
 #include "common/json.h"
-#include "policy/policy.h"
+#include "common/units.h"
 
 #define MAX_SANDBOXES  32          /* made by sandbox_create, alive at once */
 #define READ_MAX       (8U << 20)  /* what sandbox_read_file returns at most */
@@ -48,19 +50,14 @@ struct config {
         struct approve_cmd approve; /* --approve-cmd; cmd NULL: no approver */
 };
 
-/* Apply the sources to the policy the session gets and to a private copy
- * (struct policy) that the server reads limits from: the public policy is
- * opaque. */
-static int apply_sources(const struct config *cfg, psrun_policy *pub, struct policy *priv,
-                         psrun_error *err)
+/* Apply the sources to a sandbox's policy, in command-line order. */
+static int apply_sources(const struct config *cfg, psrun_policy *pol, psrun_error *err)
 {
         for (size_t i = 0; i < cfg->n_sources; i++) {
                 const struct source *src = &cfg->sources[i];
                 int r;
                 if (src->file) {
-                        r = psrun_policy_load_file(pub, src->file, err);
-                        if (r >= 0)
-                                r = policy_load_file(priv, src->file, err);
+                        r = psrun_policy_load_file(pol, src->file, err);
                 } else {
                         const char *eq = strchr(src->key_value, '=');
                         if (!eq)
@@ -70,9 +67,7 @@ static int apply_sources(const struct config *cfg, psrun_policy *pub, struct pol
                                 strndup(src->key_value, (size_t) (eq - src->key_value));
                         if (!key)
                                 return psrun_error_errno(err, ENOMEM, "policy");
-                        r = psrun_policy_set(pub, key, eq + 1, err);
-                        if (r >= 0)
-                                r = policy_set_option(priv, src->key_value, err);
+                        r = psrun_policy_set(pol, key, eq + 1, err);
                 }
                 if (r < 0)
                         return r;
@@ -81,46 +76,31 @@ static int apply_sources(const struct config *cfg, psrun_policy *pub, struct pol
 }
 
 /*
- * What a client may change in sandbox_create's `policy` without the
- * operator's --allow-override: only what cannot widen the sandbox. Limits
- * may be lowered, never raised; the network may only become `none`.
+ * The keys a client may set in sandbox_create's `policy` without the
+ * operator's --allow-override, and then only to narrow the operator's
+ * policy (psrun_policy_set_narrowing: limits lowered, never raised; the
+ * network no more open; env taking nothing from the server's own
+ * environment; workdir free). Every other key is the operator's.
  */
-enum override_kind { OVR_ANY, OVR_LOWER_U64, OVR_LOWER_CPU, OVR_NETWORK_NONE };
-struct override_rule {
-        const char *key;
-        enum override_kind kind;
-        size_t offset; /* OVR_LOWER_U64: the field in struct policy */
-};
-static const struct override_rule override_rules[] = {
-        {"workdir", OVR_ANY, 0},
-        {"env", OVR_ANY, 0},
-        {"memory_limit", OVR_LOWER_U64, offsetof(struct policy, memory_limit)},
-        {"pids_limit", OVR_LOWER_U64, offsetof(struct policy, pids_limit)},
-        {"disk_limit", OVR_LOWER_U64, offsetof(struct policy, disk_limit)},
-        {"timeout", OVR_LOWER_U64, offsetof(struct policy, timeout_ms)},
-        {"output_limit", OVR_LOWER_U64, offsetof(struct policy, output_limit)},
-        {"cpu_limit", OVR_LOWER_CPU, 0},
-        {"network", OVR_NETWORK_NONE, 0},
+static const char *const client_keys[] = {
+        "workdir", "env",          "memory_limit", "pids_limit", "disk_limit",
+        "timeout", "output_limit", "cpu_limit",    "network",
 };
 
-static bool operator_allows(const struct config *cfg, const char *key)
+static bool listed(const char *const *keys, size_t n, const char *key)
 {
-        for (size_t i = 0; i < cfg->n_allowed; i++)
-                if (strcmp(cfg->allowed[i], key) == 0)
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(keys[i], key) == 0)
                         return true;
         return false;
 }
 
-/* One override on both policies; -EPERM when the client may not. */
-static int apply_override(const struct config *cfg, psrun_policy *pub, struct policy *priv,
-                          const char *key, const struct mj *v, psrun_error *err)
+/* One override; -EPERM when the client may not. */
+static int apply_override(const struct config *cfg, psrun_policy *pol, const char *key,
+                          const struct mj *v, psrun_error *err)
 {
-        const struct override_rule *rule = NULL;
-        for (size_t i = 0; i < sizeof(override_rules) / sizeof(override_rules[0]); i++)
-                if (strcmp(override_rules[i].key, key) == 0)
-                        rule = &override_rules[i];
-        bool free_hand = operator_allows(cfg, key);
-        if (!rule && !free_hand)
+        bool free_hand = listed(cfg->allowed, cfg->n_allowed, key);
+        if (!free_hand && !listed(client_keys, ARRAY_SIZE(client_keys), key))
                 return psrun_error_set(err, EPERM,
                                        "policy.%s: a client may not set this key (the server's "
                                        "operator can allow it with --allow-override %s)",
@@ -128,40 +108,17 @@ static int apply_override(const struct config *cfg, psrun_policy *pub, struct po
         /* Scalars as their text, lists and maps as JSON (a YAML flow node). */
         _cleanup_free_ char *value =
                 v->kind == MJ_STRING ? strdup(v->str) : strndup(v->text, v->text_len);
-        _cleanup_free_ char *kv = NULL;
-        if (!value || asprintf(&kv, "%s=%s", key, value) < 0)
+        if (!value)
                 return psrun_error_errno(err, ENOMEM, "policy");
-        struct policy before = *priv;
-        int r = policy_set_option(priv, kv, err);
-        if (r < 0)
-                return r;
-        if (!free_hand) {
-                bool wider = false;
-                switch (rule->kind) {
-                case OVR_ANY:
-                        break;
-                case OVR_LOWER_U64: {
-                        uint64_t was = *(const uint64_t *) ((const char *) &before + rule->offset);
-                        uint64_t now = *(const uint64_t *) ((const char *) priv + rule->offset);
-                        /* 0 means "none" for some limits: never a lowering. */
-                        wider = now > was || (now == 0 && was != 0);
-                        break;
-                }
-                case OVR_LOWER_CPU:
-                        wider = priv->cpu_limit > before.cpu_limit;
-                        break;
-                case OVR_NETWORK_NONE:
-                        wider = priv->network != POLICY_NETWORK_NONE &&
-                                priv->network != before.network;
-                        break;
-                }
-                if (wider)
-                        return psrun_error_set(err, EPERM,
-                                               "policy.%s: `%s` would widen the server's policy "
-                                               "(a client may only narrow it)",
-                                               key, value);
-        }
-        return psrun_policy_set(pub, key, value, err);
+        if (free_hand)
+                return psrun_policy_set(pol, key, value, err);
+        int r = psrun_policy_set_narrowing(pol, key, value, err);
+        if (r == -EPERM)
+                return psrun_error_set(err, EPERM,
+                                       "policy.%s: `%s` would widen the server's policy (a client "
+                                       "may only narrow it)",
+                                       key, value);
+        return r;
 }
 
 /* ---- sandboxes ---- */
@@ -169,7 +126,7 @@ static int apply_override(const struct config *cfg, psrun_policy *pub, struct po
 struct sandbox {
         char handle[33]; /* "" for the default sandbox */
         psrun_session *session;
-        struct policy policy; /* what it was made with, for limits in messages */
+        psrun_policy *policy; /* what it was made with: limits in messages, exec timeouts */
 };
 
 struct server {
@@ -227,7 +184,7 @@ static void sandbox_free(struct sandbox *sb, bool destroy)
                 else if (!destroy)
                         psrun_session_close(sb->session);
         }
-        policy_free(&sb->policy);
+        psrun_policy_free(sb->policy);
         free(sb);
 }
 
@@ -235,18 +192,15 @@ static int sandbox_new(struct server *srv, const struct mj *overrides, const cha
                        struct sandbox **ret, psrun_error *err)
 {
         struct sandbox *sb = calloc(1, sizeof(*sb));
-        psrun_policy *pub = psrun_policy_new();
-        int r = sb && pub ? policy_init(&sb->policy) : -ENOMEM;
-        if (r < 0) {
+        if (!sb || !(sb->policy = psrun_policy_new())) {
                 free(sb);
-                psrun_policy_free(pub);
                 return psrun_error_errno(err, ENOMEM, "sandbox");
         }
         snprintf(sb->handle, sizeof(sb->handle), "%s", handle ? handle : "");
-        r = apply_sources(&srv->cfg, pub, &sb->policy, err);
+        int r = apply_sources(&srv->cfg, sb->policy, err);
         for (size_t i = 0; r >= 0 && overrides && i < overrides->len; i++)
-                r = apply_override(&srv->cfg, pub, &sb->policy, overrides->keys[i],
-                                   &overrides->items[i], err);
+                r = apply_override(&srv->cfg, sb->policy, overrides->keys[i], &overrides->items[i],
+                                   err);
         if (r >= 0) {
                 /* Tied to us: a killed server leaves no sandbox behind. */
                 psrun_session_options so = {.name = handle, .tie_to_caller = 1};
@@ -256,9 +210,8 @@ static int sandbox_new(struct server *srv, const struct mj *overrides, const cha
                         so.approve = approve_by_command;
                         so.approve_userdata = &srv->cfg.approve;
                 }
-                r = psrun_session_create(pub, &so, &sb->session, err);
+                r = psrun_session_create(sb->policy, &so, &sb->session, err);
         }
-        psrun_policy_free(pub);
         if (r < 0) {
                 sandbox_free(sb, false);
                 return r;
@@ -364,6 +317,26 @@ static int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool
 
 /* ---- the tools ---- */
 
+/* One value of the sandbox's policy as the policy writes it ("128M",
+ * "256"); "" if it cannot be read. */
+static void policy_value(const struct sandbox *sb, const char *key, char *buf, size_t len)
+{
+        psrun_error e = {0};
+        if (psrun_policy_get(sb->policy, key, buf, len, &e) < 0)
+                buf[0] = '\0';
+}
+
+/* A duration of the sandbox's policy, in milliseconds. */
+static uint64_t policy_ms(const struct sandbox *sb, const char *key)
+{
+        char buf[32];
+        uint64_t ms = 0;
+        policy_value(sb, key, buf, sizeof(buf));
+        if (parse_duration_ms(buf, &ms) < 0)
+                ms = 0;
+        return ms;
+}
+
 struct exec_ctx {
         struct server *srv;
         const struct mj *token;
@@ -407,6 +380,20 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                 o.timeout_ms = (uint64_t) (timeout->number * 1000 + 0.5);
                 if (o.timeout_ms == 0)
                         o.timeout_ms = 1;
+                /* The sandbox's policy is the ceiling of its execs too. */
+                char value[32];
+                snprintf(value, sizeof(value), "%" PRIu64 "ms", o.timeout_ms);
+                psrun_error e = {0};
+                int r = psrun_policy_narrows(sb->policy, "timeout", value, &e);
+                if (r == -EPERM)
+                        return tool_error(out,
+                                          "A timeout of %g s would widen this sandbox's policy, "
+                                          "whose timeout is %g s: a client may only narrow it. "
+                                          "Pass at most that, or leave out `timeout` to get it.",
+                                          timeout->number,
+                                          (double) policy_ms(sb, "timeout") / 1000);
+                if (r < 0)
+                        return psrun_error_set(err, e.code, "sandbox_exec: %s", e.msg);
         }
         if (x.token && (x.token->kind == MJ_STRING || x.token->kind == MJ_NUMBER)) {
                 o.on_output = on_output;
@@ -446,20 +433,19 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         mcp_write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
         fprintf(f, "Exit code: %d\nDuration: %.2fs", rr->exit_code, (double) rr->wall_ms / 1000);
         const char *reason = rr->reason ? rr->reason : "exited";
+        char limit[64];
         if (strcmp(reason, "timeout") == 0)
                 fprintf(f, "\nKilled: timeout (after %.2fs)",
-                        timeout ? timeout->number : (double) sb->policy.timeout_ms / 1000);
+                        timeout ? timeout->number : (double) policy_ms(sb, "timeout") / 1000);
         else if (strcmp(reason, "oom") == 0) {
-                fputs("\nKilled: out of memory (limit ", f);
-                mcp_write_limit(f, sb->policy.memory_limit);
-                fputc(')', f);
-        } else if (strcmp(reason, "pids") == 0)
-                fprintf(f, "\nKilled: too many processes (limit %" PRIu64 ")",
-                        sb->policy.pids_limit);
-        else if (strcmp(reason, "disk_full") == 0) {
-                fputs("\nFailed: /workspace is full (limit ", f);
-                mcp_write_limit(f, sb->policy.disk_limit);
-                fputc(')', f);
+                policy_value(sb, "memory_limit", limit, sizeof(limit));
+                fprintf(f, "\nKilled: out of memory (limit %s)", limit);
+        } else if (strcmp(reason, "pids") == 0) {
+                policy_value(sb, "pids_limit", limit, sizeof(limit));
+                fprintf(f, "\nKilled: too many processes (limit %s)", limit);
+        } else if (strcmp(reason, "disk_full") == 0) {
+                policy_value(sb, "disk_limit", limit, sizeof(limit));
+                fprintf(f, "\nFailed: /workspace is full (limit %s)", limit);
         } else if (strcmp(reason, "signaled") == 0)
                 fprintf(f, "\nKilled: by signal %d (%s)", rr->signal, strsignal(rr->signal));
         else if (strcmp(reason, "setup_error") == 0)
@@ -885,15 +871,10 @@ int cli_cmd_mcp(struct cli_call *c, psrun_error *err)
                                        c->value[MCP_APPROVE_TIMEOUT]);
 
         /* A bad policy is an error now, not at the first tool call. */
-        psrun_policy *pub = psrun_policy_new();
-        struct policy priv;
-        int r = pub ? policy_init(&priv) : -ENOMEM;
-        if (r >= 0) {
-                r = apply_sources(&srv.cfg, pub, &priv, err);
-                policy_free(&priv);
-        } else
-                psrun_error_set(err, ENOMEM, "out of memory");
-        psrun_policy_free(pub);
+        psrun_policy *pol = psrun_policy_new();
+        int r = pol ? apply_sources(&srv.cfg, pol, err)
+                    : psrun_error_set(err, ENOMEM, "out of memory");
+        psrun_policy_free(pol);
         if (r < 0)
                 return r;
         /* A client that goes away mid-answer is EPIPE, not a signal. */

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "policy/policy.h"
 
 void mcp_b64_encode(FILE *f, const unsigned char *p, size_t n)
 {
@@ -84,13 +83,6 @@ int mcp_b64_decode(const char *s, size_t len, unsigned char **ret, size_t *ret_l
 void mcp_write_path(FILE *f, const char *path)
 {
         fprintf(f, "%s%s", path[0] == '/' ? "" : "/workspace/", path);
-}
-
-void mcp_write_limit(FILE *f, uint64_t bytes)
-{
-        char buf[32];
-        format_size(bytes, buf, sizeof(buf));
-        fputs(buf, f);
 }
 
 void mcp_write_stream(FILE *f, const char *name, const char *data, size_t len)

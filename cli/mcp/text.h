@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "psrun.h"
+#include <psrun.h>
 
 void mcp_b64_encode(FILE *f, const unsigned char *p, size_t n);
 /* Strict base64 (padding required, whitespace allowed between groups):
@@ -22,8 +22,6 @@ int mcp_b64_decode(const char *s, size_t len, unsigned char **ret, size_t *ret_l
 
 /* A /workspace-relative path shown as the sandbox sees it. */
 void mcp_write_path(FILE *f, const char *path);
-/* A size as the policy writes it (512M). */
-void mcp_write_limit(FILE *f, uint64_t bytes);
 /* "NAME:\n" and the bytes, ending in a newline. */
 void mcp_write_stream(FILE *f, const char *name, const char *data, size_t len);
 

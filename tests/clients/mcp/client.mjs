@@ -89,6 +89,40 @@ await check("a widening sandbox_create is refused", async () => {
   assert.equal(r2.isError, true);
 });
 
+await check("sandbox_create: env may not take the server's environment", async () => {
+  let r = await client.callTool({ name: "sandbox_create", arguments: { policy: { env: { HOME: null } } } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /policy\.env: .* would widen the server's policy/);
+  r = await client.callTool({ name: "sandbox_create", arguments: { policy: { env: ["PATH"] } } });
+  assert.equal(r.isError, true);
+  r = await client.callTool({ name: "sandbox_create", arguments: { policy: { env: { GREETING: "hi" } } } });
+  assert.equal(r.isError, false, text(r));
+  const handle = r.structuredContent.handle;
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "echo $GREETING", handle } });
+  assert.match(text(r), /^STDOUT:\nhi\n/);
+  await client.callTool({ name: "sandbox_destroy", arguments: { handle } });
+});
+
+await check("sandbox_exec: a timeout past the sandbox's policy is refused", async () => {
+  let r = await client.callTool({ name: "sandbox_exec", arguments: { command: "true", timeout: 301 } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /^A timeout of 301 s would widen this sandbox's policy, whose timeout is 300 s/);
+  // A sandbox made with a narrower timeout: that one is the ceiling of its execs.
+  r = await client.callTool({ name: "sandbox_create", arguments: { policy: { timeout: "2s" } } });
+  assert.equal(r.isError, false, text(r));
+  const handle = r.structuredContent.handle;
+  const t = Date.now();
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "sleep 5", timeout: 10, handle } });
+  assert.ok(Date.now() - t < 1500, "the command did not run");
+  assert.equal(r.isError, true);
+  assert.match(text(r), /would widen this sandbox's policy, whose timeout is 2 s/);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "sleep 5", timeout: 1, handle } });
+  assert.match(text(r), /Killed: timeout \(after 1\.00s\)/);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "sleep 5", handle } });
+  assert.match(text(r), /Killed: timeout \(after 2\.00s\)/);
+  await client.callTool({ name: "sandbox_destroy", arguments: { handle } });
+});
+
 await check("sandbox_exec: output, exit code, duration", async () => {
   const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "echo hello; echo oops >&2; exit 3" } });
   assert.match(text(r), /^STDOUT:\nhello\nSTDERR:\noops\nExit code: 3\nDuration: \d+\.\d\ds$/);
