@@ -137,13 +137,13 @@ static bool domain_covers(const char *outer, const char *inner)
 
 static bool cidr_covers(const char *outer, const char *inner, bool with_port)
 {
-        struct policy_cidr o, i;
+        struct cidr o, i;
         psrun_error ignored;
         if (policy_parse_cidr(outer, with_port, &o, &ignored) < 0 ||
             policy_parse_cidr(inner, with_port, &i, &ignored) < 0)
                 return false;
         return o.family == i.family && o.prefix <= i.prefix &&
-               policy_cidr_contains(&o, i.family, i.addr) && (o.port == 0 || o.port == i.port);
+               cidr_contains(&o, i.family, i.addr) && (o.port == 0 || o.port == i.port);
 }
 
 static bool item_covered(const struct narrow_rule *r, char *const *outer, size_t n,
