@@ -153,7 +153,7 @@ static int enter_child(int child_ns, int *sock, int *index, psrun_error *err)
         int ix_err = errno;
         if (setns(own_ns, CLONE_NEWNET) < 0) {
                 /* We cannot be left in the sandbox's namespace. */
-                abort();
+                abort(); /* layering: fail closed */
         }
         if (fd < 0)
                 return psrun_error_errno(err, fd, "network: veth: netlink socket in the sandbox");

@@ -1,27 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# scripts/check-layering.sh [MAKE]
+# scripts/check-layering.sh [MAKE [ROOT]]
 #
-# The include rule and the printing rule (docs/architecture.md), checked on
-# the tree it is run in:
-#   1. no file in policy/, rootfs/, netns/, common/ or runtime/cgroup/
-#      includes a header of runtime/ (runtime/cgroup/ may include its own);
-#      runtime/'s own files include nothing of runtime/oci/, and no library
-#      file includes cli/;
+# The walls of docs/architecture.md (dependencies point one way: cli →
+# runtime/oci | runtime/session → runtime/gvisor → runtime → rootfs | policy |
+# netns | runtime/cgroup → common), checked on the tree at ROOT (default: the
+# tree this script is in):
+#   1. includes: each wall of the table below. An include is a header of the
+#      tree when it names one (from the including file's folder, the top or
+#      include/), so "../policy/policy.h" is policy/policy.h and <psrun.h>
+#      is include/psrun.h; system headers are no one's;
 #   2. only cli/ prints or exits: no printf, puts, perror, exit, and no
 #      fprintf/vfprintf/fputs/fputc/fwrite to stdout or stderr, and no dprintf
 #      to fd 1 or 2 in the library (the child's _exit is not exit); the one
 #      exception is libpsrun.so executed as a program by hand (its entry
 #      point, runtime/session/image.c), on lines marked
-#      /* layering: a program's entry */;
+#      /* layering: a program's entry */. abort() counts as exiting, but for
+#      the deliberate fail-closed ones, marked /* layering: fail closed */;
 #   3. libpsrun (the Makefile's LIB_SRCS) holds every C file but those of
-#      cli/ (and tests/, tools/), and none of cli/.
-# Each offence is printed as file:line: what; the exit status is 1 if there is
-# any. `make check` runs it before the test tiers.
+#      cli/ (and tests/, tools/, examples/, bench/), and none of cli/.
+# Each offence is printed as file:line: what, naming its wall; the exit
+# status is 1 if there is any. `make check` runs it before the test tiers.
 set -u
-cd "$(dirname "$0")/.."
 MAKE_CMD=${1:-make}
+ROOT=${2:-$(dirname "$0")/..}
+cd "$ROOT" || exit 2
 fail=0
 
 offence() {
@@ -29,40 +33,110 @@ offence() {
 	fail=1
 }
 
-files() {
-	git ls-files -- "$@" 2>/dev/null || find "$@" -name '*.[ch]'
+# Every file of the tree: git's (tracked, and new ones not ignored) in a
+# checkout, else what is there but build output.
+all_files() {
+	if [ "$(git rev-parse --show-toplevel 2>/dev/null)" = "$(pwd -P)" ]; then
+		git ls-files --cached --others --exclude-standard | sort -u |
+			while IFS= read -r f; do [ -f "$f" ] && echo "$f"; done
+	else
+		find . \( -name .git -o -name 'build*' \) -prune -o -type f -print | sed 's|^\./||' | sort
+	fi
+}
+ALL=$(all_files)
+SRCS=$(grep -E '\.[ch]$' <<<"$ALL")
+# Library code: all of it but the CLI's, the tests' and the tools'.
+LIB=$(grep -vE '^(cli|tests|tools|examples|bench|bindings)/' <<<"$SRCS")
+
+# 1. The walls, one a line: name, the files (ERE on the path), the headers
+# they may not include (ERE on the header's path in the tree), those of them
+# they may after all (- for none), and what the wall says.
+WALLS='
+subsystems ^(policy|rootfs|netns)/ ^runtime/ - policy/, rootfs/ and netns/ include nothing of runtime/
+cgroup ^runtime/cgroup/ ^runtime/ ^runtime/cgroup/ runtime/cgroup/ includes nothing of runtime/ but its own
+spine ^runtime/[^/]+$ ^runtime/(oci|session|gvisor)/ - the spine (the files directly in runtime/) includes nothing of runtime/oci/, runtime/session/, runtime/gvisor/
+gvisor ^runtime/gvisor/ ^runtime/(session|oci)/ - runtime/gvisor/ includes nothing of runtime/session/, runtime/oci/
+oci ^runtime/oci/ ^runtime/(session|gvisor)/ - runtime/oci/ includes nothing of runtime/session/, runtime/gvisor/
+siblings ^policy/ ^(rootfs|netns)/ - policy/, rootfs/ and netns/ include nothing of each other
+siblings ^rootfs/ ^(policy|netns)/ - policy/, rootfs/ and netns/ include nothing of each other
+siblings ^netns/ ^(policy|rootfs)/ - policy/, rootfs/ and netns/ include nothing of each other
+library ^(common|policy|rootfs|netns|runtime|include)/ ^cli/ - no library file includes cli/
+mcp ^cli/mcp/ . ^(include/psrun[.]h$|cli/|common/) cli/mcp/ includes only psrun.h, cli/ and common/
+common ^common/ . ^(include/psrun[.]h$|common/) common/ includes only itself (and psrun.h, for the public types)
+public ^include/ . ^include/ include/psrun.h includes no header of the tree
+'
+
+# file<TAB>line<TAB>header, for each include of a header of the tree.
+tree_includes() {
+	xargs -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]' /dev/null |
+		awk -v files="$ALL" '
+		BEGIN { n = split(files, f, "\n"); for (i = 1; i <= n; i++) have[f[i]] = 1 }
+		# a/b/../c is a/c, ./ is nothing; "" is above the top.
+		function norm(p,    parts, out, k, i, m) {
+			m = split(p, parts, "/"); k = 0
+			for (i = 1; i <= m; i++) {
+				if (parts[i] == "" || parts[i] == ".") continue
+				if (parts[i] == "..") { if (k == 0) return ""; k--; continue }
+				out[++k] = parts[i]
+			}
+			p = ""
+			for (i = 1; i <= k; i++) p = p (i > 1 ? "/" : "") out[i]
+			return p
+		}
+		{
+			file = $0; sub(/:.*/, "", file)
+			rest = substr($0, length(file) + 2)
+			line = rest; sub(/:.*/, "", line)
+			text = substr(rest, length(line) + 2)
+			sub(/^[ \t]*#[ \t]*include[ \t]*/, "", text)
+			quoted = substr(text, 1, 1) == "\""
+			name = substr(text, 2)
+			if (quoted) sub(/".*/, "", name); else sub(/>.*/, "", name)
+			dir = file; if (!sub(/\/[^\/]*$/, "", dir)) dir = ""
+			hit = ""
+			if (quoted && dir != "" && (norm(dir "/" name) in have)) hit = norm(dir "/" name)
+			else if (norm(name) in have) hit = norm(name)
+			else if (norm("include/" name) in have) hit = norm("include/" name)
+			if (hit != "") printf "%s\t%s\t%s\n", file, line, hit
+		}'
 }
 
-# 1. The one-way include rule.
 while IFS= read -r hit; do
-	offence "$hit: a subsystem includes runtime/ (dependencies point one way)"
-done < <(files 'policy/*.[ch]' 'rootfs/*.[ch]' 'netns/*.[ch]' 'common/*.[ch]' 'runtime/cgroup/*.[ch]' |
-	xargs -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]runtime/' |
-	grep -vE '^runtime/cgroup/[^:]*:[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]runtime/cgroup/')
-
-# ... and the spine (runtime/*.[ch]) includes nothing of runtime/oci/, and
-# no library file includes cli/.
-while IFS= read -r hit; do
-	offence "$hit: includes a layer above it (runtime/oci/ or cli/)"
-done < <({
-	files 'runtime/*.[ch]' | grep -E '^runtime/[^/]+$' |
-		xargs -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]runtime/oci/'
-	files 'common/*.[ch]' 'policy/*.[ch]' 'rootfs/*.[ch]' 'netns/*.[ch]' 'runtime/*.[ch]' \
-		'runtime/*/*.[ch]' | xargs -r grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]cli/'
-})
+	offence "$hit"
+done < <(tree_includes <<<"$SRCS" | awk -F '\t' -v walls="$WALLS" '
+	BEGIN {
+		n = split(walls, rows, "\n")
+		for (i = 1; i <= n; i++) {
+			m = split(rows[i], c, " ")
+			if (m < 5) continue
+			w++; name[w] = c[1]; files[w] = c[2]; deny[w] = c[3]; allow[w] = c[4]
+			says[w] = c[5]; for (j = 6; j <= m; j++) says[w] = says[w] " " c[j]
+		}
+	}
+	{
+		for (i = 1; i <= w; i++)
+			if ($1 ~ files[i] && $3 ~ deny[i] && (allow[i] == "-" || $3 !~ allow[i]))
+				printf "%s:%s: includes %s: wall \"%s\": %s\n", $1, $2, $3, name[i], says[i]
+	}')
 
 # 2. Only cli/ prints or exits. Comments are skipped when a line starts one.
 print_re='(^|[^_[:alnum:]])(printf|vprintf|puts|perror|exit)[[:space:]]*\('
 print_re+='|(^|[^_[:alnum:]])(fprintf|vfprintf|fputs|fputc|fwrite|putc)[[:space:]]*\([^;]*\<(stderr|stdout)\>'
 print_re+='|(^|[^_[:alnum:]])v?dprintf[[:space:]]*\([[:space:]]*(1|2|STDOUT_FILENO|STDERR_FILENO)[[:space:]]*,'
 print_re+='|(^|[^_[:alnum:]])write[[:space:]]*\([[:space:]]*(STDOUT_FILENO|STDERR_FILENO)[[:space:]]*,'
-while IFS= read -r hit; do
-	offence "$hit: library code prints or exits (only cli/ may)"
-done < <(files 'common/*.[ch]' 'policy/*.[ch]' 'rootfs/*.[ch]' 'netns/*.[ch]' 'runtime/*.[ch]' \
-	'runtime/*/*.[ch]' 'include/*.h' |
-	xargs -r grep -nE "$print_re" |
-	grep -vE '^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)' |
+comment_line='^[^:]+:[0-9]+:[[:space:]]*(/\*|\*)'
+while IFS=: read -r file line text; do
+	offence "$file:$line: wall \"prints\": library code prints or exits (only cli/ may): ${text#"${text%%[![:space:]]*}"}"
+done < <(xargs -r grep -nE "$print_re" /dev/null <<<"$LIB" |
+	grep -vE "$comment_line" |
 	grep -vE '^runtime/session/image\.c:[0-9]+:.*/\* layering: a program.s entry \*/$')
+# abort() ends the embedder's whole process: only where going on would be
+# worse (a thread left in a sandbox's namespace), and marked so.
+while IFS=: read -r file line text; do
+	offence "$file:$line: wall \"aborts\": library code aborts (a deliberate one is marked /* layering: fail closed */): ${text#"${text%%[![:space:]]*}"}"
+done < <(xargs -r grep -nE '(^|[^_[:alnum:]])abort[[:space:]]*\(' /dev/null <<<"$LIB" |
+	grep -vE "$comment_line" |
+	grep -vE '/\* layering: fail closed \*/$')
 
 # 3. What libpsrun is built from.
 lib_srcs=$("$MAKE_CMD" -s --no-print-directory print-lib-srcs) || {
@@ -71,15 +145,15 @@ lib_srcs=$("$MAKE_CMD" -s --no-print-directory print-lib-srcs) || {
 }
 for f in $lib_srcs; do
 	case "$f" in
-	cli/*) offence "Makefile: LIB_SRCS: $f: cli/ must stay out of libpsrun" ;;
+	cli/*) offence "Makefile: LIB_SRCS: $f: wall \"libpsrun\": cli/ must stay out of libpsrun" ;;
 	esac
 done
 while IFS= read -r f; do
 	case " $lib_srcs " in
 	*" $f "*) ;;
-	*) offence "Makefile: LIB_SRCS: $f is left out of libpsrun (only cli/ may be)" ;;
+	*) offence "Makefile: LIB_SRCS: $f: wall \"libpsrun\": left out of libpsrun (only cli/ may be)" ;;
 	esac
-done < <(files '*.c' | grep -vE '^(cli|tests|tools|examples|bench)/')
+done < <(grep -E '\.c$' <<<"$SRCS" | grep -vE '^(cli|tests|tools|examples|bench|bindings)/')
 
 if [ "$fail" -ne 0 ]; then
 	echo "check-layering: FAILED" >&2

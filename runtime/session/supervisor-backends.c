@@ -178,8 +178,10 @@ static int exec_native(struct supervisor *s, struct exec_slot *e, const struct p
                         r = psrun_error_errno(err, errno, "exec: leave the pid namespace");
                 else {
                         r = install_net_start(inet, l.pid, err);
+                        /* Back into the sandbox's pid namespace, or execs
+                         * would be born outside the sandbox: better none. */
                         if (setns(s->init.pidfd, CLONE_NEWPID) < 0)
-                                abort(); /* execs would be born outside the sandbox */
+                                abort(); /* layering: fail closed */
                 }
         }
         if (r >= 0)
