@@ -48,7 +48,7 @@ TEST_TIERS := unit kernel integration escape oci session gvisor
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
-.PHONY: all deps tests check check-layering print-lib-srcs check-unit check-vm demo bench bench-agent clean install format format-check fuzz fuzz-build \
+.PHONY: all deps tests check check-layering check-layering-test print-lib-srcs check-unit check-vm demo bench bench-agent clean install format format-check fuzz fuzz-build \
         soak
 
 all: $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
@@ -184,9 +184,14 @@ check-vm: deps
 	@$(MAKE) --no-print-directory tests
 	@scripts/vm-check.sh $(BUILD)
 
-# The include and printing rules of docs/architecture.md.
+# The walls of docs/architecture.md (includes, printing, libpsrun's files).
 check-layering:
 	@scripts/check-layering.sh $(MAKE)
+
+# Its test: a breach of each wall planted in a copy of the tree
+# (scripts/run-tests.sh runs it too).
+check-layering-test:
+	@tests/layering/run.sh $(MAKE)
 
 print-lib-srcs:
 	@echo $(LIB_SRCS)

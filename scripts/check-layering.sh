@@ -21,7 +21,8 @@
 #   3. libpsrun (the Makefile's LIB_SRCS) holds every C file but those of
 #      cli/ (and tests/, tools/, examples/, bench/), and none of cli/.
 # Each offence is printed as file:line: what, naming its wall; the exit
-# status is 1 if there is any. `make check` runs it before the test tiers.
+# status is 1 if there is any. `make check` runs it before the test tiers;
+# tests/layering/run.sh plants a breach of each wall in a copy of the tree.
 set -u
 MAKE_CMD=${1:-make}
 ROOT=${2:-$(dirname "$0")/..}

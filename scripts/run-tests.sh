@@ -32,6 +32,26 @@ failed_tiers=""
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 
+# The layering check's own test (tests/layering): a breach of each wall of
+# scripts/check-layering.sh planted in a copy of the tree. No root, no build.
+echo "== layering: each wall of scripts/check-layering.sh breached in a copy of the tree"
+start=$(date +%s)
+tests/layering/run.sh </dev/null | grep -v '^ok - ' | tee "$log"
+layering_status=${PIPESTATUS[0]}
+line=$(grep -E '^layering: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+if [ -n "$line" ]; then
+	read -r lp lf lsk <<<"$(sed -E 's/layering: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+	total_pass=$((total_pass + lp))
+	total_fail=$((total_fail + lf))
+	total_skip=$((total_skip + lsk))
+else
+	total_fail=$((total_fail + 1))
+fi
+echo "== layering: ${line:-no summary} ($(($(date +%s) - start)) s)"
+if [ "$layering_status" -ne 0 ] || [ -z "$line" ]; then
+	failed_tiers="$failed_tiers layering"
+fi
+
 for tier in $TIERS; do
 	bin="$BUILD/tests/$tier"
 	if [ ! -x "$bin" ]; then
