@@ -10,16 +10,19 @@
 
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <psrun.h>
 
+#include "common/clock.h"
 #include "lib/testlib.h"
 
 struct sess {
@@ -64,7 +67,10 @@ static inline void sess_start(struct sess *t, const char *const *kv)
 }
 
 /* Gone, or a zombie: a test process may be a child subreaper, and then
- * the supervisor becomes its child when the creating fork exits. */
+ * the supervisor becomes its child when the creating fork exits. A zombie
+ * that its parent reaps meanwhile reads as dead ('X') or not at all: gone
+ * too (counting it alive made `supervisor N still alive` flakes where the
+ * parent, as the test VM's init does, reaps late). */
 static inline bool sess_pid_gone(int pid)
 {
         (void) waitpid(pid, NULL, WNOHANG);
@@ -78,7 +84,65 @@ static inline bool sess_pid_gone(int pid)
         if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
                 state = 0;
         fclose(f);
-        return state == 'Z';
+        return state == 'Z' || state == 'X' || state == 0;
+}
+
+/* A bound, not a guess of how long it takes: a supervisor is gone tens of
+ * milliseconds after destroy returns, also in the emulated VM; the wait
+ * ends when the kernel says so. This only stops one that really lingers,
+ * inside the tests' 30 s timeouts. */
+#define SESS_GONE_CAP_MS 20000
+
+/* Until pid has exited (a zombie counts, see sess_pid_gone), told by the
+ * kernel through a pidfd rather than guessed by polling, so that a slow
+ * machine makes the wait longer, never wrong; at most cap_ms. */
+static inline bool sess_wait_gone(int pid, int cap_ms)
+{
+        int fd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (fd < 0)
+                return sess_pid_gone(pid);
+        uint64_t start = monotonic_ms();
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int n;
+        do {
+                uint64_t waited = monotonic_ms() - start;
+                n = poll(&p, 1, waited >= (uint64_t) cap_ms ? 0 : cap_ms - (int) waited);
+        } while (n < 0 && errno == EINTR);
+        if (n > 0) {
+                /* Reaped if it is ours. */
+                siginfo_t si;
+                (void) waitid((idtype_t) P_PIDFD, (id_t) fd, &si, WEXITED | WNOHANG);
+        }
+        close(fd);
+        return n > 0;
+}
+
+/* What the kernel says pid is doing, for a failure message: its state, the
+ * function it sleeps in, its system call (231, exit_group: in its exit;
+ * "running" when it runs). */
+static inline void sess_proc_doing(int pid, char *buf, size_t len)
+{
+        char path[64], wchan[64] = "?", sc[64] = "?", state = '?';
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "re");
+        if (f) {
+                if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+                        state = '?';
+                fclose(f);
+        }
+        snprintf(path, sizeof(path), "/proc/%d/wchan", pid);
+        if ((f = fopen(path, "re"))) {
+                if (!fgets(wchan, sizeof(wchan), f))
+                        snprintf(wchan, sizeof(wchan), "?");
+                fclose(f);
+        }
+        snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+        if ((f = fopen(path, "re"))) {
+                if (fscanf(f, "%63s", sc) != 1)
+                        snprintf(sc, sizeof(sc), "?");
+                fclose(f);
+        }
+        snprintf(buf, len, "state %c, in %s, syscall %s", state, wchan, sc);
 }
 
 /* Nothing of the session is left: its directory, its supervisor, its
@@ -88,12 +152,14 @@ static inline void sess_expect_gone(struct sess *t)
         char dir[256];
         snprintf(dir, sizeof(dir), "%s/t", t->root);
         /* An expiring session's results are sent before it is gone. */
-        for (int i = 0; i < 300 && t->supervisor && !sess_pid_gone(t->supervisor); i++)
-                usleep(10000);
+        bool gone = !t->supervisor || sess_wait_gone(t->supervisor, SESS_GONE_CAP_MS);
+        char doing[192] = "";
+        if (!gone)
+                sess_proc_doing(t->supervisor, doing, sizeof(doing));
         struct stat st;
         cr_expect(stat(dir, &st) < 0 && errno == ENOENT, "state dir %s left", dir);
-        cr_expect(!t->supervisor || sess_pid_gone(t->supervisor), "supervisor %d still alive",
-                  t->supervisor);
+        cr_expect(gone, "supervisor %d still alive after %d s (%s)", t->supervisor,
+                  SESS_GONE_CAP_MS / 1000, doing);
         char why[512];
         cr_expect(test_no_cgroup_leftovers_of(t->supervisor, why, sizeof(why)), "session left: %s",
                   why);

@@ -364,8 +364,8 @@ Test(session, killed_supervisor_then_gc, .timeout = 30)
         sess_start(&t, NULL);
         sess_sh_ok(&t, "sleep 0.1");
         cr_assert_eq(kill(t.supervisor, SIGKILL), 0);
-        for (int i = 0; i < 200 && !sess_pid_gone(t.supervisor); i++)
-                usleep(10000);
+        cr_assert(sess_wait_gone(t.supervisor, SESS_GONE_CAP_MS), "supervisor %d outlived SIGKILL",
+                  t.supervisor);
         psrun_session *s;
         psrun_error err = {0};
         cr_expect_eq(psrun_session_open("t", NULL, &s, &err), -ESRCH, "%s", err.msg);
