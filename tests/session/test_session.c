@@ -95,16 +95,29 @@ static void *bg_exec(void *arg)
 }
 
 /* A runaway exec (timeout, OOM, fork bomb) is killed as a tree; the
- * session, a concurrent exec and /workspace live on. */
+ * session, a concurrent exec and /workspace live on. The concurrent exec
+ * has forked all it will before the runaway starts, and then uses builtins
+ * only: the session's pids are one ceiling (pids_limit, + init and the next
+ * exec), which a fork bomb fills, so a fork of it meanwhile would fail by
+ * design (a flake once its start was late, on a loaded machine). */
 static void runaway(const char *const *kv, const char *line, uint64_t timeout_ms,
                     const char *reason)
 {
         struct sess t;
         sess_start(&t, kv);
         sess_sh_ok(&t, "echo kept > /workspace/k");
-        struct bg other = {.t = &t, .line = "sleep 2; cat /workspace/k"};
+        struct bg other = {.t = &t,
+                           .line = "sleep 2 & : > /workspace/up; wait; read -r k < /workspace/k;"
+                                   " echo \"$k\""};
         pthread_t th;
         cr_assert_eq(pthread_create(&th, NULL, bg_exec, &other), 0);
+        psrun_file_data up = {0};
+        psrun_error uerr = {0};
+        uint64_t t0 = ms_now();
+        while (psrun_read_file(t.s, "up", 0, 0, &up, &uerr) < 0 && ms_now() - t0 < 10000)
+                usleep(10000);
+        cr_assert_lt(ms_now() - t0, 10000, "the concurrent exec did not start: %s", uerr.msg);
+        free(up.data);
         psrun_exec_options o = {.timeout_ms = timeout_ms};
         psrun_exec_result res = sess_sh(&t, line, &o);
         cr_expect_str_eq(res.result.reason, reason, "reason %s exit %d stderr %.300s",
