@@ -9,7 +9,6 @@
 #include "netns/netns.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gc.h"
-#include "runtime/gvisor/gvisor.h"
 
 static int gc_sessions(const psrun_gc_options *o, psrun_error *err)
 {

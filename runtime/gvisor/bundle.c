@@ -27,6 +27,7 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "common/names.h"
+#include "runtime/gc.h"
 #include "runtime/gvisor/gvisor.h"
 #include "runtime/plan.h"
 

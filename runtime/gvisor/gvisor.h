@@ -78,8 +78,8 @@ int gvisor_sandbox_create(struct gvisor_sandbox *gs, const struct gvisor_runtime
                           const struct plan *plan, psrun_error *err);
 /* rm -rf the state directory; safe on one never created. */
 void gvisor_sandbox_remove(struct gvisor_sandbox *gs);
-/* Remove the state directories of owners that are gone. Returns how many. */
-int gvisor_gc(psrun_error *err);
+/* gvisor_gc, removing the state directories of owners that are gone, is
+ * declared in runtime/gc.h. */
 
 /* Where the bundle's parts are, for config.json. */
 struct gvisor_config {

@@ -26,6 +26,7 @@
 #include "runtime/api-internal.h"
 #include "runtime/cgroup/cgroup.h"
 #include "netns/netns.h"
+#include "runtime/gc.h"
 #include "runtime/gvisor/gvisor.h"
 #include "runtime/session/session.h"
 
