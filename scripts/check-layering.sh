@@ -58,6 +58,8 @@ cgroup ^runtime/cgroup/ ^runtime/ ^runtime/cgroup/ runtime/cgroup/ includes noth
 spine ^runtime/[^/]+$ ^runtime/(oci|session|gvisor)/ - the spine (the files directly in runtime/) includes nothing of runtime/oci/, runtime/session/, runtime/gvisor/
 gvisor ^runtime/gvisor/ ^runtime/(session|oci)/ - runtime/gvisor/ includes nothing of runtime/session/, runtime/oci/
 oci ^runtime/oci/ ^runtime/(session|gvisor)/ - runtime/oci/ includes nothing of runtime/session/, runtime/gvisor/
+session-client ^runtime/session/((api|exec|files|install)[.]c|session[.]h)$ ^runtime/session/(supervisor|image|net) - the session client half includes nothing of the supervisor half (what they share is proto.h)
+session-supervisor ^runtime/session/(supervisor|image|net) ^runtime/session/session[.]h$ - the session supervisor half includes nothing of the client half (what they share is proto.h)
 siblings ^policy/ ^(rootfs|netns)/ - policy/, rootfs/ and netns/ include nothing of each other
 siblings ^rootfs/ ^(policy|netns)/ - policy/, rootfs/ and netns/ include nothing of each other
 siblings ^netns/ ^(policy|rootfs)/ - policy/, rootfs/ and netns/ include nothing of each other

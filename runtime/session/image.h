@@ -18,7 +18,7 @@
 
 #include "common/error.h"
 #include "policy/policy.h"
-#include "runtime/session/session.h"
+#include "runtime/session/proto.h"
 
 #define SUP_ARGV0      "psrun-session"
 #define SUP_ENV_MARKER "PSRUN_SESSION_SUPERVISOR"

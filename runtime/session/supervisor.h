@@ -18,7 +18,7 @@
 #include "runtime/session/package.h"
 #include "runtime/launch.h"
 #include "runtime/session/net.h"
-#include "runtime/session/session.h"
+#include "runtime/session/proto.h"
 #include "runtime/violations-watch.h"
 
 #define MAX_EXECS 64

@@ -159,6 +159,12 @@ plant "a subsystem includes runtime/" policy/plant.h \
 	$'#include "runtime/result.h"\n#include "runtime/cgroup/cgroup.h"' "1 subsystems" "2 subsystems"
 plant "runtime/cgroup/ includes runtime/ (its own it may)" runtime/cgroup/plant.h \
 	$'#include "runtime/cgroup/internal.h"\n#include "runtime/result.h"' "2 cgroup"
+plant "a session's client half includes its supervisor half" runtime/session/exec.c \
+	$'#include "runtime/session/session.h"\n#include "runtime/session/proto.h"\n#include "runtime/session/supervisor.h"\n#include "runtime/session/net.h"' \
+	"3 session-client" "4 session-client"
+plant "a session's supervisor half includes its client half" runtime/session/supervisor-plant.c \
+	$'#include "runtime/session/supervisor.h"\n#include "runtime/session/proto.h"\n#include "runtime/session/package.h"\n#include "runtime/session/session.h"' \
+	"4 session-supervisor"
 plant "runtime/session/ includes cli/" runtime/session/plant.h '#include "cli/cli.h"' "1 library"
 plant "include/ includes a header of the tree" include/plant.h '#include "common/error.h"' \
 	"1 public"

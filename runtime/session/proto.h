@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * Sessions (docs/sessions.md): a long-lived sandbox whose plan comes from a
+ * policy, with one supervisor process per session answering a control
+ * socket in the session's state directory:
+ *
+ *   <root>/<id>/lock      flock'ed by the supervisor for its whole life:
+ *                         free means the supervisor is dead (`psrun gc`)
+ *   <root>/<id>/info      "key value" lines: pid, created, cgroups (for gc)
+ *   <root>/<id>/control   SOCK_SEQPACKET, mode 0600 in a 0700 root-owned dir
+ *
+ * One connection per request. A request is one message (struct sess_req and
+ * its strings), with fds by SCM_RIGHTS; the replies are struct sess_reply.
+ * An exec's connection stays open until its result: closing it kills the
+ * exec; SESS_OP_SIGNAL on it signals the exec.
+ *
+ * Both start with struct sess_hdr, the one layout every version keeps: a
+ * client and a supervisor of different psrun builds (a session made by an
+ * older psrun, used through a newer libpsrun) must say so instead of
+ * misreading each other's structs. A supervisor answers a request of
+ * another version with its header alone; either side turns a header of
+ * another version into one line naming both (session_check_hdr).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "policy/policy.h"
+#include "runtime/result.h"
+
+#define SESSION_ROOT_DEFAULT "/run/psrun-sessions"
+#define SESSION_ROOT_ENV     "PSRUN_SESSION_ROOT"
+#define SESSION_ID_MAX       64
+#define SESSION_MSG_MAX      (192 * 1024) /* argv + env + cwd of one exec */
+
+/* "PSSN" in the first four bytes; protocol 1 was the unversioned one,
+ * whose structs began with op and kind. Bump the version whenever struct
+ * sess_req, struct sess_reply or what they carry (struct run_result,
+ * psrun_error) change. */
+#define SESS_PROTO_MAGIC   0x4e535350U
+#define SESS_PROTO_VERSION 3
+
+struct sess_hdr {
+        uint32_t magic;
+        uint32_t version;
+        uint32_t size; /* of the sender's struct: sess_req or sess_reply */
+        uint32_t reserved;
+};
+
+enum sess_op {
+        SESS_OP_EXEC = 1,      /* fds: stdin, stdout, stderr */
+        SESS_OP_SIGNAL = 2,    /* on an exec's connection */
+        SESS_OP_WORKSPACE = 3, /* reply: an O_PATH fd of /workspace */
+        SESS_OP_DESTROY = 4,
+        SESS_OP_INFO = 5,
+        SESS_OP_INSTALL = 6, /* an exec of the installer: fds and replies as EXEC */
+};
+
+/* sess_req.flags */
+#define SESS_REQ_APPROVED 1U /* INSTALL: the embedder's approver said yes */
+
+struct sess_req {
+        struct sess_hdr h; /* filled in by session_call and psrun_exec_signal */
+        uint32_t op;
+        uint32_t argc;       /* EXEC: strings after the header: cwd, argv..., env... */
+        uint32_t envc;       /* NAME=value additions */
+        int32_t sig;         /* SIGNAL */
+        uint64_t timeout_ms; /* EXEC, INSTALL: 0: the policy's */
+        uint32_t tool;       /* INSTALL: enum install_tool; the payload is the spec */
+        uint32_t flags;      /* SESS_REQ_* */
+};
+
+enum sess_reply_kind {
+        SESS_REPLY_OK = 1,      /* WORKSPACE (with the fd), DESTROY, INFO */
+        SESS_REPLY_STARTED = 2, /* EXEC: the command's pid (in the supervisor's view) */
+        SESS_REPLY_RESULT = 3,  /* EXEC: the end */
+        SESS_REPLY_ERROR = 4,   /* err holds the message */
+};
+
+struct sess_reply {
+        struct sess_hdr h; /* filled in by the supervisor's sup_send_reply */
+        uint32_t kind;
+        int32_t pid;
+        struct run_result result;
+        psrun_error err;
+        /* INFO / WORKSPACE */
+        uint32_t uid, gid; /* host ids of the sandbox user */
+        uint64_t disk_limit;
+        uint64_t output_limit;
+        uint64_t created_unix;
+        uint32_t running_execs;
+        uint32_t approve;                  /* the policy's gated actions (POLICY_ACTION_*) */
+        uint32_t network, install_network; /* enum policy_network */
+        /* INFO: the policy's pip_index_url and npm_registry ("": the
+         * tool's default), for what an approver is shown. */
+        char pip_index_url[POLICY_URL_MAX + 1];
+        char npm_registry[POLICY_URL_MAX + 1];
+};
+
+/* This build's header for a struct of size bytes. */
+void session_hdr_init(struct sess_hdr *h, size_t size);
+/* Whether the n bytes at buf begin with this build's header for a struct
+ * of size bytes: 0, or -EPROTONOSUPPORT naming both versions ("the
+ * session's supervisor speaks session protocol 1, this psrun 2 ...";
+ * from_supervisor: who sent it, for the message), or -EPROTO for what is
+ * no header at all. */
+int session_check_hdr(const void *buf, size_t n, size_t size, bool from_supervisor,
+                      psrun_error *err);
+
+/* Ids: 1-64 of [A-Za-z0-9_.-], not starting with '.' or '-'. */
+int session_id_valid(const char *id);
+/* The sessions' root: the given one, $PSRUN_SESSION_ROOT or the default. */
+const char *session_root(const char *given);
+
+/* Unlink every file of a state directory (psrun's own: 0700, root's). */
+void session_remove_files(int dir_fd);
+
+/* Start the supervisor of a new session (a grandchild that outlives the
+ * caller) and wait until it answers or fails. tie_fd: a pidfd whose exit
+ * destroys the session, or -1. */
+int session_spawn(const struct policy *policy, const char *root, const char *id,
+                  const char *cgroup_parent, int tie_fd, psrun_error *err);
