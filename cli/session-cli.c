@@ -15,6 +15,7 @@
 
 #include "cli/approve.h"
 #include "cli/cli.h"
+#include "cli/quote.h"
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "common/json.h"
@@ -231,8 +232,13 @@ static int sub_write(struct cli_call *c, psrun_error *err)
         return r < 0 ? r : 0;
 }
 
+/* A file's bytes as they are, to a file or a pipe. To a terminal, what is
+ * not printable text is shown escaped (cli/quote.h): the file is the
+ * sandbox's, and a terminal takes ESC, BEL or CR as commands. A UTF-8
+ * sequence cut by the end of a part is read again with the next. */
 static int sub_read(struct cli_call *c, psrun_error *err)
 {
+        bool tty = isatty(1);
         psrun_session *s = NULL;
         int r = psrun_session_open(c->args[0], NULL, &s, err);
         if (r < 0)
@@ -243,9 +249,17 @@ static int sub_read(struct cli_call *c, psrun_error *err)
                 r = psrun_read_file(s, c->args[1], off, READ_CHUNK, &d, err);
                 if (r < 0)
                         break;
-                r = write_all(1, d.data, d.len);
-                off += d.len;
                 int more = d.truncated && d.len > 0;
+                size_t used = d.len;
+                if (tty) {
+                        used = quote_text(stdout, d.data, d.len, !more);
+                        if (used == 0 && more)
+                                used = quote_text(stdout, d.data, d.len, true);
+                        r = fflush(stdout) == 0 ? 0 : -errno;
+                } else {
+                        r = write_all(1, d.data, d.len);
+                }
+                off += used;
                 free(d.data);
                 if (r < 0) {
                         psrun_error_errno(err, r, "stdout");
@@ -258,30 +272,92 @@ static int sub_read(struct cli_call *c, psrun_error *err)
         return r < 0 ? r : 0;
 }
 
-enum { LS_RECURSIVE };
+enum { LS_RECURSIVE, LS_JSON, LS_NULL, LS_MAX_ENTRIES };
 static const struct option_def ls_options[] = {
         [LS_RECURSIVE] = {"recursive", 'R', NULL, "the whole tree below DIR"},
+        [LS_JSON] = {"json", 0, NULL, "one JSON object on stdout: the entries and `truncated`"},
+        [LS_NULL] = {"null", '0', NULL, "only the names, as they are, each ended by a NUL"},
+        [LS_MAX_ENTRIES] = {"max-entries", 0, "N",
+                            "list at most N entries (default and most: 100000)"},
         {0},
 };
 
+/* A listing is the sandbox's to make large (a deep tree of long names) and
+ * its names are the sandbox's to choose: the library bounds it in entries
+ * and bytes, and each entry is written as it is formatted, its name quoted
+ * (cli/quote.h) or, with --json, a JSON string or its bytes in base64. */
+static void ls_print_json(const char *dir, const psrun_listing *l)
+{
+        fputc('{', stdout);
+        quote_json_name(stdout, "dir", dir);
+        printf(",\"truncated\":%s,\"entries\":[", l->truncated ? "true" : "false");
+        for (size_t k = 0; k < l->n; k++) {
+                const psrun_file_entry *e = &l->entries[k];
+                fputs(k ? ",{" : "{", stdout);
+                quote_json_name(stdout, "name", e->name);
+                printf(",\"type\":\"%s\",\"mode\":%u,\"size\":%" PRIu64 ",\"mtime\":%" PRId64 "}",
+                       e->type, e->mode, e->size, e->mtime);
+        }
+        fputs("]}\n", stdout);
+}
+
+static void ls_print(const psrun_listing *l, bool nul)
+{
+        for (size_t k = 0; k < l->n; k++) {
+                const psrun_file_entry *e = &l->entries[k];
+                if (nul) {
+                        fputs(e->name, stdout);
+                        fputc('\0', stdout);
+                        continue;
+                }
+                printf("%-7s %04o %12" PRIu64 " %" PRId64 " ", e->type, e->mode, e->size, e->mtime);
+                quote_name(stdout, e->name);
+                fputc('\n', stdout);
+        }
+}
+
 static int sub_ls(struct cli_call *c, psrun_error *err)
 {
+        bool json = c->value[LS_JSON] != NULL, nul = c->value[LS_NULL] != NULL;
+        if (json && nul)
+                return cli_usage_error(c, err, "--json and --null: one output at a time");
+        psrun_list_options lo = {.recursive = c->value[LS_RECURSIVE] != NULL};
+        if (c->value[LS_MAX_ENTRIES]) {
+                int64_t n;
+                int r = number_parse_option("--max-entries", c->value[LS_MAX_ENTRIES], 1,
+                                            PSRUN_LIST_MAX_ENTRIES, &n, err);
+                if (r < 0)
+                        return r;
+                lo.max_entries = (size_t) n;
+        }
+        const char *dir = c->n_args == 2 ? c->args[1] : "/workspace";
         psrun_session *s = NULL;
         int r = psrun_session_open(c->args[0], NULL, &s, err);
         if (r < 0)
                 return r;
-        psrun_file_entry *e = NULL;
-        size_t n = 0;
-        r = psrun_list_files(s, c->n_args == 2 ? c->args[1] : "/workspace",
-                             c->value[LS_RECURSIVE] != NULL, &e, &n, err);
+        psrun_listing l;
+        r = psrun_list_dir(s, dir, &lo, &l, err);
         psrun_session_close(s);
         if (r < 0)
                 return r;
-        for (size_t k = 0; k < n; k++)
-                printf("%-7s %04o %12" PRIu64 " %" PRId64 " %s\n", e[k].type, e[k].mode, e[k].size,
-                       e[k].mtime, e[k].name);
-        psrun_file_entries_free(e, n);
-        return 0;
+        if (json)
+                ls_print_json(dir, &l);
+        else
+                ls_print(&l, nul);
+        r = fflush(stdout) == 0 ? 0 : psrun_error_errno(err, errno, "stdout");
+        /* The listing is all there is up to the bound, and says so: on
+         * stderr, and in the exit status (1), so that neither a reader of
+         * the lines nor a script takes it for the whole directory. */
+        if (r == 0 && l.truncated) {
+                if (!json)
+                        fprintf(stderr,
+                                "psrun: session ls: listing truncated at %zu entries / %d MiB of "
+                                "names (the directory holds more)\n",
+                                l.n, PSRUN_LIST_MAX_BYTES >> 20);
+                r = 1;
+        }
+        psrun_listing_free(&l);
+        return r;
 }
 
 static int sub_rm(struct cli_call *c, psrun_error *err)
@@ -357,9 +433,18 @@ static const struct command session_commands[] = {
          NULL},
         {"write", sub_write, "", "ID PATH", 2, 2, "create or replace a file with stdin", NULL, 0,
          NULL, NULL},
-        {"read", sub_read, "", "ID PATH", 2, 2, "print a file on stdout", NULL, 0, NULL, NULL},
-        {"ls", sub_ls, "[-R]", "ID [DIR]", 1, 2, "list a directory (default /workspace)",
-         ls_options, 0, NULL, NULL},
+        {"read", sub_read, "", "ID PATH", 2, 2, "print a file on stdout", NULL, 0,
+         "To a terminal, bytes that are not printable text (but newline and tab) are\n"
+         "shown as \\xHH; to a file or a pipe, the file as it is.\n",
+         NULL},
+        {"ls", sub_ls, "[-R] [--json|-0] [--max-entries N]", "ID [DIR]", 1, 2,
+         "list a directory (default /workspace)", ls_options, CMD_ID_FIRST,
+         "A line per entry: type, mode, size, mtime, name. A name that is not plain is\n"
+         "quoted as a shell reads it back ('a b', $'a\\nb'), on a terminal or not; --json\n"
+         "and -0 are for programs. At most 100000 entries and 16 MiB of names: past a\n"
+         "bound, a line on stderr says the listing is truncated (--json: \"truncated\"),\n"
+         "and the exit status is 1.\n",
+         NULL},
         {"rm", sub_rm, "", "ID PATH", 2, 2, "remove a file or tree", NULL, 0, NULL, NULL},
         {"list", sub_list, "[--json]", "", 0, 0, "list the sessions", list_options, 0, NULL, NULL},
         {"destroy", sub_destroy, "", "ID", 1, 1, "kill the session and remove everything", NULL, 0,

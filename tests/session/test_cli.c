@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* `psrun session ...` end to end: output, exit status, one-line errors. */
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 
 #include "session/common.h"
 
@@ -105,6 +108,279 @@ Test(session_cli, bad_input_is_one_line_and_exit_125, .timeout = 30)
         cr_expect_eq(n, 1);
         cr_expect(n == 1 && list[0].alive);
         free(list);
+        sess_end(&t);
+}
+
+/* psrun with argv, its stdout and stderr in files (read back whole into
+ * out and err), and its own peak RSS from wait4: what the CLI process
+ * cost, apart from the test's buffers. */
+struct rss_run {
+        int status;
+        long maxrss_kib;
+        char *out, *err;
+        size_t out_len;
+};
+
+static char *slurp_fd(int fd, size_t *len)
+{
+        off_t end = lseek(fd, 0, SEEK_END);
+        cr_assert_geq(end, 0);
+        char *buf = malloc((size_t) end + 1);
+        cr_assert_not_null(buf);
+        cr_assert_eq(pread(fd, buf, (size_t) end, 0), end);
+        buf[end] = '\0';
+        if (len)
+                *len = (size_t) end;
+        return buf;
+}
+
+static void cli_rss(struct rss_run *r, const char *const *argv)
+{
+        size_t n = 0;
+        while (argv[n])
+                n++;
+        const char **args = calloc(n + 2, sizeof(char *));
+        cr_assert_not_null(args);
+        args[0] = test_psrun_path();
+        memcpy(args + 1, argv, n * sizeof(char *));
+        int out = memfd_create("ls-out", MFD_CLOEXEC), err = memfd_create("ls-err", MFD_CLOEXEC);
+        cr_assert(out >= 0 && err >= 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                int devnull = open("/dev/null", O_RDONLY);
+                dup2(devnull, 0);
+                dup2(out, 1);
+                dup2(err, 2);
+                execv(args[0], (char *const *) args);
+                _exit(127);
+        }
+        free(args);
+        int st;
+        struct rusage ru;
+        cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+        r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        r->maxrss_kib = ru.ru_maxrss;
+        r->out = slurp_fd(out, &r->out_len);
+        r->err = slurp_fd(err, NULL);
+        close(out);
+        close(err);
+}
+
+static void rss_run_free(struct rss_run *r)
+{
+        free(r->out);
+        free(r->err);
+        *r = (struct rss_run){0};
+}
+
+static void sess_python(struct sess *t, const char *code)
+{
+        char *argv[] = {"python3", "-c", (char *) code, NULL};
+        psrun_exec_result res;
+        psrun_error err = {0};
+        cr_assert_eq(psrun_exec(t->s, argv, NULL, &res, &err), 0, "%s", err.msg);
+        cr_assert_eq(res.result.exit_code, 0, "python3: %s", res.stderr_data);
+        psrun_exec_result_free(&res);
+}
+
+/* Memory the listing itself may take (16 MiB of names, 100,000 entries)
+ * and the process around it; ASan's shadow and quarantine come on top. */
+#if defined(__SANITIZE_ADDRESS__)
+#define LS_RSS_MAX_KIB (320L << 10)
+#else
+#define LS_RSS_MAX_KIB (64L << 10)
+#endif
+
+/* Class 1 of issue 28: a deep tree of long names (48 levels of 255-byte
+ * directories, 1,400 files at the bottom: 17 MiB of names, as paths from
+ * the listed directory) made the CLI hold them all, several times over.
+ * The listing stops at 16 MiB of names, says so, and the CLI's peak RSS
+ * stays bounded in every output form. */
+Test(session_cli, ls_of_a_deep_tree_of_long_names_is_bounded, .timeout = 120)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        sess_python(&t, "import os\n"
+                        "os.chdir('/workspace'); os.mkdir('deep'); os.chdir('deep')\n"
+                        "for i in range(48):\n"
+                        "    n = '%02d' % i + 'd' * 253; os.mkdir(n); os.chdir(n)\n"
+                        "for i in range(1400):\n"
+                        "    open('%04d' % i + 'f' * 251, 'w').close()\n");
+        static const char *const forms[][8] = {
+                {"session", "ls", "-R", "t", "deep", NULL},
+                {"session", "ls", "-R", "--json", "t", "deep", NULL},
+                {"session", "ls", "-R", "-0", "t", "deep", NULL},
+        };
+        for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]); f++) {
+                struct rss_run r;
+                cli_rss(&r, forms[f]);
+                cr_expect_eq(r.status, 1, "form %zu: exit %d: %s", f, r.status, r.err);
+                cr_expect_lt(r.maxrss_kib, LS_RSS_MAX_KIB, "form %zu: peak RSS %ld KiB", f,
+                             r.maxrss_kib);
+                /* Something was listed, up to the bound and no further. */
+                cr_expect_gt(r.out_len, 8U << 20, "form %zu: %zu bytes", f, r.out_len);
+                cr_expect_lt(r.out_len, 18U << 20, "form %zu: %zu bytes", f, r.out_len);
+                if (f == 1) {
+                        cr_expect(strstr(r.out, "\"truncated\":true"), "no truncated field");
+                        cr_expect(r.out_len && r.out[r.out_len - 1] == '\n');
+                        cr_expect_str_eq(r.err, "");
+                } else {
+                        cr_expect(strstr(r.err, "psrun: session ls: listing truncated at ") ==
+                                          r.err,
+                                  "form %zu: %s", f, r.err);
+                        cr_expect(strstr(r.err, "(the directory holds more)\n"), "%s", r.err);
+                }
+                rss_run_free(&r);
+        }
+        sess_end(&t);
+}
+
+/* The hostile names, as the sandbox makes them, sorted as listed. */
+static const struct {
+        const char *raw;
+        const char *shown; /* the human listing's name column */
+} hostile_names[] = {
+        {"\x1b]0;pwned\x07", "$'\\033]0;pwned\\a'"},
+        {"$'a\\nb'", "'$'\\''a\\nb'\\'''"}, /* looks quoted: is quoted again */
+        {"a\nb", "$'a\\nb'"},
+        {"back\\slash", "'back\\slash'"},
+        {"bad\xff\xfe", "$'bad\\377\\376'"},
+        {"plain.txt", "plain.txt"},
+        {"x\rINJECT", "$'x\\rINJECT'"},
+        {"\xe2\x80\xae"
+         "evil",
+         "$'\\342\\200\\256evil'"}, /* U+202E reverses what follows */
+};
+#define N_HOSTILE (sizeof(hostile_names) / sizeof(hostile_names[0]))
+
+/* Class 2 of issue 28: names reached the terminal raw, and a newline in
+ * one forged a line of the listing. */
+Test(session_cli, ls_names_never_forge_lines_or_reach_the_terminal, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        sess_python(&t,
+                    "import os\n"
+                    "for n in [b'a\\nb', b'\\x1b]0;pwned\\x07', b'x\\rINJECT', b'bad\\xff\\xfe',\n"
+                    "          b'back\\\\slash', b'plain.txt', b\"$'a\\\\nb'\",\n"
+                    "          b'\\xe2\\x80\\xaeevil']:\n"
+                    "    open(b'/workspace/' + n, 'wb').close()\n");
+        struct test_run r;
+
+        /* Human: a line per entry, the name last, quoted; no control byte. */
+        cli(&r, (const char *const[]){"session", "ls", "t", NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        size_t lines = 0;
+        for (const char *p = r.out; *p; p++) {
+                unsigned char ch = (unsigned char) *p;
+                cr_expect(ch == '\n' || (ch >= 0x20 && ch != 0x7f), "raw byte 0x%02x in: %s", ch,
+                          r.out);
+                lines += ch == '\n';
+        }
+        cr_expect_eq(lines, N_HOSTILE, "%zu lines: %s", lines, r.out);
+        char *save = NULL, *line = strtok_r(r.out, "\n", &save);
+        for (size_t i = 0; i < N_HOSTILE; i++, line = strtok_r(NULL, "\n", &save)) {
+                cr_assert_not_null(line, "entry %zu missing", i);
+                /* type mode size mtime name: the name after the 4th run of spaces. */
+                char *name = line;
+                for (int field = 0; field < 4; field++) {
+                        name += strcspn(name, " ");
+                        name += strspn(name, " ");
+                }
+                cr_expect_str_eq(name, hostile_names[i].shown, "entry %zu: `%s`", i, line);
+        }
+        test_run_free(&r);
+
+        /* -0: the raw names, each ended by a NUL, nothing else. */
+        struct rss_run z;
+        cli_rss(&z, (const char *const[]){"session", "ls", "-0", "t", NULL});
+        cr_assert_eq(z.status, 0, "%s", z.err);
+        size_t off = 0;
+        for (size_t i = 0; i < N_HOSTILE; i++) {
+                size_t len = strlen(hostile_names[i].raw);
+                cr_expect(off + len < z.out_len &&
+                                  memcmp(z.out + off, hostile_names[i].raw, len) == 0 &&
+                                  z.out[off + len] == '\0',
+                          "-0: name %zu is not at %zu", i, off);
+                off += len + 1;
+        }
+        cr_expect_eq(off, z.out_len);
+        rss_run_free(&z);
+
+        /* --json: one object; a name that is not UTF-8 goes as its bytes. */
+        cli_rss(&z, (const char *const[]){"session", "ls", "--json", "t", NULL});
+        cr_assert_eq(z.status, 0, "%s", z.err);
+        cr_expect(strstr(z.out, "\"truncated\":false,\"entries\":[{"), "%s", z.out);
+        cr_expect(strstr(z.out, "{\"name\":\"a\\nb\",\"type\":\"file\""), "%s", z.out);
+        cr_expect(strstr(z.out, "{\"name_b64\":\"YmFk//4=\",\"type\":\"file\""), "%s", z.out);
+        cr_expect(strstr(z.out, "{\"name\":\"\\u001b]0;pwned\\u0007\""), "%s", z.out);
+        for (size_t i = 0; i + 1 < z.out_len; i++)
+                cr_expect((unsigned char) z.out[i] >= 0x20, "raw control byte at %zu", i);
+        /* A JSON parser reads every name back, byte for byte. */
+        char path[] = "/tmp/psrun-ls-json-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert_geq(fd, 0);
+        cr_assert_eq(write(fd, z.out, z.out_len), (ssize_t) z.out_len);
+        close(fd);
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd),
+                 "python3 -c 'import sys, json, base64\n"
+                 "d = json.loads(open(sys.argv[1], \"rb\").read().decode(\"utf-8\"))\n"
+                 "for e in d[\"entries\"]:\n"
+                 "    b = e[\"name\"].encode() if \"name\" in e else "
+                 "base64.b64decode(e[\"name_b64\"])\n"
+                 "    sys.stdout.buffer.write(b + bytes(1))' %s",
+                 path);
+        FILE *py = popen(cmd, "r");
+        cr_assert_not_null(py);
+        char back[4096];
+        size_t got = fread(back, 1, sizeof(back), py);
+        int st = pclose(py);
+        unlink(path);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "python3 could not read the JSON: %s",
+                  z.out);
+        off = 0;
+        for (size_t i = 0; i < N_HOSTILE; i++) {
+                size_t len = strlen(hostile_names[i].raw);
+                cr_expect(off + len < got && memcmp(back + off, hostile_names[i].raw, len) == 0,
+                          "json: name %zu did not round-trip", i);
+                off += len + 1;
+        }
+        cr_expect_eq(off, got);
+        rss_run_free(&z);
+        sess_end(&t);
+}
+
+Test(session_cli, ls_options_are_checked, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        struct test_run r;
+        static const char *const bad[] = {
+                "-1", "0x3e8", "1e3", "65536x", "", "+1", "18446744073709551616", "0", "100001"};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                cli(&r, (const char *const[]){"session", "ls", "t", "--max-entries", bad[i], NULL});
+                expect_one_line_error(&r, "--max-entries");
+                test_run_free(&r);
+        }
+        cli(&r, (const char *const[]){"session", "ls", "--json", "-0", "t", NULL});
+        expect_one_line_error(&r, "--null");
+        test_run_free(&r);
+        /* A bound the caller set: the first N, marked. */
+        sess_sh_ok(&t, "touch /workspace/a /workspace/b /workspace/c");
+        cli(&r, (const char *const[]){"session", "ls", "t", "--max-entries", "2", NULL});
+        cr_expect_eq(r.status, 1, "%s", r.err);
+        cr_expect(strstr(r.err, "listing truncated at 2 entries"), "%s", r.err);
+        size_t lines = 0;
+        for (const char *p = r.out; *p; p++)
+                lines += *p == '\n';
+        cr_expect_eq(lines, 2, "%s", r.out);
+        test_run_free(&r);
+        cli(&r, (const char *const[]){"session", "ls", "t", "--max-entries", "3", NULL});
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_str_eq(r.err, "");
+        test_run_free(&r);
         sess_end(&t);
 }
 
