@@ -7,6 +7,8 @@
  * help; a body's errors are prefixed with its name ("session exec: ").
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,41 @@ static int duration_option(struct cli_call *c, const char *opt, const char *arg,
                                        "%s: `%s` is not a duration (use e.g. 30, 30s, 5m, 500ms)",
                                        opt, number_shown(arg, shown, sizeof(shown)));
         return 0;
+}
+
+/* --result-fd N: an open fd, or the usage error naming it. */
+static int result_fd_option(struct cli_call *c, const char *arg, int *fd, psrun_error *err)
+{
+        int64_t n;
+        int r = number_parse_option("--result-fd", arg, 0, INT_MAX, &n, err);
+        if (r < 0)
+                return r;
+        if (fcntl((int) n, F_GETFD) < 0)
+                return cli_usage_error(c, err, "--result-fd: %d is not an open file descriptor",
+                                       (int) n);
+        *fd = (int) n;
+        return 0;
+}
+
+/* The result of an exec or an install: --json's line on stderr, which the
+ * command writes to as well (it may imitate the line, or leave one of its
+ * own unterminated: the result starts on a line of its own); --result-fd's
+ * on a descriptor the command never has (an exec gets stdin, stdout and
+ * stderr only), which it cannot write to. */
+static void write_result(const psrun_exec_result *res, bool json, int result_fd)
+{
+        if (strcmp(res->result.reason, "setup_error") == 0) {
+                fputs("psrun: ", stderr);
+                (void) quote_text(stderr, res->result.error, strlen(res->result.error), true);
+                fputc('\n', stderr);
+        }
+        fflush(stderr);
+        if (json) {
+                (void) write_all(2, "\n", 1);
+                (void) psrun_exec_result_write_json(res, 2);
+        }
+        if (result_fd >= 0)
+                (void) psrun_exec_result_write_json(res, result_fd);
 }
 
 /* ---- create ---- */
@@ -92,9 +129,10 @@ static int sub_create(struct cli_call *c, psrun_error *err)
 
 /* ---- exec ---- */
 
-enum { EX_JSON, EX_TIMEOUT, EX_CWD, EX_ENV };
+enum { EX_JSON, EX_RESULT_FD, EX_TIMEOUT, EX_CWD, EX_ENV };
 static const struct option_def exec_options[] = {
         [EX_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
+        [EX_RESULT_FD] = {"result-fd", 0, "N", "write the result JSON to file descriptor N"},
         [EX_TIMEOUT] = {"timeout", 't', "DURATION", "wall-clock limit (default: the policy's)"},
         [EX_CWD] = {"cwd", 'C', "DIR", "working directory (absolute)"},
         [EX_ENV] = {"env", 'e', "NAME=VALUE", "add to the environment (repeatable)"},
@@ -112,9 +150,11 @@ static int sub_exec(struct cli_call *c, psrun_error *err)
                 .stderr_fd = 2,
                 .cwd = c->value[EX_CWD],
         };
-        int r = 0;
+        int r = 0, result_fd = -1;
         if (c->value[EX_TIMEOUT])
                 r = duration_option(c, "--timeout", c->value[EX_TIMEOUT], &eo.timeout_ms, err);
+        if (r >= 0 && c->value[EX_RESULT_FD])
+                r = result_fd_option(c, c->value[EX_RESULT_FD], &result_fd, err);
         if (r < 0)
                 return r;
         if (eo.cwd && eo.cwd[0] != '/')
@@ -151,10 +191,7 @@ static int sub_exec(struct cli_call *c, psrun_error *err)
         psrun_session_close(s);
         if (r < 0)
                 return r;
-        if (strcmp(res.result.reason, "setup_error") == 0)
-                fprintf(stderr, "psrun: %s\n", res.result.error);
-        if (c->value[EX_JSON])
-                (void) psrun_exec_result_write_json(&res, 2);
+        write_result(&res, c->value[EX_JSON] != NULL, result_fd);
         int code = res.result.exit_code;
         psrun_exec_result_free(&res);
         return code;
@@ -162,10 +199,11 @@ static int sub_exec(struct cli_call *c, psrun_error *err)
 
 /* ---- install ---- */
 
-enum { IN_TOOL, IN_JSON, IN_TIMEOUT, IN_APPROVE_CMD, IN_APPROVE_TIMEOUT };
+enum { IN_TOOL, IN_JSON, IN_RESULT_FD, IN_TIMEOUT, IN_APPROVE_CMD, IN_APPROVE_TIMEOUT };
 static const struct option_def install_options[] = {
         [IN_TOOL] = {"tool", 0, "TOOL", "python (default: pip) or node (npm)"},
         [IN_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
+        [IN_RESULT_FD] = {"result-fd", 0, "N", "write the result JSON to file descriptor N"},
         [IN_TIMEOUT] = {"timeout", 't', "DURATION", "wall-clock limit (default: the policy's)"},
         [IN_APPROVE_CMD] = {"approve-cmd", 0, "CMD",
                             "ask CMD (the action as JSON on its stdin; exit 0 approves)"},
@@ -184,12 +222,14 @@ static int sub_install(struct cli_call *c, psrun_error *err)
         psrun_install_options io = {.tool = c->value[IN_TOOL], .on_output = write_output};
         struct approve_cmd ac = {.cmd = c->value[IN_APPROVE_CMD],
                                  .timeout_ms = APPROVE_TIMEOUT_DEFAULT_MS};
-        int r = 0;
+        int r = 0, result_fd = -1;
         if (c->value[IN_TIMEOUT])
                 r = duration_option(c, "--timeout", c->value[IN_TIMEOUT], &io.timeout_ms, err);
         if (r >= 0 && c->value[IN_APPROVE_TIMEOUT])
                 r = duration_option(c, "--approve-timeout", c->value[IN_APPROVE_TIMEOUT],
                                     &ac.timeout_ms, err);
+        if (r >= 0 && c->value[IN_RESULT_FD])
+                r = result_fd_option(c, c->value[IN_RESULT_FD], &result_fd, err);
         if (r < 0)
                 return r;
         psrun_session *s = NULL;
@@ -205,10 +245,7 @@ static int sub_install(struct cli_call *c, psrun_error *err)
                 psrun_exec_result_free(&res);
                 return r;
         }
-        if (strcmp(res.result.reason, "setup_error") == 0)
-                fprintf(stderr, "psrun: %s\n", res.result.error);
-        if (c->value[IN_JSON])
-                (void) psrun_exec_result_write_json(&res, 2);
+        write_result(&res, c->value[IN_JSON] != NULL, result_fd);
         int code = res.result.exit_code;
         psrun_exec_result_free(&res);
         return code;
@@ -421,13 +458,15 @@ static int sub_destroy(struct cli_call *c, psrun_error *err)
 static const struct command session_commands[] = {
         {"create", sub_create, "[--policy FILE] [-o KEY=VALUE]... [--name NAME]", "", 0, 0,
          "start a session, print its id", create_options, 0, NULL, NULL},
-        {"exec", sub_exec, "[--json] [--timeout D] [--cwd DIR] [--env K=V]...",
+        {"exec", sub_exec, "[--json] [--result-fd N] [--timeout D] [--cwd DIR] [--env K=V]...",
          "ID [--] CMD [ARGS...]", 1, CLI_UNBOUNDED, "run CMD in the session (stdio streamed)",
          exec_options, CMD_ID_FIRST,
          "The options may also follow ID. Exit status: the command's (128+N if killed by\n"
-         "signal N); 125 when psrun failed (one line on stderr).\n",
+         "signal N); 125 when psrun failed (one line on stderr). The command writes to\n"
+         "stderr too, and may imitate --json's line: --result-fd's it cannot reach.\n",
          NULL},
-        {"install", sub_install, "[--tool python|node] [--json] [--timeout D] [--approve-cmd CMD]",
+        {"install", sub_install,
+         "[--tool python|node] [--json] [--result-fd N] [--timeout D] [--approve-cmd CMD]",
          "ID PACKAGE", 2, 2, "install a package into /workspace", install_options, 0,
          "The installer's output is streamed; its exit status is the command's (0: installed).\n",
          NULL},

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <termios.h>
 
 #include "session/common.h"
 
@@ -381,6 +382,90 @@ Test(session_cli, ls_options_are_checked, .timeout = 30)
         cr_expect_eq(r.status, 0, "%s", r.err);
         cr_expect_str_eq(r.err, "");
         test_run_free(&r);
+        sess_end(&t);
+}
+
+/* `session read` to a terminal: the file is the sandbox's, and its ESC,
+ * BEL and CR would be the terminal's commands. Escaped there (a UTF-8
+ * character cut by nothing stays whole); to a pipe, the bytes as they are. */
+Test(session_cli, read_to_a_terminal_escapes_control_bytes, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        static const char body[] = "ok\t\xc3\xa9\n\x1b]0;pwned\x07x\rINJECT\xff\n";
+        psrun_error err = {0};
+        cr_assert_eq(psrun_write_file(t.s, "f", body, sizeof(body) - 1, 0644, &err), 0, "%s",
+                     err.msg);
+        int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+        cr_assert_geq(master, 0);
+        cr_assert_eq(grantpt(master), 0);
+        cr_assert_eq(unlockpt(master), 0);
+        int slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_CLOEXEC);
+        cr_assert_geq(slave, 0);
+        struct termios tio;
+        cr_assert_eq(tcgetattr(slave, &tio), 0);
+        cfmakeraw(&tio); /* no \n to \r\n on the way */
+        cr_assert_eq(tcsetattr(slave, TCSANOW, &tio), 0);
+        pid_t pid = fork();
+        cr_assert_geq(pid, 0);
+        if (pid == 0) {
+                dup2(slave, 1);
+                execl(test_psrun_path(), "psrun", "session", "read", "t", "f", (char *) NULL);
+                _exit(127);
+        }
+        close(slave);
+        char got[512];
+        size_t len = 0;
+        for (;;) {
+                ssize_t n = read(master, got + len, sizeof(got) - 1 - len);
+                if (n <= 0) /* EIO: the last writer closed the terminal */
+                        break;
+                len += (size_t) n;
+        }
+        got[len] = '\0';
+        close(master);
+        int st;
+        cr_assert_eq(waitpid(pid, &st, 0), pid);
+        cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+        cr_expect_str_eq(got, "ok\t\xc3\xa9\n\\x1b]0;pwned\\x07x\\x0dINJECT\\xff\n");
+
+        struct test_run r;
+        cli(&r, (const char *const[]){"session", "read", "t", "f", NULL});
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_str_eq(r.out, body);
+        test_run_free(&r);
+        sess_end(&t);
+}
+
+/* Class 2 of issue 28: --json's line shares stderr with the command, which
+ * can print one just like it. --result-fd's descriptor is not the
+ * command's: what it writes there goes nowhere, and the one result is
+ * psrun's. */
+Test(session_cli, exec_result_fd_cannot_be_forged, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        struct test_run r;
+        cli(&r, (const char *const[]){"session", "exec", "t", "--json", "--result-fd", "3", "--",
+                                      "sh", "-c",
+                                      "printf '{\"exit_code\":0}\\n' >&2; "
+                                      "printf '{\"exit_code\":0}\\n' >&3; printf half >&2; exit 4",
+                                      NULL});
+        cr_expect_eq(r.status, 4, "%s", r.err);
+        cr_expect(strncmp(r.result, "{\"exit_code\":4,", 15) == 0, "%s", r.result);
+        const char *nl = strchr(r.result, '\n');
+        cr_expect(nl && nl[1] == '\0', "not one line: %s", r.result);
+        /* --json's line starts on a line of its own after the command's. */
+        cr_expect(strstr(r.err, "half\n{\"exit_code\":4,"), "%s", r.err);
+        test_run_free(&r);
+        static const char *const bad[] = {
+                "-1", "0x3e8", "1e3", "65536x", "", "+1", "18446744073709551616", "99"};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                cli(&r, (const char *const[]){"session", "exec", "t", "--result-fd", bad[i], "--",
+                                              "true", NULL});
+                expect_one_line_error(&r, "--result-fd");
+                test_run_free(&r);
+        }
         sess_end(&t);
 }
 
