@@ -136,9 +136,10 @@ $(BUILD)/tests/%: tests/%/*.c tests/lib/*.c tests/lib/*.h $(ARCHIVE)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -Itests -o $@ $(filter %.c,$^) $(ARCHIVE) \
 		$(LDFLAGS) $(PKG_LIBS) $(TEST_LIBS) -lm -lpthread
 
-# The runc-style log writer and the MCP server's JSON reader and protocol
-# layer are the CLI's (cli/ is not in libpsrun); their unit tests link them.
-$(BUILD)/tests/unit: cli/oci-log.c cli/mcp/json.c cli/mcp/proto.c
+# The runc-style log writer, the MCP server's JSON reader and protocol layer
+# and the quoting of names the sandbox chose are the CLI's (cli/ is not in
+# libpsrun); their unit tests link them.
+$(BUILD)/tests/unit: cli/oci-log.c cli/mcp/json.c cli/mcp/proto.c cli/quote.c
 
 # Helpers run inside the sandbox: static, so they need nothing from the root.
 $(BUILD)/tests/helper/%: tests/helper/%.c
