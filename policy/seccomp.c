@@ -272,6 +272,23 @@ static int add_rule(scmp_filter_ctx ctx, const struct seccomp_rule *rule, size_t
         if (!syscall_known(rule->syscall, nr, arches, n_arches))
                 return 0;
 
+        /* Two comparisons of one argument cannot both be one rule's
+         * (libseccomp refuses it): such a rule is one rule per comparison,
+         * any of which matches, as runc and crun read it. runtime-tools'
+         * generator wrote personality's three allowed values so. */
+        bool repeated = false;
+        for (size_t i = 0; i < rule->n_args; i++)
+                for (size_t k = 0; k < i; k++)
+                        repeated = repeated || cmps[i].arg == cmps[k].arg;
+        if (repeated) {
+                for (size_t i = 0; i < rule->n_args; i++) {
+                        r = seccomp_rule_add_array(ctx, action, nr, 1, &cmps[i]);
+                        if (r < 0)
+                                return psrun_error_errno(
+                                        err, r, "seccomp: %s: libseccomp rejected the rule", what);
+                }
+                return 0;
+        }
         r = seccomp_rule_add_array(ctx, action, nr, (unsigned) rule->n_args, cmps);
         if (r < 0)
                 return psrun_error_errno(err, r, "seccomp: %s: libseccomp rejected the rule", what);
