@@ -156,15 +156,18 @@ int step_caps(struct child_ctx *c)
         return 0;
 }
 
-int step_chdir(struct child_ctx *c)
+/*
+ * The working directory, in two parts: the CVE-2024-21626 class. Until
+ * execve this process still holds psrun's host fds (close-on-exec, not
+ * closed), so a working directory such as /proc/self/fd/N would be a host
+ * directory, from where `..` climbs the host's tree.
+ *
+ * Before any filter of the config's (and as root): the path must resolve
+ * inside the root without a magic link (no /proc/self/fd/N, /proc/PID/cwd,
+ * /proc/self/root), which needs openat2.
+ */
+int step_check_workdir(struct child_ctx *c)
 {
-        /* The CVE-2024-21626 class: until execve this process still holds
-         * psrun's host fds (close-on-exec, not closed), so a working
-         * directory such as /proc/self/fd/N would be a host directory, from
-         * where `..` climbs the host's tree. The directory is resolved
-         * inside the root with no magic links (so no /proc/self/fd/N, no
-         * /proc/PID/cwd), and then verified: the kernel's getcwd() names a
-         * directory outside the root "(unreachable)/...". */
         const char *dir = c->plan->workdir ? c->plan->workdir : "/";
         _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (root < 0)
@@ -174,9 +177,19 @@ int step_chdir(struct child_ctx *c)
                 .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
         };
         _cleanup_close_ int fd = (int) syscall(SYS_openat2, root, dir, &how, sizeof(how));
-        if (fd < 0)
-                return -errno;
-        if (fchdir(fd) < 0)
+        return fd < 0 ? -errno : 0;
+}
+
+/*
+ * Then, with the command's identity and perhaps under the config's filter,
+ * only chdir and getcwd, as runc: the kernel's getcwd() names a directory
+ * outside the root "(unreachable)/...", so a path swapped for a magic link
+ * since the check cannot lead out either.
+ */
+int step_chdir(struct child_ctx *c)
+{
+        const char *dir = c->plan->workdir ? c->plan->workdir : "/";
+        if (chdir(dir) < 0)
                 return -errno;
         /* exec_path is free until step_lookup fills it. */
         long n = syscall(SYS_getcwd, c->exec_path, PATH_MAX);
@@ -207,36 +220,72 @@ int step_landlock(struct child_ctx *c)
 {
         if (c->plan->landlock.ruleset_fd < 0)
                 return 0;
+        /* landlock_restrict_self is not in CHILD_AFTER_FILTER_SYSCALLS: a
+         * plan with a config's early filter has no Landlock ruleset (OCI
+         * plans have none), and one that had would fail here, not later. */
+        if (child_filter_early(c->plan))
+                return -EINVAL;
         int failed = -1;
         int r = landlock_plan_apply(&c->plan->landlock, &failed);
         c->index = failed < 0 ? UINT32_MAX : (uint32_t) failed;
         return r;
 }
 
+/* stat() and access() as the syscalls of CHILD_AFTER_FILTER_SYSCALLS:
+ * glibc's may be another (its faccessat tries faccessat2 first, which an
+ * old profile refuses with EPERM, not ENOSYS). */
+static int sys_stat(const char *path, struct stat *st)
+{
+        return (int) syscall(SYS_newfstatat, AT_FDCWD, path, st, 0);
+}
+
+static int sys_access(const char *path, int mode)
+{
+        return (int) syscall(SYS_faccessat, AT_FDCWD, path, mode);
+}
+
 static bool is_executable_file(const char *path)
 {
         struct stat st;
-        return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+        return sys_stat(path, &st) == 0 && S_ISREG(st.st_mode) && sys_access(path, X_OK) == 0;
 }
 
-static int refuse_self(const char *path)
+int step_self_exe(struct child_ctx *c)
+{
+        /* psrun's executable, for refuse_self: recorded first, while /proc
+         * is one (the container's may be missing or planted). */
+        struct stat st;
+        if (stat("/proc/self/exe", &st) < 0)
+                return -errno;
+        c->self_dev = st.st_dev;
+        c->self_ino = st.st_ino;
+        return 0;
+}
+
+static int refuse_self(struct child_ctx *c, const char *path)
 {
         /* The CVE-2019-5736 class: an image whose /bin/sh is a link to
          * /proc/self/exe would have psrun exec this very binary, inside the
-         * container. The program is resolved with no magic links (so no
-         * /proc/PID/exe, /proc/PID/fd/N or /proc/PID/root on the way) and
-         * must not be the executable this process runs. */
+         * container. The program, however it is reached (a magic link, a
+         * hard link, a bind mount of it), must not be the executable this
+         * process runs. */
+        struct stat st;
+        if (sys_stat(path, &st) < 0)
+                return -errno;
+        if (st.st_dev == c->self_dev && st.st_ino == c->self_ino)
+                return -EPERM;
+        /* And it is resolved with no magic links on the way (so no
+         * /proc/PID/exe, /proc/PID/fd/N or /proc/PID/root). Not under a
+         * config's early filter, which may refuse openat2: then the
+         * command's execve finds no fd of psrun's a magic link could lead
+         * to (OCI create closes all but the exec FIFO before it waits,
+         * step_wait_start; an exec's process keeps only the sync socket,
+         * step_keep_planned_fds). */
+        if (child_filter_early(c->plan))
+                return 0;
         struct open_how how = {.flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS};
         _cleanup_close_ int fd = (int) syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-        if (fd < 0)
-                return -errno;
-        _cleanup_close_ int self = open("/proc/self/exe", O_PATH | O_CLOEXEC);
-        struct stat a, b;
-        if (self < 0 || fstat(fd, &a) < 0 || fstat(self, &b) < 0)
-                return -errno;
-        if (a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-                return -EPERM;
-        return 0;
+        return fd < 0 ? -errno : 0;
 }
 
 static int find_program(struct child_ctx *c)
@@ -252,7 +301,7 @@ static int find_program(struct child_ctx *c)
                 if (flen + 1 > PATH_MAX)
                         return -ENAMETOOLONG;
                 memcpy(c->exec_path, file, flen + 1);
-                if (access(file, F_OK) < 0)
+                if (sys_access(file, F_OK) < 0)
                         return -errno;
                 return 0;
         }
@@ -283,7 +332,7 @@ int step_lookup(struct child_ctx *c)
         int r = find_program(c);
         if (r < 0)
                 return r;
-        return refuse_self(c->exec_path);
+        return refuse_self(c, c->exec_path);
 }
 
 /* close_range's fallback, as crun's: every fd >= first but those in keep,
@@ -364,6 +413,19 @@ static void close_own_preserved(unsigned first, int keep)
         }
 }
 
+/* The byte `psrun start` writes into the exec FIFO. */
+static int read_start(int fd)
+{
+        char byte;
+        ssize_t n;
+        do
+                n = read(fd, &byte, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1)
+                _exit(CHILD_EXIT_SETUP);
+        return 0;
+}
+
 int step_wait_start(struct child_ctx *c)
 {
         /* OCI create ends here: tell `psrun create` we are ready, let go of
@@ -380,6 +442,15 @@ int step_wait_start(struct child_ctx *c)
          * fd of it; so does everything else we must not hold while we wait. */
         unsigned first = 3 + c->plan->preserve_fds;
         close_own_preserved(first, fd);
+        /* Under a config's filter close_range is not for psrun to call
+         * (CHILD_AFTER_FILTER_SYSCALLS): a profile may refuse it, or kill
+         * for it. The walk of /proc/self/fd then, as runc's. */
+        if (child_filter_before_exec(c->plan)) {
+                int r = fds_from_proc(first, &fd, 1, false);
+                if (r < 0)
+                        return r;
+                return read_start(fd);
+        }
         int r = 0;
         if ((unsigned) fd >= first) {
                 if ((unsigned) fd > first &&
@@ -390,18 +461,11 @@ int step_wait_start(struct child_ctx *c)
         } else if (syscall(SYS_close_range, first, ~0U, 0) < 0) {
                 r = -errno;
         }
-        /* A config's early seccomp filter may refuse close_range: the lock
-         * must go all the same, or `psrun start` waits for it forever. */
+        /* A kernel before 5.9 has no close_range: the lock must go all the
+         * same, or `psrun start` waits for it forever. */
         if (r == -ENOSYS || r == -EPERM)
                 (void) fds_from_proc(first, &fd, 1, false);
-        char byte;
-        ssize_t n;
-        do
-                n = read(fd, &byte, 1);
-        while (n < 0 && errno == EINTR);
-        if (n != 1)
-                _exit(CHILD_EXIT_SETUP);
-        return 0;
+        return read_start(fd);
 }
 
 /* Every fd but 0-2, those --preserve-fds names and those in keep closed:

@@ -14,8 +14,10 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "runtime/child.h"
@@ -31,6 +33,8 @@ struct child_ctx {
         char *exec_path;   /* PATH_MAX bytes: argv[0] as found by step_lookup */
         int listener;      /* the seccomp listener, until it is handed over; -1: none */
         const struct child_attach *attach; /* plan->zygote: its cgroups to join */
+        dev_t self_dev;                    /* psrun's own executable, by step_self_exe */
+        ino_t self_ino;
 };
 
 /*
@@ -73,10 +77,62 @@ enum child_phase {
         CHILD_PHASE_NOT_IN_SESSION, /* never */
 };
 
+/*
+ * What psrun's own steps may call once a config's seccomp filter is loaded,
+ * and no more: without noNewPrivileges the filter comes before the identity
+ * and capabilities change (loading it needs CAP_SYS_ADMIN, which they drop),
+ * with a listener before the exec FIFO; the profile was written for runc,
+ * and allows what runc's init calls there. Every Docker profile since 2016
+ * and runtime-tools' generator allow all of these (tests/oci/data/seccomp);
+ * none of them openat2, close_range, statx, faccessat2 or clone3, so what
+ * needs those runs before the filter. The names are the x86_64 and aarch64
+ * ones (the 64-bit ABIs psrun builds for).
+ */
+#define CHILD_AFTER_FILTER_SYSCALLS(X)                                                             \
+        X(prctl) /* the bounding set, ambient capabilities, keepcaps */                            \
+        X(capset)                                                                                  \
+        X(setgroups)                                                                               \
+        X(setresgid)                                                                               \
+        X(setresuid)                                                                               \
+        X(chdir) /* the working directory, then verified by getcwd */                              \
+        X(getcwd)                                                                                  \
+        X(newfstatat) /* the program's lookup (stat), and ... */                                   \
+        X(faccessat)  /* ... access: raw syscalls, not glibc's faccessat2 */                       \
+        X(openat)     /* /proc/self/fd, where close_range is refused */                            \
+        X(getdents64)                                                                              \
+        X(fcntl)                                                                                   \
+        X(close)                                                                                   \
+        X(read)       /* the exec FIFO */                                                          \
+        X(sendto)     /* a message on the sync socket */                                           \
+        X(sendmsg)    /* one with an fd (the listener) */                                          \
+        X(exit_group) /* a failing step's exit */                                                  \
+        X(execve)
+
+/* The same as strings, NULL-terminated (runtime/child.c). */
+extern const char *const child_after_filter_syscalls[];
+
+/* Whether the config's filter is loaded before the last steps: before the
+ * identity changes (no noNewPrivileges), or with a listener before the exec
+ * FIFO. The steps that run after it take the classic way then. */
+static inline bool child_filter_early(const struct plan *p)
+{
+        return p->seccomp.len > 0 && p->seccomp_early;
+}
+
+static inline bool child_filter_before_exec(const struct plan *p)
+{
+        return p->seccomp.len > 0 && (p->seccomp_early || p->seccomp_listener);
+}
+
 struct child_exec_step {
         enum child_step id;
         int (*run)(struct child_ctx *c);
         enum child_phase zygote;
+        /* Every row from the early filter's on: the syscalls the step makes
+         * when a config's filter is loaded before it (all of them in
+         * CHILD_AFTER_FILTER_SYSCALLS), NULL-terminated; an empty list for
+         * one that then makes none. NULL for the rows before the filter. */
+        const char *const *after_filter;
 };
 
 extern const struct child_exec_step child_exec_steps[];
@@ -119,10 +175,12 @@ int step_setgid(struct child_ctx *c);
 int step_stdio_owner(struct child_ctx *c);
 int step_setuid(struct child_ctx *c);
 int step_caps(struct child_ctx *c);
+int step_check_workdir(struct child_ctx *c);
 int step_chdir(struct child_ctx *c);
 int step_no_new_privs(struct child_ctx *c);
 int step_apparmor(struct child_ctx *c);
 int step_landlock(struct child_ctx *c);
+int step_self_exe(struct child_ctx *c);
 int step_lookup(struct child_ctx *c);
 int step_close_fds(struct child_ctx *c);
 int step_wait_start(struct child_ctx *c);

@@ -104,6 +104,7 @@ struct child_step_def {
  * fds, cwd, executable and command line. */
 static const struct child_step_def early_steps[] = {
         {CHILD_STEP_SYNC, step_not_dumpable},
+        {CHILD_STEP_EXEC, step_self_exe},
         {CHILD_STEP_SYNC, step_proctitle},
         {CHILD_STEP_OOM_SCORE, step_oom_score},
 };
@@ -145,43 +146,67 @@ static const struct child_step_def setup_steps[] = {
  * setuid; Landlock needs no_new_privs once capabilities are gone; seccomp is
  * the last layer because it would block the syscalls of the steps before it.
  *
+ * A config's filter may come earlier: without no_new_privs at
+ * step_seccomp_early, before the identity changes (loading it needs
+ * CAP_SYS_ADMIN); with a listener at step_seccomp_listener, before the exec
+ * FIFO. Every row from step_seccomp_early's on says what it then calls, all
+ * of it in CHILD_AFTER_FILTER_SYSCALLS (tests/unit/test_child_steps.c and
+ * tests/kernel/test_child_after_filter.c hold it to that); whatever needs
+ * more (openat2, fstatfs, close_range, sched_setaffinity) runs before it:
+ * AppArmor, the stdio's owner, the final CPU affinity, the working
+ * directory's magic-link check.
+ *
  * A zygote runs the rows ahead of its request first: everything that does
  * not need the request, the security layers included: no_new_privs,
  * AppArmor, Landlock and seccomp (loading a filter costs the kernel a JIT
  * compilation, 0.3-0.4 ms here). What follows them is in the session's
- * allowlist (the default profile: dup3, setresuid, capset, prctl, openat2,
- * fchdir, getcwd, stat, access, sendmsg, execve), and a refusal would be a
- * setup error, never a layer left out. It waits as uid 0 of the sandbox,
- * which the sandbox's own uid cannot signal.
+ * allowlist (the default profile: dup3, fstat, fchown, openat2, setresuid,
+ * capset, prctl, chdir, getcwd, newfstatat, faccessat, sendmsg, execve),
+ * and a refusal would be a setup error, never a layer left out. It waits as
+ * uid 0 of the sandbox, which the sandbox's own uid cannot signal.
  */
+#define SYSCALLS(...) ((const char *const[]){__VA_ARGS__ NULL})
+
 const struct child_exec_step child_exec_steps[] = {
-        {CHILD_STEP_CONSOLE, step_console_attach, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_SIGNALS, step_signals, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_KEYRING, step_session_keyring, CHILD_PHASE_NOT_IN_SESSION},
-        {CHILD_STEP_RLIMIT, step_rlimits, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_TIMENS, step_timens, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_PERSONALITY, step_personality, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_SCHEDULER, step_scheduler, CHILD_PHASE_NOT_IN_SESSION},
-        {CHILD_STEP_IOPRIO, step_io_priority, CHILD_PHASE_NOT_IN_SESSION},
-        {CHILD_STEP_CLOSE_FDS, step_close_fds, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_SECCOMP, step_seccomp_early, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_BOUNDING, step_bounding, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_GROUPS, step_groups, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_SETGID, step_setgid, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_SETUID, step_stdio_owner, CHILD_PHASE_AFTER_REQUEST},
-        {CHILD_STEP_SETUID, step_setuid, CHILD_PHASE_AFTER_REQUEST},
-        {CHILD_STEP_CAPS, step_caps, CHILD_PHASE_AFTER_REQUEST},
-        {CHILD_STEP_CHDIR, step_chdir, CHILD_PHASE_AFTER_REQUEST},
-        {CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_APPARMOR, step_apparmor, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_LANDLOCK, step_landlock, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_EXEC, step_lookup, CHILD_PHASE_AFTER_REQUEST},
-        {CHILD_STEP_CPU_AFFINITY, step_cpu_affinity, CHILD_PHASE_NOT_IN_SESSION},
-        {CHILD_STEP_SECCOMP, step_seccomp_listener, CHILD_PHASE_NOT_IN_SESSION},
-        {CHILD_STEP_WAIT_START, step_wait_start, CHILD_PHASE_AFTER_REQUEST},
-        {CHILD_STEP_SECCOMP, step_seccomp, CHILD_PHASE_AHEAD},
-        {CHILD_STEP_SECCOMP, step_report_exec, CHILD_PHASE_AFTER_REQUEST},
+        {CHILD_STEP_CONSOLE, step_console_attach, CHILD_PHASE_AHEAD, NULL},
+        {CHILD_STEP_SIGNALS, step_signals, CHILD_PHASE_AHEAD, NULL},
+        {CHILD_STEP_KEYRING, step_session_keyring, CHILD_PHASE_NOT_IN_SESSION, NULL},
+        {CHILD_STEP_RLIMIT, step_rlimits, CHILD_PHASE_AHEAD, NULL},
+        {CHILD_STEP_TIMENS, step_timens, CHILD_PHASE_AHEAD, NULL},
+        {CHILD_STEP_PERSONALITY, step_personality, CHILD_PHASE_AHEAD, NULL},
+        {CHILD_STEP_SCHEDULER, step_scheduler, CHILD_PHASE_NOT_IN_SESSION, NULL},
+        {CHILD_STEP_IOPRIO, step_io_priority, CHILD_PHASE_NOT_IN_SESSION, NULL},
+        {CHILD_STEP_CPU_AFFINITY, step_cpu_affinity, CHILD_PHASE_NOT_IN_SESSION, NULL},
+        {CHILD_STEP_CLOSE_FDS, step_close_fds, CHILD_PHASE_AHEAD, NULL},
+        {CHILD_STEP_APPARMOR, step_apparmor, CHILD_PHASE_AHEAD, NULL},
+        {CHILD_STEP_SETUID, step_stdio_owner, CHILD_PHASE_AFTER_REQUEST, NULL},
+        {CHILD_STEP_CHDIR, step_check_workdir, CHILD_PHASE_AFTER_REQUEST, NULL},
+        {CHILD_STEP_SECCOMP, step_seccomp_early, CHILD_PHASE_AHEAD,
+         SYSCALLS("sendmsg", "close", ) /* after the load: the listener to the parent */},
+        {CHILD_STEP_BOUNDING, step_bounding, CHILD_PHASE_AHEAD, SYSCALLS("prctl", )},
+        {CHILD_STEP_GROUPS, step_groups, CHILD_PHASE_AHEAD, SYSCALLS("setgroups", )},
+        {CHILD_STEP_SETGID, step_setgid, CHILD_PHASE_AHEAD, SYSCALLS("setresgid", )},
+        {CHILD_STEP_SETUID, step_setuid, CHILD_PHASE_AFTER_REQUEST, SYSCALLS("setresuid", )},
+        {CHILD_STEP_CAPS, step_caps, CHILD_PHASE_AFTER_REQUEST, SYSCALLS("capset", "prctl", )},
+        {CHILD_STEP_CHDIR, step_chdir, CHILD_PHASE_AFTER_REQUEST, SYSCALLS("chdir", "getcwd", )},
+        {CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs, CHILD_PHASE_AHEAD, SYSCALLS("prctl", )},
+        /* Refused with an early filter (step_landlock). */
+        {CHILD_STEP_LANDLOCK, step_landlock, CHILD_PHASE_AHEAD, SYSCALLS()},
+        {CHILD_STEP_EXEC, step_lookup, CHILD_PHASE_AFTER_REQUEST,
+         SYSCALLS("newfstatat", "faccessat", )},
+        {CHILD_STEP_SECCOMP, step_seccomp_listener, CHILD_PHASE_NOT_IN_SESSION,
+         SYSCALLS("sendmsg", "close", )},
+        {CHILD_STEP_WAIT_START, step_wait_start, CHILD_PHASE_AFTER_REQUEST,
+         SYSCALLS("sendto", "fcntl", "close", "openat", "getdents64", "read", "exit_group", )},
+        /* Nothing once a config's filter is loaded. */
+        {CHILD_STEP_SECCOMP, step_seccomp, CHILD_PHASE_AHEAD, SYSCALLS()},
+        {CHILD_STEP_SECCOMP, step_report_exec, CHILD_PHASE_AFTER_REQUEST,
+         SYSCALLS("openat", "sendmsg", "close", )},
 };
+
+#define AFTER_FILTER_NAME(name) #name,
+const char *const child_after_filter_syscalls[] = {CHILD_AFTER_FILTER_SYSCALLS(AFTER_FILTER_NAME)
+                                                           NULL};
 
 const size_t child_exec_steps_len = ARRAY_SIZE(child_exec_steps);
 

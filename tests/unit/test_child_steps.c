@@ -5,15 +5,27 @@
  * request and then those after it, each in the order below, and the order
  * keeps what the comments say it must: seccomp the last layer before the
  * exec report, no_new_privs before Landlock, the bounding set before setuid.
- * A reorder of the table fails here first.
+ * A reorder of the table fails here first. And what runs after a config's
+ * early seccomp filter calls only CHILD_AFTER_FILTER_SYSCALLS, which every
+ * Docker-era profile allows (tests/oci/data/seccomp); the kernel tier runs
+ * those steps under a filter of that set alone.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "runtime/child-internal.h"
+#include "runtime/oci/config.h"
 
 typedef int (*step_fn)(struct child_ctx *c);
 
@@ -38,20 +50,21 @@ static const struct expected command_order[] = {
         ROW(CHILD_STEP_PERSONALITY, step_personality),
         ROW(CHILD_STEP_SCHEDULER, step_scheduler),
         ROW(CHILD_STEP_IOPRIO, step_io_priority),
+        ROW(CHILD_STEP_CPU_AFFINITY, step_cpu_affinity),
         ROW(CHILD_STEP_CLOSE_FDS, step_close_fds),
+        ROW(CHILD_STEP_APPARMOR, step_apparmor),
+        ROW(CHILD_STEP_SETUID, step_stdio_owner),
+        ROW(CHILD_STEP_CHDIR, step_check_workdir),
         ROW(CHILD_STEP_SECCOMP, step_seccomp_early),
         ROW(CHILD_STEP_BOUNDING, step_bounding),
         ROW(CHILD_STEP_GROUPS, step_groups),
         ROW(CHILD_STEP_SETGID, step_setgid),
-        ROW(CHILD_STEP_SETUID, step_stdio_owner),
         ROW(CHILD_STEP_SETUID, step_setuid),
         ROW(CHILD_STEP_CAPS, step_caps),
         ROW(CHILD_STEP_CHDIR, step_chdir),
         ROW(CHILD_STEP_NO_NEW_PRIVS, step_no_new_privs),
-        ROW(CHILD_STEP_APPARMOR, step_apparmor),
         ROW(CHILD_STEP_LANDLOCK, step_landlock),
         ROW(CHILD_STEP_EXEC, step_lookup),
-        ROW(CHILD_STEP_CPU_AFFINITY, step_cpu_affinity),
         ROW(CHILD_STEP_SECCOMP, step_seccomp_listener),
         ROW(CHILD_STEP_WAIT_START, step_wait_start),
         ROW(CHILD_STEP_SECCOMP, step_seccomp),
@@ -60,16 +73,16 @@ static const struct expected command_order[] = {
 
 /* A zygote's, ahead of its request. */
 static const struct expected zygote_ahead[] = {
-        FN(step_console_attach), FN(step_signals),   FN(step_rlimits),       FN(step_timens),
-        FN(step_personality),    FN(step_close_fds), FN(step_seccomp_early), FN(step_bounding),
-        FN(step_groups),         FN(step_setgid),    FN(step_no_new_privs),  FN(step_apparmor),
+        FN(step_console_attach), FN(step_signals),   FN(step_rlimits),  FN(step_timens),
+        FN(step_personality),    FN(step_close_fds), FN(step_apparmor), FN(step_seccomp_early),
+        FN(step_bounding),       FN(step_groups),    FN(step_setgid),   FN(step_no_new_privs),
         FN(step_landlock),       FN(step_seccomp),
 };
 
 /* A zygote's, once it has its request. */
 static const struct expected zygote_after[] = {
-        FN(step_stdio_owner), FN(step_setuid),     FN(step_caps),        FN(step_chdir),
-        FN(step_lookup),      FN(step_wait_start), FN(step_report_exec),
+        FN(step_stdio_owner), FN(step_check_workdir), FN(step_setuid),     FN(step_caps),
+        FN(step_chdir),       FN(step_lookup),        FN(step_wait_start), FN(step_report_exec),
 };
 
 /* The layers that confine the command in the kernel. */
@@ -239,4 +252,120 @@ Test(child_steps, what_the_comments_say_must_come_first_does)
         struct path p = command_path();
         assert_before(&p, step_caps, step_no_new_privs);
         assert_before(&p, step_caps, step_landlock);
+}
+
+/* ---- after a config's filter ---- */
+
+static bool in_after_filter_set(const char *name)
+{
+        for (const char *const *n = child_after_filter_syscalls; *n; n++)
+                if (strcmp(*n, name) == 0)
+                        return true;
+        return false;
+}
+
+Test(child_steps, what_runs_after_an_early_filter_calls_only_the_documented_set)
+{
+        struct path p = command_path();
+        size_t early = position(&p, step_seccomp_early);
+        for (size_t i = 0; i < child_exec_steps_len; i++) {
+                const struct child_exec_step *s = &child_exec_steps[i];
+                if (i < early) {
+                        cr_expect_null(s->after_filter,
+                                       "%s runs before the filter: it declares nothing",
+                                       name_of(s->run));
+                        continue;
+                }
+                cr_assert_not_null(s->after_filter,
+                                   "%s runs after a config's early filter and does not say "
+                                   "what it calls",
+                                   name_of(s->run));
+                for (const char *const *n = s->after_filter; *n; n++)
+                        cr_expect(in_after_filter_set(*n),
+                                  "%s calls %s after a config's filter, which is not in "
+                                  "CHILD_AFTER_FILTER_SYSCALLS",
+                                  name_of(s->run), *n);
+        }
+        /* What needs more runs before the filter. */
+        assert_before(&p, step_apparmor, step_seccomp_early);      /* openat2, fstatfs */
+        assert_before(&p, step_stdio_owner, step_seccomp_early);   /* fstat, fchown */
+        assert_before(&p, step_check_workdir, step_seccomp_early); /* openat2 */
+        assert_before(&p, step_cpu_affinity, step_seccomp_early);  /* sched_setaffinity */
+        assert_before(&p, step_close_fds, step_seccomp_early);     /* close_range */
+        assert_before(&p, step_seccomp_early, step_setuid);        /* needs CAP_SYS_ADMIN */
+        assert_before(&p, step_check_workdir, step_chdir);
+}
+
+Test(child_steps, the_documented_set_has_none_of_the_newer_syscalls)
+{
+        /* What the profiles of 2016-2020 lack; in the set, an old profile
+         * would refuse it (EPERM) after the filter. */
+        static const char *const newer[] = {
+                "openat2",       "close_range", "statx",       "faccessat2",
+                "clone3",        "pidfd_open",  "pidfd_getfd", "landlock_restrict_self",
+                "mount_setattr", "epoll_pwait2"};
+        size_t n = 0;
+        for (const char *const *s = child_after_filter_syscalls; *s; s++, n++)
+                for (size_t i = 0; i < ARRAY_SIZE(newer); i++)
+                        cr_expect_str_neq(*s, newer[i], "%s in the set", *s);
+        cr_expect_gt(n, 0);
+}
+
+/* tests/oci/data/seccomp/NAME, from this file's directory. */
+static void profile_path(char *buf, size_t len, const char *name)
+{
+        char here[PATH_MAX];
+        snprintf(here, sizeof(here), "%s", __FILE__);
+        snprintf(buf, len, "%s/../oci/data/seccomp/%s", dirname(here), name);
+}
+
+/* Whether the profile allows `name` unconditionally. */
+static bool profile_allows(const struct oci_seccomp *sc, const char *name)
+{
+        for (size_t i = 0; i < sc->n_syscalls; i++) {
+                const struct oci_seccomp_syscall *s = &sc->syscalls[i];
+                if (s->action != SECCOMP_ACT_ALLOW_ || s->n_args != 0)
+                        continue;
+                for (size_t k = 0; k < s->n_names; k++)
+                        if (strcmp(s->names[k], name) == 0)
+                                return true;
+        }
+        return false;
+}
+
+Test(child_steps, every_docker_era_profile_allows_the_documented_set)
+{
+        static const char *const profiles[] = {"docker-1.12.0.json", "moby-19.03.0.json",
+                                               "runtime-tools-0.9.0.json"};
+        for (size_t i = 0; i < ARRAY_SIZE(profiles); i++) {
+                char path[PATH_MAX];
+                profile_path(path, sizeof(path), profiles[i]);
+                _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+                cr_assert_geq(fd, 0, "%s: %s", path, strerror(errno));
+                _cleanup_free_ char *data = NULL;
+                size_t len = 0;
+                int r = read_all(fd, 1 << 20, &data, &len);
+                cr_assert_geq(r, 0, "%s: %s", path, strerror(-r));
+                /* The profile as a config's linux.seccomp, through psrun's
+                 * own parser. */
+                _cleanup_free_ char *json = NULL;
+                cr_assert_gt(asprintf(&json,
+                                      "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"r\"},"
+                                      "\"linux\":{\"seccomp\":%.*s}}",
+                                      (int) len, data),
+                             0);
+                struct oci_config c;
+                psrun_error err = {0};
+                cr_assert_eq(oci_config_parse(json, strlen(json), &c, &err), 0, "%s: %s",
+                             profiles[i], err.msg);
+                const struct oci_seccomp *sc = c.linux_->seccomp;
+                cr_assert_not_null(sc);
+                cr_expect_eq(sc->default_action, SECCOMP_ACT_ERRNO_, "%s", profiles[i]);
+                for (const char *const *n = child_after_filter_syscalls; *n; n++)
+                        cr_expect(profile_allows(sc, *n), "%s does not allow %s", profiles[i], *n);
+                /* And it is an old one: none of what the set avoids. */
+                cr_expect(!profile_allows(sc, "openat2") && !profile_allows(sc, "close_range"),
+                          "%s", profiles[i]);
+                oci_config_free(&c);
+        }
 }
