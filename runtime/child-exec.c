@@ -598,8 +598,9 @@ static int load_with_listener(struct child_ctx *c)
 int step_seccomp_early(struct child_ctx *c)
 {
         /* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN, which
-         * the steps after this one drop: the filter must then allow them
-         * (OCI profiles do, as runc loads them at the same point). */
+         * the steps after this one drop: they call only what every OCI
+         * profile allows there, as runc loads them at the same point
+         * (CHILD_AFTER_FILTER_SYSCALLS). */
         if (c->plan->seccomp.len == 0 || !c->plan->seccomp_early)
                 return 0;
         if (c->plan->seccomp_listener)
@@ -611,8 +612,8 @@ int step_seccomp_listener(struct child_ctx *c)
 {
         /* As late as the parent still reads the sync socket: OCI create's
          * ends with CHILD_MSG_READY (runc loads such a filter at the same
-         * point, before its exec FIFO). What follows must pass the filter:
-         * sendmsg, close, close_range, read, execve. */
+         * point, before its exec FIFO). What follows calls only
+         * CHILD_AFTER_FILTER_SYSCALLS. */
         if (c->plan->seccomp.len == 0 || c->plan->seccomp_early || !c->plan->seccomp_listener)
                 return 0;
         return load_with_listener(c);
