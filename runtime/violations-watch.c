@@ -3,7 +3,9 @@
  * Watching what the layers refuse (runtime/violations-watch.h).
  *
  * seccomp: the command's filter sends its refusals to a listener, which
- * this process answers with EPERM, as the filter did on its own.
+ * this process answers with EPERM, as the filter did on its own; and the
+ * command's installs of a filter of its own, which continue and are
+ * listed (its refusals outrank psrun's notifications: they are not).
  * Landlock: the command's domain logs its denials (ABI 7 flags) to the
  * kernel's audit log; a record names the domain, and the domain's first
  * record names its creator, the command: that is how a record is known to
@@ -212,6 +214,8 @@ void vwatch_prepare(struct vwatch *w, const struct plan *plan)
          * nothing with EPERM (plan-policy.c). */
         if (plan->seccomp.len && !plan->seccomp_notify.len)
                 set_why(w, VIOLATION_SECCOMP, "the profile refuses nothing with EPERM");
+        else if (plan->seccomp_notify.len)
+                w->plain = &plan->seccomp;
         prepare_audit(w, plan);
 }
 
@@ -298,6 +302,31 @@ static uint64_t cpu_ns(void)
         return (uint64_t) ts.tv_sec * 1000000000 + (uint64_t) ts.tv_nsec;
 }
 
+/* A call the plan's program allows, which its listener's program sends
+ * here to be seen: a filter of the command's own (policy/seccomp-notify.h).
+ * It continues, as without the report, and the filter is counted. */
+static void continue_install(struct vwatch *w, struct vwatch_target *t,
+                             const struct seccomp_refusal *r)
+{
+        /* Installs are few: the pid is read for each, while the call
+         * waits (so its tid was not reused). */
+        pid_t pid = sandbox_pid(r->tid);
+        if (!seccomp_notify_pending(t->listener, r->id))
+                pid = 0;
+        int e = seccomp_notify_continue(t->listener, r->id);
+        if (e == -EINVAL) {
+                /* Before Linux 5.5 nothing can let the call run: it is
+                 * refused, and listed as every refusal is. */
+                char what[VIOLATION_WHAT_MAX];
+                seccomp_refusal_describe(r, w->mode == POLICY_VIOLATIONS_FULL, what, sizeof(what));
+                violations_add(t->out, VIOLATION_SECCOMP, what, pid, 1);
+                (void) seccomp_notify_answer(t->listener, r->id, EPERM);
+                return;
+        }
+        if (e == 0 && seccomp_refusal_installs_filter(r))
+                violations_add(t->out, VIOLATION_SECCOMP, VIOLATION_OWN_FILTER, pid, 1);
+}
+
 /* One notification: read, named, counted, answered. false: stop (none
  * left, or the listener is gone). */
 static bool answer_one(struct vwatch *w, struct vwatch_target *t, bool first)
@@ -319,6 +348,10 @@ static bool answer_one(struct vwatch *w, struct vwatch_target *t, bool first)
                 return false;
         }
         w->window_answers++;
+        if (w->plain && seccomp_program_allows(w->plain, &r)) {
+                continue_install(w, t, &r);
+                return true;
+        }
         char what[VIOLATION_WHAT_MAX];
         seccomp_refusal_describe(&r, full, what, sizeof(what));
         /* A pid is read while the thread waits for the answer: that the call

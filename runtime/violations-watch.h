@@ -54,6 +54,10 @@ struct vwatch_pending {
 
 struct vwatch {
         enum policy_violations mode;
+        /* The plan's seccomp program, to tell a refusal from an allowed
+         * install the listener's program sends too (the plan outlives
+         * the watch); NULL without a listener's program. */
+        const struct seccomp_program *plain;
         int audit_fd; /* -1: none */
         bool landlock_audit, apparmor_audit;
         char apparmor_profile[256];

@@ -25,6 +25,12 @@
 #define VIOLATION_WHAT_MAX 256
 #define VIOLATION_WHY_MAX  160
 
+/* The seccomp entry of a command that stacked a filter of its own on
+ * psrun's: what that filter refuses outranks psrun's notification, so
+ * psrun's refusals behind it are not listed. Its count: the installs. */
+#define VIOLATION_OWN_FILTER                                                                       \
+        "the command installed its own seccomp filter: refusals behind it are not reported"
+
 enum violation_layer {
         VIOLATION_SECCOMP,
         VIOLATION_LANDLOCK,

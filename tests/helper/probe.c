@@ -7,18 +7,23 @@
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <linux/vm_sockets.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
@@ -186,6 +191,8 @@ static int named_call(const char *name, long *ret)
                 r = chroot("/");
         else if (!strcmp(name, "getpid"))
                 r = getpid() > 0 ? 0 : -1;
+        else if (!strcmp(name, "getppid"))
+                r = syscall(SYS_getppid) >= 0 ? 0 : -1;
         else
                 return 1;
         *ret = r;
@@ -212,6 +219,61 @@ static int do_syscall(const char *name)
                 return report_errno(errno);
         printf("ok\n");
         return 0;
+}
+
+#if defined(__x86_64__)
+#define PROBE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define PROBE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+/* ownfilter HOW NAME: stacks a filter of its own that refuses syscall
+ * NAME with EPERM (by seccomp(2) or prctl(2), as HOW says), then makes
+ * the call; prints how each went ("ok EPERM"). The filter checks the
+ * architecture first, as any filter must. */
+static int do_own_filter(const char *how, const char *name)
+{
+        static const struct {
+                const char *name;
+                long nr;
+        } calls[] = {
+                {"keyctl", SYS_keyctl},
+                {"ptrace", SYS_ptrace},
+                {"bpf", SYS_bpf},
+                {"getppid", SYS_getppid},
+        };
+        long nr = -1;
+        for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+                if (!strcmp(calls[i].name, name))
+                        nr = calls[i].nr;
+        if (nr < 0) {
+                fprintf(stderr, "probe: unknown syscall %s\n", name);
+                return 2;
+        }
+        struct sock_filter f[] = {
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PROBE_AUDIT_ARCH, 1, 0),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+                BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+                BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t) nr, 0, 1),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+                BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        };
+        struct sock_fprog prog = {sizeof(f) / sizeof(f[0]), f};
+        long r;
+        if (!strcmp(how, "seccomp"))
+                r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+        else if (!strcmp(how, "prctl"))
+                r = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+        else {
+                fprintf(stderr, "probe: ownfilter seccomp|prctl NAME\n");
+                return 2;
+        }
+        const char *installed = r < 0 ? strerrorname_np(errno) : "ok";
+        long c;
+        (void) named_call(name, &c);
+        printf("%s %s\n", installed, c < 0 ? strerrorname_np(errno) : "ok");
+        return r < 0;
 }
 
 /* refuse N NAME: the call N times; prints how many failed and the last
@@ -467,6 +529,8 @@ int main(int argc, char **argv)
                 return do_syscall(arg);
         if (!strcmp(cmd, "refuse"))
                 return do_refuse(arg, argc > 3 ? argv[3] : "");
+        if (!strcmp(cmd, "ownfilter"))
+                return do_own_filter(arg, argc > 3 ? argv[3] : "");
         if (!strcmp(cmd, "refusetime"))
                 return do_refuse_time(arg, argc > 3 ? argv[3] : "");
         if (!strcmp(cmd, "getppid"))

@@ -426,6 +426,81 @@ Test(violations, under_another_listener_refusals_hold_and_the_result_says_why)
         test_run_free(&r);
 }
 
+Test(violations, under_another_listener_an_own_filter_is_not_reported_either)
+{
+        /* Without a listener of psrun's (the plain program loaded) nothing
+         * of seccomp is reported, a filter of the command's own included;
+         * the result says so once, for the whole layer. */
+        char mount[4200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/probe:ro", test_helper_path("probe"));
+        const char *argv[] = {"run",       "-o",      mount,    "--", "/probe",
+                              "ownfilter", "seccomp", "keyctl", NULL};
+        struct test_run r;
+        test_run_psrun_with(&r, argv, under_a_listener);
+        cr_assert_neq(r.status, 99, "could not install the test's filter");
+        cr_expect_str_eq(r.out, "ok EPERM\n", "%s", r.err);
+        cr_expect_str_eq(violations_of(r.result), "", "%s", r.result);
+        cr_expect_not_null(strstr(r.result, "\"seccomp\":\"psrun runs under a seccomp filter"),
+                           "%s", r.result);
+        test_run_free(&r);
+}
+
+#define OWN_FILTER_ENTRY                                                                           \
+        "{\"layer\":\"seccomp\",\"what\":\"the command installed its own seccomp filter: "         \
+        "refusals behind it are not reported\",\"count\":"
+
+Test(violations, a_command_that_stacks_its_own_filter_says_so)
+{
+        /* The probe stacks a filter refusing keyctl with EPERM, then calls
+         * keyctl: psrun refuses it too, but the probe's ERRNO outranks
+         * psrun's notification, so that refusal can no longer be listed.
+         * The install is, by either call that makes one; the install
+         * itself runs as the default profile allows. */
+        static const char *const ways[] = {"seccomp", "prctl"};
+        for (size_t i = 0; i < ARRAY_SIZE(ways); i++) {
+                struct test_run r;
+                const char *cmd[] = {"/probe", "ownfilter", ways[i], "keyctl", NULL};
+                run_cmd(&r, NULL, cmd);
+                cr_expect_str_eq(r.out, "ok EPERM\n", "%s: %s", ways[i], r.err);
+                cr_expect_eq(r.status, 0, "%s", ways[i]);
+                expect_only_entry(&r, OWN_FILTER_ENTRY "1,\"pid\":2}");
+                test_run_free(&r);
+        }
+        /* Without one, the same refusal is listed as itself. */
+        struct test_run r;
+        const char *plain[] = {"/probe", "syscall", "keyctl", NULL};
+        run_cmd(&r, NULL, plain);
+        expect_only_entry(&r, "{\"layer\":\"seccomp\",\"what\":\"keyctl\",\"count\":1,\"pid\":2}");
+        test_run_free(&r);
+}
+
+Test(violations, own_filters_are_counted_per_process_in_full)
+{
+        /* Two processes each stack one; a third that stacks none adds
+         * nothing. */
+        struct test_run r;
+        const char *full[] = {"-o", "violations=full", NULL};
+        const char *cmd[] = {"/bin/sh", "-c",
+                             "/probe ownfilter seccomp getppid; /probe ownfilter prctl bpf; "
+                             "/probe status >/dev/null",
+                             NULL};
+        run_cmd(&r, full, cmd);
+        cr_expect_str_eq(r.out, "ok EPERM\nok EPERM\n", "%s", r.err);
+        const char *list = violations_of(r.result);
+        cr_expect_eq(count_entries(list), 2, "[%s]", list);
+        const char *first = strstr(list, OWN_FILTER_ENTRY "1,\"pid\":");
+        cr_assert_not_null(first, "[%s]", list);
+        cr_expect_not_null(strstr(first + 1, OWN_FILTER_ENTRY "1,\"pid\":"), "[%s]", list);
+        test_run_free(&r);
+        /* Off: no listener; the install still runs. */
+        const char *off[] = {"-o", "violations=off", NULL};
+        const char *one[] = {"/probe", "ownfilter", "seccomp", "keyctl", NULL};
+        run_cmd(&r, off, one);
+        cr_expect_str_eq(r.out, "ok EPERM\n", "%s", r.err);
+        cr_expect_str_eq(violations_of(r.result), "(missing)");
+        test_run_free(&r);
+}
+
 /* AUDIT_SET enabled: the test's, never psrun's (psrun only reads). */
 static int set_audit_enabled(uint32_t on)
 {

@@ -136,3 +136,26 @@ Test(session_violations, full_names_the_argument_per_process, .timeout = 30)
         psrun_exec_result_free(&res);
         sess_end(&t);
 }
+
+Test(session_violations, an_exec_that_stacks_its_own_filter_says_so, .timeout = 30)
+{
+        /* Each exec has its own filter and listener: the exec that stacks
+         * a filter of its own says so; the next one, without, has its
+         * refusal listed as itself. */
+        struct sess t;
+        start_with_probe(&t, "summary");
+        psrun_exec_result res =
+                exec_argv(&t, (const char *[]){"/probe", "ownfilter", "prctl", "keyctl", NULL});
+        cr_expect_str_eq(res.stdout_data, "ok EPERM\n", "%s", res.stderr_data);
+        expect_one(&res, "seccomp",
+                   "the command installed its own seccomp filter: refusals behind it are not "
+                   "reported",
+                   1);
+        cr_expect_gt(res.result.violations[0].pid, 1, "the exec's pid in the sandbox");
+        psrun_exec_result_free(&res);
+        res = exec_argv(&t, (const char *[]){"/probe", "syscall", "keyctl", NULL});
+        cr_expect_str_eq(res.stdout_data, "EPERM\n");
+        expect_one(&res, "seccomp", "keyctl", 1);
+        psrun_exec_result_free(&res);
+        sess_end(&t);
+}
