@@ -286,7 +286,7 @@ static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int 
         struct sess_reply rep = {
                 .kind = SESS_REPLY_STARTED,
                 .pid = l.pid,
-                .output_limit = s->pol->output_limit,
+                .output_limit = s->set.output_limit,
         };
         (void) sup_send_reply(conn, &rep, -1);
         return 0;
@@ -328,20 +328,16 @@ int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req
         int r = install_check_spec((enum install_tool) req->tool, payload, err);
         if (r < 0)
                 return r;
-        if ((s->pol->approve & POLICY_ACTION_INSTALL) && !(req->flags & SESS_REQ_APPROVED))
+        if ((s->set.approve & POLICY_ACTION_INSTALL) && !(req->flags & SESS_REQ_APPROVED))
                 return psrun_error_set(err, EPERM,
                                        "install: `%s` (%s) needs approval (policy `approve: "
                                        "[install]`) and none was given",
                                        payload, tool_name);
-        r = install_check_network(s->pol->network, s->pol->install_network, payload, err);
+        r = install_check_network(s->set.network, s->set.install_network, payload, err);
         if (r < 0)
                 return r;
         _cleanup_strv_free_ char **argv = NULL;
-        struct install_index idx = {
-                .pip_index_url = s->pol->pip_index_url,
-                .npm_registry = s->pol->npm_registry,
-        };
-        r = install_argv(&idx, (enum install_tool) req->tool, payload, &argv, err);
+        r = install_argv(&s->set.index, (enum install_tool) req->tool, payload, &argv, err);
         if (r < 0)
                 return r;
         struct exec_spec x = {

@@ -141,6 +141,19 @@ static void detach_from_caller(int *ready_fd, int *tie_fd)
         (void) prctl(PR_SET_NAME, "psrun-session", 0, 0, 0);
 }
 
+void sup_settings_from_policy(const struct policy *pol, struct sup_settings *out)
+{
+        *out = (struct sup_settings){
+                .lifetime_ms = pol->lifetime_ms,
+                .idle_timeout_ms = pol->idle_timeout_ms,
+                .output_limit = pol->output_limit,
+                .approve = pol->approve,
+                .network = pol->network,
+                .install_network = pol->install_network,
+                .index = {.pip_index_url = pol->pip_index_url, .npm_registry = pol->npm_registry},
+        };
+}
+
 _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int tie_fd,
                         const char *cgroup_parent)
 {
@@ -159,6 +172,7 @@ _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int t
                 .watch = {.audit_fd = -1},
                 .backend = sup_backend(pol->backend),
         };
+        sup_settings_from_policy(pol, &s.set);
         plan_init(&s.tmpl);
         sigset_t term;
         sigemptyset(&term);

@@ -172,17 +172,17 @@ static void handle_request(struct supervisor *s, int conn)
                         .uid = PSRUN_ID_BASE + s->tmpl.uid,
                         .gid = PSRUN_ID_BASE + s->tmpl.gid,
                         .disk_limit = s->tmpl.reported.disk_bytes,
-                        .output_limit = s->pol->output_limit,
+                        .output_limit = s->set.output_limit,
                         .created_unix = s->created_unix,
                         .running_execs = s->n_running,
-                        .approve = s->pol->approve,
-                        .network = (uint32_t) s->pol->network,
-                        .install_network = (uint32_t) s->pol->install_network,
+                        .approve = s->set.approve,
+                        .network = (uint32_t) s->set.network,
+                        .install_network = (uint32_t) s->set.install_network,
                 };
                 snprintf(rep.pip_index_url, sizeof(rep.pip_index_url), "%s",
-                         s->pol->pip_index_url ? s->pol->pip_index_url : "");
+                         s->set.index.pip_index_url ? s->set.index.pip_index_url : "");
                 snprintf(rep.npm_registry, sizeof(rep.npm_registry), "%s",
-                         s->pol->npm_registry ? s->pol->npm_registry : "");
+                         s->set.index.npm_registry ? s->set.index.npm_registry : "");
                 (void) sup_send_reply(conn, &rep,
                                       req.op == SESS_OP_WORKSPACE ? s->workspace_fd : -1);
                 break;
@@ -229,11 +229,11 @@ static int poll_timeout(struct supervisor *s, uint64_t now)
                 if (e->used && e->deadline_ms && !e->timed_out && e->deadline_ms < next)
                         next = e->deadline_ms;
         }
-        if (s->pol->idle_timeout_ms && s->n_running == 0 &&
-            s->last_activity_ms + s->pol->idle_timeout_ms < next)
-                next = s->last_activity_ms + s->pol->idle_timeout_ms;
-        if (s->pol->lifetime_ms && s->created_ms + s->pol->lifetime_ms < next)
-                next = s->created_ms + s->pol->lifetime_ms;
+        if (s->set.idle_timeout_ms && s->n_running == 0 &&
+            s->last_activity_ms + s->set.idle_timeout_ms < next)
+                next = s->last_activity_ms + s->set.idle_timeout_ms;
+        if (s->set.lifetime_ms && s->created_ms + s->set.lifetime_ms < next)
+                next = s->created_ms + s->set.lifetime_ms;
         if (next == UINT64_MAX)
                 return -1;
         if (next <= now)
@@ -244,10 +244,10 @@ static int poll_timeout(struct supervisor *s, uint64_t now)
 static void check_deadlines(struct supervisor *s)
 {
         uint64_t now = monotonic_ms();
-        if (s->pol->lifetime_ms && now >= s->created_ms + s->pol->lifetime_ms)
+        if (s->set.lifetime_ms && now >= s->created_ms + s->set.lifetime_ms)
                 sup_shut_down(s, -1);
-        if (s->pol->idle_timeout_ms && s->n_running == 0 &&
-            now >= s->last_activity_ms + s->pol->idle_timeout_ms)
+        if (s->set.idle_timeout_ms && s->n_running == 0 &&
+            now >= s->last_activity_ms + s->set.idle_timeout_ms)
                 sup_shut_down(s, -1);
         for (size_t i = 0; i < MAX_EXECS; i++) {
                 struct exec_slot *e = &s->execs[i];

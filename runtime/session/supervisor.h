@@ -40,8 +40,25 @@ struct exec_slot {
         struct netns_stats net;   /* what the session's network did meanwhile */
 };
 
+/* What the supervisor itself does by the policy (not the sandbox's plan):
+ * the session's life, what it tells its clients, what an install needs.
+ * Derived once, at start (sup_settings_from_policy); the serving code
+ * reads these, never the policy. */
+struct sup_settings {
+        uint64_t lifetime_ms, idle_timeout_ms; /* 0: none */
+        uint64_t output_limit;                 /* per stream of an exec */
+        uint32_t approve;                      /* POLICY_ACTION_* gated */
+        enum policy_network network, install_network;
+        struct install_index index; /* the policy's strings: it outlives the supervisor's run */
+};
+
+void sup_settings_from_policy(const struct policy *pol, struct sup_settings *out);
+
 struct supervisor {
+        /* The policy: planned once at start (tmpl, the settings); later only
+         * an install's network is planned from it (install_net_prepare). */
         const struct policy *pol;
+        struct sup_settings set;
         char *dir;
         int listen_fd;
         int tie_fd;
