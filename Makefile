@@ -3,7 +3,7 @@
 # link; `make check` installs what is missing, builds and runs every test;
 # `make demo` runs a real script in the default sandbox.
 
-PKGS := libseccomp libcap yaml-0.1
+PKGS := libseccomp libcap yaml-0.1 zlib libzstd
 TEST_PKGS := criterion
 
 CC ?= cc
@@ -32,7 +32,7 @@ TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS) 2>/dev/null)
 # libpsrun: every subsystem. The command line (cli/) prints; the library never
 # does, so cli/ is linked into psrun only.
 LIB_SRCS := $(wildcard common/*.c policy/*.c rootfs/*.c netns/*.c runtime/*.c runtime/oci/*.c \
-                       runtime/cgroup/*.c runtime/session/*.c runtime/gvisor/*.c)
+                       runtime/cgroup/*.c runtime/session/*.c runtime/gvisor/*.c image/*.c)
 CLI_SRCS := $(wildcard cli/*.c cli/mcp/*.c)
 # The default seccomp profile, compiled at build time (tools/gen-seccomp-bpf.c).
 GEN_SECCOMP := $(BUILD)/gen/seccomp-default-bpf.c
@@ -119,7 +119,7 @@ $(PC): psrun.pc.in Makefile
 # nor libnftables, which exists only as a shared library.) STATIC=0 links
 # every library dynamically.
 STATIC ?= 1
-STATIC_PKGS := libseccomp libcap yaml-0.1
+STATIC_PKGS := libseccomp libcap yaml-0.1 zlib libzstd
 ifeq ($(STATIC)$(SANITIZE),1)
 PSRUN_LIBS = -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -Wl,-Bdynamic \
              -lpthread -lm

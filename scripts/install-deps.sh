@@ -10,7 +10,7 @@ set -eu
 # runsc: the gVisor backend (backend: gvisor) and its tier.
 PACKAGES="
 build-essential pkg-config clang-format clang libclang-rt-14-dev
-libseccomp-dev libcap-dev libyaml-dev
+libseccomp-dev libcap-dev libyaml-dev zlib1g-dev libzstd-dev
 libcriterion-dev
 busybox-static python3 iproute2 nftables procps util-linux
 qemu-system-x86
