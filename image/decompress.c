@@ -221,21 +221,22 @@ static ssize_t read_zstd(struct decompressor *d, void *buf, size_t len, psrun_er
                         ssize_t n = fill(d, err);
                         if (n < 0)
                                 return n;
+                        if (n == 0 && d->zs_hint == 0) {
+                                d->done = true; /* at a frame's end: the stream may end */
+                                break;
+                        }
                         if (n == 0) {
-                                /* At a frame's end the stream may end; inside one it may
-                                 * still hold output to flush. */
+                                /* Inside a frame: output may be left to flush. */
                                 ZSTD_inBuffer none = {.src = d->in, .size = 0, .pos = 0};
                                 size_t r = ZSTD_decompressStream(d->zs, &out, &none);
                                 if (ZSTD_isError(r))
                                         return psrun_error_set(err, EPROTO, "zstd: %s",
                                                                ZSTD_getErrorName(r));
+                                d->zs_hint = r;
                                 if (out.pos > 0)
                                         break;
-                                if (r != 0 || d->zs_hint != 0)
-                                        return psrun_error_set(err, EPROTO,
-                                                               "zstd: the stream is cut short");
-                                d->done = true;
-                                break;
+                                return psrun_error_set(err, EPROTO,
+                                                       "zstd: the stream is cut short");
                         }
                 }
                 ZSTD_inBuffer in = {.src = d->in, .size = d->in_len, .pos = d->in_pos};
