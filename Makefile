@@ -44,7 +44,7 @@ PC := $(BUILD)/psrun.pc
 PSRUN := $(BUILD)/psrun
 VERSION := 0.1.0
 
-TEST_TIERS := unit kernel integration escape oci session gvisor
+TEST_TIERS := unit kernel integration escape oci session gvisor image
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 

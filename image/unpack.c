@@ -180,10 +180,20 @@ static int open_parent(struct unpack *u, const char *parent, int *ret)
                         if (next == -ENOENT) {
                                 const char *comp = strrchr(prefix, '/');
                                 comp = comp ? comp + 1 : prefix;
-                                if (mkdirat(at, comp, 0755) < 0)
+                                if (mkdirat(at, comp, 0755) < 0) {
+                                        /* EEXIST: a symlink whose target this layer
+                                         * lacks. It may be a lower layer's, which this
+                                         * directory cannot see (nor make). */
+                                        if (errno == EEXIST)
+                                                return fail(
+                                                        u, ENOENT,
+                                                        "parent `%s` is a symlink to "
+                                                        "nothing in this layer",
+                                                        number_shown(prefix, u->shown + 200, 100));
                                         return fail(u, errno, "parent `%s`: cannot make it: %s",
                                                     number_shown(prefix, u->shown + 200, 100),
                                                     strerror(errno));
+                                }
                                 int k = own_as_root(u, at, comp);
                                 if (k < 0)
                                         return fail_errno(u, k, "parent: chown");
@@ -203,7 +213,8 @@ static int open_parent(struct unpack *u, const char *parent, int *ret)
                 fd = TAKE_FD(at);
         }
         if (fd < 0)
-                return fail(u, -fd, "parent: %s", strerror(-fd));
+                return fail(u, -fd, "parent `%s`: %s", number_shown(parent, u->shown + 200, 100),
+                            strerror(-fd));
         if (!(u->cache_path = strdup(parent))) {
                 close(fd);
                 return fail_errno(u, ENOMEM, "parent");

@@ -22,8 +22,8 @@ done
 export PSRUN_BUILD=$BUILD
 # gvisor: the core integration, hostile and session tests under both
 # backends (runsc; its tests skip, saying why, where runsc cannot run).
-TIERS="unit kernel integration escape oci session gvisor"
-ROOT_TIERS="kernel integration escape oci session gvisor"
+TIERS="unit kernel integration escape oci session gvisor image"
+ROOT_TIERS="kernel integration escape oci session gvisor image"
 
 total_pass=0
 total_fail=0
