@@ -586,10 +586,21 @@ int tar_next(struct tar_reader *r, const struct tar_entry **entry, psrun_error *
 {
         if (r->ended)
                 return 0;
-        int k = skip(r, r->data_left + r->pad_left, err);
+        int k = skip(r, r->data_left, err);
         if (k < 0)
                 return k;
         r->data_left = 0;
+        /* The stream may end inside the last entry's padding: its data is
+         * whole, and Go's reader takes that as the end (Debian's umoci
+         * 0.4.7 writes such layers, without padding or end marker). */
+        unsigned char pad[TAR_BLOCK];
+        ssize_t got = read_full(r, pad, r->pad_left, err);
+        if (got < 0)
+                return (int) got;
+        if ((size_t) got < r->pad_left) {
+                r->ended = true;
+                return 0;
+        }
         r->pad_left = 0;
         entry_clear(&r->entry);
         pending_clear(&r->pend);

@@ -77,8 +77,8 @@ void tar_reader_free(struct tar_reader *r);
 
 /* The next entry, after skipping what is left of the current one's data:
  * 1 with *entry set (the reader's, valid until the next call), 0 at the
- * archive's end (two zero blocks, or the stream ending between entries, as
- * Go's and GNU tar's readers take it), or -errno with err naming the byte
+ * archive's end (two zero blocks, or the stream ending between entries or
+ * inside the last one's padding, as Go's reader takes it), or -errno with err naming the byte
  * offset and, once known, the name ("entry `a/b` (byte 1536): ..."). */
 int tar_next(struct tar_reader *r, const struct tar_entry **entry, psrun_error *err);
 

@@ -7,7 +7,8 @@ set -eu
 # Build and test dependencies (Debian package names). podman and conmon:
 # the clients tier; crun and dpkg-dev (dpkg-source): the peer tier, which
 # unpacks crun's source package and compares with crun where it runs;
-# runsc: the gVisor backend (backend: gvisor) and its tier.
+# runsc: the gVisor backend (backend: gvisor) and its tier; umoci: the image
+# tier's cross-check of layer unpacking.
 PACKAGES="
 build-essential pkg-config clang-format clang libclang-rt-14-dev
 libseccomp-dev libcap-dev libyaml-dev zlib1g-dev libzstd-dev
@@ -17,6 +18,7 @@ qemu-system-x86
 docker.io containerd
 podman conmon
 crun dpkg-dev
+umoci
 runsc
 nodejs npm python3-pip python3-setuptools python3-wheel
 "

@@ -419,6 +419,15 @@ Test(tar, the_end_forms)
         tb_file(&b, "after-the-end", "never read");
         cr_assert_eq(read_all_entries(&b, &count, &err), 0, "%s", err.msg);
         cr_assert_eq(count, 1);
+        /* Cut inside the last entry's padding (Debian's umoci writes it so):
+         * its data is whole, so an end; cut inside its data: refused. */
+        tb_free(&b);
+        tb_file(&b, "a", "xyz");
+        b.len = 512 + 3;
+        cr_assert_eq(read_all_entries(&b, &count, &err), 0, "%s", err.msg);
+        cr_assert_eq(count, 1);
+        b.len = 512 + 2;
+        cr_assert_eq(read_all_entries(&b, &count, &err), -EPROTO);
         tb_free(&b);
         /* An empty stream is an empty layer. */
         cr_assert_eq(read_all_entries(&b, &count, &err), 0);
