@@ -211,6 +211,18 @@ static const char *shown(struct tar_reader *r, const char *name)
         return number_shown(name, r->shown, sizeof(r->shown));
 }
 
+/* Up to 64 bytes of a counted, untrusted string as a message may show
+ * it (control characters escaped). */
+static const char *shown_n(struct tar_reader *r, const char *p, size_t len)
+{
+        char tmp[65];
+        if (len > 64)
+                len = 64;
+        memcpy(tmp, p, len);
+        tmp[len] = '\0';
+        return number_shown(tmp, r->shown, sizeof(r->shown));
+}
+
 /* "entry `name` (byte N)" or "header at byte N" for messages. */
 #define FAIL(r, name, code, fmt, ...)                                                              \
         ((name) ? psrun_error_set(err, code, "entry `%s` (byte %" PRIu64 "): " fmt,                \
@@ -281,13 +293,13 @@ static int add_xattr(struct tar_reader *r, const char *name, size_t name_len, co
                             "an extended attribute name that is empty, too long "
                             "or holds a NUL");
         if (value_len > TAR_XATTR_VALUE_MAX)
-                return FAIL(r, NULL, E2BIG, "extended attribute `%.*s` of %zu bytes (at most %d)",
-                            (int) name_len, name, value_len, TAR_XATTR_VALUE_MAX);
+                return FAIL(r, NULL, E2BIG, "extended attribute `%s` of %zu bytes (at most %d)",
+                            shown_n(r, name, name_len), value_len, TAR_XATTR_VALUE_MAX);
         for (size_t i = 0; i < e->n_xattrs; i++)
                 if (strlen(e->xattrs[i].name) == name_len &&
                     !memcmp(e->xattrs[i].name, name, name_len))
-                        return FAIL(r, NULL, EINVAL, "extended attribute `%.*s` given twice",
-                                    (int) name_len, name);
+                        return FAIL(r, NULL, EINVAL, "extended attribute `%s` given twice",
+                                    shown_n(r, name, name_len));
         if (e->n_xattrs >= TAR_XATTRS_MAX)
                 return FAIL(r, NULL, E2BIG, "more than %d extended attributes", TAR_XATTRS_MAX);
         struct tar_xattr *v = realloc(e->xattrs, (e->n_xattrs + 1) * sizeof(*v));
@@ -406,15 +418,15 @@ static int pax_apply(struct tar_reader *r, const char *key, size_t klen, const c
                 uint64_t max = KEY_IS("size") ? (uint64_t) INT64_MAX : UINT32_MAX - 1;
                 *has = vlen > 0;
                 if (vlen > 0 && pax_u64(v, vlen, max, val) < 0)
-                        return FAIL(r, NULL, ERANGE, "pax %.*s `%.*s` is not a number in range",
-                                    (int) klen, key, (int) (vlen > 32 ? 32 : vlen), v);
+                        return FAIL(r, NULL, ERANGE, "pax %.*s `%s` is not a number in range",
+                                    (int) klen, key, shown_n(r, v, vlen));
                 return 0;
         }
         if (KEY_IS("mtime")) {
                 p->has_mtime = vlen > 0;
                 if (vlen > 0 && pax_time(v, vlen, &p->mtime, &p->mtime_nsec) < 0)
-                        return FAIL(r, NULL, EINVAL, "pax mtime `%.*s` is not a time",
-                                    (int) (vlen > 32 ? 32 : vlen), v);
+                        return FAIL(r, NULL, EINVAL, "pax mtime `%s` is not a time",
+                                    shown_n(r, v, vlen));
                 return 0;
         }
         if (klen > strlen(XATTR_PREFIX) && !memcmp(key, XATTR_PREFIX, strlen(XATTR_PREFIX)))
