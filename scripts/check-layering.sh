@@ -5,7 +5,7 @@
 #
 # The walls of docs/architecture.md (dependencies point one way: cli →
 # runtime/oci | runtime/session → runtime/gvisor → runtime → rootfs | policy |
-# netns | runtime/cgroup → common), checked on the tree at ROOT (default: the
+# netns | image | runtime/cgroup → common), checked on the tree at ROOT (default: the
 # tree this script is in):
 #   1. includes: each wall of the table below. An include is a header of the
 #      tree when it names one (from the including file's folder, the top or
@@ -53,7 +53,8 @@ LIB=$(grep -vE '^(cli|tests|tools|examples|bench|bindings)/' <<<"$SRCS")
 # they may not include (ERE on the header's path in the tree), those of them
 # they may after all (- for none), and what the wall says.
 WALLS='
-subsystems ^(policy|rootfs|netns)/ ^runtime/ - policy/, rootfs/ and netns/ include nothing of runtime/
+subsystems ^(policy|rootfs|netns|image)/ ^runtime/ - policy/, rootfs/, netns/ and image/ include nothing of runtime/
+image ^image/ ^(policy|rootfs|netns)/ - image/ includes nothing of policy/, rootfs/, netns/ (it is a subsystem of its own)
 cgroup ^runtime/cgroup/ ^runtime/ ^runtime/cgroup/ runtime/cgroup/ includes nothing of runtime/ but its own
 spine ^runtime/[^/]+$ ^runtime/(oci|session|gvisor)/ - the spine (the files directly in runtime/) includes nothing of runtime/oci/, runtime/session/, runtime/gvisor/
 gvisor ^runtime/gvisor/ ^runtime/(session|oci)/ - runtime/gvisor/ includes nothing of runtime/session/, runtime/oci/
@@ -63,7 +64,7 @@ session-supervisor ^runtime/session/(supervisor|image|net) ^runtime/session/sess
 siblings ^policy/ ^(rootfs|netns)/ - policy/, rootfs/ and netns/ include nothing of each other
 siblings ^rootfs/ ^(policy|netns)/ - policy/, rootfs/ and netns/ include nothing of each other
 siblings ^netns/ ^(policy|rootfs)/ - policy/, rootfs/ and netns/ include nothing of each other
-library ^(common|policy|rootfs|netns|runtime|include)/ ^cli/ - no library file includes cli/
+library ^(common|policy|rootfs|netns|image|runtime|include)/ ^cli/ - no library file includes cli/
 mcp ^cli/mcp/ . ^(include/psrun[.]h$|cli/|common/) cli/mcp/ includes only psrun.h, cli/ and common/
 common ^common/ . ^(include/psrun[.]h$|common/) common/ includes only itself (and psrun.h, for the public types)
 public ^include/ . ^include/ include/psrun.h includes no header of the tree
