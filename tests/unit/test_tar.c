@@ -32,7 +32,8 @@ static ssize_t mem_read(void *ctx, void *buf, size_t len, psrun_error *err)
                 n = len;
         if (m->chunk && n > m->chunk)
                 n = m->chunk;
-        memcpy(buf, m->p + m->pos, n);
+        if (n)
+                memcpy(buf, m->p + m->pos, n);
         m->pos += n;
         return (ssize_t) n;
 }
