@@ -155,6 +155,9 @@ plant "rootfs/ includes policy/ and netns/" rootfs/plant.c \
 plant "netns/ includes policy/ (by ../) and rootfs/" netns/plant.h \
 	$'#include "netns/stats.h"\n#include "../policy/caps.h"\n#include "rootfs/mounts.h"' \
 	"2 siblings" "3 siblings"
+plant "image/ includes policy/ and netns/ (common/ it may)" image/plant.h \
+	$'#include "common/error.h"\n#include "policy/policy.h"\n#include "netns/netns.h"\n#include "runtime/plan.h"' \
+	"2 image" "3 image" "4 subsystems"
 plant "a subsystem includes runtime/" policy/plant.h \
 	$'#include "runtime/result.h"\n#include "runtime/cgroup/cgroup.h"' "1 subsystems" "2 subsystems"
 plant "runtime/cgroup/ includes runtime/ (its own it may)" runtime/cgroup/plant.h \
