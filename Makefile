@@ -46,6 +46,9 @@ VERSION := 0.1.0
 
 TEST_TIERS := unit kernel integration escape oci session gvisor image
 TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/tests/$(t)))
+# The registry tier's driver (tests/registry/run.sh): not Criterion, a
+# program over the internal archive.
+IMAGE_TOOL := $(BUILD)/tests/registry/imgtool
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
 .PHONY: all deps tests check check-layering check-layering-test print-lib-srcs check-unit check-vm demo bench bench-agent clean install format format-check fuzz fuzz-build \
@@ -136,6 +139,10 @@ $(BUILD)/tests/%: tests/%/*.c tests/lib/*.c tests/lib/*.h $(ARCHIVE)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(TEST_CFLAGS) -Itests -o $@ $(filter %.c,$^) $(ARCHIVE) \
 		$(LDFLAGS) $(PKG_LIBS) $(TEST_LIBS) -lm -lpthread
 
+$(IMAGE_TOOL): tests/registry/*.c $(ARCHIVE)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter %.c,$^) $(ARCHIVE) $(LDFLAGS) $(PKG_LIBS) -lm -lpthread
+
 # The runc-style log writer, the MCP server's JSON reader and protocol layer
 # and the quoting of names the sandbox chose are the CLI's (cli/ is not in
 # libpsrun); their unit tests link them.
@@ -169,7 +176,7 @@ $(API_EXAMPLE)-pkgconfig: $(API_EXAMPLE).c $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC
 		$$(PKG_CONFIG_PATH=$(API_STAGE)/usr/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$(API_STAGE) \
 		  pkg-config --cflags --libs psrun) -Wl,-rpath,$(API_STAGE)/usr/lib
 
-tests: $(PSRUN) $(SHARED) $(STATIC_LIB) $(TEST_BINS) $(HELPERS) $(API_EXAMPLE) \
+tests: $(PSRUN) $(SHARED) $(STATIC_LIB) $(TEST_BINS) $(HELPERS) $(IMAGE_TOOL) $(API_EXAMPLE) \
 	$(API_EXAMPLE)-static $(API_EXAMPLE)-pkgconfig
 
 # `make check` is the README's test command and what CI runs: every tier on

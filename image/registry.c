@@ -586,6 +586,14 @@ static int get(struct registry_client *c, const char *kind, const char *what, co
                         }
                         break;
                 }
+                /* asked again with what the challenge wanted, still 401 */
+                if (rc >= 0 && r->status == 401 && e->tried_credentials)
+                        return psrun_error_set(
+                                err, EACCES, "image: %s: %s refused the %s (HTTP 401)", c->name,
+                                e->ep.host,
+                                e->authorization && strncmp(e->authorization, "Basic ", 6) == 0
+                                        ? "credentials"
+                                        : "token for a pull");
                 if (rc == -EIO && (r->write_errno || r->overflow || r->too_big || r->bad_range))
                         return rc; /* the caller names it; no other endpoint helps */
                 /* bytes of a blob written: not mixed with another
