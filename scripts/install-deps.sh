@@ -8,7 +8,10 @@ set -eu
 # the clients tier; crun and dpkg-dev (dpkg-source): the peer tier, which
 # unpacks crun's source package and compares with crun where it runs;
 # runsc: the gVisor backend (backend: gvisor) and its tier; umoci: the image
-# tier's cross-check of layer unpacking.
+# tier's cross-check of layer unpacking. libcurl4 and libssl3 (libcrypto):
+# loaded by image/ at the first pull (dlopen), the -dev package for curl.h;
+# docker-registry, skopeo, apache2-utils (htpasswd): the registry tier's
+# registry, pushes and credentials.
 PACKAGES="
 build-essential pkg-config clang-format clang libclang-rt-14-dev
 libseccomp-dev libcap-dev libyaml-dev zlib1g-dev libzstd-dev
@@ -20,6 +23,7 @@ podman conmon
 crun dpkg-dev
 umoci
 runsc
+libcurl4-openssl-dev libcurl4 libssl3 docker-registry skopeo apache2-utils
 nodejs npm python3-pip python3-setuptools python3-wheel
 "
 # Extra packages a particular stage needs, e.g. PSRUN_EXTRA_PACKAGES="bubblewrap crun".

@@ -112,6 +112,28 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# The registry client and the image store against Debian's docker-registry
+# in a network namespace the tier creates (tests/registry, docs/images.md).
+if [ -x "$BUILD/tests/registry/imgtool" ]; then
+	echo "== registry: registry client and store against docker-registry in a network namespace"
+	start=$(date +%s)
+	tests/registry/run.sh "$BUILD" </dev/null | tee "$log"
+	registry_status=${PIPESTATUS[0]}
+	line=$(grep -E '^registry: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+	if [ -n "$line" ]; then
+		read -r rg_p rg_f rg_s <<<"$(sed -E 's/registry: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+		total_pass=$((total_pass + rg_p))
+		total_fail=$((total_fail + rg_f))
+		total_skip=$((total_skip + rg_s))
+	else
+		total_fail=$((total_fail + 1))
+	fi
+	echo "== registry: ${line:-no summary} ($(($(date +%s) - start)) s)"
+	if [ "$registry_status" -ne 0 ] || [ -z "$line" ]; then
+		failed_tiers="$failed_tiers registry"
+	fi
+fi
+
 # The OCI runtime under a real dockerd and containerd that the harness starts
 # itself (tests/clients, docs/integration.md).
 if [ -x "$BUILD/psrun" ]; then

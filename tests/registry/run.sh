@@ -11,7 +11,7 @@
 # mklayout.py into OCI layouts) and pushed with skopeo. Everything runs
 # inside the namespace; nothing leaves it. Driven by build/tests/registry/imgtool
 # (the store through libpsrun's internal archive). Prints
-# "image: N passed, N failed, N skipped"; removes everything on exit.
+# "registry: N passed, N failed, N skipped"; removes everything on exit.
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,9 +22,9 @@ skip=0
 
 ok() { pass=$((pass + 1)); echo "[PASS] $1"; }
 bad() { fail=$((fail + 1)); echo "[FAIL] $1${2:+: $2}"; }
-summary() { echo "image: $pass passed, $fail failed, $skip skipped"; }
+summary() { echo "registry: $pass passed, $fail failed, $skip skipped"; }
 skip_all() {
-	echo "[SKIP] image: $1"
+	echo "[SKIP] registry: $1"
 	skip=$((skip + 1))
 	summary
 	exit 0
