@@ -26,7 +26,7 @@ void auth_challenge_free(struct auth_challenge *c)
 static bool is_tchar(char c)
 {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-               strchr("!#$%&'*+-.^_`|~", c);
+               (c != '\0' && strchr("!#$%&'*+-.^_`|~", c));
 }
 
 static const char *skip_ows(const char *p)

@@ -18,6 +18,28 @@ int jdoc_parse(struct jdoc *d, const char *buf, size_t len, const char *name, ps
                 return psrun_error_set(err, EINVAL, "image: %s: not a JSON object", name);
         if (memchr(buf, '\0', len))
                 return psrun_error_set(err, EINVAL, "image: %s: a NUL byte in JSON", name);
+        /* nesting bounded before libyaml sees it: its loader's cost grows
+         * faster than linearly with depth */
+        int depth = 0;
+        bool in_string = false;
+        for (size_t k = i; k < len; k++) {
+                char c = buf[k];
+                if (in_string) {
+                        if (c == '\\')
+                                k++;
+                        else if (c == '"')
+                                in_string = false;
+                } else if (c == '"') {
+                        in_string = true;
+                } else if (c == '{' || c == '[') {
+                        if (++depth > JDOC_MAX_DEPTH)
+                                return psrun_error_set(err, EINVAL,
+                                                       "image: %s: JSON nested deeper than %d",
+                                                       name, JDOC_MAX_DEPTH);
+                } else if (c == '}' || c == ']') {
+                        depth--;
+                }
+        }
         yaml_parser_t parser;
         if (!yaml_parser_initialize(&parser))
                 return psrun_error_errno(err, ENOMEM, "image: %s", name);

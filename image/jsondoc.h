@@ -26,6 +26,9 @@ struct jdoc {
 
 typedef yaml_node_t jnode;
 
+/* Deeper documents are refused before they are parsed. */
+#define JDOC_MAX_DEPTH 64
+
 /* Parses buf (len bytes) as one JSON document whose root is an object. */
 int jdoc_parse(struct jdoc *d, const char *buf, size_t len, const char *name, psrun_error *err);
 void jdoc_free(struct jdoc *d);

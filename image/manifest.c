@@ -217,7 +217,8 @@ static int parse_doc(struct jdoc *d, const char *content_type, struct manifest *
                 ctype[n] = '\0';
         }
         bool ctype_known = is_index_type(ctype) || is_manifest_type(ctype);
-        if (strncmp(ctype, "application/vnd.docker.distribution.manifest.v1", 48) == 0)
+        static const char schema1[] = "application/vnd.docker.distribution.manifest.v1";
+        if (strncmp(ctype, schema1, sizeof(schema1) - 1) == 0)
                 return psrun_error_set(err, ENOTSUP,
                                        "image: %s: Docker schema 1 manifests are not supported",
                                        d->name);
