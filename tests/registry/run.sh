@@ -43,6 +43,8 @@ PIDS=""
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	# whatever still runs in the namespace (a pull the tier started)
+	for p in $(ip netns pids "$NS" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 	umount "$TMP/full" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -rf "$TMP"
@@ -89,7 +91,9 @@ http:
   addr: 127.0.0.1:$2
 $3
 YAML
-	in_ns docker-registry serve "$dir/config.yml" >"$dir/log" 2>&1 &
+	# not through in_ns: a function in the background is a subshell, and
+	# $! must be the registry itself for the cleanup to end it
+	ip netns exec "$NS" docker-registry serve "$dir/config.yml" >"$dir/log" 2>&1 &
 	PIDS="$PIDS $!"
 }
 TLS_YAML="  tls:
@@ -108,7 +112,7 @@ auth:
     issuer: psrun-token-server
     rootcertbundle: $C/tok.crt"
 start_registry plain 5004 ""
-in_ns python3 "$HERE/token_server.py" 5003 "$C/tok.crt" "$C/tok.key" "$C/srv.crt" "$C/srv.key" \
+ip netns exec "$NS" python3 "$HERE/token_server.py" 5003 "$C/tok.crt" "$C/tok.key" "$C/srv.crt" "$C/srv.key" \
 	bob t0ken psrun-token-server >"$TMP/token.log" 2>&1 &
 PIDS="$PIDS $!"
 
