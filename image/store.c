@@ -25,6 +25,7 @@
 struct image_store {
         char *root;
         int dirfd;
+        struct unpack_limits limits; /* every layer's, image_store_set_limits */
 };
 
 static const char *const store_dirs[] = {"blobs",  "blobs/sha256", "layers", "layers/sha256",
@@ -53,6 +54,8 @@ int image_store_open(const char *root, struct image_store **ret, psrun_error *er
         _cleanup_(image_store_closep) struct image_store *s = calloc(1, sizeof(*s));
         if (!s || !(s->root = strdup(root)))
                 return psrun_error_errno(err, ENOMEM, "image");
+        /* A sandbox maps 65536 ids: an owner past them could never be one. */
+        s->limits.id_count = 65536;
         s->dirfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (s->dirfd < 0)
                 return psrun_error_errno(err, errno, "image: store %s", root);
@@ -589,15 +592,21 @@ static int remove_tree(struct image_store *s, const char *rel)
         return nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0 ? -errno : 0;
 }
 
-/*
- * The one call into layer unpacking (image/unpack.h, built on a branch of
- * its own): `unpack_layer(fd, media_type, dest_dirfd, &limits, &stats, err)`
- * goes here when it is merged. Until then a pull that must unpack fails
- * with this one line, and nothing is recorded.
- */
-static int unpack_into(int blob_fd, const char *media_type, int dest_dirfd, psrun_error *err)
+void image_store_set_limits(struct image_store *s, const struct unpack_limits *limits)
 {
-        return psrun_error_set(err, EOPNOTSUPP, "image: layer unpacking not built");
+        s->limits = *limits;
+}
+
+/* A verified blob into its layer directory (image/unpack.c: hostile input,
+ * bounded by the store's limits), the error naming the layer. */
+static int unpack_into(struct image_store *s, int blob_fd, const struct descriptor *d,
+                       int dest_dirfd, psrun_error *err)
+{
+        struct unpack_stats st;
+        int r = unpack_layer(blob_fd, d->media_type, dest_dirfd, &s->limits, &st, err);
+        if (r < 0)
+                return psrun_error_prefix(err, "image: %s", d->digest);
+        return 0;
 }
 
 char *image_store_layer_path(const struct image_store *s, const char *digest)
@@ -638,7 +647,7 @@ static int unpack_layer_once(struct image_store *s, const struct descriptor *d,
         if (bfd < 0 || dfd < 0)
                 r = psrun_error_errno(err, errno, "image: store %s: layer %s", s->root, d->digest);
         else
-                r = unpack_into(bfd, d->media_type, dfd, err);
+                r = unpack_into(s, bfd, d, dfd, err);
         if (r >= 0 && (syncfs(dfd) < 0 || renameat(s->dirfd, tmp, s->dirfd, final) < 0))
                 r = store_io_error(s, errno, d->digest, err);
         if (r < 0) {

@@ -33,6 +33,7 @@
 #include "common/error.h"
 #include "image/manifest.h"
 #include "image/registry.h"
+#include "image/unpack.h"
 
 struct image_store;
 
@@ -69,7 +70,10 @@ struct store_prune_stats {
         int64_t bytes_removed;
 };
 
-/* Opens (creating) the store at root, an absolute path. */
+/* Opens (creating) the store at root, an absolute path. Its layers are
+ * unpacked with image/unpack.c's default bounds and owners as in the image
+ * until image_store_set_limits says otherwise (the sandbox's id shift, the
+ * policy's image_max_size). */
 int image_store_open(const char *root, struct image_store **ret, psrun_error *err);
 void image_store_close(struct image_store *s);
 static inline void image_store_closep(struct image_store **s)
@@ -77,6 +81,7 @@ static inline void image_store_closep(struct image_store **s)
         image_store_close(*s);
 }
 const char *image_store_root(const struct image_store *s);
+void image_store_set_limits(struct image_store *s, const struct unpack_limits *limits);
 
 /* Pulls a registry reference (image/reference.h). A digest reference whose
  * record is there asks no registry; a tag is resolved again (tags move),
