@@ -143,10 +143,10 @@ $(IMAGE_TOOL): tests/registry/*.c $(ARCHIVE)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $(filter %.c,$^) $(ARCHIVE) $(LDFLAGS) $(PKG_LIBS) -lm -lpthread
 
-# The runc-style log writer, the MCP server's JSON reader and protocol layer
-# and the quoting of names the sandbox chose are the CLI's (cli/ is not in
-# libpsrun); their unit tests link them.
-$(BUILD)/tests/unit: cli/oci-log.c cli/mcp/json.c cli/mcp/proto.c cli/quote.c
+# The runc-style log writer, the MCP server's JSON reader, protocol layer
+# and text writers, and the quoting of names the sandbox chose are the
+# CLI's (cli/ is not in libpsrun); their unit tests link them.
+$(BUILD)/tests/unit: cli/oci-log.c cli/mcp/json.c cli/mcp/proto.c cli/mcp/text.c cli/quote.c
 
 # Helpers run inside the sandbox: static, so they need nothing from the root.
 $(BUILD)/tests/helper/%: tests/helper/%.c

@@ -419,3 +419,125 @@ bool mj_is_text(const char *s, size_t len)
         }
         return true;
 }
+
+size_t mj_utf8_len(const char *s, size_t avail)
+{
+        return avail ? utf8_valid((const unsigned char *) s, avail) : 0;
+}
+
+bool mj_is_utf8(const char *s, size_t len)
+{
+        for (size_t i = 0; i < len;) {
+                size_t k = utf8_valid((const unsigned char *) s + i, len - i);
+                if (k == 0)
+                        return false;
+                i += k;
+        }
+        return true;
+}
+
+/* As common/json.c: characters valid in JSON raw but not for every reader
+ * (C1 controls, U+2028/U+2029, the BOM, U+FFFE/U+FFFF) are escaped. */
+static bool escaped_code_point(unsigned cp)
+{
+        return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff ||
+               cp == 0xfffe || cp == 0xffff;
+}
+
+static unsigned code_point(const unsigned char *p, size_t n)
+{
+        unsigned cp = p[0] & (n == 2 ? 0x1f : n == 3 ? 0x0f : 0x07);
+        for (size_t i = 1; i < n; i++)
+                cp = cp << 6 | (p[i] & 0x3f);
+        return cp;
+}
+
+/*
+ * One unit of a JSON string's escaping at p: how many source bytes it takes
+ * (a character, or one byte that is not well-formed UTF-8) and, in *out,
+ * what it is written as (at most 6 bytes, *out_len of them). The escapes
+ * are those of common/json.c, with UTF-8 read strictly, so the length
+ * counted here is never less than what json_write_bytes writes.
+ */
+static size_t escape_unit(const unsigned char *p, size_t avail, char out[7], size_t *out_len)
+{
+        unsigned char ch = p[0];
+        if (ch == '"' || ch == '\\' || ch == '\n' || ch == '\t' || ch == '\r') {
+                out[0] = '\\';
+                out[1] = ch == '\n' ? 'n' : ch == '\t' ? 't' : ch == '\r' ? 'r' : (char) ch;
+                *out_len = 2;
+                return 1;
+        }
+        if (ch < 0x20 || ch == 0x7f) {
+                *out_len = (size_t) snprintf(out, 7, "\\u%04x", ch);
+                return 1;
+        }
+        size_t n = utf8_valid(p, avail);
+        if (n == 0) {
+                /* Not UTF-8: the byte as U+00XX, as common/json.c does. */
+                *out_len = (size_t) snprintf(out, 7, "\\u%04x", ch);
+                return 1;
+        }
+        unsigned cp = n > 1 ? code_point(p, n) : ch;
+        if (n > 1 && escaped_code_point(cp)) {
+                *out_len = (size_t) snprintf(out, 7, "\\u%04x", cp);
+                return n;
+        }
+        memcpy(out, p, n);
+        *out_len = n;
+        return n;
+}
+
+size_t mj_escaped_len(const char *s, size_t len)
+{
+        size_t total = 0;
+        char unit[7];
+        for (size_t i = 0, w; i < len; total += w)
+                i += escape_unit((const unsigned char *) s + i, len - i, unit, &w);
+        return total;
+}
+
+size_t mj_escaped_prefix(const char *s, size_t len, size_t max, size_t *escaped)
+{
+        size_t i = 0, total = 0, w;
+        char unit[7];
+        while (i < len) {
+                size_t n = escape_unit((const unsigned char *) s + i, len - i, unit, &w);
+                if (total + w > max)
+                        break;
+                total += w;
+                i += n;
+        }
+        if (escaped)
+                *escaped = total;
+        return i;
+}
+
+size_t mj_escaped_suffix(const char *s, size_t len, size_t max)
+{
+        /* Units are found going forward (UTF-8 is read from a lead byte):
+         * the suffix starts at the first unit boundary from which the rest
+         * fits. */
+        size_t total = mj_escaped_len(s, len), i = 0, w;
+        char unit[7];
+        while (i < len && total > max) {
+                i += escape_unit((const unsigned char *) s + i, len - i, unit, &w);
+                total -= w;
+        }
+        return len - i;
+}
+
+size_t mj_write_escaped(FILE *f, const char *s, size_t len, size_t max)
+{
+        size_t i = 0, total = 0, w;
+        char unit[7];
+        while (i < len) {
+                size_t n = escape_unit((const unsigned char *) s + i, len - i, unit, &w);
+                if (total + w > max)
+                        break;
+                fwrite(unit, 1, w, f);
+                total += w;
+                i += n;
+        }
+        return i;
+}

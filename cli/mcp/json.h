@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common/error.h"
 
@@ -44,3 +45,27 @@ const char *mj_kind_name(enum mj_kind kind);
 /* Whether len bytes are well-formed UTF-8 without NUL bytes (text an LLM
  * can be shown as it is). */
 bool mj_is_text(const char *s, size_t len);
+
+/* The length of the well-formed UTF-8 character at s, 0 if there is none. */
+size_t mj_utf8_len(const char *s, size_t avail);
+/* Whether len bytes are well-formed UTF-8 (NULs allowed). */
+bool mj_is_utf8(const char *s, size_t len);
+
+/*
+ * The writer side of what the MCP server returns, bounded: what a JSON
+ * string holding bytes is once escaped (a control byte is 6 bytes, `\u001b`),
+ * so that a cap holds for what goes on the wire, not only for the bytes.
+ * The escapes are common/json.c's (json_write_bytes), UTF-8 read strictly,
+ * so these lengths are never below what json_write_bytes writes. Nothing is
+ * ever cut inside a character.
+ */
+/* The escaped length of len bytes (without the quotes). */
+size_t mj_escaped_len(const char *s, size_t len);
+/* How many bytes of s make the longest prefix whose escaped form fits in
+ * max bytes; *escaped (may be NULL) gets that form's length. */
+size_t mj_escaped_prefix(const char *s, size_t len, size_t max, size_t *escaped);
+/* How many bytes make the longest suffix whose escaped form fits in max. */
+size_t mj_escaped_suffix(const char *s, size_t len, size_t max);
+/* Write the escaped form of the longest prefix that fits in max bytes
+ * (without quotes); returns how many bytes of s it took. */
+size_t mj_write_escaped(FILE *f, const char *s, size_t len, size_t max);

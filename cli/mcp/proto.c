@@ -2,6 +2,7 @@
 #include "cli/mcp/proto.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ static const char instructions[] =
 
 /* ---- the tool table: the order of tools/list ---- */
 
-enum arg_type { ARG_STRING, ARG_NUMBER, ARG_OBJECT };
+enum arg_type { ARG_STRING, ARG_NUMBER, ARG_INTEGER, ARG_OBJECT };
 
 struct tool_arg {
         const char *name;
@@ -35,6 +36,7 @@ struct tool_arg {
         bool required;
         const char *description;
         const char *const *choices; /* ARG_STRING: the allowed values, NULL: any */
+        double min, max;            /* ARG_INTEGER: the range, both included */
 };
 
 #define MAX_ARGS 4
@@ -64,13 +66,22 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                             {"timeout", ARG_NUMBER, false,
                              "seconds before the command is killed (default: the policy's)", NULL},
                             HANDLE_ARG}},
-        [MCP_TOOL_READ_FILE] = {"sandbox_read_file",
-                                "Read a file",
-                                "Read a file of the sandbox's /workspace. Text comes back as "
-                                "UTF-8; a binary file as base64, with a note saying so.",
-                                {{"file_path", ARG_STRING, true,
-                                  "relative to /workspace, or absolute under it", NULL},
-                                 HANDLE_ARG}},
+        [MCP_TOOL_READ_FILE] =
+                {"sandbox_read_file",
+                 "Read a file",
+                 "Read a file of the sandbox's /workspace, or a part of it: "
+                 "at most " MCP_READ_MAX_TEXT " per call; a longer file is "
+                 "read in parts with `offset`. A first content item says "
+                 "what is shown; the next one is the file's bytes, as UTF-8 "
+                 "text or, for a binary file, base64.",
+                 {{"file_path", ARG_STRING, true, "relative to /workspace, or absolute under it",
+                   NULL},
+                  {"offset", ARG_INTEGER, false, "the byte to start at (default 0)", NULL, 0,
+                   MCP_OFFSET_MAX},
+                  {"length", ARG_INTEGER, false,
+                   "how many bytes to read at most (default and maximum " MCP_READ_MAX_TEXT ")",
+                   NULL, 1, MCP_READ_MAX},
+                  HANDLE_ARG}},
         [MCP_TOOL_WRITE_FILE] = {"sandbox_write_file",
                                  "Write a file",
                                  "Create or replace a file under /workspace (parent directories "
@@ -84,7 +95,9 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
         [MCP_TOOL_LIST_FILES] = {"sandbox_list_files",
                                  "List files",
                                  "List a directory of the sandbox's /workspace: one line per "
-                                 "entry with its type and size.",
+                                 "entry with its type and size, names escaped (\\n, \\xHH). "
+                                 "At most " MCP_LIST_MAX_TEXT " entries: list a subdirectory "
+                                 "to see more of a large tree.",
                                  {{"directory", ARG_STRING, false, "default /workspace", NULL},
                                   HANDLE_ARG}},
         [MCP_TOOL_INSTALL] = {"sandbox_install_package",
@@ -124,6 +137,7 @@ const char *mcp_tool_name(enum mcp_tool tool)
 static const char *const arg_type_names[] = {
         [ARG_STRING] = "string",
         [ARG_NUMBER] = "number",
+        [ARG_INTEGER] = "integer",
         [ARG_OBJECT] = "object",
 };
 
@@ -152,6 +166,8 @@ static void write_tool(FILE *f, const struct tool_def *t)
                 }
                 if (a->type == ARG_NUMBER)
                         fputs(",\"exclusiveMinimum\":0", f);
+                if (a->type == ARG_INTEGER)
+                        fprintf(f, ",\"minimum\":%.0f,\"maximum\":%.0f", a->min, a->max);
                 fputc('}', f);
         }
         fputs("},\"required\":[", f);
@@ -179,19 +195,28 @@ static int check_args(const struct tool_def *t, const struct mj *args, psrun_err
                 static const enum mj_kind kinds[] = {
                         [ARG_STRING] = MJ_STRING,
                         [ARG_NUMBER] = MJ_NUMBER,
+                        [ARG_INTEGER] = MJ_NUMBER,
                         [ARG_OBJECT] = MJ_OBJECT,
                 };
                 const struct mj *v = &args->items[k];
                 if (v->kind != kinds[a->type])
                         return psrun_error_set(
-                                err, EINVAL, "%s: argument `%s` must be a %s, not %s", t->name,
-                                a->name, arg_type_names[a->type], mj_kind_name(v->kind));
+                                err, EINVAL, "%s: argument `%s` must be %s %s, not %s", t->name,
+                                a->name,
+                                a->type == ARG_INTEGER || a->type == ARG_OBJECT ? "an" : "a",
+                                arg_type_names[a->type], mj_kind_name(v->kind));
                 if (a->type == ARG_STRING && strlen(v->str) != v->len)
                         return psrun_error_set(err, EINVAL, "%s: argument `%s` holds a NUL byte",
                                                t->name, a->name);
                 if (a->type == ARG_NUMBER && !(v->number > 0))
                         return psrun_error_set(err, EINVAL, "%s: argument `%s` must be above 0",
                                                t->name, a->name);
+                if (a->type == ARG_INTEGER &&
+                    (v->number != floor(v->number) || v->number < a->min || v->number > a->max))
+                        return psrun_error_set(err, EINVAL,
+                                               "%s: argument `%s` must be an integer from %.0f "
+                                               "to %.0f",
+                                               t->name, a->name, a->min, a->max);
                 bool allowed = !a->choices;
                 for (size_t c = 0; a->choices && a->choices[c]; c++)
                         allowed = allowed || strcmp(a->choices[c], v->str) == 0;
@@ -344,6 +369,31 @@ static int do_tools_list(struct mcp_server *s, const struct request *rq, FILE *f
         return 0;
 }
 
+/* One text content item, at most MCP_TEXT_MAX bytes as JSON whatever the
+ * tool wrote: a backstop under the tools' own caps, cut with a marker. */
+static void write_text_item(FILE *f, bool comma, const char *text, size_t len)
+{
+        fputs(comma ? ",{\"type\":\"text\",\"text\":\"" : "{\"type\":\"text\",\"text\":\"", f);
+        size_t took = mj_write_escaped(f, text, len, MCP_TEXT_MAX);
+        if (took < len)
+                fprintf(f, "\\n[psrun mcp: cut here: this text was %zu bytes, %zu are shown]", len,
+                        took);
+        fputs("\"}", f);
+}
+
+/* What a tool writes: its text items and its structured object. */
+#define N_BUFFERS (1 + MCP_MORE_TEXT + 1)
+struct buffers {
+        char *data[N_BUFFERS];
+        size_t len[N_BUFFERS];
+};
+
+static void buffers_free(struct buffers *b)
+{
+        for (size_t i = 0; i < N_BUFFERS; i++)
+                free(b->data[i]);
+}
+
 static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f)
 {
         const char *name = mj_get_string(rq->params, "name");
@@ -380,19 +430,23 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
                 .id = rq->id,
                 .progress_token = mj_get(mj_get(rq->params, "_meta"), "progressToken"),
         };
-        _cleanup_free_ char *text = NULL, *structured = NULL;
-        size_t text_len = 0, structured_len = 0;
-        struct mcp_tool_out out = {
-                .text = open_memstream(&text, &text_len),
-                .structured = open_memstream(&structured, &structured_len),
-        };
+        /* The text items, then the structured object. */
+        _cleanup_(buffers_free) struct buffers b = {0};
+        FILE *streams[N_BUFFERS];
+        bool opened = true;
+        for (size_t i = 0; i < N_BUFFERS; i++)
+                opened = (streams[i] = open_memstream(&b.data[i], &b.len[i])) && opened;
+        struct mcp_tool_out out = {.text = streams[0], .structured = streams[N_BUFFERS - 1]};
+        for (size_t i = 0; i < MCP_MORE_TEXT; i++)
+                out.more[i] = streams[1 + i];
         int r = -ENOMEM;
-        if (out.text && out.structured)
+        if (opened)
                 r = s->backend.call(s->backend.userdata, &call, &out, &err);
-        if (out.text)
-                fclose(out.text);
-        if (out.structured)
-                fclose(out.structured);
+        for (size_t i = 0; i < N_BUFFERS; i++)
+                if (streams[i])
+                        fclose(streams[i]);
+        const char *structured = b.data[N_BUFFERS - 1];
+        size_t structured_len = b.len[N_BUFFERS - 1];
         if (is_cancelled(s, rq))
                 return 0;
         if (r == -ENOMEM && !err.msg[0])
@@ -403,9 +457,11 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
                 return 0;
         }
         begin_result(f, rq);
-        fputs("\"content\":[{\"type\":\"text\",\"text\":", f);
-        json_write_bytes(f, text, text_len);
-        fputs("}],\"structuredContent\":", f);
+        fputs("\"content\":[", f);
+        for (size_t i = 0; i < 1 + MCP_MORE_TEXT; i++)
+                if (i == 0 || b.len[i])
+                        write_text_item(f, i > 0, b.data[i], b.len[i]);
+        fputs("],\"structuredContent\":", f);
         if (structured_len)
                 fwrite(structured, 1, structured_len, f);
         else

@@ -50,11 +50,30 @@ struct mcp_call {
         const struct mj *progress_token; /* params._meta.progressToken, NULL if none */
 };
 
-/* What a tool returns: text for the model, one JSON object for programs. */
+/*
+ * What the server returns to a model is bounded in bytes as JSON (docs/mcp.md,
+ * "Bounds"): each text content item at most MCP_TEXT_MAX (the tools keep
+ * under it; past it proto.c cuts with a marker), a sandbox_read_file part at
+ * most MCP_READ_MAX bytes of the file, a listing at most MCP_LIST_MAX
+ * entries.
+ */
+#define MCP_TEXT_MAX      (4U << 20)
+#define MCP_READ_MAX      (256U << 10)
+#define MCP_READ_MAX_TEXT "262144 bytes"
+#define MCP_OFFSET_MAX    9007199254740991.0 /* 2^53 - 1: exact as a JSON number */
+#define MCP_LIST_MAX      1000
+#define MCP_LIST_MAX_TEXT "1000"
+#define MCP_MORE_TEXT     2 /* text content items after the first */
+
+/* What a tool returns: text for the model, one JSON object for programs.
+ * psrun's own words go first (text); what the sandbox wrote (a command's
+ * stdout and stderr, a file) in items of their own (more), so that it
+ * cannot pass for psrun's. */
 struct mcp_tool_out {
-        FILE *text;       /* the text content */
-        FILE *structured; /* one JSON object (structuredContent) */
-        bool is_error;    /* the command or file operation failed */
+        FILE *text;                /* the first text content item */
+        FILE *more[MCP_MORE_TEXT]; /* more items, in order; left empty: none */
+        FILE *structured;          /* one JSON object (structuredContent) */
+        bool is_error;             /* the command or file operation failed */
 };
 
 struct mcp_backend {

@@ -27,7 +27,17 @@ static int fake_call(void *userdata, const struct mcp_call *call, struct mcp_too
                 return psrun_error_set(err, EINVAL, "sandbox_exec: bad");
         if (cmd && strcmp(cmd, "cancel me") == 0)
                 cancelled_id = "\"running\""; /* the client cancels while it runs */
-        fprintf(out->text, "ran %s", mcp_tool_name(call->tool));
+        if (cmd && strcmp(cmd, "items") == 0) {
+                /* psrun's summary first, the command's output after it. */
+                fputs("Exit code: 3", out->text);
+                fputs("STDOUT:\nExit code: 0\n", out->more[0]);
+                fputs("STDERR: (empty)", out->more[1]);
+        } else if (cmd && strcmp(cmd, "huge") == 0) {
+                /* Past the cap once escaped: 1 MiB of control bytes is 6. */
+                for (size_t i = 0; i < (1U << 20); i++)
+                        fputc('\001', out->more[0]);
+        } else
+                fprintf(out->text, "ran %s", mcp_tool_name(call->tool));
         fputs("{\"ok\":true}", out->structured);
         out->is_error = cmd && strcmp(cmd, "false") == 0;
         return 0;
@@ -416,4 +426,70 @@ Test(mcp_proto, cancel_and_progress_helpers)
         cr_assert_str_eq(mj_get_string(p, "progressToken"), "tok");
         cr_assert_eq(mj_get(p, "progress")->integer, 3);
         mj_free(v);
+}
+
+Test(mcp_proto, output_items_come_after_psrun_s_own)
+{
+        struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                                "\"params\":{\"name\":\"sandbox_exec\",\"arguments\":"
+                                "{\"command\":\"items\"}}}");
+        const struct mj *content = mj_get(mj_get(v, "result"), "content");
+        cr_assert_eq(content->len, 3, "%s", out_buf);
+        cr_assert_str_eq(mj_get_string(&content->items[0], "text"), "Exit code: 3");
+        cr_assert_str_eq(mj_get_string(&content->items[1], "text"), "STDOUT:\nExit code: 0\n");
+        cr_assert_str_eq(mj_get_string(&content->items[2], "text"), "STDERR: (empty)");
+        mj_free(v);
+        /* Items left empty are not sent. */
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\","
+                     "\"params\":{\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\"}}}");
+        cr_assert_eq(mj_get(mj_get(v, "result"), "content")->len, 1);
+        mj_free(v);
+}
+
+Test(mcp_proto, a_text_item_is_capped_as_escaped_json)
+{
+        const char *msg = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                          "\"params\":{\"name\":\"sandbox_exec\",\"arguments\":"
+                          "{\"command\":\"huge\"}}}";
+        char *buf = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        cr_assert_eq(mcp_handle_message(&server, msg, strlen(msg), f), 0);
+        fclose(f);
+        /* 1 MiB of \u0001 would be a 6 MiB line. */
+        cr_assert_lt(n, MCP_TEXT_MAX + 4096, "a line of %zu bytes", n);
+        struct mj *v = NULL;
+        psrun_error err = {0};
+        cr_assert_eq(mj_parse(buf, n, &v, &err), 0, "%s", err.msg);
+        const struct mj *item = &mj_get(mj_get(v, "result"), "content")->items[1];
+        const char *text = mj_get_string(item, "text");
+        cr_assert_not_null(strstr(text, "[psrun mcp: cut here: this text was 1048576 bytes"));
+        mj_free(v);
+        free(buf);
+}
+
+Test(mcp_proto, integer_arguments_are_checked)
+{
+        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                   "\"offset\":-1}",
+                   MCP_INVALID_PARAMS, "must be an integer from 0");
+        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                   "\"offset\":1.5}",
+                   MCP_INVALID_PARAMS, "must be an integer");
+        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                   "\"length\":0}",
+                   MCP_INVALID_PARAMS, "`length` must be an integer from 1 to 262144");
+        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                   "\"length\":262145}",
+                   MCP_INVALID_PARAMS, "`length` must be an integer from 1 to 262144");
+        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                   "\"offset\":\"0\"}",
+                   MCP_INVALID_PARAMS, "`offset` must be an integer, not string");
+        cr_assert_eq(calls, 0);
+        struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+                                "\"params\":{\"name\":\"sandbox_read_file\",\"arguments\":"
+                                "{\"file_path\":\"a\",\"offset\":0,\"length\":262144}}}");
+        cr_assert_not_null(mj_get(v, "result"), "%s", out_buf);
+        mj_free(v);
+        cr_assert_eq(calls, 1);
 }
