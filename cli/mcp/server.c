@@ -29,11 +29,20 @@
 #include "common/json.h"
 #include "common/units.h"
 
-#define MAX_SANDBOXES  32          /* made by sandbox_create, alive at once */
-#define READ_MAX       (8U << 20)  /* what sandbox_read_file returns at most */
-#define PROGRESS_CHUNK 4096        /* output bytes per progress notification */
-#define PROGRESS_MAX   (1U << 20)  /* output bytes streamed per exec at most */
-#define TIMEOUT_MAX_S  (24 * 3600) /* sandbox_exec's timeout argument */
+#define MAX_SANDBOXES 32 /* made by sandbox_create, alive at once */
+/* What a stream of a command's output costs as JSON at most, in its text
+ * content item and again in structuredContent: 2 MiB each (the policy's
+ * output_limit caps the bytes, 1 MiB by default; escaped, a control byte
+ * is 6). */
+#define STREAM_JSON_MAX (2U << 20)
+/* A listing for a model: MCP_LIST_MAX entries, 256 KiB of names read, and
+ * 256 KiB of text / 512 KiB of structuredContent as JSON. */
+#define LIST_NAMES_MAX      (256U << 10)
+#define LIST_TEXT_MAX       (256U << 10)
+#define LIST_STRUCTURED_MAX (512U << 10)
+#define PROGRESS_CHUNK      4096        /* output bytes per progress notification */
+#define PROGRESS_MAX        (1U << 20)  /* output bytes streamed per exec at most */
+#define TIMEOUT_MAX_S       (24 * 3600) /* sandbox_exec's timeout argument */
 
 /* ---- the server's policy: its sources, replayed for every sandbox ---- */
 
@@ -317,6 +326,29 @@ static int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool
 
 /* ---- the tools ---- */
 
+/* An exec result whose streams fit in STREAM_JSON_MAX as JSON each: the
+ * same result, with a stream cut (start and end kept) where it did not. The
+ * copy's stream pointers are res's or cut[]'s; free cut[] after. */
+static int bounded_result(const psrun_exec_result *res, psrun_exec_result *copy, char *cut[2])
+{
+        *copy = *res;
+        char **data[2] = {&copy->stdout_data, &copy->stderr_data};
+        size_t *len[2] = {&copy->stdout_len, &copy->stderr_len};
+        int *truncated[2] = {&copy->stdout_truncated, &copy->stderr_truncated};
+        for (size_t i = 0; i < 2; i++) {
+                size_t n = 0;
+                int r = mcp_cut_output(*data[i], *len[i], STREAM_JSON_MAX, &cut[i], &n);
+                if (r < 0)
+                        return r;
+                if (cut[i]) {
+                        *data[i] = cut[i];
+                        *len[i] = n;
+                        *truncated[i] = 1;
+                }
+        }
+        return 0;
+}
+
 /* One value of the sandbox's policy as the policy writes it ("128M",
  * "256"); "" if it cannot be read. */
 static void policy_value(const struct sandbox *sb, const char *key, char *buf, size_t len)
@@ -363,6 +395,9 @@ static void on_output(void *userdata, int stream, const char *data, size_t len)
                 off += n;
         }
 }
+
+static int write_exec(const struct sandbox *sb, const struct mj *timeout,
+                      const psrun_exec_result *res_shown, struct mcp_tool_out *out);
 
 static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
                      psrun_error *err)
@@ -427,10 +462,32 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                 return session_error(srv, sb, out, "The command failed", err);
         }
 
+        char *cut[2] = {NULL, NULL};
+        psrun_exec_result shown;
+        r = bounded_result(&res, &shown, cut);
+        if (r >= 0)
+                r = write_exec(sb, timeout, &shown, out);
+        free(cut[0]);
+        free(cut[1]);
+        psrun_exec_result_free(&res);
+        return r < 0 ? psrun_error_errno(err, -r, "sandbox_exec: result") : 0;
+}
+
+/*
+ * A command's result for the model: psrun's summary (exit code, duration,
+ * why it ended, what was refused or cut) as the first text item, where the
+ * command's output cannot reach: its stdout and its stderr come after, in
+ * items of their own. A command that prints "Exit code: 0" prints it into
+ * its STDOUT item, never into psrun's.
+ */
+static int write_exec(const struct sandbox *sb, const struct mj *timeout,
+                      const psrun_exec_result *res_shown, struct mcp_tool_out *out)
+{
+        const psrun_exec_result res = *res_shown;
         const psrun_result *rr = &res.result;
         FILE *f = out->text;
-        mcp_write_stream(f, "STDOUT", res.stdout_data, res.stdout_len);
-        mcp_write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
+        mcp_write_stream(out->more[0], "STDOUT", res.stdout_data, res.stdout_len);
+        mcp_write_stream(out->more[1], "STDERR", res.stderr_data, res.stderr_len);
         fprintf(f, "Exit code: %d\nDuration: %.2fs", rr->exit_code, (double) rr->wall_ms / 1000);
         const char *reason = rr->reason ? rr->reason : "exited";
         char limit[64];
@@ -448,8 +505,11 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                 fprintf(f, "\nFailed: /workspace is full (limit %s)", limit);
         } else if (strcmp(reason, "signaled") == 0)
                 fprintf(f, "\nKilled: by signal %d (%s)", rr->signal, strsignal(rr->signal));
-        else if (strcmp(reason, "setup_error") == 0)
-                fprintf(f, "\nError: %s", rr->error);
+        else if (strcmp(reason, "setup_error") == 0) {
+                fputs("\nError: ", f);
+                mcp_write_escaped_name(f, rr->error, strnlen(rr->error, sizeof(rr->error)),
+                                       sizeof(rr->error));
+        }
         mcp_write_blocked(f, rr, reason);
         if (res.stdout_truncated)
                 fprintf(f, "\nTruncated: stdout was %" PRIu64 " bytes; its start and end are kept",
@@ -462,12 +522,33 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         if (!mcp_has_layer(rr, "network"))
                 mcp_write_refusals(f, res.network,
                                    "\nNetwork refused (not allowed by the sandbox's policy):");
+        fputs("\nstdout and stderr follow, each in a content item of its own.", f);
         out->is_error = rr->exit_code != 0 || strcmp(reason, "exited") != 0;
-        r = mcp_write_result_json(out->structured, &res);
-        psrun_exec_result_free(&res);
-        return r < 0 ? psrun_error_errno(err, -r, "sandbox_exec: result") : 0;
+        return mcp_write_result_json(out->structured, &res);
 }
 
+/* Bytes at the end of a part that only begin a UTF-8 character (the rest
+ * is in the next part): left for the next part, so that a text file read
+ * in parts stays text. */
+static size_t split_character(const char *data, size_t len)
+{
+        for (size_t k = 1; k <= 3 && k <= len; k++) {
+                unsigned char c = (unsigned char) data[len - k];
+                if ((c & 0xc0) == 0x80)
+                        continue; /* a continuation byte: look further back */
+                size_t need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+                return need > k ? k : 0;
+        }
+        return 0;
+}
+
+/*
+ * A part of a file for the model: at most `length` (MCP_READ_MAX) bytes
+ * from `offset`. The first text item is psrun's: the path, the file's size,
+ * which bytes are shown and how, and the offset to read on from; the bytes
+ * themselves are the next item (text, or base64), where what the file says
+ * cannot pass for psrun's note.
+ */
 static int tool_read_file(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
                           psrun_error *err)
 {
@@ -475,27 +556,49 @@ static int tool_read_file(struct server *srv, const struct mcp_call *call, struc
         if (!sb)
                 return 0;
         const char *path = mj_get_string(call->args, "file_path");
+        const struct mj *o = mj_get(call->args, "offset"), *l = mj_get(call->args, "length");
+        uint64_t offset = o ? (uint64_t) o->number : 0;
+        size_t length = l ? (size_t) l->number : MCP_READ_MAX;
         psrun_file_data fd = {0};
-        if (psrun_read_file(sb->session, path, 0, READ_MAX, &fd, err) < 0)
+        if (psrun_read_file(sb->session, path, offset, length, &fd, err) < 0)
                 return session_error(srv, sb, out, "Cannot read the file", err);
-        bool text = mj_is_text(fd.data, fd.len);
-        if (text)
-                fwrite(fd.data, 1, fd.len, out->text);
-        else {
-                fprintf(out->text, "Binary file (%" PRIu64 " bytes), base64-encoded:\n", fd.size);
-                mcp_b64_encode(out->text, (const unsigned char *) fd.data, fd.len);
+        if (fd.truncated && fd.len > 0) {
+                size_t keep = fd.len - split_character(fd.data, fd.len);
+                if (keep > 0 && mj_is_text(fd.data, keep))
+                        fd.len = keep;
         }
-        if (fd.truncated)
-                fprintf(out->text,
-                        "\n[Truncated: the file has %" PRIu64 " bytes; the first %zu are shown]",
-                        fd.size, fd.len);
+        bool text = mj_is_text(fd.data, fd.len);
+        bool more = offset + fd.len < fd.size;
+        FILE *t = out->text;
+        mcp_write_path(t, path);
+        fprintf(t, ": %" PRIu64 " bytes", fd.size);
+        if (fd.len == 0)
+                fputs(offset ? "; nothing from that offset (past the end)." : " (empty).", t);
+        else if (offset == 0 && !more)
+                fprintf(t, ", all shown as %s in the next content item.",
+                        text ? "UTF-8 text" : "base64 (a binary file)");
+        else
+                fprintf(t,
+                        "; bytes %" PRIu64 " to %" PRIu64 " (%zu) are shown as %s in the next "
+                        "content item.",
+                        offset, offset + fd.len - 1, fd.len,
+                        text ? "UTF-8 text" : "base64 (a binary file)");
+        if (fd.len && more)
+                fprintf(t,
+                        " Truncated: %" PRIu64 " more bytes follow; read on with "
+                        "sandbox_read_file and offset: %" PRIu64 ".",
+                        fd.size - offset - fd.len, offset + fd.len);
+        if (text)
+                fwrite(fd.data, 1, fd.len, out->more[0]);
+        else
+                mcp_b64_encode(out->more[0], (const unsigned char *) fd.data, fd.len);
         FILE *s = out->structured;
         fputs("{\"path\":", s);
         json_write_string(s, path);
         fprintf(s,
-                ",\"size\":%" PRIu64 ",\"len\":%zu,\"truncated\":%s,\"encoding\":\"%s\","
-                "\"content\":",
-                fd.size, fd.len, fd.truncated ? "true" : "false", text ? "utf-8" : "base64");
+                ",\"size\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"len\":%zu,\"truncated\":%s,"
+                "\"encoding\":\"%s\",\"content\":",
+                fd.size, offset, fd.len, more ? "true" : "false", text ? "utf-8" : "base64");
         if (text)
                 json_write_bytes(s, fd.data, fd.len);
         else {
@@ -545,32 +648,17 @@ static int tool_list_files(struct server *srv, const struct mcp_call *call,
         struct sandbox *sb = pick_sandbox(srv, call, out);
         if (!sb)
                 return 0;
-        psrun_file_entry *e = NULL;
-        size_t n = 0;
-        if (psrun_list_files(sb->session, dir, 0, &e, &n, err) < 0)
+        psrun_list_options o = {.max_entries = MCP_LIST_MAX, .max_bytes = LIST_NAMES_MAX};
+        psrun_listing l = {0};
+        if (psrun_list_dir(sb->session, dir, &o, &l, err) < 0)
                 return session_error(srv, sb, out, "Cannot list the directory", err);
-        FILE *t = out->text, *s = out->structured;
-        fputs("{\"directory\":", s);
-        json_write_string(s, dir);
-        fputs(",\"entries\":[", s);
-        if (n == 0) {
-                fputs("(empty directory) ", t);
-                mcp_write_path(t, dir);
-        }
-        for (size_t i = 0; i < n; i++) {
-                bool is_dir = strcmp(e[i].type, "dir") == 0;
-                fprintf(t, "%s%-7s %10" PRIu64 "  %s%s", i ? "\n" : "", e[i].type, e[i].size,
-                        e[i].name, is_dir ? "/" : "");
-                fprintf(s, "%s{\"name\":", i ? "," : "");
-                json_write_string(s, e[i].name);
-                fprintf(s,
-                        ",\"type\":\"%s\",\"size\":%" PRIu64 ",\"mode\":%u,\"mtime\":%" PRId64 "}",
-                        e[i].type, e[i].size, e[i].mode, e[i].mtime);
-        }
-        fputs("]}", s);
-        psrun_file_entries_free(e, n);
+        mcp_write_listing(out->text, out->structured, dir, &l, LIST_TEXT_MAX, LIST_STRUCTURED_MAX);
+        psrun_listing_free(&l);
         return 0;
 }
+
+static int write_install(const char *package, const char *tool, const psrun_exec_result *res_shown,
+                         struct mcp_tool_out *out);
 
 static int tool_install(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
                         psrun_error *err)
@@ -604,6 +692,23 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
                         return tool_error(out, "Cannot install: %s", e.msg);
                 return session_error(srv, sb, out, "Cannot install", &e);
         }
+        char *cut[2] = {NULL, NULL};
+        psrun_exec_result shown;
+        r = bounded_result(&res, &shown, cut);
+        if (r >= 0)
+                r = write_install(package, tool, &shown, out);
+        free(cut[0]);
+        free(cut[1]);
+        psrun_exec_result_free(&res);
+        return r < 0 ? psrun_error_errno(err, -r, "sandbox_install_package: result") : 0;
+}
+
+/* An install's result: psrun's summary first, the installer's stderr (which
+ * what the sandbox planted can steer) in an item of its own. */
+static int write_install(const char *package, const char *tool, const psrun_exec_result *res_shown,
+                         struct mcp_tool_out *out)
+{
+        const psrun_exec_result res = *res_shown;
         const psrun_result *rr = &res.result;
         bool installed = rr->exit_code == 0 && rr->reason && strcmp(rr->reason, "exited") == 0;
         FILE *f = out->text;
@@ -612,18 +717,19 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
                         "Successfully installed %s (%s) in %.2fs; the next sandbox_exec finds it.",
                         package, tool, (double) rr->wall_ms / 1000);
         else {
-                fprintf(f, "Installing %s (%s) failed: exit code %d (%s)%s%s\n", package, tool,
+                fprintf(f, "Installing %s (%s) failed: exit code %d (%s)%s", package, tool,
                         rr->exit_code, rr->reason ? rr->reason : "setup_error",
-                        rr->error[0] ? ": " : "", rr->error);
-                mcp_write_stream(f, "STDERR", res.stderr_data, res.stderr_len);
+                        rr->error[0] ? ": " : "");
+                mcp_write_escaped_name(f, rr->error, strnlen(rr->error, sizeof(rr->error)),
+                                       sizeof(rr->error));
                 mcp_write_refusals(f, res.network,
-                                   "The install network refused (not on the server's "
+                                   "\nThe install network refused (not on the server's "
                                    "install_allow_domains):");
+                fputs("\nThe installer's stderr follows in a content item of its own.", f);
+                mcp_write_stream(out->more[0], "STDERR", res.stderr_data, res.stderr_len);
         }
         out->is_error = !installed;
-        r = mcp_write_result_json(out->structured, &res);
-        psrun_exec_result_free(&res);
-        return r < 0 ? psrun_error_errno(err, -r, "sandbox_install_package: result") : 0;
+        return mcp_write_result_json(out->structured, &res);
 }
 
 static int tool_create(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,

@@ -63,7 +63,9 @@ try {
   await check("inspector --cli, 2026-07-28: tools/call sandbox_exec", async () => {
     const r = await inspector(["--protocol-era", "modern", "--method", "tools/call",
       "--tool-name", "sandbox_exec", "--tool-arg", "command=echo from the inspector"]);
-    assert.match(r.content[0].text, /^STDOUT:\nfrom the inspector\nSTDERR:\nExit code: 0\n/);
+    assert.match(r.content[0].text, /^Exit code: 0\nDuration: /);
+    assert.equal(r.content[1].text, "STDOUT:\nfrom the inspector\n");
+    assert.equal(r.content[2].text, "STDERR: (empty)");
     assert.equal(r.isError, false);
     assert.equal(r.structuredContent.exit_code, 0);
     assert.equal(r._meta["io.modelcontextprotocol/serverInfo"].name, "psrun");

@@ -7,6 +7,8 @@
 #   client-2026.mjs  the 2026-era @modelcontextprotocol/client 2.x (the
 #                    stateless 2026-07-28 revision, and its legacy mode)
 #   inspector.mjs    @modelcontextprotocol/inspector's CLI mode
+#   hostile.mjs      the 1.x SDK while the sandbox plants what would make
+#                    the server large (its peak RSS and longest line bounded)
 # Each runs with a session root of its own; after each, a check that no
 # session is left. Needs root (sessions) and node. Prints one line per check
 # and, at the end, "mcp: P passed, F failed, S skipped".
@@ -69,6 +71,7 @@ run_client() {
 }
 
 run_client sdk-1.x client.mjs
+run_client hostile hostile.mjs
 # The 2.x client declares node >= 20; the inspector declares >= 22.19 but
 # its CLI mode runs on 20 (what this tier is checked with).
 major=$(node -p 'process.versions.node.split(".")[0]')
