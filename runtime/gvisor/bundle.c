@@ -27,6 +27,7 @@
 #include "common/fileio.h"
 #include "common/json.h"
 #include "common/names.h"
+#include "policy/seccomp.h"
 #include "runtime/gc.h"
 #include "runtime/gvisor/gvisor.h"
 #include "runtime/plan.h"
@@ -409,18 +410,21 @@ static void write_strv(FILE *f, char *const *v)
 }
 
 static void write_process(FILE *f, char *const argv[], char *const envp[], const char *cwd,
-                          const struct plan *plan, bool as_root)
+                          const struct plan *plan, enum gvisor_identity who)
 {
+        bool root = who != GVISOR_SANDBOX_USER;
         fprintf(f, "{\"terminal\":false,\"user\":{\"uid\":%u,\"gid\":%u},\"args\":",
-                as_root ? 0 : plan->uid, as_root ? 0 : plan->gid);
+                root ? 0 : plan->uid, root ? 0 : plan->gid);
         write_strv(f, argv);
         fputs(",\"env\":", f);
         write_strv(f, envp);
         fputs(",\"cwd\":", f);
         json_write_string(f, cwd ? cwd : "/");
         /* No capabilities, and none to gain. psrun's own kill helper keeps
-         * CAP_KILL: the commands it kills run as another user. */
-        const char *caps = as_root ? "[\"CAP_KILL\"]" : "[]";
+         * CAP_KILL: the commands it kills run as another user. A session's
+         * init is root with none: out of the sandbox user's reach (another
+         * uid), and able to do nothing but reap. */
+        const char *caps = who == GVISOR_ROOT_KILL ? "[\"CAP_KILL\"]" : "[]";
         fprintf(f,
                 ",\"capabilities\":{\"bounding\":%s,\"effective\":%s,\"inheritable\":[],"
                 "\"permitted\":%s,\"ambient\":[]},\"noNewPrivileges\":true,\"rlimits\":[",
@@ -436,11 +440,100 @@ static void write_process(FILE *f, char *const argv[], char *const envp[], const
         fputs("]}", f);
 }
 
+/* ---- config.json: linux.seccomp ---- */
+
+static void write_action(FILE *f, const char *key, const char *errno_key,
+                         const struct seccomp_action *a)
+{
+        fprintf(f, "\"%s\":\"%s\"", key, seccomp_action_kind_to_string(a->kind));
+        if (a->kind == SECCOMP_ACT_ERRNO_)
+                fprintf(f, ",\"%s\":%u", errno_key, a->errno_ret);
+}
+
+static bool action_eq(const struct seccomp_action *a, const struct seccomp_action *b)
+{
+        return a->kind == b->kind &&
+               (a->kind != SECCOMP_ACT_ERRNO_ || a->errno_ret == b->errno_ret);
+}
+
+/*
+ * The native backend's seccomp profile (policy/seccomp-default.c, which
+ * runtime/plan-policy.c compiles for the native child) as the OCI
+ * linux.seccomp runsc applies inside the sandbox (--oci-seccomp): the
+ * sentry refuses what the host kernel refuses natively, with the same
+ * errno. The unconditional allows are one entry; each conditional rule one
+ * of its own (rules of one syscall are OR'ed, as natively); rules that only
+ * restate the default action are left out. The bad-architecture action has
+ * no OCI form: gVisor runs the native ABI only.
+ *
+ * Where runsc reads the profile otherwise than libseccomp (runsc 20221219;
+ * tests/gvisor/test_policy.c holds each):
+ *  - it knows some syscalls by other names, and ignores names it does not
+ *    know (they take the default action): each allowed name is also given
+ *    in runsc's spelling (gvisor_names);
+ *  - every SCMP_ACT_ERRNO is EPERM, whatever its errnoRet. The one rule
+ *    that needs another errno, clone3's ENOSYS (libc then falls back to
+ *    clone, whose flags are checked), is an allow here: the sentry has no
+ *    clone3 and answers ENOSYS itself.
+ */
+static const struct {
+        const char *name, *gvisor;
+} gvisor_names[] = {
+        {"pselect6", "pselect"},
+};
+
+static bool allowed_here(const struct seccomp_rule *r, const struct seccomp_action *allow)
+{
+        return !r->n_args && (action_eq(&r->action, allow) || streq(r->syscall, "clone3"));
+}
+static void write_seccomp(FILE *f, const struct seccomp_profile *prof)
+{
+        fputs("\"seccomp\":{", f);
+        write_action(f, "defaultAction", "defaultErrnoRet", &prof->default_action);
+        fputs(",\"architectures\":[\"SCMP_ARCH_X86_64\"],\"syscalls\":[{\"names\":[", f);
+        const struct seccomp_action allow = {.kind = SECCOMP_ACT_ALLOW_};
+        bool first = true;
+        for (size_t i = 0; i < prof->n_rules; i++) {
+                const struct seccomp_rule *r = &prof->rules[i];
+                if (!allowed_here(r, &allow))
+                        continue;
+                fputs(first ? "" : ",", f);
+                first = false;
+                json_write_string(f, r->syscall);
+                for (size_t k = 0; k < ARRAY_SIZE(gvisor_names); k++)
+                        if (streq(r->syscall, gvisor_names[k].name)) {
+                                fputc(',', f);
+                                json_write_string(f, gvisor_names[k].gvisor);
+                        }
+        }
+        fputs("],\"action\":\"SCMP_ACT_ALLOW\"}", f);
+        for (size_t i = 0; i < prof->n_rules; i++) {
+                const struct seccomp_rule *r = &prof->rules[i];
+                if (allowed_here(r, &allow) ||
+                    (!r->n_args && action_eq(&r->action, &prof->default_action)))
+                        continue;
+                fputs(",{\"names\":[", f);
+                json_write_string(f, r->syscall);
+                fputs("],", f);
+                write_action(f, "action", "errnoRet", &r->action);
+                fputs(",\"args\":[", f);
+                for (size_t k = 0; k < r->n_args; k++) {
+                        const struct seccomp_arg_cmp *a = &r->args[k];
+                        fprintf(f,
+                                "%s{\"index\":%u,\"value\":%llu,\"valueTwo\":%llu,\"op\":\"%s\"}",
+                                k ? "," : "", a->index, (unsigned long long) a->value,
+                                (unsigned long long) a->value_two, seccomp_cmp_op_to_string(a->op));
+                }
+                fputs("]}", f);
+        }
+        fputs("]}", f);
+}
+
 int gvisor_write_config(FILE *f, const struct plan *plan, const struct gvisor_config *c,
                         psrun_error *err)
 {
         fputs("{\"ociVersion\":\"1.0.2\",\"process\":", f);
-        write_process(f, plan->argv, plan->envp, plan->workdir, plan, false);
+        write_process(f, plan->argv, plan->envp, plan->workdir, plan, c->init);
         fputs(",\"root\":{\"path\":", f);
         json_write_string(f, c->root);
         fputs(",\"readonly\":true},\"hostname\":", f);
@@ -464,8 +557,10 @@ int gvisor_write_config(FILE *f, const struct plan *plan, const struct gvisor_co
          * makes in /workspace belong to the same unnamed host ids. */
         fprintf(f,
                 "}],\"uidMappings\":[{\"containerID\":0,\"hostID\":%u,\"size\":%u}],"
-                "\"gidMappings\":[{\"containerID\":0,\"hostID\":%u,\"size\":%u}]}}\n",
+                "\"gidMappings\":[{\"containerID\":0,\"hostID\":%u,\"size\":%u}],",
                 PSRUN_ID_BASE, PSRUN_ID_COUNT, PSRUN_ID_BASE, PSRUN_ID_COUNT);
+        write_seccomp(f, seccomp_default_profile());
+        fputs("}}\n", f);
         return ferror(f) ? psrun_error_set(err, EIO, "backend: gvisor: write config.json") : 0;
 }
 
@@ -497,7 +592,7 @@ static int fill_config(FILE *f, const void *arg, psrun_error *err)
 }
 
 int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan, pid_t launcher,
-                        pid_t netns_pid, psrun_error *err)
+                        pid_t netns_pid, enum gvisor_identity init, psrun_error *err)
 {
         /* The skeleton's tmpfs is mounted in the launcher's namespace only,
          * and goes with it: nothing of it to remove afterwards. */
@@ -511,8 +606,10 @@ int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan
                 if (r < 0)
                         return r;
         }
-        struct gvisor_config c = {
-                .root = gs->rootfs, .workspace = gs->workspace, .netns_pid = netns_pid};
+        struct gvisor_config c = {.root = gs->rootfs,
+                                  .workspace = gs->workspace,
+                                  .netns_pid = netns_pid,
+                                  .init = init};
         struct bundle_args a = {plan, &c};
         char path[sizeof(gs->dir) + 16];
         snprintf(path, sizeof(path), "%s/config.json", gs->dir);
@@ -523,21 +620,21 @@ struct process_args {
         char *const *argv, *const *envp;
         const char *cwd;
         const struct plan *plan;
-        bool as_root;
+        enum gvisor_identity who;
 };
 
 static int fill_process(FILE *f, const void *arg, psrun_error *err)
 {
         const struct process_args *a = arg;
-        write_process(f, a->argv, a->envp, a->cwd, a->plan, a->as_root);
+        write_process(f, a->argv, a->envp, a->cwd, a->plan, a->who);
         fputc('\n', f);
         return ferror(f) ? psrun_error_set(err, EIO, "backend: gvisor: write process.json") : 0;
 }
 
 int gvisor_write_process(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                         const struct plan *plan, bool as_root, psrun_error *err)
+                         const struct plan *plan, enum gvisor_identity who, psrun_error *err)
 {
-        struct process_args a = {argv, envp, cwd, plan, as_root};
+        struct process_args a = {argv, envp, cwd, plan, who};
         return write_file_with(path, err, fill_process, &a);
 }
 

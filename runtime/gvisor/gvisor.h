@@ -81,11 +81,22 @@ void gvisor_sandbox_remove(struct gvisor_sandbox *gs);
 /* gvisor_gc, removing the state directories of owners that are gone, is
  * declared in runtime/gc.h. */
 
+/* Who a process of the sandbox runs as. */
+enum gvisor_identity {
+        GVISOR_SANDBOX_USER, /* the plan's uid and gid, no capabilities */
+        /* uid 0 with no capabilities: a session's init, which the sandbox
+         * user may neither signal nor trace nor read through /proc, as
+         * psrun's own init natively. */
+        GVISOR_ROOT_NO_CAPS,
+        GVISOR_ROOT_KILL, /* uid 0 with CAP_KILL only: psrun's kill helper */
+};
+
 /* Where the bundle's parts are, for config.json. */
 struct gvisor_config {
-        const char *root;      /* the rootfs directory config.json names */
-        const char *workspace; /* the host tmpfs /workspace is bound from */
-        pid_t netns_pid;       /* whose network namespace the sandbox takes; 0: a new one */
+        const char *root;          /* the rootfs directory config.json names */
+        const char *workspace;     /* the host tmpfs /workspace is bound from */
+        pid_t netns_pid;           /* whose network namespace the sandbox takes; 0: a new one */
+        enum gvisor_identity init; /* the container's process */
 };
 
 /* The root skeleton (rootfs/: directories, links, the synthesized /etc) and
@@ -93,16 +104,17 @@ struct gvisor_config {
  * the same root: its mount steps become the skeleton's files and the
  * bundle's mounts (a table by step kind in bundle.c). The skeleton
  * is written into the launcher's tmpfs, through /proc/<launcher>/root.
- * netns_pid: whose network namespace the sandbox takes, 0 for a new one. */
+ * netns_pid: whose network namespace the sandbox takes, 0 for a new one;
+ * init: who the container's process (the plan's command) runs as. */
 int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan, pid_t launcher,
-                        pid_t netns_pid, psrun_error *err);
+                        pid_t netns_pid, enum gvisor_identity init, psrun_error *err);
 /* config.json alone, to f (for the unit tests too). */
 int gvisor_write_config(FILE *f, const struct plan *plan, const struct gvisor_config *c,
                         psrun_error *err);
 /* A process.json for `runsc exec --process`: the given argv, env, cwd, the
- * plan's user and rlimits; as_root for psrun's own helpers (kill). */
+ * plan's rlimits, as who. */
 int gvisor_write_process(const char *path, char *const argv[], char *const envp[], const char *cwd,
-                         const struct plan *plan, bool as_root, psrun_error *err);
+                         const struct plan *plan, enum gvisor_identity who, psrun_error *err);
 /* Workdir components below /workspace, created in the host tmpfs for the
  * plan's user, as the native child does (ws_fd: the workspace). */
 int gvisor_make_workdir(int ws_fd, const char *workdir, const struct plan *plan, psrun_error *err);

@@ -121,12 +121,13 @@ static void fill_result(int status, bool timed_out, const struct cgroup_stats *s
         }
 }
 
-/* "gvisor" where gVisor stands in a layer's place: the sentry takes every
- * syscall (runsc filters the sentry's own with seccomp), the gofer serves
- * only the bundle's mounts. */
+/* seccomp "on": the policy's profile holds inside the sandbox (the bundle's
+ * linux.seccomp, applied by the sentry to the command: bundle.c); "gvisor"
+ * where gVisor stands in a layer's place: the gofer serves only the
+ * bundle's mounts. */
 static void fill_layers(struct run_result *res)
 {
-        snprintf(res->layers.seccomp, sizeof(res->layers.seccomp), "gvisor");
+        snprintf(res->layers.seccomp, sizeof(res->layers.seccomp), "on");
         snprintf(res->layers.landlock, sizeof(res->layers.landlock), "gvisor");
         snprintf(res->layers.apparmor, sizeof(res->layers.apparmor), "off");
 }
@@ -216,7 +217,8 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
         if (r >= 0)
                 r = netns_up(&plan.net, l.pid, &net, err);
         if (r >= 0)
-                r = gvisor_write_bundle(&gs, &plan, l.pid, plan.net.veth ? l.pid : 0, err);
+                r = gvisor_write_bundle(&gs, &plan, l.pid, plan.net.veth ? l.pid : 0,
+                                        GVISOR_SANDBOX_USER, err);
         if (r >= 0)
                 r = gvisor_release(&l, rt->runsc, err);
         if (r >= 0)

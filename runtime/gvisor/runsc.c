@@ -410,7 +410,7 @@ char **gvisor_runsc_argv(const struct gvisor_sandbox *gs, const char *log_path, 
         size_t n = 0;
         while (sub[n])
                 n++;
-        char **v = calloc(n + 8, sizeof(char *));
+        char **v = calloc(n + 9, sizeof(char *));
         if (!v)
                 return NULL;
         size_t k = 0;
@@ -421,6 +421,9 @@ char **gvisor_runsc_argv(const struct gvisor_sandbox *gs, const char *log_path, 
                   asprintf(&v[k++], "--platform=%s", gs->rt.platform) >= 0 &&
                   (v[k++] = strdup(gs->netstack ? "--network=sandbox" : "--network=none")) &&
                   (v[k++] = strdup("--ignore-cgroups")) &&
+                  /* config.json's linux.seccomp: the policy's refusals
+                   * inside the sandbox (bundle.c). */
+                  (v[k++] = strdup("--oci-seccomp")) &&
                   asprintf(&v[k++], "--log=%s", log_path) >= 0 &&
                   (v[k++] = strdup("--log-format=json"));
         for (size_t i = 0; ok && i < n; i++)

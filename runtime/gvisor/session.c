@@ -6,7 +6,10 @@
  *
  * - The sandbox's init is a shell that reports once and then only reaps
  *   (the processes execs leave behind are reparented to it). Its one line
- *   on a pipe says the sandbox is up: runsc exec works from then on.
+ *   on a pipe says the sandbox is up: runsc exec works from then on. It
+ *   runs as root with no capabilities and an empty environment, execs as
+ *   the sandbox user: as natively, an exec can neither signal it (`kill -9
+ *   1` is EPERM) nor trace it.
  * - runsc run is attached: if the supervisor dies (SIGKILL), runsc gets its
  *   parent-death signal and the sentry and gofer die with runsc, as the
  *   native init dies with the supervisor.
@@ -64,12 +67,6 @@ struct exec_files {
         bool used;
 };
 
-/* A kill helper running on its own (after an exec's end). */
-struct killer {
-        struct launch l; /* pidfd -1: free */
-        unsigned seq;    /* its files: kill-<seq>.json, kill-<seq>.log */
-};
-
 struct gvisor_session {
         struct gvisor_sandbox gs;
         struct plan *tmpl;
@@ -77,7 +74,6 @@ struct gvisor_session {
         int netns_fd;          /* the launcher's: runsc's control socket is there */
         struct netns_live net; /* .plan NULL until it is up */
         struct exec_files execs[MAX_EXECS];
-        struct killer killers[MAX_EXECS];
         unsigned kill_seq;
         bool ending; /* the sandbox is being killed: no more kill helpers */
 };
@@ -139,8 +135,6 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
                 return psrun_error_errno(err, ENOMEM, "session");
         g->tmpl = tmpl;
         g->netns_fd = -1;
-        for (unsigned i = 0; i < MAX_EXECS; i++)
-                g->killers[i].l = (struct launch) LAUNCH_INIT;
         *ret = g;
         r = gvisor_sandbox_create(&g->gs, &rt, tmpl, err);
         if (r < 0)
@@ -156,20 +150,25 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
          * sentry unable to make a thread, and the Go runtime then ends the
          * sentry, and with it the session. gVisor enforces RLIMIT_NPROC for
          * the sandbox's user, for every process of it in the sandbox: the
-         * policy's pids_limit there (+ the init and its sleep) makes such an
-         * exec fail to fork inside, and the session lives on. The host
-         * limit stays behind it (for root, whom RLIMIT_NPROC does not
-         * stop).
+         * policy's pids_limit there makes such an exec fail to fork inside,
+         * and the session lives on (the init and its sleep are root's, not
+         * counted). The host limit stays behind it (for root, whom
+         * RLIMIT_NPROC does not stop).
          */
         if (tmpl->n_rlimits < PLAN_MAX_RLIMITS)
                 tmpl->rlimits[tmpl->n_rlimits++] = (struct plan_rlimit){
                         .resource = RLIMIT_NPROC,
-                        .limit = {tmpl->reported.pids + 2, tmpl->reported.pids + 2},
+                        .limit = {tmpl->reported.pids, tmpl->reported.pids},
                 };
 
         struct plan p = *tmpl; /* shallow: the init's command only differs */
         char *init_argv[] = {"/bin/sh", "-c", (char *) init_script, NULL};
         p.argv = init_argv;
+        /* Nothing in it to read: runsc 20221219's procfs shows
+         * /proc/1/environ and maps to the sandbox user, root's init or not
+         * (docs/security.md). dash's default PATH finds sleep. */
+        char *init_envp[] = {NULL};
+        p.envp = init_envp;
         char *sub[] = {"run", "--bundle", g->gs.dir, g->gs.id, NULL};
         _cleanup_strv_free_ char **rargv = gvisor_runsc_argv(&g->gs, g->gs.runsc_log, sub);
         if (!rargv)
@@ -199,7 +198,8 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
         if (r >= 0)
                 r = netns_up(&tmpl->net, init->pid, &g->net, err);
         if (r >= 0)
-                r = gvisor_write_bundle(&g->gs, &p, init->pid, tmpl->net.veth ? init->pid : 0, err);
+                r = gvisor_write_bundle(&g->gs, &p, init->pid, tmpl->net.veth ? init->pid : 0,
+                                        GVISOR_ROOT_NO_CAPS, err);
         if (r >= 0)
                 r = gvisor_release(init, g->gs.rt.runsc, err);
         if (r >= 0)
@@ -231,7 +231,8 @@ int gvisor_session_exec(struct gvisor_session *g, unsigned slot, const struct pl
         (void) unlink(json);
         (void) unlink(pidfile);
         (void) unlink(log);
-        int r = gvisor_write_process(json, p->argv, p->envp, p->workdir, p, false, err);
+        int r = gvisor_write_process(json, p->argv, p->envp, p->workdir, p, GVISOR_SANDBOX_USER,
+                                     err);
         if (r < 0)
                 return psrun_error_prefix(err, "exec");
         char *sub[] = {"exec", "--process", json, "--internal-pid-file", pidfile, g->gs.id, NULL};
@@ -317,7 +318,7 @@ static int start_killer(struct gvisor_session *g, const char *pid, unsigned seq,
         killer_files_remove(g, seq);
         char *argv[] = {"/bin/sh", "-c", (char *) kill_script, "psrun-kill", (char *) pid, NULL};
         char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-        int r = gvisor_write_process(json, argv, envp, "/", g->tmpl, true, NULL);
+        int r = gvisor_write_process(json, argv, envp, "/", g->tmpl, GVISOR_ROOT_KILL, NULL);
         char *sub[] = {"exec", "--process", json, g->gs.id, NULL};
         _cleanup_strv_free_ char **rargv = r < 0 ? NULL : gvisor_runsc_argv(&g->gs, log, sub);
         if (!rargv)
@@ -339,33 +340,10 @@ static int start_killer(struct gvisor_session *g, const char *pid, unsigned seq,
         return r;
 }
 
-/* Reap the kill helpers that are done (all of them, SIGKILLed, with
- * wait). */
-static void reap_killers(struct gvisor_session *g, bool wait)
+/* Kills every process of the session whose leader is pid (an exec's), from
+ * inside, and waits for the helper (bounded). */
+static void kill_session_of(struct gvisor_session *g, const char *pid)
 {
-        for (unsigned i = 0; i < MAX_EXECS; i++) {
-                struct killer *k = &g->killers[i];
-                if (k->l.pidfd < 0)
-                        continue;
-                if (wait)
-                        (void) syscall(SYS_pidfd_send_signal, k->l.pidfd, SIGKILL, NULL, 0);
-                siginfo_t si = {0};
-                if (waitid((idtype_t) P_PIDFD, (id_t) k->l.pidfd, &si,
-                           WEXITED | (wait ? 0 : WNOHANG)) < 0 ||
-                    (!wait && si.si_pid == 0))
-                        continue;
-                launch_close(&k->l);
-                killer_files_remove(g, k->seq);
-        }
-}
-
-void gvisor_session_kill_exec(struct gvisor_session *g, unsigned slot, int client_pidfd)
-{
-        if (slot >= MAX_EXECS || !g->execs[slot].used)
-                return;
-        char pid[24] = "";
-        if (!exec_pid(g, slot, client_pidfd, pid, sizeof(pid)))
-                return;
         struct launch l;
         unsigned seq = g->kill_seq++;
         if (start_killer(g, pid, seq, &l) < 0)
@@ -380,12 +358,22 @@ void gvisor_session_kill_exec(struct gvisor_session *g, unsigned slot, int clien
         killer_files_remove(g, seq);
 }
 
+void gvisor_session_kill_exec(struct gvisor_session *g, unsigned slot, int client_pidfd)
+{
+        if (slot >= MAX_EXECS || !g->execs[slot].used)
+                return;
+        char pid[24] = "";
+        if (exec_pid(g, slot, client_pidfd, pid, sizeof(pid)))
+                kill_session_of(g, pid);
+}
+
 /*
  * Natively, what an exec leaves running is killed with its cgroup when the
- * command ends. Here its processes are the sentry's: the exec's session is
- * killed from inside, by a kill helper started now and not waited for
- * (the result goes out at once; a client waiting for the end of its output
- * gets it when the leftovers die).
+ * command ends, before the result is written: nothing of the exec writes
+ * after it. Here its processes are the sentry's: the exec's session is
+ * killed from inside, and the result waits for that (a runsc exec of the
+ * kill helper), so that a background process cannot print after psrun's
+ * result (a forged result line on `session exec --json`).
  */
 static void kill_leftovers(struct gvisor_session *g, unsigned slot)
 {
@@ -395,15 +383,8 @@ static void kill_leftovers(struct gvisor_session *g, unsigned slot)
         if (fd < 0 || read_into(fd, pid, sizeof(pid)) <= 0)
                 return;
         pid[strspn(pid, "0123456789")] = '\0';
-        reap_killers(g, false);
-        if (g->ending)
-                return;
-        for (unsigned i = 0; pid[0] && i < MAX_EXECS; i++)
-                if (g->killers[i].l.pidfd < 0) {
-                        g->killers[i].seq = g->kill_seq++;
-                        (void) start_killer(g, pid, g->killers[i].seq, &g->killers[i].l);
-                        return;
-                }
+        if (pid[0] && !g->ending)
+                kill_session_of(g, pid);
 }
 
 int gvisor_session_exec_done(struct gvisor_session *g, unsigned slot, struct cgroup_stats *st,
@@ -446,7 +427,6 @@ void gvisor_session_stop(struct gvisor_session *g)
 {
         if (!g)
                 return;
-        reap_killers(g, true);
         netns_live_close(&g->net);
         /* The supervisor exits without freeing its plan: the address
          * lease goes back here. */

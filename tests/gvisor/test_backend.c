@@ -115,14 +115,15 @@ Test(gvisor_errors, refused_keys)
         }
 }
 
-/* The result's layers say gVisor stands in for seccomp and Landlock. */
+/* The result's layers: the policy's seccomp profile holds (inside the
+ * sentry), gVisor stands in for Landlock. */
 Test(gvisor_run, result_shape)
 {
         gv_require();
         struct test_run r;
         gv_run(&r, "gvisor", NULL, true_cmd);
         cr_expect_eq(r.status, 0);
-        cr_expect(strstr(r.result, "\"backend\":\"gvisor\",\"layers\":{\"seccomp\":\"gvisor\","
+        cr_expect(strstr(r.result, "\"backend\":\"gvisor\",\"layers\":{\"seccomp\":\"on\","
                                    "\"landlock\":\"gvisor\",\"apparmor\":\"off\"}"),
                   "%s", r.result);
         test_run_free(&r);

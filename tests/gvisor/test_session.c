@@ -201,7 +201,7 @@ BOTH_BACKENDS(gvisor_session, leftovers_do_not_hold_the_exec)
         cr_expect_str_eq(res.stdout_data, "started\n");
         cr_expect_lt(res.result.wall_ms, 10000);
         psrun_exec_result_free(&res);
-        /* Gone a moment later (under gVisor the kill runs after the result). */
+        /* Gone (killed before the result, under both backends). */
         bool gone = false;
         for (int i = 0; i < 50 && !gone; i++) {
                 res = sess_sh(&t,
