@@ -35,6 +35,16 @@
 #define NETNS_MAX_CIDRS    64
 #define NETNS_MAX_UPSTREAM 4
 #define NETNS_MAX_PORTS    64
+/* What one sandbox may make psrun (outside its cgroup) do for it, per
+ * second, in the kernel's limits of its table (netns/nft.c) and the
+ * proxy's own (netns/dns-proxy.c); docs/network.md says why these. UDP
+ * queries to the proxy, new TCP connections to it, refusals reported. */
+#define NETNS_DNS_RATE      250
+#define NETNS_DNS_BURST     500
+#define NETNS_DNS_TCP_RATE  50
+#define NETNS_DNS_TCP_BURST 100
+#define NETNS_LOG_RATE      50
+#define NETNS_LOG_BURST     100
 /* NFLOG groups of the sandboxes: base + the lease's slot (one reader each). */
 #define NETNS_NFLOG_BASE 0x8000
 
@@ -231,6 +241,15 @@ int nft_open(psrun_error *err);
 void nft_close(int fd);
 int nft_add_sandbox_table(int fd, const struct netns_plan *plan, psrun_error *err);
 int nft_delete_table(int fd, const char *table, psrun_error *err);
+/* What the table's rate limits held back so far (its named counters):
+ * 0, or -errno (-ENOENT: a table without them). */
+struct netns_limited {
+        uint64_t dns_dropped; /* packets to the proxy past NETNS_DNS_RATE / _TCP_RATE */
+        uint64_t unlogged;    /* refusals past NETNS_LOG_RATE: refused, not reported */
+};
+#define NFT_COUNTER_DNS_DROPPED "dns_dropped"
+#define NFT_COUNTER_UNLOGGED    "unlogged"
+int nft_read_limited(int fd, const char *table, struct netns_limited *out);
 /* Pins addr . port for timeout_s seconds in the table's pin4/pin6 set. */
 int nft_pin(int fd, const char *table, int family, const uint8_t *addr, const uint16_t *ports,
             size_t n_ports, unsigned timeout_s, psrun_error *err);

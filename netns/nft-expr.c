@@ -3,6 +3,7 @@
 #include "netns/nft-expr.h"
 
 #include <arpa/inet.h>
+#include <endian.h>
 #include <linux/netfilter.h>
 #include <linux/netlink.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -338,6 +339,86 @@ void nft_masq(struct nlbuf *b)
 {
         size_t d, e = expr_begin(b, "masq", &d);
         expr_end(b, e, d);
+}
+
+void nft_limit(struct nlbuf *b, uint64_t rate, uint32_t burst, bool over)
+{
+        size_t d, e = expr_begin(b, "limit", &d);
+        nl_put_be64(b, NFTA_LIMIT_RATE, rate);
+        nl_put_be64(b, NFTA_LIMIT_UNIT, 1); /* per second */
+        nl_put_be32(b, NFTA_LIMIT_BURST, burst);
+        nl_put_be32(b, NFTA_LIMIT_TYPE, NFT_LIMIT_PKTS);
+        nl_put_be32(b, NFTA_LIMIT_FLAGS, over ? NFT_LIMIT_F_INV : 0);
+        expr_end(b, e, d);
+}
+
+void nft_counter_ref(struct nlbuf *b, const char *name)
+{
+        size_t d, e = expr_begin(b, "objref", &d);
+        nl_put_be32(b, NFTA_OBJREF_IMM_TYPE, NFT_OBJECT_COUNTER);
+        nl_put_str(b, NFTA_OBJREF_IMM_NAME, name);
+        expr_end(b, e, d);
+}
+
+void nft_counter(struct nlbuf *b, const char *table, const char *name)
+{
+        size_t m = object(b, NFT_MSG_NEWOBJ, NLM_F_CREATE);
+        nl_put_str(b, NFTA_OBJ_TABLE, table);
+        nl_put_str(b, NFTA_OBJ_NAME, name);
+        nl_put_be32(b, NFTA_OBJ_TYPE, NFT_OBJECT_COUNTER);
+        size_t d = nl_nest(b, NFTA_OBJ_DATA);
+        nl_put_be64(b, NFTA_COUNTER_BYTES, 0);
+        nl_put_be64(b, NFTA_COUNTER_PACKETS, 0);
+        nl_nest_end(b, d);
+        nl_end(b, m);
+}
+
+void nft_counters_dump(struct nlbuf *b, const char *table)
+{
+        struct nfgenmsg g = {.nfgen_family = NFPROTO_INET, .version = NFNETLINK_V0};
+        size_t m = nl_begin(b, (uint16_t) ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETOBJ),
+                            NLM_F_DUMP, false, &g, sizeof(g));
+        nl_put_str(b, NFTA_OBJ_TABLE, table);
+        nl_put_be32(b, NFTA_OBJ_TYPE, NFT_OBJECT_COUNTER);
+        nl_end(b, m);
+}
+
+/* The first attribute of type in the len bytes at p (a message's or a
+ * nest's), or NULL. */
+static const struct nlattr *attr_find(const char *p, size_t len, uint16_t type)
+{
+        size_t off = 0;
+        while (off + NLA_HDRLEN <= len) {
+                const struct nlattr *a = (const struct nlattr *) (p + off);
+                if (a->nla_len < NLA_HDRLEN || off + a->nla_len > len)
+                        return NULL;
+                if ((a->nla_type & NLA_TYPE_MASK) == type)
+                        return a;
+                off += NLA_ALIGN(a->nla_len);
+        }
+        return NULL;
+}
+
+bool nft_counter_parse(const struct nlmsghdr *h, const char **name, uint64_t *packets)
+{
+        size_t hdr = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct nfgenmsg));
+        if (h->nlmsg_type != ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWOBJ) || h->nlmsg_len < hdr)
+                return false;
+        const char *p = (const char *) h + hdr;
+        size_t len = h->nlmsg_len - hdr;
+        const struct nlattr *n = attr_find(p, len, NFTA_OBJ_NAME);
+        const struct nlattr *d = attr_find(p, len, NFTA_OBJ_DATA);
+        const struct nlattr *c = d ? attr_find((const char *) d + NLA_HDRLEN,
+                                               d->nla_len - NLA_HDRLEN, NFTA_COUNTER_PACKETS)
+                                   : NULL;
+        if (!n || !c || c->nla_len != NLA_HDRLEN + 8 || n->nla_len <= NLA_HDRLEN ||
+            ((const char *) n)[n->nla_len - 1] != '\0')
+                return false;
+        uint64_t be;
+        memcpy(&be, (const char *) c + NLA_HDRLEN, 8);
+        *name = (const char *) n + NLA_HDRLEN;
+        *packets = be64toh(be);
+        return true;
 }
 
 void nft_match_nfproto(struct nlbuf *b, uint8_t nfproto)

@@ -91,6 +91,18 @@ void nft_verdict(struct nlbuf *b, int32_t code, const char *chain);
 void nft_log(struct nlbuf *b, uint16_t group);
 void nft_reject(struct nlbuf *b, uint32_t type, uint8_t code);
 void nft_masq(struct nlbuf *b);
+/* limit rate [over] <rate>/second burst <burst> packets: matches under the
+ * rate, or with over past it. */
+void nft_limit(struct nlbuf *b, uint64_t rate, uint32_t burst, bool over);
+/* counter name "<name>": counts into the table's named counter. */
+void nft_counter_ref(struct nlbuf *b, const char *name);
+
+/* A named counter of the table: counter <name> { packets 0 bytes 0 }. */
+void nft_counter(struct nlbuf *b, const char *table, const char *name);
+/* A dump of the table's named counters (nl_dump), and the name and packets
+ * of one message of its answer (false: not a counter). */
+void nft_counters_dump(struct nlbuf *b, const char *table);
+bool nft_counter_parse(const struct nlmsghdr *h, const char **name, uint64_t *packets);
 
 /* Matches, as nft compiles them. */
 void nft_match_nfproto(struct nlbuf *b, uint8_t nfproto); /* meta nfproto ipv4|ipv6 */

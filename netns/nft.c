@@ -103,7 +103,25 @@ static void add_chains(struct nlbuf *b, const char *t)
         nft_chain(b, t, "to_sandbox");
         nft_chain(b, t, "from_sandbox");
         nft_chain(b, t, "refuse");
+        nft_chain(b, t, "log_refusal");
         nft_base_chain(b, t, "postrouting", "nat", NF_INET_POST_ROUTING, 100);
+}
+
+/* counter dns_dropped {...}, counter unlogged {...}: what the rate limits
+ * held back (read by nft_read_limited). */
+static void add_counters(struct nlbuf *b, const struct netns_plan *p)
+{
+        nft_counter(b, p->table, NFT_COUNTER_DNS_DROPPED);
+        nft_counter(b, p->table, NFT_COUNTER_UNLOGGED);
+}
+
+/* ip saddr <sandbox> ip daddr <gateway>, as the input chain's DNS rules
+ * begin. */
+static void match_sandbox_to_gateway(struct nlbuf *b, const struct netns_plan *p)
+{
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_match_ip_addr(b, NFT_IP_SADDR, NFT_CMP_EQ, ntohl(p->sandbox.s_addr), 32);
+        nft_match_ip_addr(b, NFT_IP_DADDR, NFT_CMP_EQ, ntohl(p->gateway.s_addr), 32);
 }
 
 static void add_sets(struct nlbuf *b, const struct netns_plan *p)
@@ -146,13 +164,39 @@ static void add_input(struct nlbuf *b, const struct netns_plan *p, uint32_t *set
         jump_on_veth(b, p, "input", NFT_META_IIFNAME, "from_sandbox_to_host");
         /* ip saddr <sandbox> ip daddr <gateway> meta l4proto { tcp, udp }
          * th dport 53 accept */
+        /* What the proxy is sent past its rate is dropped here, before
+         * psrun reads it (psrun's CPU is not the sandbox's cgroup's):
+         * ip saddr <sandbox> ip daddr <gateway> udp dport 53
+         * limit rate over <NETNS_DNS_RATE>/second burst <NETNS_DNS_BURST> packets
+         * counter name "dns_dropped" drop
+         * ip saddr <sandbox> ip daddr <gateway> tcp dport 53 ct state new
+         * limit rate over <NETNS_DNS_TCP_RATE>/second burst <NETNS_DNS_TCP_BURST> packets
+         * counter name "dns_dropped" drop */
+        static const struct {
+                uint8_t proto;
+                uint64_t rate;
+                uint32_t burst;
+        } dns_limits[] = {
+                {IPPROTO_UDP, NETNS_DNS_RATE, NETNS_DNS_BURST},
+                {IPPROTO_TCP, NETNS_DNS_TCP_RATE, NETNS_DNS_TCP_BURST},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(dns_limits); i++) {
+                struct nft_msg l = nft_rule(b, t, "from_sandbox_to_host");
+                match_sandbox_to_gateway(b, p);
+                nft_match_l4proto(b, dns_limits[i].proto);
+                nft_match_port(b, 53);
+                if (dns_limits[i].proto == IPPROTO_TCP)
+                        nft_match_ct_state(b, NF_CT_STATE_BIT(IP_CT_NEW));
+                nft_limit(b, dns_limits[i].rate, dns_limits[i].burst, true);
+                nft_counter_ref(b, NFT_COUNTER_DNS_DROPPED);
+                nft_verdict(b, NF_DROP, NULL);
+                nft_rule_end(b, l);
+        }
         uint32_t id = (*set_id)++;
         const uint8_t protos[] = {IPPROTO_TCP, IPPROTO_UDP};
         nft_value_set(b, t, id, NFT_TYPE_INET_PROTO, 1, protos, 2);
         struct nft_msg r = nft_rule(b, t, "from_sandbox_to_host");
-        nft_match_nfproto(b, NFPROTO_IPV4);
-        nft_match_ip_addr(b, NFT_IP_SADDR, NFT_CMP_EQ, ntohl(p->sandbox.s_addr), 32);
-        nft_match_ip_addr(b, NFT_IP_DADDR, NFT_CMP_EQ, ntohl(p->gateway.s_addr), 32);
+        match_sandbox_to_gateway(b, p);
         nft_meta(b, NFT_META_L4PROTO, NFT_REG_1);
         nft_lookup(b, NFT_REG_1, "__set%d", id, false);
         nft_match_port(b, 53);
@@ -287,10 +331,10 @@ static void add_from_sandbox(struct nlbuf *b, const struct netns_plan *p, uint32
 static void add_refuse(struct nlbuf *b, const struct netns_plan *p)
 {
         const char *t = p->table;
-        /* ct state new log group <group> */
+        /* ct state new jump log_refusal */
         struct nft_msg r = nft_rule(b, t, "refuse");
         nft_match_ct_state(b, NF_CT_STATE_BIT(IP_CT_NEW));
-        nft_log(b, p->nflog_group);
+        nft_verdict(b, NFT_JUMP, "log_refusal");
         nft_rule_end(b, r);
         /* meta l4proto tcp reject with tcp reset */
         r = nft_rule(b, t, "refuse");
@@ -300,6 +344,23 @@ static void add_refuse(struct nlbuf *b, const struct netns_plan *p)
         /* reject with icmpx admin-prohibited */
         r = nft_rule(b, t, "refuse");
         nft_reject(b, NFT_REJECT_ICMPX_UNREACH, NFT_REJECT_ICMPX_ADMIN_PROHIBITED);
+        nft_rule_end(b, r);
+}
+
+/* Each refusal is reported (NFLOG, read by psrun) up to a rate; past it
+ * the packet is still refused, only counted instead:
+ * limit rate over <NETNS_LOG_RATE>/second burst <NETNS_LOG_BURST> packets
+ * counter name "unlogged" return
+ * log group <group> */
+static void add_log_refusal(struct nlbuf *b, const struct netns_plan *p)
+{
+        struct nft_msg r = nft_rule(b, p->table, "log_refusal");
+        nft_limit(b, NETNS_LOG_RATE, NETNS_LOG_BURST, true);
+        nft_counter_ref(b, NFT_COUNTER_UNLOGGED);
+        nft_verdict(b, NFT_RETURN, NULL);
+        nft_rule_end(b, r);
+        r = nft_rule(b, p->table, "log_refusal");
+        nft_log(b, p->nflog_group);
         nft_rule_end(b, r);
 }
 
@@ -322,10 +383,12 @@ int nft_add_sandbox_table(int fd, const struct netns_plan *p, psrun_error *err)
         nft_table(&b, NFT_MSG_NEWTABLE, p->table);
         add_chains(&b, p->table);
         add_sets(&b, p);
+        add_counters(&b, p);
         add_input(&b, p, &set_id);
         add_to_sandbox(&b, p);
         add_from_sandbox(&b, p, &set_id);
         add_refuse(&b, p);
+        add_log_refusal(&b, p);
         add_postrouting(&b, p);
         nft_batch_end(&b);
         return transact(fd, &b, "add table", p->table, err);
@@ -368,4 +431,36 @@ int nft_pin(int fd, const char *table, int family, const uint8_t *addr, const ui
         }
         nft_batch_end(&b);
         return transact(fd, &b, "pin in", table, err);
+}
+
+struct limited_scan {
+        struct netns_limited *out;
+        bool dns, unlogged;
+};
+
+static void limited_one(const struct nlmsghdr *h, void *arg)
+{
+        struct limited_scan *s = arg;
+        const char *name;
+        uint64_t packets;
+        if (!nft_counter_parse(h, &name, &packets))
+                return;
+        if (strcmp(name, NFT_COUNTER_DNS_DROPPED) == 0) {
+                s->out->dns_dropped = packets;
+                s->dns = true;
+        } else if (strcmp(name, NFT_COUNTER_UNLOGGED) == 0) {
+                s->out->unlogged = packets;
+                s->unlogged = true;
+        }
+}
+
+int nft_read_limited(int fd, const char *table, struct netns_limited *out)
+{
+        _cleanup_(nlbuf_free) struct nlbuf b = NLBUF_INIT;
+        nft_counters_dump(&b, table);
+        struct limited_scan s = {.out = out};
+        int r = nl_dump(fd, &b, limited_one, &s);
+        if (r >= 0 && !(s.dns && s.unlogged))
+                r = -ENOENT;
+        return r;
 }

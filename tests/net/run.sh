@@ -565,6 +565,8 @@ reference_table() { # id sandbox gateway pool group mode allowpriv-elements
     ip daddr 10.77.0.0/30 tcp dport 22 accept"
 	cat <<EOF
 table inet psrun_$1 {
+  counter dns_dropped { }
+  counter unlogged { }
   set pin4 { type ipv4_addr . inet_service; flags timeout; }
   set pin6 { type ipv6_addr . inet_service; flags timeout; }
   set allowpriv4 { type ipv4_addr; flags interval; auto-merge;$elements }
@@ -573,6 +575,8 @@ table inet psrun_$1 {
     iifname "$h" jump from_sandbox_to_host
   }
   chain from_sandbox_to_host {
+    ip saddr $2 ip daddr $3 udp dport 53 limit rate over 250/second burst 500 packets counter name "dns_dropped" drop
+    ip saddr $2 ip daddr $3 tcp dport 53 ct state new limit rate over 50/second burst 100 packets counter name "dns_dropped" drop
     ip saddr $2 ip daddr $3 meta l4proto { tcp, udp } th dport 53 accept
     goto refuse
   }
@@ -596,9 +600,13 @@ $forward
     goto refuse
   }
   chain refuse {
-    ct state new log group $5
+    ct state new jump log_refusal
     meta l4proto tcp reject with tcp reset
     reject with icmpx admin-prohibited
+  }
+  chain log_refusal {
+    limit rate over 50/second burst 100 packets counter name "unlogged" return
+    log group $5
   }
   chain postrouting {
     type nat hook postrouting priority 100; policy accept;
