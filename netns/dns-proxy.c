@@ -16,6 +16,17 @@
  *
  * Bounded: at most MAX_PENDING queries upstream and MAX_TCP clients, each
  * with a deadline; every socket is non-blocking; garbage is dropped.
+ *
+ * Bounded in time too: this thread's CPU is psrun's, not the sandbox's
+ * cgroup's, so what a sandbox can make it do per second is limited twice.
+ * The table's rules (netns/nft.c) drop DNS past NETNS_DNS_RATE and report
+ * refusals only up to NETNS_LOG_RATE; here, at twice those (the second
+ * line, for when the first does not hold), a token bucket gates the reads:
+ * with none left the UDP socket is not read at all until the next token
+ * (the kernel drops what overflows its queue, SO_RXQ_OVFL counts it), a TCP
+ * query is dropped unread, and an NFLOG report past its bucket is counted,
+ * not parsed or logged. What either held back is counted in the result as
+ * a refusal of its own (NETNS_LIMITED_DNS, NETNS_LIMITED_LOG).
  */
 #include "netns/dns-proxy.h"
 
@@ -29,6 +40,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +55,13 @@
 #define CLIENT_TIMEOUT    5000 /* ms for a TCP client to send its query */
 #define PIN_MIN_TIMEOUT_S 1
 #define FIXED_FDS         4 /* stop, udp, tcp, nflog */
+/* psrun's own buckets: twice the kernel's rates and bursts, so that they
+ * hold back nothing the kernel let through (its clock and ours differ a
+ * little), only what comes past it. */
+#define QUERY_RATE   (2 * (NETNS_DNS_RATE + NETNS_DNS_TCP_RATE))
+#define QUERY_BURST  (2 * (NETNS_DNS_BURST + NETNS_DNS_TCP_BURST))
+#define REPORT_RATE  (2 * NETNS_LOG_RATE)
+#define REPORT_BURST (2 * NETNS_LOG_BURST)
 
 enum up_state { UP_IDLE, UP_UDP, UP_TCP_CONNECT, UP_TCP_READ };
 
@@ -80,9 +99,52 @@ struct pin {
         uint64_t until_ms; /* 0: free */
 };
 
+/* A token bucket in thousandths of a token. */
+struct bucket {
+        uint64_t milli, last_ms;
+        uint32_t rate, burst; /* per second; at most */
+};
+
+static void bucket_init(struct bucket *b, uint32_t rate, uint32_t burst)
+{
+        *b = (struct bucket){(uint64_t) burst * 1000, monotonic_ms(), rate, burst};
+}
+
+static void bucket_refill(struct bucket *b, uint64_t now)
+{
+        if (now > b->last_ms) {
+                b->milli += (now - b->last_ms) * b->rate;
+                if (b->milli > (uint64_t) b->burst * 1000)
+                        b->milli = (uint64_t) b->burst * 1000;
+                b->last_ms = now;
+        }
+}
+
+static bool bucket_take(struct bucket *b)
+{
+        bucket_refill(b, monotonic_ms());
+        if (b->milli < 1000)
+                return false;
+        b->milli -= 1000;
+        return true;
+}
+
+/* Milliseconds until the next token (0: one is there). */
+static uint64_t bucket_wait_ms(struct bucket *b, uint64_t now)
+{
+        bucket_refill(b, now);
+        return b->milli >= 1000 ? 0 : (1000 - b->milli + b->rate - 1) / b->rate;
+}
+
 struct dns_proxy {
         const struct netns_plan *plan;
-        int nft; /* nf_tables socket for the pins */
+        int nft; /* nf_tables socket for the pins and the limits' counters */
+        /* The nft socket's one user at a time: the proxy's pins, and a
+         * session's supervisor reading the counters (dns_proxy_watch). */
+        pthread_mutex_t nft_lock;
+        struct netns_limited limited_seen; /* the counters as last counted */
+        struct bucket queries, reports;
+        uint32_t udp_drops, nflog_drops; /* socket_drops() as last counted */
         FILE *log;
         struct nflog *nflog;
         bool own_nflog; /* opened here, not the plan's (netns_lease) */
@@ -170,6 +232,88 @@ void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr,
                 snprintf(d->name, sizeof(d->name), "%s", name);
         }
         d->count = 1;
+}
+
+void netns_stats_limit(struct netns_stats *s, const char *what, uint64_t n)
+{
+        if (n == 0)
+                return;
+        for (size_t i = 0; i < s->n_denied; i++)
+                if (!s->denied[i].addr[0] && strcmp(s->denied[i].name, what) == 0) {
+                        s->denied[i].count += n;
+                        return;
+                }
+        /* Always listed: the last refusal of the list makes room. */
+        if (s->n_denied == NETNS_MAX_DENIED) {
+                size_t last = NETNS_MAX_DENIED;
+                while (last > 0 && netns_denied_is_limit(&s->denied[last - 1]))
+                        last--;
+                if (last == 0)
+                        return; /* cannot happen: two limits, 32 entries */
+                s->denied_more += s->denied[last - 1].count;
+                memmove(&s->denied[last - 1], &s->denied[last],
+                        (s->n_denied - last) * sizeof(s->denied[0]));
+                s->n_denied--;
+        }
+        struct netns_denied *d = &s->denied[s->n_denied++];
+        memset(d, 0, sizeof(*d));
+        snprintf(d->name, sizeof(d->name), "%s", what);
+        d->count = n;
+}
+
+bool netns_denied_is_limit(const struct netns_denied *d)
+{
+        return !d->addr[0] &&
+               (strcmp(d->name, NETNS_LIMITED_DNS) == 0 || strcmp(d->name, NETNS_LIMITED_LOG) == 0);
+}
+
+/* What the kernel dropped at fd's full queue so far (sk_drops: a UDP
+ * socket's datagrams, a netlink socket's messages). */
+static uint32_t socket_drops(int fd)
+{
+        uint32_t mem[SK_MEMINFO_VARS] = {0};
+        socklen_t len = sizeof(mem);
+        if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0 ||
+            len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+                return 0;
+        return mem[SK_MEMINFO_DROPS];
+}
+
+/* What a limit held back: to the proxy's stats and each open window. */
+static void count_limited(struct dns_proxy *p, const char *what, uint64_t n)
+{
+        if (n == 0)
+                return;
+        pthread_mutex_lock(&p->lock);
+        netns_stats_limit(&p->stats, what, n);
+        for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS; i++)
+                if (p->watchers[i])
+                        netns_stats_limit(p->watchers[i], what, n);
+        pthread_mutex_unlock(&p->lock);
+}
+
+/* What the table's limits dropped since last counted (its counters), and
+ * what overflowed the sockets' queues while the proxy's buckets held their
+ * reads back. */
+static void sync_limited(struct dns_proxy *p)
+{
+        uint32_t udp = socket_drops(p->udp_fd);
+        uint32_t nflog = p->nflog ? socket_drops(nflog_fd(p->nflog)) : 0;
+        count_limited(p, NETNS_LIMITED_DNS, (uint32_t) (udp - p->udp_drops));
+        count_limited(p, NETNS_LIMITED_LOG, (uint32_t) (nflog - p->nflog_drops));
+        p->udp_drops = udp;
+        p->nflog_drops = nflog;
+        struct netns_limited now;
+        pthread_mutex_lock(&p->nft_lock);
+        int r = nft_read_limited(p->nft, p->plan->table, &now);
+        pthread_mutex_unlock(&p->nft_lock);
+        if (r < 0)
+                return;
+        if (now.dns_dropped > p->limited_seen.dns_dropped)
+                count_limited(p, NETNS_LIMITED_DNS, now.dns_dropped - p->limited_seen.dns_dropped);
+        if (now.unlogged > p->limited_seen.unlogged)
+                count_limited(p, NETNS_LIMITED_LOG, now.unlogged - p->limited_seen.unlogged);
+        p->limited_seen = now;
 }
 
 /* Every count goes to the proxy's own stats and to each open window. */
@@ -462,8 +606,11 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
                         left_ms = left < left_ms ? left : left_ms;
                         continue;
                 }
-                if (nft_pin(p->nft, p->plan->table, keep[i].family, keep[i].addr, p->plan->ports,
-                            p->plan->n_ports, timeout_s, NULL) < 0) {
+                pthread_mutex_lock(&p->nft_lock);
+                int r = nft_pin(p->nft, p->plan->table, keep[i].family, keep[i].addr,
+                                p->plan->ports, p->plan->n_ports, timeout_s, NULL);
+                pthread_mutex_unlock(&p->nft_lock);
+                if (r < 0) {
                         log_query(p, &q, "error", "pin failed", keep, n);
                         fail_pending(p, e, DNS_RCODE_SERVFAIL);
                         return;
@@ -643,16 +790,26 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
                 fail_pending(p, e, DNS_RCODE_SERVFAIL);
 }
 
+static ssize_t udp_recv(struct dns_proxy *p, uint8_t *buf, size_t cap,
+                        struct sockaddr_storage *from, socklen_t *from_len)
+{
+        *from_len = sizeof(*from);
+        return recvfrom(p->udp_fd, buf, cap, MSG_DONTWAIT, (struct sockaddr *) from, from_len);
+}
+
+/* Up to 16 datagrams, one token each: with none left the rest waits in
+ * the socket (proxy_main polls it again once a token is due). */
 static void udp_ready(struct dns_proxy *p)
 {
-        for (int i = 0; i < 16; i++) {
+        for (int i = 0; i < 16 && bucket_take(&p->queries); i++) {
                 uint8_t buf[DNS_UDP_MAX];
                 struct sockaddr_storage from;
-                socklen_t from_len = sizeof(from);
-                ssize_t n = recvfrom(p->udp_fd, buf, sizeof(buf), MSG_DONTWAIT,
-                                     (struct sockaddr *) &from, &from_len);
-                if (n < 0)
+                socklen_t from_len;
+                ssize_t n = udp_recv(p, buf, sizeof(buf), &from, &from_len);
+                if (n < 0) {
+                        p->queries.milli += 1000; /* not spent */
                         return;
+                }
                 handle_query(p, buf, (size_t) n, -1, &from, from_len);
         }
 }
@@ -687,6 +844,11 @@ static void tcp_client_ready(struct dns_proxy *p, size_t i)
         if (n > 0)
                 c->got += (size_t) n;
         if (c->got >= 2 && c->got == 2 + (size_t) (c->buf[0] << 8 | c->buf[1])) {
+                if (!bucket_take(&p->queries)) {
+                        count_limited(p, NETNS_LIMITED_DNS, 1);
+                        c->fd = safe_close(c->fd);
+                        return;
+                }
                 c->waiting = true;
                 struct sockaddr_storage none = {0};
                 handle_query(p, c->buf + 2, c->got - 2, (int) i, &none, 0);
@@ -722,8 +884,12 @@ static void read_refusals(struct dns_proxy *p)
         if (!p->nflog)
                 return;
         pthread_mutex_lock(&p->read_lock);
-        nflog_read(p->nflog, refused, p);
+        bucket_refill(&p->reports, monotonic_ms());
+        size_t tokens = (size_t) (p->reports.milli / 1000), left = tokens;
+        uint64_t skipped = nflog_read(p->nflog, &left, refused, p);
+        p->reports.milli -= (uint64_t) (tokens - left) * 1000;
         pthread_mutex_unlock(&p->read_lock);
+        count_limited(p, NETNS_LIMITED_LOG, skipped);
 }
 
 static void *proxy_main(void *arg)
@@ -734,10 +900,16 @@ static void *proxy_main(void *arg)
                 size_t map[MAX_TCP + MAX_PENDING];
                 nfds_t n = 0;
                 pfd[n++] = (struct pollfd){p->stop_fd, POLLIN, 0};
-                pfd[n++] = (struct pollfd){p->udp_fd, POLLIN, 0};
-                pfd[n++] = (struct pollfd){p->tcp_fd, POLLIN, 0};
-                pfd[n++] = (struct pollfd){p->nflog ? nflog_fd(p->nflog) : -1, POLLIN, 0};
                 uint64_t now = monotonic_ms(), next = now + 1000;
+                /* No token: the socket is left alone until one is due. */
+                uint64_t wait = bucket_wait_ms(&p->queries, now);
+                pfd[n++] = (struct pollfd){wait ? -1 : p->udp_fd, POLLIN, 0};
+                next = wait && now + wait < next ? now + wait : next;
+                pfd[n++] = (struct pollfd){p->tcp_fd, POLLIN, 0};
+                uint64_t wait_log = bucket_wait_ms(&p->reports, now);
+                pfd[n++] =
+                        (struct pollfd){p->nflog && !wait_log ? nflog_fd(p->nflog) : -1, POLLIN, 0};
+                next = wait_log && now + wait_log < next ? now + wait_log : next;
                 for (size_t i = 0; i < MAX_TCP; i++)
                         if (p->tcp[i].fd >= 0 && !p->tcp[i].waiting) {
                                 map[n - FIXED_FDS] = i;
@@ -820,6 +992,9 @@ int dns_proxy_start(const struct netns_plan *plan, int nft, struct dns_proxy **r
         p->stats.active = true;
         pthread_mutex_init(&p->lock, NULL);
         pthread_mutex_init(&p->read_lock, NULL);
+        pthread_mutex_init(&p->nft_lock, NULL);
+        bucket_init(&p->queries, QUERY_RATE, QUERY_BURST);
+        bucket_init(&p->reports, REPORT_RATE, REPORT_BURST);
         for (size_t i = 0; i < MAX_TCP; i++)
                 p->tcp[i].fd = -1;
         int r = 0;
@@ -869,12 +1044,31 @@ void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
                 (void) !write(p->stop_fd, &one, sizeof(one));
                 pthread_join(p->thread, NULL);
         }
-        /* What the kernel logged until the sandbox ended. */
+        /* What the kernel logged until the sandbox ended, and what the
+         * limits held back: the table's counters, and the queries still
+         * queued or dropped at the socket's queue (never answered). */
         if (p->nflog) {
-                nflog_read(p->nflog, refused, p);
-                if (p->own_nflog)
-                        nflog_close(p->nflog);
+                read_refusals(p);
+                /* What is queued still (at most the socket's buffer). */
+                for (int i = 0; i < 64; i++) {
+                        size_t budget = 64;
+                        count_limited(p, NETNS_LIMITED_LOG,
+                                      nflog_read(p->nflog, &budget, refused, p));
+                        if (budget == 64)
+                                break;
+                }
         }
+        if (p->started) {
+                sync_limited(p);
+                uint8_t buf[DNS_UDP_MAX];
+                struct sockaddr_storage from;
+                socklen_t from_len;
+                for (int i = 0; i < 4096 && udp_recv(p, buf, sizeof(buf), &from, &from_len) >= 0;
+                     i++)
+                        count_limited(p, NETNS_LIMITED_DNS, 1);
+        }
+        if (p->nflog && p->own_nflog)
+                nflog_close(p->nflog);
         for (size_t i = 0; i < MAX_PENDING; i++)
                 if (p->pending[i].used)
                         pending_free(&p->pending[i]);
@@ -889,6 +1083,7 @@ void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
                 *stats = p->stats;
         pthread_mutex_destroy(&p->lock);
         pthread_mutex_destroy(&p->read_lock);
+        pthread_mutex_destroy(&p->nft_lock);
         free(p);
 }
 
@@ -898,6 +1093,8 @@ int dns_proxy_watch(struct dns_proxy *p, struct netns_stats *w)
         if (!p)
                 return 0;
         w->active = true;
+        /* What the limits held back until now is not this window's. */
+        sync_limited(p);
         int r = -EAGAIN;
         pthread_mutex_lock(&p->lock);
         for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS && r < 0; i++)
@@ -917,6 +1114,7 @@ void dns_proxy_unwatch(struct dns_proxy *p, struct netns_stats *w)
          * refused just before the command exited is queued on the socket
          * already (NFLOG's queue threshold is one packet). */
         read_refusals(p);
+        sync_limited(p);
         pthread_mutex_lock(&p->lock);
         for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS; i++)
                 if (p->watchers[i] == w)

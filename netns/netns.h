@@ -227,8 +227,11 @@ typedef void (*nflog_fn)(void *userdata, const char *addr, uint16_t port, const 
 int nflog_open(uint16_t group, struct nflog **ret, psrun_error *err);
 void nflog_close(struct nflog *nl);
 int nflog_fd(struct nflog *nl);
-/* Reads what is queued (non-blocking) and calls fn for each packet. */
-void nflog_read(struct nflog *nl, nflog_fn fn, void *userdata);
+/* Reads what is queued (non-blocking, up to 64 messages, none once
+ * *budget is 0) and calls fn for each packet while *budget lasts
+ * (decremented); returns how many packets of a message read were past it
+ * (counted, neither parsed nor reported). */
+uint64_t nflog_read(struct nflog *nl, size_t *budget, nflog_fn fn, void *userdata);
 
 /* netns/veth.c */
 int veth_create(const struct netns_plan *plan, pid_t child, psrun_error *err);

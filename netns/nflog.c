@@ -152,17 +152,28 @@ static void packet(const struct nlmsghdr *nlh, nflog_fn fn, void *userdata)
         fn(userdata, addr, port, name);
 }
 
-void nflog_read(struct nflog *nl, nflog_fn fn, void *userdata)
+uint64_t nflog_read(struct nflog *nl, size_t *budget, nflog_fn fn, void *userdata)
 {
         char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
-        for (int i = 0; i < 64; i++) {
+        uint64_t skipped = 0;
+        for (int i = 0; i < 64 && *budget > 0; i++) {
                 ssize_t n = recv(nl->fd, buf, sizeof(buf), MSG_DONTWAIT);
+                if (n < 0 && errno == ENOBUFS)
+                        continue; /* the queue overflowed: what is left is still read */
                 if (n <= 0)
-                        return;
+                        break;
                 size_t left = (size_t) n;
                 for (struct nlmsghdr *h = (struct nlmsghdr *) buf; NLMSG_OK(h, left);
-                     h = NLMSG_NEXT(h, left))
-                        if (h->nlmsg_type == ((NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET))
-                                packet(h, fn, userdata);
+                     h = NLMSG_NEXT(h, left)) {
+                        if (h->nlmsg_type != ((NFNL_SUBSYS_ULOG << 8) | NFULNL_MSG_PACKET))
+                                continue;
+                        if (*budget == 0) {
+                                skipped++;
+                                continue;
+                        }
+                        (*budget)--;
+                        packet(h, fn, userdata);
+                }
         }
+        return skipped;
 }

@@ -27,6 +27,16 @@ struct netns_stats {
         uint64_t denied_more; /* refusals of entries past the first NETNS_MAX_DENIED */
 };
 
+/* What the network's rate limits held back (docs/network.md) is listed as
+ * a refusal of a name that no query can have (names are lowercase): DNS
+ * queries dropped unanswered, and refusals not reported one by one (still
+ * refused). Always listed, ahead of the list's last other entry. */
+#define NETNS_LIMITED_DNS "rate limit: DNS queries dropped"
+#define NETNS_LIMITED_LOG "rate limit: refusals not itemized (NFLOG)"
+
 /* Counts one refusal of a name (addr NULL) or of addr:port/proto. */
 void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr, uint16_t port,
                       const char *proto);
+/* Counts n of what a rate limit held back (NETNS_LIMITED_*). */
+void netns_stats_limit(struct netns_stats *s, const char *what, uint64_t n);
+bool netns_denied_is_limit(const struct netns_denied *d);
