@@ -901,6 +901,7 @@ else
 fi
 
 . "$HERE/session.sh"
+. "$HERE/flood.sh"
 
 summary
 [ $fail -eq 0 ]
