@@ -16,7 +16,8 @@
 #        and 2001:db8::10 (host A over IPv6, 80; OUT reaches it through
 #        2001:db8:1::/64).
 # Sessions in this internet (their network, installs, approval, the agent
-# loop example) are tests/net/session.sh, run last.
+# loop example) are tests/net/session.sh; floods that would make psrun spend
+# the host's CPU for a sandbox, tests/net/flood.sh, last.
 # A gvisor section runs the key bypass items again with backend: gvisor
 # (skipped, saying why, where runsc cannot run).
 # No packet leaves these namespaces. Everything is removed on exit, also on
