@@ -345,6 +345,14 @@ if [ -d "$BUILD/tests/helper" ]; then
                         add_prog "$helper" "$VMBUILD/tests/helper/${helper##*/}"
         done
 fi
+# Data the tests read from the source tree, by the path relative to its top
+# (the tests' working directory, /opt/psrun).
+for d in tests/oci/data; do
+        if [ -d "$SRC_DIR/$d" ]; then
+                mkdir -p "$ROOT/opt/psrun/$d"
+                cp -a "$SRC_DIR/$d/." "$ROOT/opt/psrun/$d/"
+        fi
+done
 missing=$(awk '{ print $2 }' "$TMP/groups" | sort -u | while read -r b; do
         [ -x "$BUILD/tests/$b" ] || printf ' %s' "$b"
 done)
