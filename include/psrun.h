@@ -274,6 +274,13 @@ typedef struct psrun_exec_result {
          * share it, so each counts what happened meanwhile); for an install,
          * its own network's. NULL: no network (none). */
         psrun_network_stats *network;
+        /* What held in this exec, as psrun run's result says it ("on",
+         * "off", "unavailable", "abi N"; under gVisor Landlock's place is
+         * "gvisor", and seccomp "not in execs": runsc exec applies the
+         * policy's profile to the sandbox's init only). */
+        struct {
+                char seccomp[16], landlock[16], apparmor[16];
+        } layers;
 } psrun_exec_result;
 
 /* Run argv (NULL-terminated) in the session and wait. Each exec has its own

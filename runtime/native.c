@@ -194,24 +194,6 @@ static void report_violations(struct supervisor *s, const struct cgroup_stats *s
         violations_add_network(&res->violations, &res->network);
 }
 
-/* A layer the policy made "auto" and the host lacks is "unavailable"; one
- * it turned off is "off". */
-static void fill_layers(const struct plan *plan, struct run_result *res)
-{
-        snprintf(res->layers.seccomp, sizeof(res->layers.seccomp), "%s",
-                 plan->seccomp.len ? "on" : "off");
-        if (plan->landlock.ruleset_fd >= 0)
-                snprintf(res->layers.landlock, sizeof(res->layers.landlock), "abi %d",
-                         plan->landlock.abi);
-        else
-                snprintf(res->layers.landlock, sizeof(res->layers.landlock), "%s",
-                         plan->landlock_off ? "off" : "unavailable");
-        snprintf(res->layers.apparmor, sizeof(res->layers.apparmor), "%s",
-                 plan->apparmor.active ? "on"
-                 : plan->apparmor_off  ? "off"
-                                       : "unavailable");
-}
-
 static void vwatch_closep(struct vwatch *w)
 {
         vwatch_close(w);
@@ -323,7 +305,7 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
                 plan_log_landlock_denials(&plan);
         /* disk_full's tmpfs, from the command (a session has its own). */
         plan.report_workspace = plan.report_exec;
-        fill_layers(&plan, res);
+        run_result_set_layers(res, &plan);
         _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
         r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
         if (r < 0)

@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/plan.h"
 
 static const char *const reason_names[_RUN_REASON_MAX] = {
         [RUN_REASON_EXITED] = "exited",       [RUN_REASON_SIGNALED] = "signaled",
@@ -130,4 +131,22 @@ void run_result_set_limit_reason(struct run_result *r, const struct cgroup_stats
                 r->reason = RUN_REASON_PIDS;
         else if (disk_full)
                 r->reason = RUN_REASON_DISK_FULL;
+}
+
+/* A layer the policy made "auto" and the host lacks is "unavailable"; one
+ * it turned off is "off". */
+void run_result_set_layers(struct run_result *res, const struct plan *plan)
+{
+        snprintf(res->layers.seccomp, sizeof(res->layers.seccomp), "%s",
+                 plan->seccomp.len ? "on" : "off");
+        if (plan->landlock.ruleset_fd >= 0)
+                snprintf(res->layers.landlock, sizeof(res->layers.landlock), "abi %d",
+                         plan->landlock.abi);
+        else
+                snprintf(res->layers.landlock, sizeof(res->layers.landlock), "%s",
+                         plan->landlock_off ? "off" : "unavailable");
+        snprintf(res->layers.apparmor, sizeof(res->layers.apparmor), "%s",
+                 plan->apparmor.active ? "on"
+                 : plan->apparmor_off  ? "off"
+                                       : "unavailable");
 }

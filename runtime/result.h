@@ -61,6 +61,11 @@ void run_result_set_limit_reason(struct run_result *r, const struct cgroup_stats
  * `return run_result_setup_error(res, err, r);`. */
 int run_result_setup_error(struct run_result *r, const psrun_error *err, int ret);
 
+struct plan;
+/* What each of the plan's optional layers does ("on", "off", "unavailable",
+ * "abi N"), as the child applies them. */
+void run_result_set_layers(struct run_result *res, const struct plan *plan);
+
 const char *run_reason_to_string(enum run_reason r);
 int run_reason_from_string(const char *s);
 

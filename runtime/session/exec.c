@@ -446,6 +446,8 @@ PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *h, psrun_exec_result *res, p
         }
         memset(res, 0, sizeof(*res));
         result_to_public(&h->rep.result, &res->result);
+        _Static_assert(sizeof(res->layers) == sizeof(h->rep.result.layers), "layers");
+        memcpy(&res->layers, &h->rep.result.layers, sizeof(res->layers));
         if (h->rep.result.network.active &&
             !(res->network = network_to_public(&h->rep.result.network))) {
                 psrun_exec_result_free(res);
@@ -525,6 +527,7 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
                 return -ENOMEM;
         }
         result_from_public(&res->result, r);
+        memcpy(&r->layers, &res->layers, sizeof(r->layers));
         if (res->network) {
                 const psrun_network_stats *p = res->network;
                 struct netns_stats *n = &r->network;

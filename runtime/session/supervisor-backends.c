@@ -446,6 +446,25 @@ static void stop_gvisor(struct supervisor *s)
         s->gvisor = NULL;
 }
 
+/* An exec is made from the session's template plan: its layers are the
+ * plan's. */
+static void exec_layers_native(struct supervisor *s, struct run_result *res)
+{
+        run_result_set_layers(res, &s->tmpl);
+}
+
+/* Under gVisor the sentry stands where Landlock and AppArmor stand; the
+ * policy's seccomp profile is the sandbox's (its init's, config.json's
+ * linux.seccomp), but `runsc exec` applies no profile to the processes it
+ * starts: in an exec the policy's syscall refusals do not hold, and the
+ * result says so ("not in execs", docs/security.md). */
+static void exec_layers_gvisor(struct supervisor *s, struct run_result *res)
+{
+        snprintf(res->layers.seccomp, sizeof(res->layers.seccomp), "not in execs");
+        snprintf(res->layers.landlock, sizeof(res->layers.landlock), "gvisor");
+        snprintf(res->layers.apparmor, sizeof(res->layers.apparmor), "off");
+}
+
 static const struct sess_backend sess_backends[_POLICY_BACKEND_MAX] = {
         [POLICY_BACKEND_NATIVE] = {.name = "native",
                                    .exec_cgroups = true,
@@ -454,13 +473,15 @@ static const struct sess_backend sess_backends[_POLICY_BACKEND_MAX] = {
                                    .start = start_native,
                                    .exec = exec_native,
                                    .kill_exec = sup_kill_exec_native,
-                                   .signal_exec = signal_exec_native},
+                                   .signal_exec = signal_exec_native,
+                                   .exec_layers = exec_layers_native},
         [POLICY_BACKEND_GVISOR] = {.name = "gvisor",
                                    .start = start_gvisor,
                                    .exec = exec_gvisor,
                                    .kill_exec = kill_exec_gvisor,
                                    .signal_exec = signal_exec_gvisor,
                                    .exec_done = exec_done_gvisor,
+                                   .exec_layers = exec_layers_gvisor,
                                    .ending = ending_gvisor,
                                    .stop = stop_gvisor},
 };

@@ -126,6 +126,7 @@ void sup_finish_exec(struct supervisor *s, struct exec_slot *e)
         rep = (struct sess_reply){.kind = SESS_REPLY_RESULT, .pid = e->l.pid};
         bool disk_full = workspace_full(s->workspace_fd);
         fill_exec_result(e, &si, &st, disk_full, &rep.result);
+        s->backend->exec_layers(s, &rep.result);
         snprintf(rep.result.backend, sizeof(rep.result.backend), "%s", s->backend->name);
         /* What the exec's network refused: an install's own (torn down now
          * that its processes are gone), or the session's while it ran. */

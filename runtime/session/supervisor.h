@@ -108,6 +108,8 @@ struct sess_backend {
          * (its status, its stats when it has no cgroup of its own). */
         void (*exec_done)(struct supervisor *s, struct exec_slot *e, siginfo_t *si,
                           struct cgroup_stats *st);
+        /* What holds in an exec: the result's layers. */
+        void (*exec_layers)(struct supervisor *s, struct run_result *res);
         void (*ending)(struct supervisor *s); /* shut_down begins */
         void (*stop)(struct supervisor *s);
 };

@@ -41,6 +41,29 @@ BOTH_BACKENDS(gvisor_session, execs_and_files)
         char want[16];
         snprintf(want, sizeof(want), "%s", backend);
         cr_expect_str_eq(res.result.backend, want);
+        /* What held in the exec. Under gVisor the policy's seccomp profile
+         * is the init's only (runsc exec applies none): the result says so,
+         * as the exec's JSON does. */
+        bool gv = strcmp(backend, "gvisor") == 0;
+        cr_expect_str_eq(res.layers.seccomp, gv ? "not in execs" : "on");
+        if (gv) {
+                cr_expect_str_eq(res.layers.landlock, "gvisor");
+                cr_expect_str_eq(res.layers.apparmor, "off");
+        } else {
+                cr_expect(res.layers.landlock[0] && res.layers.apparmor[0]);
+        }
+        char path[] = "/tmp/psrun-gv-json-XXXXXX";
+        int jfd = mkstemp(path);
+        cr_assert_geq(jfd, 0);
+        unlink(path);
+        cr_assert_eq(psrun_exec_result_write_json(&res, jfd), 0);
+        char json[8192] = {0};
+        cr_assert_gt(pread(jfd, json, sizeof(json) - 1, 0), 0);
+        close(jfd);
+        cr_expect(
+                strstr(json, gv ? "\"layers\":{\"seccomp\":\"not in execs\",\"landlock\":\"gvisor\""
+                                : "\"layers\":{\"seccomp\":\"on\""),
+                "%s", json);
         psrun_exec_result_free(&res);
 
         /* The sandbox writes, the host reads; state carries across execs. */

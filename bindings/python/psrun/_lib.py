@@ -108,6 +108,11 @@ class NetworkStats(ctypes.Structure):
     ]
 
 
+class Layers(ctypes.Structure):
+    _fields_ = [("seccomp", ctypes.c_char * 16), ("landlock", ctypes.c_char * 16),
+                ("apparmor", ctypes.c_char * 16)]
+
+
 class ExecResultC(ctypes.Structure):
     _fields_ = [
         ("result", Result),
@@ -120,6 +125,7 @@ class ExecResultC(ctypes.Structure):
         ("stdout_truncated", c_int),
         ("stderr_truncated", c_int),
         ("network", ctypes.POINTER(NetworkStats)),
+        ("layers", Layers),
     ]
 
 

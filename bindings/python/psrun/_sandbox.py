@@ -119,6 +119,9 @@ class ExecResult:
     violations_more: int = 0
     violations_unavailable: Dict[str, str] = field(default_factory=dict)
     backend: str = "native"  # or "gvisor": the policy's backend
+    # What held in this exec: {"seccomp": "on", "landlock": "abi 7",
+    # "apparmor": "unavailable"}; under gVisor seccomp is "not in execs".
+    layers: Dict[str, str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -214,6 +217,8 @@ def _result(res: C.ExecResultC) -> ExecResult:
         stderr_truncated=bool(res.stderr_truncated),
         network=_network(res.network),
         backend=(rr.backend or b"native").decode(),
+        layers={k: getattr(res.layers, k).decode() for k in ("seccomp", "landlock", "apparmor")
+                if getattr(res.layers, k)},
         violations=[Violation(rr.violations[i].layer.decode(),
                               rr.violations[i].what.decode("utf-8", "replace"),
                               rr.violations[i].count, rr.violations[i].pid)

@@ -285,7 +285,11 @@ class SandboxTest(unittest.TestCase):
         self.assertEqual(asyncio.run(main()), [b"0\n", b"1\n", b"2\n", b"3\n"])
 
     def test_native_backend_is_reported(self):
-        self.assertEqual(self.sb.exec("true").backend, "native")
+        r = self.sb.exec("true")
+        self.assertEqual(r.backend, "native")
+        # What held in the exec, as psrun run's result says it.
+        self.assertEqual(r.layers["seccomp"], "on")
+        self.assertEqual(set(r.layers), {"seccomp", "landlock", "apparmor"})
 
 
 @unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
@@ -314,6 +318,9 @@ class GvisorSandboxTest(unittest.TestCase):
             r = sb.exec("od -An -c /workspace/in.txt; echo out > /workspace/out.txt")
             self.assertTrue(r.ok, r.stderr)
             self.assertEqual(r.backend, "gvisor")
+            # runsc exec applies the policy's profile to the init only.
+            self.assertEqual(r.layers, {"seccomp": "not in execs", "landlock": "gvisor",
+                                        "apparmor": "off"})
             self.assertIn(b"\\0   d   a   t   a", r.stdout)
             self.assertEqual(sb.read_file("out.txt"), b"out\n")
             self.assertEqual(sb.exec("sleep 30", timeout=0.5).reason, "timeout")
