@@ -107,6 +107,14 @@ static int workspace_relative(const char *field, const char *path, const char **
         return psrun_error_set(err, EPERM, "%s: `%s` is outside " WORKSPACE, field, path);
 }
 
+/* The workspace, and path (field, for the message) relative to it. */
+static int ws_open_path(psrun_session *s, const char *field, const char *path, struct ws *w,
+                        const char **rel, psrun_error *err)
+{
+        int r = workspace_relative(field, path, rel, err);
+        return r < 0 ? r : ws_open(s, w, err);
+}
+
 static int resolve(const struct ws *w, const char *rel, uint64_t flags, mode_t mode)
 {
         struct open_how how = {
@@ -271,11 +279,8 @@ PSRUN_PUBLIC int psrun_read_file(psrun_session *s, const char *path, uint64_t of
                 return psrun_error_set(err, EINVAL, "read_file: no result given");
         memset(out, 0, sizeof(*out));
         const char *rel;
-        int r = workspace_relative("path", path, &rel, err);
-        if (r < 0)
-                return r;
         struct ws w;
-        r = ws_open(s, &w, err);
+        int r = ws_open_path(s, "path", path, &w, &rel, err);
         if (r < 0)
                 return r;
         /* O_PATH never opens the object itself: a FIFO cannot block us and
@@ -474,11 +479,8 @@ PSRUN_PUBLIC int psrun_list_dir(psrun_session *s, const char *dir, const psrun_l
                                        PSRUN_LIST_MAX_BYTES);
         const char *shown = dir ? dir : WORKSPACE;
         const char *rel;
-        int r = workspace_relative("dir", shown, &rel, err);
-        if (r < 0)
-                return r;
         struct ws w;
-        r = ws_open(s, &w, err);
+        int r = ws_open_path(s, "dir", shown, &w, &rel, err);
         if (r < 0)
                 return r;
         _cleanup_close_ int fd = resolve(&w, rel, O_PATH | O_DIRECTORY, 0);
@@ -558,11 +560,8 @@ static int remove_at(int dir_fd, const char *name, int depth)
 PSRUN_PUBLIC int psrun_remove(psrun_session *s, const char *path, psrun_error *err)
 {
         const char *rel;
-        int r = workspace_relative("path", path, &rel, err);
-        if (r < 0)
-                return r;
         struct ws w;
-        r = ws_open(s, &w, err);
+        int r = ws_open_path(s, "path", path, &w, &rel, err);
         if (r < 0)
                 return r;
         _cleanup_close_ int dir = -1;
