@@ -95,3 +95,17 @@ int write_proc_file(pid_t pid, const char *name, const char *text)
         close(fd);
         return r;
 }
+
+FILE *fdopen_copy(int fd, const char *mode)
+{
+        int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+        if (copy < 0)
+                return NULL;
+        FILE *f = fdopen(copy, mode);
+        if (!f) {
+                int e = errno;
+                close(copy);
+                errno = e;
+        }
+        return f;
+}

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #pragma once
 
+#include <stdio.h>
+
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -19,3 +21,7 @@ int write_all(int fd, const char *p, size_t len);
 /* /proc/<pid>/<name> (uid_map, gid_map, ...) in one write, which such files
  * take whole or not at all: 0, -errno, or -EIO for a short write. */
 int write_proc_file(pid_t pid, const char *name, const char *text);
+
+/* A stdio stream on a copy of fd (so that fclose leaves fd open), or NULL
+ * with errno set. */
+FILE *fdopen_copy(int fd, const char *mode);

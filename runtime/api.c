@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "policy/policy.h"
 #include "runtime/api-internal.h"
 #include "runtime/run.h"
@@ -223,14 +224,9 @@ PSRUN_PUBLIC int psrun_result_write_json(const psrun_result *result, int fd)
                 return -EINVAL;
         struct run_result r;
         result_from_public(result, &r);
-        int copy = dup(fd);
-        if (copy < 0)
+        FILE *f = fdopen_copy(fd, "w");
+        if (!f)
                 return -errno;
-        FILE *f = fdopen(copy, "w");
-        if (!f) {
-                close(copy);
-                return -errno;
-        }
         run_result_write_json(&r, f);
         return fclose(f) == 0 ? 0 : -errno;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/fileio.h"
 #include "common/json.h"
 #include "runtime/api-internal.h"
 #include "runtime/session/session.h"
@@ -512,14 +513,9 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
 {
         if (!res)
                 return -EINVAL;
-        int copy = dup(fd);
-        if (copy < 0)
+        FILE *f = fdopen_copy(fd, "w");
+        if (!f)
                 return -errno;
-        FILE *f = fdopen(copy, "w");
-        if (!f) {
-                close(copy);
-                return -errno;
-        }
         /* psrun run's fields, from the one writer, then the exec's own. */
         struct run_result *r = calloc(1, sizeof(*r));
         if (!r) {
