@@ -167,6 +167,8 @@ int cli_reexec_sealed(char **argv, psrun_error *err);
 
 /* `psrun session SUBCOMMAND ...` (cli/session-cli.c): the subcommands. */
 extern const struct command_set session_command_set;
+/* `psrun image SUBCOMMAND ...` (cli/image-cli.c). */
+extern const struct command_set image_command_set;
 
 /* `psrun mcp` (cli/mcp/server.c): an MCP server on stdin/stdout. */
 int cli_cmd_mcp(struct cli_call *c, psrun_error *err);

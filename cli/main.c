@@ -208,6 +208,8 @@ static const struct command commands[] = {
         {"session", NULL, "", "COMMAND [ARGS...]", 1, CLI_UNBOUNDED,
          "long-lived sandboxes: create, exec, install, write, read, ls, rm, list, destroy", NULL, 0,
          NULL, &session_command_set},
+        {"image", NULL, "", "COMMAND [ARGS...]", 1, CLI_UNBOUNDED,
+         "OCI images: pull, ls, inspect, rm, prune, import", NULL, 0, NULL, &image_command_set},
         {"mcp", cli_cmd_mcp,
          "[--policy FILE] [-o KEY=VALUE]... [--allow-override KEY]... [--approve-cmd CMD]", "", 0,
          0, "serve sandboxes to an MCP client on stdin/stdout (docs/mcp.md)", cli_mcp_options, 0,

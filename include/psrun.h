@@ -440,6 +440,106 @@ typedef struct psrun_gc_stats {
  * steps before it removed). */
 PSRUN_PUBLIC int psrun_gc(const psrun_gc_options *options, psrun_gc_stats *stats, psrun_error *err);
 
+/*
+ * Images (docs/images.md): OCI images pulled from a registry or imported
+ * from a local source into a content-addressed store (blobs verified
+ * against their digests as they stream, each layer unpacked once and
+ * shared), with no daemon. Several processes may use one store at once:
+ * two pulls of an image do the work once, a killed pull leaves nothing
+ * half-visible, and prune never removes a layer a live sandbox holds.
+ * Credentials come from auth.json / config.json files only (as podman and
+ * Docker read them), never from these options. Every error is one line,
+ * e.g. "image: `a/../b` is not a valid reference: ...".
+ */
+typedef struct psrun_image_options {
+        const char *store;           /* the store's root; NULL: psrun_image_store_default() */
+        const char *registries_file; /* mirrors, insecure hosts, CA (JSON); NULL: none */
+        const char *auth_file;       /* NULL: the files podman and Docker read */
+        const char *ca_file;         /* NULL: the registries file's, else the system's */
+        /* As the policy keys registry_mirrors ("MIRROR" for docker.io, or
+         * "REGISTRY=MIRROR") and insecure_registries ("HOST[:PORT]"):
+         * NULL-terminated, added to the file's; may be NULL. */
+        const char *const *mirrors;
+        const char *const *insecure;
+        uint64_t max_size; /* unpacked bytes a layer may declare; 0: 8 GiB */
+        int fetch_only;    /* nonzero: fetch and verify, leave the layers packed */
+} psrun_image_options;
+
+typedef struct psrun_image_layer {
+        char digest[72]; /* "sha256:<64 hex>" */
+        char *media_type;
+        int64_t size; /* as fetched (compressed) */
+} psrun_image_layer;
+
+typedef struct psrun_image_info {
+        char *reference;  /* canonical: "docker.io/library/python:3.11-slim", "oci:DIR:TAG" */
+        char digest[72];  /* the image manifest's */
+        char index[72];   /* the index it was chosen from; "": none */
+        char *media_type; /* the manifest's */
+        char config[72];  /* the config blob's digest */
+        int64_t size;     /* config and layers, as fetched */
+        psrun_image_layer *layers; /* lowest first */
+        size_t n_layers;
+        int unpacked; /* every layer is unpacked in the store */
+        /* From the image config (NULL, 0: not set there). */
+        char *os, *architecture, *created;
+        char **env; /* "NAME=value" */
+        size_t n_env;
+        char **entrypoint, **cmd;
+        size_t n_entrypoint, n_cmd;
+        char *working_dir, *user;
+        /* What psrun_image_pull / psrun_image_import did (0 otherwise). */
+        unsigned blobs_fetched, blobs_present, blobs_resumed, layers_unpacked;
+        int64_t bytes_fetched;
+        int network; /* a registry was asked */
+} psrun_image_info;
+
+/* The store's default root: $PSRUN_IMAGE_STORE when set (absolute), else
+ * /var/lib/psrun/images. Static storage. */
+PSRUN_PUBLIC const char *psrun_image_store_default(void);
+
+/* Pull a registry reference ("python:3.11-slim", "host:5000/repo:tag",
+ * "repo@sha256:..."): manifest, config and layers, verified; then unpacked
+ * (unless fetch_only) and recorded. What is present is not fetched again; a
+ * digest whose record is whole asks no registry. out (may be NULL) is
+ * filled on success: psrun_image_info_free. -EINVAL: a bad reference;
+ * -ENOENT: no such image; -EACCES: credentials missing or refused; -EIO,
+ * -ENOSPC, -EBADMSG (a blob that does not match its digest). */
+PSRUN_PUBLIC int psrun_image_pull(const char *reference, const psrun_image_options *options,
+                                  psrun_image_info *out, psrun_error *err);
+/* Import a local source: "oci:DIR[:TAG]" (an OCI image layout, as `skopeo
+ * copy ... oci:DIR:TAG` writes it) or "docker-archive:FILE" (`docker save`,
+ * `podman save`). Recorded under that name. */
+PSRUN_PUBLIC int psrun_image_import(const char *source, const psrun_image_options *options,
+                                    psrun_image_info *out, psrun_error *err);
+/* Every image in the store, sorted by reference (the config's fields
+ * filled too). *list is NULL with 0 images; psrun_image_list_free. */
+PSRUN_PUBLIC int psrun_image_list(const psrun_image_options *options, psrun_image_info **list,
+                                  size_t *n, psrun_error *err);
+/* One image by reference (as pulled or imported): -ENOENT when it is not
+ * in the store. Asks no registry. */
+PSRUN_PUBLIC int psrun_image_inspect(const char *reference, const psrun_image_options *options,
+                                     psrun_image_info *out, psrun_error *err);
+/* Remove an image's record; its blobs and layers stay until
+ * psrun_image_prune. -ENOENT when it is not in the store. */
+PSRUN_PUBLIC int psrun_image_remove(const char *reference, const psrun_image_options *options,
+                                    psrun_error *err);
+
+typedef struct psrun_image_prune_stats {
+        unsigned blobs_removed, layers_removed, tmp_removed;
+        unsigned kept_in_use; /* unreferenced, but held by a live sandbox or session */
+        int64_t bytes_removed;
+} psrun_image_prune_stats;
+
+/* Remove every blob and layer no image refers to, and what killed pulls
+ * left; never a layer a live user holds. Waits for running pulls. stats
+ * may be NULL. */
+PSRUN_PUBLIC int psrun_image_prune(const psrun_image_options *options,
+                                   psrun_image_prune_stats *stats, psrun_error *err);
+/* NULL-safe; an info may be freed twice. */
+PSRUN_PUBLIC void psrun_image_info_free(psrun_image_info *info);
+PSRUN_PUBLIC void psrun_image_list_free(psrun_image_info *list, size_t n);
+
 PSRUN_PUBLIC const char *psrun_version(void);
 
 #ifdef __cplusplus

@@ -12,9 +12,9 @@ TestSuite(cli, .timeout = 60);
 
 /* Every command psrun has: its own, then the OCI runtime's. */
 static const char *const commands[] = {
-        "run",    "policy", "session", "gc",     "version",  "help", "create",
-        "start",  "state",  "kill",    "delete", "exec",     "ps",   "pause",
-        "resume", "update", "list",    "events", "features", "spec",
+        "run",    "policy", "session", "image", "gc",     "version",  "help",
+        "create", "start",  "state",   "kill",  "delete", "exec",     "ps",
+        "pause",  "resume", "update",  "list",  "events", "features", "spec",
 };
 
 /* `psrun session`'s subcommands, rows of their own table. */
@@ -110,6 +110,102 @@ Test(cli, session_help_is_generated_from_its_rows)
         cr_expect(strstr(a.out, "-e, --env NAME=VALUE") && strstr(a.out, "Exit status"), "%s",
                   a.out);
         test_run_free(&a);
+}
+
+/* `psrun image`'s subcommands, rows of their own table. */
+static const char *const image_commands[] = {
+        "pull", "ls", "inspect", "rm", "prune", "import",
+};
+
+/* `psrun image --help` and each subcommand's are printed from the rows,
+ * and need no store. */
+Test(cli, image_help_is_generated_from_its_rows)
+{
+        struct test_run a, b;
+        test_run_psrun(&a, (const char *const[]){"help", "image", NULL});
+        test_run_psrun(&b, (const char *const[]){"image", "--help", NULL});
+        cr_expect_eq(a.status, 0, "%s", a.err);
+        cr_expect_str_eq(a.out, b.out);
+        cr_expect(strncmp(a.out, "Usage: psrun image COMMAND [ARGS...]\n", 37) == 0, "%s", a.out);
+        cr_expect(strstr(a.out, "$PSRUN_IMAGE_STORE"), "the notes are missing: %s", a.out);
+        for (size_t i = 0; i < ARRAY_SIZE(image_commands); i++) {
+                char row[64], usage[64];
+                snprintf(row, sizeof(row), "\n  %s ", image_commands[i]);
+                cr_expect(strstr(a.out, row), "`%s` is not listed: %s", image_commands[i], a.out);
+                snprintf(usage, sizeof(usage), "Usage: psrun image %s ", image_commands[i]);
+                struct test_run r;
+                test_run_psrun(&r,
+                               (const char *const[]){"image", image_commands[i], "--help", NULL});
+                cr_expect_eq(r.status, 0, "image %s --help: %s", image_commands[i], r.err);
+                cr_expect(strncmp(r.out, usage, strlen(usage)) == 0, "%s", r.out);
+                cr_expect(strstr(r.out, "--store DIR"), "image %s: no --store: %s",
+                          image_commands[i], r.out);
+                test_run_free(&r);
+        }
+        test_run_free(&a);
+        test_run_free(&b);
+        test_run_psrun(&a, (const char *const[]){"image", "pull", "--help", NULL});
+        cr_expect(strstr(a.out, "--authfile FILE") && strstr(a.out, "never from the command line"),
+                  "%s", a.out);
+        test_run_free(&a);
+}
+
+/* Usage errors and refused input: one line naming `image SUB`, 125,
+ * nothing on stdout, and no record or temporary file left in the store. */
+Test(cli, image_usage_and_input_errors)
+{
+        expect_error((const char *const[]){"image", NULL}, USAGE_OWN,
+                     "image: expected COMMAND [ARGS...], got 0 arguments");
+        expect_error((const char *const[]){"image", "frobnicate", NULL}, USAGE_OWN,
+                     "image: unknown command `frobnicate` (see `psrun image --help`)");
+        expect_error((const char *const[]){"image", "pull", NULL}, USAGE_OWN,
+                     "image pull: expected REFERENCE, got 0 arguments");
+        expect_error((const char *const[]){"image", "ls", "x", NULL}, USAGE_OWN,
+                     "image ls: expected no arguments, got 1 argument");
+        expect_error((const char *const[]){"image", "rm", NULL}, USAGE_OWN,
+                     "image rm: expected REFERENCE..., got 0 arguments");
+        expect_error((const char *const[]){"image", "pull", "--store", "rel/dir", "x", NULL},
+                     USAGE_OWN, "image pull: --store: `rel/dir` is not an absolute path");
+        expect_error((const char *const[]){"image", "pull", "--max-size", "lots", "x", NULL},
+                     USAGE_OWN, "image pull: --max-size: `lots` is not a size");
+        expect_error((const char *const[]){"image", "pull", "--password", "x", "y", NULL},
+                     USAGE_OWN, "image pull: unknown option `--password`");
+
+        char store[] = "/tmp/psrun-imgcli-XXXXXX";
+        cr_assert(mkdtemp(store));
+        char root[64];
+        snprintf(root, sizeof(root), "%s/store", store);
+        expect_error((const char *const[]){"image", "pull", "--store", root, "a/../b", NULL},
+                     USAGE_OWN, "image pull: image: `a/../b`");
+        expect_error((const char *const[]){"image", "pull", "--store", root, "x:-bad", NULL},
+                     USAGE_OWN, "image pull: image:");
+        expect_error((const char *const[]){"image", "pull", "--store", root, "x@sha256:12", NULL},
+                     USAGE_OWN, "image pull: image:");
+        expect_error((const char *const[]){"image", "pull", "--store", root, "oci:/x:y", NULL},
+                     USAGE_OWN, "is a local source: import it, not pull");
+        char src[128];
+        snprintf(src, sizeof(src), "oci:%s:../../etc", store);
+        expect_error((const char *const[]){"image", "import", "--store", root, src, NULL},
+                     USAGE_OWN, "`../../etc` is not a valid tag");
+        snprintf(src, sizeof(src), "oci:%s/none:v1", store);
+        expect_error((const char *const[]){"image", "import", "--store", root, src, NULL},
+                     USAGE_OWN, "image import: image: OCI layout");
+        expect_error((const char *const[]){"image", "import", "--store", root, "busybox", NULL},
+                     USAGE_OWN, "is not a local source");
+        expect_error((const char *const[]){"image", "inspect", "--store", root, "busybox", NULL},
+                     USAGE_OWN,
+                     "image inspect: image: docker.io/library/busybox:latest is not in "
+                     "the store");
+        expect_error((const char *const[]){"image", "rm", "--store", root, "x/y:z", NULL},
+                     USAGE_OWN, "image rm: image: docker.io/x/y:z is not in the store");
+        /* none of these made a store, or left anything in one */
+        cr_expect(access(root, F_OK) < 0, "a refused reference created the store %s", root);
+        struct test_run r;
+        test_run_psrun(&r, (const char *const[]){"image", "ls", "--store", root, "--json", NULL});
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_str_eq(r.out, "[]\n");
+        test_run_free(&r);
+        rmdir(store);
 }
 
 /* The subcommands' usage errors: one line naming `session SUB` and its

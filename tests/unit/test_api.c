@@ -107,6 +107,9 @@ Test(api, shared_library_exports_only_psrun_symbols)
                 "psrun_list_dir",
                 "psrun_policy_set_narrowing",
                 "psrun_policy_load_string",
+                "psrun_image_pull",
+                "psrun_image_list",
+                "psrun_image_prune",
         };
         bool found[sizeof(promised) / sizeof(promised[0])] = {false};
         char line[512];
