@@ -4,6 +4,7 @@
 
 mklayout.py OUT TAG ARCH LAYER... : adds one image (one gzip layer per LAYER,
 a directory tarred by this script) tagged TAG to the layout OUT.
+$MKLAYOUT_CONFIG (JSON) adds to the image config's "config" object.
 mklayout.py OUT TAG --index TAG_AMD64 TAG_ARM64 : adds an index of two images
 already in OUT (amd64, arm64) tagged TAG.
 Prints the digest of what it added.
@@ -85,6 +86,8 @@ def main():
     config = {"architecture": arch, "os": "linux",
               "config": {"Env": ["PATH=/bin"], "Cmd": ["/bin/sh"]},
               "rootfs": {"type": "layers", "diff_ids": diffs}}
+    # $MKLAYOUT_CONFIG: more of the config's "config" (WorkingDir, User, Env)
+    config["config"].update(json.loads(os.environ.get("MKLAYOUT_CONFIG", "{}")))
     cdigest, csize = put_blob(out, json.dumps(config).encode())
     manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
                 "config": {"mediaType": "application/vnd.oci.image.config.v1+json",

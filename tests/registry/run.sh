@@ -10,12 +10,14 @@
 # Images are built offline (busybox-static and files made here, tarred by
 # mklayout.py into OCI layouts) and pushed with skopeo. Everything runs
 # inside the namespace; nothing leaves it. Driven by build/tests/registry/imgtool
-# (the store through libpsrun's internal archive). Prints
+# (the store through libpsrun's internal archive) and, in section 14, by `psrun image`
+# itself (build/psrun: pull, ls, inspect, import, rm, prune, refused input). Prints
 # "registry: N passed, N failed, N skipped"; removes everything on exit.
 set -u
 BUILD=${1:-build}
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOOL=$(realpath "$BUILD/tests/registry/imgtool" 2>/dev/null || echo "$BUILD/tests/registry/imgtool")
+PSRUN=$(realpath "$BUILD/psrun" 2>/dev/null || echo "$BUILD/psrun")
 pass=0
 fail=0
 skip=0
@@ -34,6 +36,7 @@ for tool in ip docker-registry skopeo openssl htpasswd python3 tc; do
 	command -v "$tool" >/dev/null || skip_all "$tool not installed"
 done
 [ -x "$TOOL" ] || skip_all "no $TOOL (make tests)"
+[ -x "$PSRUN" ] || skip_all "no $PSRUN (make)"
 BUSYBOX=$(command -v busybox)
 file -L "$BUSYBOX" 2>/dev/null | grep -q 'statically linked' || skip_all "no static busybox (busybox-static)"
 
@@ -142,6 +145,8 @@ MULTI=$(mk multi amd64 "$TMP/r/base" "$TMP/r/app" "$TMP/r/big")
 ARM=$(mk arm arm64 "$TMP/r/arm")
 INDEX=$(mk multiarch --index small arm)
 CORRUPT=$(mk corrupt amd64 "$TMP/r/corrupt")
+APP=$(MKLAYOUT_CONFIG='{"WorkingDir":"/srv","User":"1000:1000","Env":["PATH=/usr/bin:/bin","GREETING=hi"]}' \
+	mk app amd64 "$TMP/r/base" "$TMP/r/app")
 [ -n "$SMALL" ] && [ -n "$INDEX" ] || skip_all "could not build the test images"
 
 echo '{"default":[{"type":"insecureAcceptAnything"}]}' >"$TMP/policy.json"
@@ -157,7 +162,8 @@ push small 127.0.0.1:5001/test/small:v1 --dest-cert-dir "$C/skopeo" --dest-creds
 	push small 127.0.0.1:5004/test/small:v1 --dest-tls-verify=false &&
 	push multi 127.0.0.1:5004/test/multi:v1 --dest-tls-verify=false &&
 	push multiarch 127.0.0.1:5004/test/multiarch:v1 --dest-tls-verify=false --all &&
-	push corrupt 127.0.0.1:5004/test/corrupt:v1 --dest-tls-verify=false ||
+	push corrupt 127.0.0.1:5004/test/corrupt:v1 --dest-tls-verify=false &&
+	push app 127.0.0.1:5004/test/app:v1 --dest-tls-verify=false ||
 	skip_all "skopeo could not push: $(tail -3 "$TMP/push.log" | tr '\n' ' ')"
 
 # ---- configuration the pulls read ----
@@ -407,6 +413,165 @@ fi
 "$TOOL" import-oci "$TMP/store-oci3" "$L" 2>"$TMP/err" >/dev/null
 one_line && grep -q "name one as oci:DIR:TAG" "$TMP/err" && ok "a layout of several images needs a tag: $(err_line)" ||
 	bad "layout without tag" "$(err_line)"
+
+# 14. the command line: `psrun image ...` against the same registries
+CS=$TMP/store-cli
+img() { in_ns "$PSRUN" image "$@" 2>"$TMP/err"; }
+leftovers() { # nothing in tmp/, and the records counted
+	[ -z "$(ls -A "$CS/tmp" 2>/dev/null)" ] && ls "$CS/images" 2>/dev/null | wc -l
+}
+out=$(img pull --store "$CS" --registries "$TMP/registries.json" --authfile "$TMP/auth.json" \
+	127.0.0.1:5001/test/small:v1)
+if [ $? -eq 0 ] && grep -qx "Digest: $SMALL" <<<"$out" && grep -q "fetched 2 blobs" <<<"$out" &&
+	grep -q "1 layer unpacked" <<<"$out" && [ -x "$CS/layers/sha256/$(python3 -c "
+import json; print(json.load(open('$L/blobs/sha256/${SMALL#sha256:}'))['layers'][0]['digest'][7:])")/bin/busybox" ]; then
+	ok "psrun image pull by tag over TLS with basic auth: prints the digest, unpacks"
+else
+	bad "psrun image pull by tag" "$out $(err_line)"
+fi
+t0=$(date +%s%N)
+out=$(img pull --store "$CS" --registries "$TMP/registries.json" --authfile "$TMP/auth.json" \
+	127.0.0.1:5001/test/small:v1)
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $rc -eq 0 ] && grep -q "nothing fetched" <<<"$out" && grep -qx "Digest: $SMALL" <<<"$out" &&
+	ok "psrun image pull again: says nothing was fetched (${ms} ms, the whole command)" ||
+	bad "psrun image pull again" "$out $(err_line)"
+out=$(img pull --store "$CS" --insecure 127.0.0.1:5004 -q "127.0.0.1:5004/test/multi@$MULTI")
+[ $? -eq 0 ] && [ "$out" = "$MULTI" ] && ok "psrun image pull by digest (--insecure HOST, -q prints the digest)" ||
+	bad "psrun image pull by digest" "$out $(err_line)"
+out=$(img pull --store "$CS" --insecure 127.0.0.1:5004 --json 127.0.0.1:5004/test/app:v1)
+if [ $? -eq 0 ] && python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+# its two layers are multi's first two: only the config is new
+assert d['digest'] == '$APP' and d['fetched']['network'], d
+assert d['fetched']['blobs'] == 1 and d['fetched']['present'] == 2, d
+" "$out"; then
+	ok "psrun image pull --json parses (digest; the config fetched, the two shared layers present)"
+else
+	bad "psrun image pull --json" "$out $(err_line)"
+fi
+out=$(img ls --store "$CS")
+if [ $? -eq 0 ] && [ "$(head -1 <<<"$out" | awk '{print $1, $2, $3}')" = "REFERENCE DIGEST LAYERS" ] &&
+	grep -q "^127.0.0.1:5001/test/small:v1 *${SMALL:0:19} *1 " <<<"$out" &&
+	grep -q "^127.0.0.1:5004/test/multi@$MULTI" <<<"$out" && [ "$(wc -l <<<"$out")" = 4 ]; then
+	ok "psrun image ls: a table of the three images"
+else
+	bad "psrun image ls" "$out $(err_line)"
+fi
+out=$(img ls --store "$CS" --json)
+python3 -c "
+import json, sys
+v = json.loads(sys.argv[1])
+refs = [i['reference'] for i in v]
+assert refs == sorted(refs) and len(v) == 3, refs
+assert {i['digest'] for i in v} == {'$SMALL', '$MULTI', '$APP'}, v
+" "$out" 2>"$TMP/py" && ok "psrun image ls --json parses: three images, sorted" || bad "psrun image ls --json" "$(cat "$TMP/py") $out"
+out=$(img inspect --store "$CS" --json 127.0.0.1:5004/test/app:v1)
+python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+c = d['config']
+assert c['WorkingDir'] == '/srv' and c['User'] == '1000:1000', c
+assert c['Env'] == ['PATH=/usr/bin:/bin', 'GREETING=hi'] and c['Cmd'] == ['/bin/sh'], c
+assert c['os'] == 'linux' and c['architecture'] == 'amd64' and d['unpacked'], d
+assert len(d['layers']) == 2 and all(l['digest'].startswith('sha256:') for l in d['layers']), d
+" "$out" 2>"$TMP/py" && ok "psrun image inspect --json: the config (Env, WorkingDir, User, Cmd) and 2 layers" ||
+	bad "psrun image inspect --json" "$(cat "$TMP/py") $out $(err_line)"
+out=$(img inspect --store "$CS" 127.0.0.1:5004/test/app:v1)
+grep -qx "WorkingDir: /srv" <<<"$out" && grep -qx "User:       1000:1000" <<<"$out" &&
+	grep -qx "  GREETING=hi" <<<"$out" && grep -qx "Digest:     $APP" <<<"$out" &&
+	[ "$(sed -n '/^Layers:/,$p' <<<"$out" | grep -c '^  sha256:')" = 2 ] &&
+	ok "psrun image inspect: the same, for people" || bad "psrun image inspect" "$out $(err_line)"
+
+# import from the OCI layout skopeo's source is: by tag, then present
+out=$(img import --store "$CS" "oci:$L:multi")
+[ $? -eq 0 ] && grep -qx "Digest: $MULTI" <<<"$out" && grep -q "nothing fetched" <<<"$out" &&
+	img ls --store "$CS" -q | grep -qx "oci:$(realpath "$L"):multi" &&
+	ok "psrun image import oci:DIR:TAG (its blobs shared with the pulled image: nothing copied)" ||
+	bad "psrun image import" "$out $(err_line)"
+
+# refused input: one line, 125, nothing recorded, nothing in tmp/
+n_before=$(leftovers)
+check_cli_fail() { # NAME PATTERN ARGS...
+	local name=$1 pat=$2
+	shift 2
+	img "$@" >"$TMP/out"
+	local rc=$?
+	if [ $rc -eq 125 ] && one_line && grep -q -- "$pat" "$TMP/err" && [ ! -s "$TMP/out" ] &&
+		[ "$(leftovers)" = "$n_before" ]; then
+		ok "psrun image, $name: $(err_line)"
+	else
+		bad "psrun image, $name" "rc $rc, $(err_line), records $(leftovers) (were $n_before)"
+	fi
+}
+check_cli_fail "a bad reference" "image pull: image: \`127.0.0.1:5004/Test/x\`" pull --store "$CS" \
+	--insecure 127.0.0.1:5004 127.0.0.1:5004/Test/x
+check_cli_fail "a tag of dots" "tag must be" pull --store "$CS" --insecure 127.0.0.1:5004 \
+	'127.0.0.1:5004/test/small:..'
+check_cli_fail "a path traversal in a tag" "repository name must be" pull --store "$CS" \
+	--insecure 127.0.0.1:5004 '127.0.0.1:5004/test/small:../../../etc/passwd'
+check_cli_fail "a path traversal in an OCI layout's tag" "\`../../x\` is not a valid tag" import \
+	--store "$CS" "oci:$L:../../x"
+check_cli_fail "an unknown registry (nothing listens)" "127.0.0.1:5999" pull --store "$CS" \
+	--insecure 127.0.0.1:5999 127.0.0.1:5999/test/small:v1
+check_cli_fail "a registry that is not plain HTTP and not trusted" "TLS certificate not trusted" \
+	pull --store "$CS" --authfile "$TMP/auth.json" 127.0.0.1:5001/test/small:v1
+check_cli_fail "a missing image" "not found" pull --store "$CS" --insecure 127.0.0.1:5004 \
+	127.0.0.1:5004/test/nope:v1
+check_cli_fail "a missing tag in an OCI layout" "image" import --store "$CS" "oci:$L:nope"
+check_cli_fail "a corrupted blob" "does not match its digest" pull --store "$CS" --insecure 127.0.0.1:5004 \
+	127.0.0.1:5004/test/corrupt:v1
+check_cli_fail "inspect of an image not in the store" "is not in the store" inspect --store "$CS" \
+	127.0.0.1:5004/test/nope:v1
+
+# rm, then ls shows it gone
+out=$(img rm --store "$CS" 127.0.0.1:5001/test/small:v1 "oci:$L:multi")
+if [ $? -eq 0 ] && ! img ls --store "$CS" -q | grep -q "small:v1\|oci:" &&
+	[ "$(img ls --store "$CS" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 2 ]; then
+	ok "psrun image rm of two images: ls shows them gone"
+else
+	bad "psrun image rm" "$out $(err_line)"
+fi
+img rm --store "$CS" 127.0.0.1:5001/test/small:v1 >/dev/null
+[ $? -eq 125 ] && one_line && grep -q "is not in the store" "$TMP/err" && ok "psrun image rm again: $(err_line)" ||
+	bad "psrun image rm again" "$(err_line)"
+# prune: the layers a live user holds stay with no record left; released, they go
+rm -f "$TMP/holdfifo"
+mkfifo "$TMP/holdfifo"
+"$TOOL" hold "$CS" 127.0.0.1:5004/test/app:v1 <"$TMP/holdfifo" >"$TMP/hold.out" &
+ph=$!
+exec 7>"$TMP/holdfifo"
+for _ in $(seq 50); do grep -q held "$TMP/hold.out" && break; sleep 0.1; done
+applayers=$("$TOOL" lookup "$CS" 127.0.0.1:5004/test/app:v1 | grep -o 'layer=sha256:[0-9a-f]*' | cut -c14-)
+img rm --store "$CS" 127.0.0.1:5004/test/app:v1 "127.0.0.1:5004/test/multi@$MULTI" >/dev/null
+mkdir -p "$CS/tmp/blob-killed"
+out=$(img prune --store "$CS" --json)
+rc=$?
+held_ok=$([ -n "$applayers" ] && echo 1 || echo 0)
+for l in $applayers; do [ -d "$CS/layers/sha256/$l" ] && [ -f "$CS/blobs/sha256/$l" ] || held_ok=0; done
+if [ $rc -eq 0 ] && [ "$held_ok" = 1 ] && python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+# the two app layers held (blob and unpacked directory each); multi's
+# third layer, the manifests and configs removed
+assert d['kept_in_use'] == 4 and d['tmp_removed'] == 1 and d['layers_removed'] == 1, d
+assert d['blobs_removed'] >= 5, d
+" "$out" && [ -z "$(ls -A "$CS/tmp")" ]; then
+	ok "psrun image prune keeps the layers a live user holds, clears tmp/ ($out)"
+else
+	bad "psrun image prune with a held image" "rc $rc held_ok $held_ok $out $(err_line)"
+fi
+exec 7>&-
+wait $ph
+out=$(img prune --store "$CS")
+if [ $? -eq 0 ] && grep -q "^removed 2 blobs, 2 layers" <<<"$out" && [ "$(blob_count "$CS")" = 0 ] &&
+	[ -z "$(ls -A "$CS/layers/sha256")" ]; then
+	ok "released, psrun image prune removes them: $out"
+else
+	bad "psrun image prune after release" "$out $(err_line)"
+fi
 
 # 13. SHA-256: libcrypto (dlopen) against the portable code, measured
 head -c 256M /dev/urandom >"$TMP/sha.bin"
