@@ -468,9 +468,10 @@ static const struct command image_commands[] = {
          "waits for running pulls.\n",
          NULL},
         {"import", sub_import, "[--store DIR] [--no-unpack] [--json|-q]", "SOURCE", 1, 1,
-         "import a local image: oci:DIR[:TAG] (an OCI image layout)", import_options, 0,
-         "The image is recorded as oci:DIR[:TAG] with DIR made absolute; every blob is\n"
-         "verified as it is copied.\n",
+         "import a local image: oci:DIR[:TAG] or docker-archive:FILE", import_options, 0,
+         "oci:DIR[:TAG] is an OCI image layout (TAG after the last `:`); docker-archive:FILE\n"
+         "a `docker save` / `podman save` tar of one image. Recorded under that name with\n"
+         "the path made absolute; every blob is verified as it is copied.\n",
          NULL},
 };
 

@@ -510,8 +510,9 @@ PSRUN_PUBLIC int psrun_image_pull(const char *reference, const psrun_image_optio
 /* Import a local source: "oci:DIR[:TAG]" (an OCI image layout, as `skopeo
  * copy ... oci:DIR:TAG` writes it; DIR is made absolute, TAG is after the
  * last `:` and is a tag of the reference grammar). Recorded under that
- * name. "docker-archive:FILE" is -EOPNOTSUPP until its reader is built
- * (`skopeo copy docker-archive:FILE oci:DIR:TAG` converts one). */
+ * name. Or "docker-archive:FILE" (`docker save`, `podman save`: one image;
+ * the layers verified against the config's diff_ids), recorded as
+ * "docker-archive:ABSOLUTE-FILE". */
 PSRUN_PUBLIC int psrun_image_import(const char *source, const psrun_image_options *options,
                                     psrun_image_info *out, psrun_error *err);
 /* Every image in the store, sorted by reference (the config's fields

@@ -16,6 +16,7 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "image/digest.h"
+#include "image/docker-archive.h"
 #include "image/jsondoc.h"
 #include "image/oci-layout.h"
 #include "image/reference.h"
@@ -413,6 +414,33 @@ PSRUN_PUBLIC int psrun_image_pull(const char *reference, const psrun_image_optio
         return r < 0 ? r : 0;
 }
 
+static int import_docker_archive(const char *source, const psrun_image_options *o,
+                                 psrun_image_info *out, psrun_error *err)
+{
+        char real[PATH_MAX];
+        if (!realpath(source + 15, real))
+                return psrun_error_errno(err, errno, "image: docker archive %s", source + 15);
+        _cleanup_free_ char *name = NULL;
+        if (asprintf(&name, "docker-archive:%s", real) < 0)
+                return psrun_error_errno(err, ENOMEM, "image");
+        _cleanup_(image_store_closep) struct image_store *s = NULL;
+        struct image_record rec;
+        struct store_pull_stats st = {0};
+        int r = open_store(o, &s, err);
+        if (r >= 0)
+                r = image_store_import_docker_archive(s, real, name, o && o->fetch_only, &rec, &st,
+                                                      err);
+        if (r < 0)
+                return r;
+        if (out) {
+                r = record_to_info(s, &rec, out, err);
+                if (r >= 0)
+                        stats_to_info(&st, out);
+        }
+        image_record_free(&rec);
+        return r < 0 ? r : 0;
+}
+
 PSRUN_PUBLIC int psrun_image_import(const char *source, const psrun_image_options *o,
                                     psrun_image_info *out, psrun_error *err)
 {
@@ -425,10 +453,7 @@ PSRUN_PUBLIC int psrun_image_import(const char *source, const psrun_image_option
                                        "docker-archive:FILE)",
                                        source ? source : "");
         if (strncmp(source, "docker-archive:", 15) == 0)
-                return psrun_error_set(err, EOPNOTSUPP,
-                                       "image: `%s`: docker-archive import is not built yet; "
-                                       "`skopeo copy docker-archive:FILE oci:DIR:TAG` converts it",
-                                       source);
+                return import_docker_archive(source, o, out, err);
         _cleanup_free_ char *dir = NULL, *tag = NULL, *name = NULL;
         int r = parse_oci(source, &dir, &tag, &name, true, err);
         if (r < 0)

@@ -492,6 +492,39 @@ out=$(img import --store "$CS" "oci:$L:multi")
 	ok "psrun image import oci:DIR:TAG (its blobs shared with the pulled image: nothing copied)" ||
 	bad "psrun image import" "$out $(err_line)"
 
+# import from a docker-archive (`skopeo copy` writes one as `docker save` does):
+# the same config, the layers verified against its diff_ids; a tampered one refused
+appcfg=$(python3 -c "import json; print(json.load(open('$L/blobs/sha256/${APP#sha256:}'))['config']['digest'])")
+if in_ns env HOME="$TMP" TMPDIR="$TMP" skopeo --policy "$TMP/policy.json" copy -q "oci:$L:app" \
+	"docker-archive:$TMP/app.tar:test/app:v1" >"$TMP/push.log" 2>&1; then
+	out=$(img import --store "$CS" --json "docker-archive:$TMP/app.tar")
+	if [ $? -eq 0 ] && python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+assert d['reference'] == 'docker-archive:$(realpath "$TMP")/app.tar', d
+assert d['config']['digest'] == '$appcfg' and d['config']['WorkingDir'] == '/srv', d
+assert len(d['layers']) == 2 and d['unpacked'] and d['fetched']['layers_unpacked'] == 2, d
+" "$out" && [ -f "$CS/layers/sha256/$(python3 -c "import json,sys; print(json.loads(sys.argv[1])['layers'][1]['digest'][7:])" "$out")/etc/motd" ]; then
+		ok "psrun image import docker-archive:FILE (the same config, layers verified by diff_ids and unpacked)"
+	else
+		bad "psrun image import docker-archive" "$out $(err_line)"
+	fi
+	mkdir -p "$TMP/da" && tar -C "$TMP/da" -xf "$TMP/app.tar"
+	big=$(cd "$TMP/da" && ls -S | head -1)
+	printf 'XXXX' | dd of="$TMP/da/$big" bs=1 seek=600 conv=notrunc status=none
+	tar -C "$TMP/da" -cf "$TMP/app-bad.tar" .
+	rm -rf "$TMP/da"
+	# a store of its own: in $CS the layer is present, verified, and not read again
+	img import --store "$TMP/store-da" "docker-archive:$TMP/app-bad.tar" >/dev/null
+	[ $? -eq 125 ] && one_line && grep -q "does not match" "$TMP/err" &&
+		[ -z "$(ls -A "$TMP/store-da/images")" ] && [ -z "$(ls -A "$TMP/store-da/tmp")" ] &&
+		ok "a tampered docker-archive layer refused, nothing recorded: $(err_line)" ||
+		bad "tampered docker-archive" "$(err_line)"
+	img rm --store "$CS" "docker-archive:$TMP/app.tar" >/dev/null
+else
+	bad "skopeo could not write a docker-archive" "$(tail -2 "$TMP/push.log")"
+fi
+
 # refused input: one line, 125, nothing recorded, nothing in tmp/
 n_before=$(leftovers)
 check_cli_fail() { # NAME PATTERN ARGS...
@@ -555,8 +588,9 @@ if [ $rc -eq 0 ] && [ "$held_ok" = 1 ] && python3 -c "
 import json, sys
 d = json.loads(sys.argv[1])
 # the two app layers held (blob and unpacked directory each); multi's
-# third layer, the manifests and configs removed
-assert d['kept_in_use'] == 4 and d['tmp_removed'] == 1 and d['layers_removed'] == 1, d
+# third layer, the docker-archive's two (uncompressed: digests of their
+# own), the manifests and configs removed
+assert d['kept_in_use'] == 4 and d['tmp_removed'] == 1 and d['layers_removed'] == 3, d
 assert d['blobs_removed'] >= 5, d
 " "$out" && [ -z "$(ls -A "$CS/tmp")" ]; then
 	ok "psrun image prune keeps the layers a live user holds, clears tmp/ ($out)"

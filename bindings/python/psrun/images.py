@@ -239,7 +239,7 @@ def pull(reference: str, *, store: Optional[str] = None, registries: Optional[st
 
 def import_(source: str, *, store: Optional[str] = None, max_size: int = 0,
             fetch_only: bool = False) -> Image:
-    """Import "oci:DIR[:TAG]" (psrun_image_import)."""
+    """Import "oci:DIR[:TAG]" or "docker-archive:FILE" (psrun_image_import)."""
     return _one(_L().psrun_image_import, source, store=store, max_size=max_size,
                 fetch_only=fetch_only)
 

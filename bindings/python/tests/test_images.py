@@ -4,10 +4,14 @@ registry tier's tests/registry/mklayout.py) imported into a store of the
 test's own, listed, inspected, removed and pruned; refused input raises
 PsrunError with psrun's one line and leaves nothing in the store. Pulls
 from a registry are the registry tier's (tests/registry/run.sh)."""
+import hashlib
+import io
+import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 
@@ -76,6 +80,67 @@ class ImagesTest(unittest.TestCase):
         self.assertEqual(os.listdir(os.path.join(self.store, "tmp")), [])
         with self.assertRaises(PsrunError):
             images.pull("x", mirrors="not-a-list", store=self.store)
+
+    def _archive(self, name, files, links=()):
+        """A docker-archive made here: files {name: bytes}, links (name, target)."""
+        path = os.path.join(self.tmp, name)
+        with tarfile.open(path, "w") as t:
+            for n, data in files.items():
+                ti = tarfile.TarInfo(n)
+                ti.size = len(data)
+                t.addfile(ti, io.BytesIO(data))
+            for n, target in links:
+                ti = tarfile.TarInfo(n)
+                ti.type = tarfile.SYMTYPE
+                ti.linkname = target
+                t.addfile(ti)
+        return "docker-archive:" + path
+
+    def _layer(self):
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as t:
+            data = b"from a docker archive\n"
+            ti = tarfile.TarInfo("etc/hello")
+            ti.size = len(data)
+            t.addfile(ti, io.BytesIO(data))
+        return buf.getvalue()
+
+    def test_docker_archive(self):
+        layer = self._layer()
+        diff = "sha256:" + hashlib.sha256(layer).hexdigest()
+        config = json.dumps({"os": "linux", "architecture": "amd64",
+                             "config": {"WorkingDir": "/w"},
+                             "rootfs": {"type": "layers", "diff_ids": [diff]}}).encode()
+        cname = hashlib.sha256(config).hexdigest() + ".json"
+        manifest = [{"Config": cname, "RepoTags": ["t:1"], "Layers": ["abc/layer.tar"]}]
+        good = self._archive("good.tar", {"manifest.json": json.dumps(manifest).encode(),
+                                          cname: config, "l.tar": layer},
+                             links=[("abc/layer.tar", "../l.tar")])
+        img = images.import_(good, store=self.store)
+        self.assertEqual((img.working_dir, [l.digest for l in img.layers]), ("/w", [diff]))
+        self.assertEqual(img.config, "sha256:" + cname[:-5])
+        with open(os.path.join(self.store, "layers", "sha256", diff[7:], "etc", "hello")) as f:
+            self.assertEqual(f.read(), "from a docker archive\n")
+        bad = (
+            ("none.tar", {"x": b"1"}, (), "has no file `manifest.json`"),
+            ("two.tar", {"manifest.json": json.dumps(manifest * 2).encode()}, (),
+             "holds 2 images"),
+            ("escape.tar", {"manifest.json": json.dumps(manifest).encode(), cname: config},
+             [("abc/layer.tar", "../../../etc/passwd")], "has no file `abc/layer.tar`"),
+            ("tampered.tar", {"manifest.json": json.dumps(manifest).encode(), cname: config,
+                              "l.tar": layer[:-1] + b"x"}, [("abc/layer.tar", "../l.tar")],
+             "does not match " + diff),
+            ("count.tar", {"manifest.json": json.dumps([dict(manifest[0], Layers=[])]).encode(),
+                           cname: config}, (), "0 layers, its config 1 diff_ids"),
+        )
+        store2 = os.path.join(self.tmp, "store2")
+        for name, files, links, text in bad:
+            with self.assertRaises(PsrunError) as cm:
+                images.import_(self._archive(name, files, links), store=store2)
+            self.assertIn(text, str(cm.exception), name)
+            self.assertNotIn("\n", str(cm.exception))
+        self.assertEqual(os.listdir(os.path.join(store2, "images")), [])
+        self.assertEqual(os.listdir(os.path.join(store2, "tmp")), [])
 
     def test_store_default(self):
         old = os.environ.get("PSRUN_IMAGE_STORE")
