@@ -786,6 +786,15 @@ int oci_root_sweep(struct oci_root *root, psrun_error *err)
                 _cleanup_close_ int lock = try_lock_dir(dfd);
                 if (lock < 0)
                         continue;
+                /* A create publishes its directory (renames it to its id)
+                 * while it holds the lock, and may have done so between our
+                 * open and our lock: then the directory we hold is a live
+                 * container under its new name, not the temporary one we
+                 * read. Only if the name still leads to it is it ours. */
+                struct stat again;
+                if (fstatat(root->fd, de->d_name, &again, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    again.st_ino != st.st_ino || again.st_dev != st.st_dev)
+                        continue;
                 if (temp || !is_container_dir(root->fd, de->d_name)) {
                         remove_entries(dfd, NULL, REMOVE_MAX_DEPTH, NULL);
                         if (unlinkat(root->fd, de->d_name, AT_REMOVEDIR) == 0)

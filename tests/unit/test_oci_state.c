@@ -340,10 +340,20 @@ Test(oci_state, concurrent_creates_of_one_id_have_one_winner)
         }
         close(start[0]);
         cr_expect_eq(won, RACE_ROUNDS);
-        cr_expect_eq(oci_container_list(root, &ids, NULL), RACE_ROUNDS);
-        /* No temporary directory of a loser is left. */
         char names[4096];
         dir_names(oci_root_fd(root), names, sizeof(names));
+        psrun_error lerr = {0};
+        int listed = oci_container_list(root, &ids, &lerr);
+        char *listed_names = NULL;
+        size_t ln = 0;
+        FILE *lf = open_memstream(&listed_names, &ln);
+        for (int i = 0; listed > 0 && i < listed; i++)
+                fprintf(lf, "%s ", ids[i]);
+        fclose(lf);
+        cr_expect_eq(listed, RACE_ROUNDS, "listed %d (%s): %s; the root holds: %s", listed,
+                     lerr.msg, listed_names, names);
+        free(listed_names);
+        /* No temporary directory of a loser is left. */
         cr_expect_null(strchr(names, '~'), "%s", names);
 }
 
