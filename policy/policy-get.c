@@ -126,6 +126,12 @@ static const struct value_key value_keys[] = {
         {"namespace_limit", V_COUNT, AT(namespace_limit)},
         {"sigpending_limit", V_COUNT, AT(sigpending_limit)},
         {"msgqueue_limit", V_SIZE, AT(msgqueue_limit)},
+        {"image", V_STRING, AT(image)},
+        {"image_store", V_STRING, AT(image_store), .fallback = POLICY_DEFAULT_IMAGE_STORE},
+        {"registry_mirrors", V_STRV, AT(registry_mirrors), COUNT(n_registry_mirrors)},
+        {"insecure_registries", V_STRV, AT(insecure_registries), COUNT(n_insecure_registries)},
+        {"image_max_size", V_SIZE, AT(image_max_size)},
+        {"tools", V_STRV, AT(tools), COUNT(n_tools)},
 };
 
 /* Whether `-o key=s` reads s back as this string: it is one plain scalar

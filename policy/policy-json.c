@@ -197,6 +197,28 @@ int policy_write_json(const struct policy *p, FILE *f)
         }
         key(f, &first, "msgqueue_limit");
         size_value(f, p->msgqueue_limit);
+        /* The image keys only where they are set: a host-root policy reads
+         * as it did before them. */
+        if (p->image) {
+                key(f, &first, "image");
+                json_write_string(f, p->image);
+        }
+        if (p->image_store) {
+                key(f, &first, "image_store");
+                json_write_string(f, p->image_store);
+        }
+        if (p->n_registry_mirrors)
+                strv_value(f, &first, "registry_mirrors", p->registry_mirrors,
+                           p->n_registry_mirrors);
+        if (p->n_insecure_registries)
+                strv_value(f, &first, "insecure_registries", p->insecure_registries,
+                           p->n_insecure_registries);
+        if (p->image_max_size != POLICY_DEFAULT_IMAGE_MAX_SIZE) {
+                key(f, &first, "image_max_size");
+                size_value(f, p->image_max_size);
+        }
+        if (p->n_tools)
+                strv_value(f, &first, "tools", p->tools, p->n_tools);
         fputs("\n}\n", f);
         return ferror(f) ? -EIO : 0;
 }

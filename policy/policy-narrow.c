@@ -107,6 +107,12 @@ static const struct narrow_rule narrow_rules[] = {
         {"namespace_limit", N_LOWER, AT(namespace_limit)},
         {"sigpending_limit", N_LOWER, AT(sigpending_limit)},
         {"msgqueue_limit", N_LOWER, AT(msgqueue_limit)},
+        {"image", .kind = N_NONE}, /* another root */
+        {"image_store", .kind = N_NONE},
+        {"registry_mirrors", .kind = N_NONE},
+        {"insecure_registries", .kind = N_NONE},
+        {"image_max_size", N_LOWER, AT(image_max_size)},
+        {"tools", .kind = N_NONE},
 };
 
 #define FIELD(p, r, type) ((const type *) (const void *) ((const char *) (p) + (r)->offset))

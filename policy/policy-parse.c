@@ -629,6 +629,19 @@ static const struct policy_key policy_keys[] = {
          QUOTA_KEY(0, POLICY_QUOTA_MAX)},
         {"msgqueue_limit", parse_number_key, OFFSET(msgqueue_limit), SIZE_KEY, .min = 0,
          .max = POLICY_MSGQUEUE_LIMIT_MAX, .format = format_size},
+        {"image", parse_string_key, OFFSET(image), .expect = "an image reference",
+         .normalize = policy_normalize_image},
+        {"image_store", parse_string_key, OFFSET(image_store), .expect = "a path",
+         .normalize = policy_normalize_path},
+        {"registry_mirrors", parse_strv_key, OFFSET(registry_mirrors), COUNT(n_registry_mirrors),
+         .expect = "a list of MIRROR or REGISTRY=MIRROR", .normalize = policy_normalize_registry},
+        {"insecure_registries", parse_strv_key, OFFSET(insecure_registries),
+         COUNT(n_insecure_registries), .expect = "a list of HOST[:PORT]",
+         .normalize = policy_normalize_registry},
+        {"image_max_size", parse_number_key, OFFSET(image_max_size), SIZE_KEY,
+         .min = POLICY_IMAGE_MAX_SIZE_MIN, .max = POLICY_IMAGE_MAX_SIZE_MAX, .format = format_size},
+        {"tools", parse_strv_key, OFFSET(tools), COUNT(n_tools), .expect = "a list of tool names",
+         .normalize = policy_normalize_tool},
 };
 
 static const struct policy_key *find_key(const char *name)

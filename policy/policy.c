@@ -416,6 +416,7 @@ int policy_init(struct policy *p)
                 .namespace_limit = POLICY_DEFAULT_NAMESPACE_LIMIT,
                 .sigpending_limit = POLICY_DEFAULT_SIGPENDING_LIMIT,
                 .msgqueue_limit = POLICY_DEFAULT_MSGQUEUE_LIMIT,
+                .image_max_size = POLICY_DEFAULT_IMAGE_MAX_SIZE,
                 .allow_ports = {80, 443},
                 .n_allow_ports = 2,
                 .dns_min_ttl_ms = POLICY_DEFAULT_DNS_MIN_TTL,
@@ -470,6 +471,11 @@ void policy_free(struct policy *p)
         free(p->workdir);
         free(p->hostname);
         free(p->apparmor_profile);
+        free(p->image);
+        free(p->image_store);
+        strv_free(p->registry_mirrors);
+        strv_free(p->insecure_registries);
+        strv_free(p->tools);
         *p = (struct policy){0};
 }
 
@@ -503,7 +509,12 @@ static int copy_arrays(struct policy *p, const struct policy *src)
             copy_strv(&p->dns_upstream, &p->n_dns_upstream, src->dns_upstream,
                       src->n_dns_upstream) < 0 ||
             copy_strv(&p->install_allow_domains, &p->n_install_allow_domains,
-                      src->install_allow_domains, src->n_install_allow_domains) < 0)
+                      src->install_allow_domains, src->n_install_allow_domains) < 0 ||
+            copy_strv(&p->registry_mirrors, &p->n_registry_mirrors, src->registry_mirrors,
+                      src->n_registry_mirrors) < 0 ||
+            copy_strv(&p->insecure_registries, &p->n_insecure_registries, src->insecure_registries,
+                      src->n_insecure_registries) < 0 ||
+            copy_strv(&p->tools, &p->n_tools, src->tools, src->n_tools) < 0)
                 return -ENOMEM;
         if (src->allow_domains) {
                 p->allow_domains = calloc(src->n_allow_domains + 1, sizeof(char *));
@@ -557,13 +568,18 @@ int policy_copy(struct policy *dst, const struct policy *src)
         p.n_allow_cidrs = p.n_allow_private = p.n_dns_upstream = p.n_install_allow_domains = 0;
         p.workdir = p.hostname = p.apparmor_profile = p.network_pool = p.network_log = NULL;
         p.pip_index_url = p.npm_registry = NULL;
+        p.image = p.image_store = NULL;
+        p.registry_mirrors = p.insecure_registries = p.tools = NULL;
+        p.n_registry_mirrors = p.n_insecure_registries = p.n_tools = 0;
 
         if (!dup_or_null(src->workdir, &p.workdir) || !dup_or_null(src->hostname, &p.hostname) ||
             !dup_or_null(src->pip_index_url, &p.pip_index_url) ||
             !dup_or_null(src->npm_registry, &p.npm_registry) ||
             !dup_or_null(src->network_pool, &p.network_pool) ||
             !dup_or_null(src->network_log, &p.network_log) ||
-            !dup_or_null(src->apparmor_profile, &p.apparmor_profile) || copy_arrays(&p, src) < 0) {
+            !dup_or_null(src->apparmor_profile, &p.apparmor_profile) ||
+            !dup_or_null(src->image, &p.image) || !dup_or_null(src->image_store, &p.image_store) ||
+            copy_arrays(&p, src) < 0) {
                 *dst = (struct policy){0};
                 return -ENOMEM;
         }
@@ -782,8 +798,8 @@ static int check_mounts(const struct policy *p, psrun_error *err)
 }
 
 static int (*const validators[])(const struct policy *p, psrun_error *err) = {
-        check_ranges,  check_enums,  check_strings,        check_env,
-        check_domains, check_mounts, policy_check_network, policy_check_install,
+        check_ranges, check_enums,          check_strings,        check_env,          check_domains,
+        check_mounts, policy_check_network, policy_check_install, policy_check_image,
 };
 
 int policy_validate(const struct policy *p, psrun_error *err)

@@ -137,6 +137,21 @@ struct policy {
         uint64_t namespace_limit;     /* user.max_*_namespaces, each */
         uint64_t sigpending_limit;    /* RLIMIT_SIGPENDING */
         uint64_t msgqueue_limit;      /* RLIMIT_MSGQUEUE, bytes */
+
+        /* The root (docs/images.md, policy/policy-image.c): an OCI image
+         * reference (NULL: the host's /usr), the store it is kept in
+         * (NULL: POLICY_DEFAULT_IMAGE_STORE), the registries' mirrors and
+         * plain-HTTP hosts (added to the registries file), the bound of a
+         * layer's unpacked bytes, and the toolchains a root must have. */
+        char *image;
+        char *image_store;
+        char **registry_mirrors; /* "MIRROR" or "REGISTRY=MIRROR", NULL-terminated */
+        size_t n_registry_mirrors;
+        char **insecure_registries; /* "HOST[:PORT]" */
+        size_t n_insecure_registries;
+        uint64_t image_max_size;
+        char **tools; /* names of policy_tool_find's table */
+        size_t n_tools;
 };
 
 /* Defaults as in DESIGN.md. */
@@ -167,6 +182,12 @@ struct policy {
 #define POLICY_DEFAULT_NAMESPACE_LIMIT     0
 #define POLICY_DEFAULT_SIGPENDING_LIMIT    1024
 #define POLICY_DEFAULT_MSGQUEUE_LIMIT      (128ULL << 10)
+
+/* Images: the store under psrun's state root, layers bounded at 8G. */
+#define POLICY_DEFAULT_IMAGE_STORE    "/var/lib/psrun/images"
+#define POLICY_DEFAULT_IMAGE_MAX_SIZE (8ULL << 30)
+#define POLICY_IMAGE_MAX_SIZE_MIN     (1ULL << 20)
+#define POLICY_IMAGE_MAX_SIZE_MAX     (1ULL << 50)
 
 /* Fill with defaults. Allocates (workdir, hostname): returns -ENOMEM or 0. */
 int policy_init(struct policy *p);
@@ -333,3 +354,21 @@ const char *policy_escape(const char *s, char *buf, size_t size);
  * one candidate that word (>= 2 characters) begins, else the longest candidate
  * (>= 3 characters) that begins word. Case and '-' vs '_' don't count. */
 const char *policy_suggest_from(const char *word, const char *const *candidates, size_t n);
+
+/* ---- image keys (policy/policy-image.c) ---- */
+
+/* A toolchain `tools` may name: present when any of its commands is on the
+ * root's PATH. */
+struct policy_tool {
+        const char *name;
+        const char *commands[4]; /* NULL-terminated */
+};
+const struct policy_tool *policy_tool_find(const char *name);
+const struct policy_tool *policy_tool_at(size_t i); /* NULL past the last */
+int policy_normalize_tool(const char *in, char **ret, psrun_error *err);
+/* `image`: a registry reference (image/reference.h) or oci:DIR[:TAG]. */
+int policy_normalize_image(const char *in, char **ret, psrun_error *err);
+int policy_normalize_registry(const char *in, char **ret, psrun_error *err);
+/* oci:DIR[:TAG] into its parts (*tag NULL when none); -ENOMEM. */
+int policy_image_split_oci(const char *ref, char **dir, char **tag);
+int policy_check_image(const struct policy *p, psrun_error *err);

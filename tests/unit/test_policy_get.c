@@ -63,6 +63,12 @@ static const struct {
         {"namespace_limit", "2", NULL},
         {"sigpending_limit", "10", NULL},
         {"msgqueue_limit", "1M", NULL},
+        {"image", "python:3.11-slim", NULL},
+        {"image_store", "/srv/images", NULL},
+        {"registry_mirrors", "[mirror.test]", "[\"mirror.test\"]"},
+        {"insecure_registries", "['127.0.0.1:5000']", "[\"127.0.0.1:5000\"]"},
+        {"image_max_size", "2G", NULL},
+        {"tools", "[python, node]", "[\"python\", \"node\"]"},
         /* Strings that `-o` would read as something else come back quoted. */
         {"network_log", "'null'", "\"null\""},
         {"network_log", "'[x'", "\"[x\""},

@@ -92,7 +92,7 @@ Test(policy_json, shape)
  * only those the printer prints. A field added to struct policy changes
  * its size and fails the assertion until it is compared here too.
  */
-_Static_assert(sizeof(struct policy) == 520, "struct policy changed: compare the new field below");
+_Static_assert(sizeof(struct policy) == 592, "struct policy changed: compare the new field below");
 
 static void expect_strv_eq(char *const *a, size_t na, char *const *b, size_t nb, const char *what)
 {
@@ -175,6 +175,14 @@ static void expect_same_policy(const struct policy *a, const struct policy *b)
         cr_expect_eq(a->namespace_limit, b->namespace_limit, "namespace_limit");
         cr_expect_eq(a->sigpending_limit, b->sigpending_limit, "sigpending_limit");
         cr_expect_eq(a->msgqueue_limit, b->msgqueue_limit, "msgqueue_limit");
+        expect_opt_str_eq(a->image, b->image, "image");
+        expect_opt_str_eq(a->image_store, b->image_store, "image_store");
+        expect_strv_eq(a->registry_mirrors, a->n_registry_mirrors, b->registry_mirrors,
+                       b->n_registry_mirrors, "registry_mirrors");
+        expect_strv_eq(a->insecure_registries, a->n_insecure_registries, b->insecure_registries,
+                       b->n_insecure_registries, "insecure_registries");
+        cr_expect_eq(a->image_max_size, b->image_max_size, "image_max_size");
+        expect_strv_eq(a->tools, a->n_tools, b->tools, b->n_tools, "tools");
 }
 
 static void struct_round_trip(const char *yaml)
@@ -225,7 +233,12 @@ Test(policy_json, every_field_comes_back)
                           "approve: [install]\n"
                           "pty_limit: 7\ninotify_limit: 3\ninotify_watch_limit: 99\n"
                           "fanotify_limit: 2\nfanotify_mark_limit: 5\nnamespace_limit: 1\n"
-                          "sigpending_limit: 11\nmsgqueue_limit: 64K\n");
+                          "sigpending_limit: 11\nmsgqueue_limit: 64K\n"
+                          "image: 127.0.0.1:5000/test/small:v1\nimage_store: /srv/images\n"
+                          "registry_mirrors: [mirror.test, 'ghcr.io=http://cache.test:5000']\n"
+                          "insecure_registries: ['127.0.0.1:5000']\nimage_max_size: 2G\n"
+                          "tools: [python, node]\n");
+        struct_round_trip("image: oci:./layout:v1\n");
         /* The network keys an install network reads with `network: none`. */
         struct_round_trip("network: none\ninstall_network: full\nallow_ports: [8080]\n"
                           "dns_upstream: [192.0.2.1]\nnetwork_pool: 198.18.4.0/24\n"

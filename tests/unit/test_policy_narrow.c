@@ -283,8 +283,21 @@ Test(policy_narrow, narrows_sets_nothing)
 Test(policy_narrow, every_key_has_a_rule)
 {
         static const char *const no_order[] = {
-                "network_pool", "network_log", "pip_index_url",   "npm_registry",     "user",
-                "backend",      "mounts",      "gvisor_platform", "apparmor_profile", "violations",
+                "network_pool",
+                "network_log",
+                "pip_index_url",
+                "npm_registry",
+                "user",
+                "backend",
+                "mounts",
+                "gvisor_platform",
+                "apparmor_profile",
+                "violations",
+                "image",
+                "image_store",
+                "registry_mirrors",
+                "insecure_registries",
+                "tools",
         };
         psrun_policy *p = policy_from("network: restricted\n"
                                       "allow_domains: [a.example]\n"
