@@ -83,44 +83,51 @@ static int add_host_entry(struct rootfs_plan *plan, const char *path)
         return r < 0 ? r : rootfs_plan_add(plan, &b);
 }
 
-int rootfs_add_etc(struct rootfs_plan *plan, const struct rootfs_options *o)
+static const char nsswitch[] = "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n"
+                               "networks: files\nprotocols: files\nservices: files\n";
+
+void rootfs_etc_synth(const struct rootfs_options *o, struct rootfs_etc *e)
 {
-        char passwd[1024], group[512], hosts[512], hostname[128];
-        int n = snprintf(passwd, sizeof(passwd),
+        int n = snprintf(e->passwd, sizeof(e->passwd),
                          "root:x:0:0:root:/workspace:/bin/sh\n"
                          "sandbox:x:1000:1000:sandbox:/workspace:/bin/sh\n"
                          "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n");
         if (o->uid != 0 && o->uid != 1000 && o->uid != 65534)
-                snprintf(passwd + n, sizeof(passwd) - n, "user:x:%u:%u:user:/workspace:/bin/sh\n",
-                         (unsigned) o->uid, (unsigned) o->gid);
-        n = snprintf(group, sizeof(group),
+                snprintf(e->passwd + n, sizeof(e->passwd) - n,
+                         "user:x:%u:%u:user:/workspace:/bin/sh\n", (unsigned) o->uid,
+                         (unsigned) o->gid);
+        n = snprintf(e->group, sizeof(e->group),
                      "root:x:0:\ntty:x:5:\nsandbox:x:1000:\nnogroup:x:65534:\n");
         if (o->gid != 0 && o->gid != 5 && o->gid != 1000 && o->gid != 65534)
-                snprintf(group + n, sizeof(group) - n, "user:x:%u:\n", (unsigned) o->gid);
-        snprintf(hosts, sizeof(hosts),
+                snprintf(e->group + n, sizeof(e->group) - n, "user:x:%u:\n", (unsigned) o->gid);
+        snprintf(e->hosts, sizeof(e->hosts),
                  "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
                  "127.0.1.1\t%s\n",
                  o->hostname);
-        snprintf(hostname, sizeof(hostname), "%s\n", o->hostname);
-
-        int r = rootfs_plan_mkdir_p(plan, "/etc", 0755);
-        if (r >= 0)
-                r = add_file(plan, "/etc/passwd", passwd);
-        if (r >= 0)
-                r = add_file(plan, "/etc/group", group);
-        if (r >= 0)
-                r = add_file(plan, "/etc/hosts", hosts);
-        if (r >= 0)
-                r = add_file(plan, "/etc/hostname", hostname);
-        if (r >= 0)
-                r = add_file(plan, "/etc/nsswitch.conf",
-                             "passwd: files\ngroup: files\nshadow: files\nhosts: files dns\n"
-                             "networks: files\nprotocols: files\nservices: files\n");
+        snprintf(e->hostname, sizeof(e->hostname), "%s\n", o->hostname);
+        e->nsswitch = nsswitch;
         /* network none: no resolver; lookups of anything but /etc/hosts fail
          * fast. full and restricted: psrun's DNS proxy on the gateway. */
+        e->resolv_conf = o->resolv_conf ? o->resolv_conf : "# psrun: no DNS in this sandbox\n";
+}
+
+int rootfs_add_etc(struct rootfs_plan *plan, const struct rootfs_options *o)
+{
+        struct rootfs_etc e;
+        rootfs_etc_synth(o, &e);
+        int r = rootfs_plan_mkdir_p(plan, "/etc", 0755);
         if (r >= 0)
-                r = add_file(plan, "/etc/resolv.conf",
-                             o->resolv_conf ? o->resolv_conf : "# psrun: no DNS in this sandbox\n");
+                r = add_file(plan, "/etc/passwd", e.passwd);
+        if (r >= 0)
+                r = add_file(plan, "/etc/group", e.group);
+        if (r >= 0)
+                r = add_file(plan, "/etc/hosts", e.hosts);
+        if (r >= 0)
+                r = add_file(plan, "/etc/hostname", e.hostname);
+        if (r >= 0)
+                r = add_file(plan, "/etc/nsswitch.conf", e.nsswitch);
+        if (r >= 0)
+                r = add_file(plan, "/etc/resolv.conf", e.resolv_conf);
         for (const char *const *p = host_etc_entries; r >= 0 && *p; p++)
                 r = add_host_entry(plan, *p);
         return r;

@@ -117,6 +117,7 @@ void rootfs_plan_free(struct rootfs_plan *plan)
                 free(plan->strings[i]);
         free(plan->strings);
         free(plan->steps);
+        rootfs_overlay_free(plan->overlay);
         memset(plan, 0, sizeof(*plan));
 }
 

@@ -76,7 +76,29 @@ struct mount_step {
  * (it must not allocate), and no real root needs more than a few hundred. */
 #define ROOTFS_MAX_STEPS 4096
 
+/* An image root (rootfs/overlay.c): one overlayfs made by the parent,
+ * attached by the child as its root. Its lower directories are the image's
+ * layers, top first, under a tmpfs layer psrun writes per sandbox (the
+ * synthesized /etc files, the mount points the steps mount on); with
+ * `writable`, an upper directory in a tmpfs of upper_size bytes. */
+struct rootfs_top_entry {
+        char *path; /* relative to the root: "etc/passwd" */
+        char *data; /* a file's contents; NULL: a directory */
+        size_t len;
+};
+
+struct rootfs_overlay {
+        char **lowers; /* host directories, top first */
+        size_t n_lowers;
+        bool writable;
+        uint64_t upper_size;
+        uint32_t id_shift; /* the host id of the sandbox's 0: owner of psrun's entries */
+        struct rootfs_top_entry *top;
+        size_t n_top;
+};
+
 struct rootfs_plan {
+        struct rootfs_overlay *overlay; /* NULL: no image root */
         struct mount_step *steps;
         size_t n_steps, cap_steps;
         char **strings; /* owned copies the steps point into */
@@ -109,17 +131,21 @@ struct rootfs_sources {
         int *fds;
         size_t n;
         int nodes_fd;
+        int root_fd; /* the image root's detached overlay (plan->overlay), or -1 */
 };
 
 #define ROOTFS_SOURCES_INIT                                                                        \
         {                                                                                          \
-                .fds = NULL, .n = 0, .nodes_fd = -1                                                \
+                .fds = NULL, .n = 0, .nodes_fd = -1, .root_fd = -1                                 \
         }
 
 /* Returns 0 or -errno with err naming the step ("rootfs: bind /src on /mnt:
  * Permission denied"); on failure nothing is left open. */
 int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s, psrun_error *err);
 void rootfs_sources_close(struct rootfs_sources *s);
+/* The image root's overlay, detached (rootfs/overlay.c): its fd in *ret. */
+int rootfs_overlay_open(const struct rootfs_overlay *o, int *ret, psrun_error *err);
+void rootfs_overlay_free(struct rootfs_overlay *o);
 
 /* In the child, while its mount namespace is still a private copy of the
  * host's (async-signal-safe): a detached copy of each `node` step's node,

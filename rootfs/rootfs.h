@@ -48,6 +48,32 @@ int rootfs_add_proc(struct rootfs_plan *plan, const char *const *masked,
                     const char *const *readonly);
 int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size, uint64_t pty_limit);
 int rootfs_add_etc(struct rootfs_plan *plan, const struct rootfs_options *opts);
+/* The synthesized /etc files' contents (rootfs/etc.c). */
+struct rootfs_etc {
+        char passwd[1024], group[512], hosts[512], hostname[128];
+        const char *nsswitch, *resolv_conf;
+};
+void rootfs_etc_synth(const struct rootfs_options *opts, struct rootfs_etc *e);
+
+/* An image root (docs/images.md, "Mounting"): the layers' directories as
+ * one read-only overlay (an upper in a tmpfs of workspace_size bytes when
+ * opts->readonly is false), with psrun's /etc files (/etc/passwd and
+ * /etc/group the image's, with the sandbox's user added when the image has
+ * no entry for its id), /workspace, /tmp, /dev, /proc and the policy's
+ * mounts as in the standalone root; nothing of the host's filesystem. */
+struct rootfs_image_options {
+        const char *const *lowers; /* the layers' directories, top first */
+        size_t n_lowers;
+        uint32_t id_shift;   /* host id of the sandbox's uid 0 */
+        const char *workdir; /* made in psrun's layer when the image lacks it; NULL: none */
+};
+int rootfs_plan_image(const struct rootfs_options *opts, const struct rootfs_image_options *img,
+                      struct rootfs_plan *plan, psrun_error *err);
+/* A file of the image (the topmost layer that has it, whiteouts and opaque
+ * directories honoured; no symlink followed): *ret malloc'd, NUL-ended;
+ * -ENOENT when the image has none. */
+int rootfs_image_read(const char *const *lowers, size_t n_lowers, const char *dir, const char *name,
+                      size_t max, char **ret, size_t *ret_len);
 /* What rootfs_add_proc adds after mounting /proc, also for an OCI bundle's
  * linux.maskedPaths and readonlyPaths: each masked path hidden (optional: a
  * path the kernel lacks is skipped), each read-only path bound onto itself

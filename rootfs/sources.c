@@ -168,6 +168,11 @@ static int make_node(int dir, const struct mount_step *s)
 int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s, psrun_error *err)
 {
         *s = (struct rootfs_sources) ROOTFS_SOURCES_INIT;
+        if (plan->overlay) {
+                int r = rootfs_overlay_open(plan->overlay, &s->root_fd, err);
+                if (r < 0)
+                        return r;
+        }
         if (plan->n_steps == 0)
                 return 0;
         s->fds = malloc(plan->n_steps * sizeof(*s->fds));
@@ -210,5 +215,6 @@ void rootfs_sources_close(struct rootfs_sources *s)
                 safe_close(s->fds[i]);
         free(s->fds);
         safe_close(s->nodes_fd);
+        safe_close(s->root_fd);
         *s = (struct rootfs_sources) ROOTFS_SOURCES_INIT;
 }

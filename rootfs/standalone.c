@@ -3,6 +3,8 @@
  * nothing else of the host. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -144,6 +146,38 @@ static int add_user_mount(struct rootfs_plan *plan, const struct rootfs_user_mou
         return r < 0 ? psrun_error_errno(err, r, "mounts[%zu]", index) : 0;
 }
 
+/* A workdir inside the writable space is created for the user, as a
+ * shell's `mkdir -p && cd` would; elsewhere it must exist. */
+static int add_workdir(struct rootfs_plan *plan, const struct rootfs_options *o)
+{
+        if (!o->workdir ||
+            (strncmp(o->workdir, "/workspace/", 11) != 0 && strncmp(o->workdir, "/tmp/", 5) != 0))
+                return 0;
+        _cleanup_free_ char *dir = strdup(o->workdir);
+        if (!dir)
+                return -ENOMEM;
+        /* Each missing component below the tmpfs, owned by the user. */
+        for (char *p = strchr(dir + 1, '/') + 1;; p++) {
+                if (*p != '/' && *p != '\0')
+                        continue;
+                char saved = *p;
+                *p = '\0';
+                struct mount_step m = {.op = MOUNT_OP_MKDIR,
+                                       .target = dir,
+                                       .mode = 0755,
+                                       .chown = true,
+                                       .uid = o->uid,
+                                       .gid = o->gid};
+                int r = rootfs_plan_add(plan, &m);
+                if (r < 0)
+                        return r;
+                *p = saved;
+                if (saved == '\0')
+                        break;
+        }
+        return 0;
+}
+
 int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *plan,
                            psrun_error *err)
 {
@@ -176,37 +210,170 @@ int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *p
                         return r;
         }
 
-        /* A workdir inside the writable space is created for the user, as a
-         * shell's `mkdir -p && cd` would; elsewhere it must exist. */
-        if (o->workdir &&
-            (strncmp(o->workdir, "/workspace/", 11) == 0 || strncmp(o->workdir, "/tmp/", 5) == 0)) {
-                _cleanup_free_ char *dir = strdup(o->workdir);
-                if (!dir)
-                        return psrun_error_errno(err, ENOMEM, "rootfs: plan");
-                /* Each missing component below the tmpfs, owned by the user. */
-                for (char *p = strchr(dir + 1, '/') + 1;; p++) {
-                        if (*p != '/' && *p != '\0')
-                                continue;
-                        char saved = *p;
-                        *p = '\0';
-                        struct mount_step m = {.op = MOUNT_OP_MKDIR,
-                                               .target = dir,
-                                               .mode = 0755,
-                                               .chown = true,
-                                               .uid = o->uid,
-                                               .gid = o->gid};
-                        r = rootfs_plan_add(plan, &m);
-                        if (r < 0)
-                                return psrun_error_errno(err, r, "rootfs: plan");
-                        *p = saved;
-                        if (saved == '\0')
-                                break;
-                }
-        }
+        r = add_workdir(plan, o);
+        if (r < 0)
+                return psrun_error_errno(err, r, "rootfs: plan");
 
         /* The host's root leaves the sandbox's view for good. */
         struct mount_step detach = {.op = MOUNT_OP_DETACH, .target = ROOTFS_OLDROOT};
         r = rootfs_plan_add(plan, &detach);
+        if (r >= 0 && o->readonly) {
+                struct mount_step ro = {.op = MOUNT_OP_SETATTR,
+                                        .target = "/",
+                                        .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+                                                    MOUNT_ATTR_NODEV};
+                r = rootfs_plan_add(plan, &ro);
+        }
+        return r < 0 ? psrun_error_errno(err, r, "rootfs: plan") : 0;
+}
+
+/* ---- the image root ---- */
+
+/* Whether a passwd or group text has an entry whose third field is id, or
+ * whose first is name. */
+static bool has_entry(const char *text, unsigned id, const char *name)
+{
+        for (const char *line = text; line && *line;) {
+                const char *end = strchr(line, '\n');
+                size_t len = end ? (size_t) (end - line) : strlen(line);
+                size_t nlen = strlen(name);
+                if (len > nlen && strncmp(line, name, nlen) == 0 && line[nlen] == ':')
+                        return true;
+                const char *f = memchr(line, ':', len);
+                f = f ? memchr(f + 1, ':', len - (size_t) (f + 1 - line)) : NULL;
+                if (f) {
+                        char *stop;
+                        unsigned long v = strtoul(f + 1, &stop, 10);
+                        if (stop != f + 1 && *stop == ':' && v == id)
+                                return true;
+                }
+                line = end ? end + 1 : NULL;
+        }
+        return false;
+}
+
+/* The image's file with the sandbox's user added, or psrun's own. */
+static int etc_merged(const struct rootfs_image_options *img, const char *name, const char *synth,
+                      unsigned id, const char *entry, char **ret)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r = rootfs_image_read(img->lowers, img->n_lowers, "etc", name, 1 << 20, &text, &len);
+        if (r == -ENOENT)
+                return (*ret = strdup(synth)) ? 0 : -ENOMEM;
+        if (r < 0)
+                return r;
+        char idname[32];
+        snprintf(idname, sizeof(idname), "%u", id);
+        bool have = has_entry(text, id, "\n"); /* by id only */
+        if (have)
+                return (*ret = TAKE_PTR(text)) ? 0 : -ENOMEM;
+        const char *nl = len && text[len - 1] != '\n' ? "\n" : "";
+        /* The name "sandbox" unless the image uses it for another id. */
+        const char *user = has_entry(text, (unsigned) -1, "sandbox") ? "psrun-sandbox" : "sandbox";
+        return asprintf(ret, "%s%s%s%s\n", text, nl, user, entry) < 0 ? -ENOMEM : 0;
+}
+
+static int top_add(struct rootfs_overlay *ov, const char *path, const char *data)
+{
+        struct rootfs_top_entry *v = realloc(ov->top, (ov->n_top + 1) * sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        ov->top = v;
+        struct rootfs_top_entry *e = &v[ov->n_top];
+        *e = (struct rootfs_top_entry){.path = strdup(path[0] == '/' ? path + 1 : path)};
+        if (data) {
+                e->data = strdup(data);
+                e->len = strlen(data);
+        }
+        if (!e->path || (data && !e->data)) {
+                free(e->path);
+                free(e->data);
+                return -ENOMEM;
+        }
+        ov->n_top++;
+        return 0;
+}
+
+int rootfs_plan_image(const struct rootfs_options *o, const struct rootfs_image_options *img,
+                      struct rootfs_plan *plan, psrun_error *err)
+{
+        struct rootfs_overlay *ov = calloc(1, sizeof(*ov));
+        if (!ov || !(ov->lowers = calloc(img->n_lowers + 1, sizeof(char *)))) {
+                free(ov);
+                return psrun_error_errno(err, ENOMEM, "rootfs: plan");
+        }
+        plan->overlay = ov;
+        for (; ov->n_lowers < img->n_lowers; ov->n_lowers++)
+                if (!(ov->lowers[ov->n_lowers] = strdup(img->lowers[ov->n_lowers])))
+                        return psrun_error_errno(err, ENOMEM, "rootfs: plan");
+        ov->writable = !o->readonly;
+        ov->upper_size = o->workspace_size;
+        ov->id_shift = img->id_shift;
+
+        struct rootfs_etc e;
+        rootfs_etc_synth(o, &e);
+        _cleanup_free_ char *passwd = NULL, *group = NULL, *pwent = NULL, *grent = NULL;
+        if (asprintf(&pwent, ":x:%u:%u:sandbox:/workspace:/bin/sh", (unsigned) o->uid,
+                     (unsigned) o->gid) < 0 ||
+            asprintf(&grent, ":x:%u:", (unsigned) o->gid) < 0)
+                return psrun_error_errno(err, ENOMEM, "rootfs: plan");
+        int r = etc_merged(img, "passwd", e.passwd, o->uid, pwent, &passwd);
+        if (r >= 0)
+                r = etc_merged(img, "group", e.group, o->gid, grent, &group);
+        if (r < 0)
+                return psrun_error_errno(err, r, "rootfs: image root: the image's /etc");
+
+        /* psrun's layer: the mount points, then /etc's files. */
+        static const char *const dirs[] = {"proc", "dev", "tmp", "workspace", "etc"};
+        for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(dirs); i++)
+                r = top_add(ov, dirs[i], NULL);
+        if (r >= 0 && img->workdir && strcmp(img->workdir, "/") != 0)
+                r = top_add(ov, img->workdir, NULL);
+        if (r >= 0)
+                r = top_add(ov, "etc/passwd", passwd);
+        if (r >= 0)
+                r = top_add(ov, "etc/group", group);
+        if (r >= 0)
+                r = top_add(ov, "etc/hosts", e.hosts);
+        if (r >= 0)
+                r = top_add(ov, "etc/hostname", e.hostname);
+        if (r >= 0)
+                r = top_add(ov, "etc/nsswitch.conf", e.nsswitch);
+        if (r >= 0)
+                r = top_add(ov, "etc/resolv.conf", e.resolv_conf);
+        for (size_t i = 0; r >= 0 && i < o->n_mounts; i++) {
+                struct stat st;
+                bool dir = stat(o->mounts[i].source, &st) < 0 || S_ISDIR(st.st_mode);
+                r = top_add(ov, o->mounts[i].target, dir ? NULL : "");
+        }
+        if (r < 0)
+                return psrun_error_errno(err, r, "rootfs: plan");
+
+        r = add_tmpfs(plan, "/workspace", 0755, o->workspace_size, o->uid, o->gid);
+        if (r >= 0)
+                r = add_tmpfs(plan, "/tmp", 01777, o->tmp_size, 0, 0);
+        if (r >= 0)
+                r = rootfs_add_dev(plan, o->tmp_size, o->pty_limit);
+        size_t proc_at = plan->n_steps;
+        if (r >= 0)
+                r = rootfs_add_proc(plan, rootfs_default_masked_paths,
+                                    rootfs_default_readonly_paths);
+        if (r < 0)
+                return psrun_error_errno(err, r, "rootfs: plan");
+        /* A new proc needs a whole one in the namespace ("not too
+         * revealing"): made before the pivot drops the host's, as an OCI
+         * bundle's in a user namespace is. */
+        for (size_t i = proc_at; i < plan->n_steps; i++)
+                if (plan->steps[i].op == MOUNT_OP_MOUNT && plan->steps[i].fstype &&
+                    strcmp(plan->steps[i].fstype, "proc") == 0)
+                        plan->steps[i].early = true;
+        for (size_t i = 0; i < o->n_mounts; i++) {
+                r = add_user_mount(plan, &o->mounts[i], i, err);
+                if (r < 0)
+                        return r;
+        }
+        r = add_workdir(plan, o);
         if (r >= 0 && o->readonly) {
                 struct mount_step ro = {.op = MOUNT_OP_SETATTR,
                                         .target = "/",

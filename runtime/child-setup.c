@@ -264,6 +264,13 @@ int step_open_sources(struct child_ctx *c)
 
 int step_open_rootfs(struct child_ctx *c)
 {
+        /* An image root: the overlay the parent made (rootfs/overlay.c). */
+        if (c->plan->root == PLAN_ROOT_IMAGE) {
+                if (!c->sources || c->sources->root_fd < 0)
+                        return -EBADF;
+                c->rootfs_fd = c->sources->root_fd;
+                return 0;
+        }
         if (c->plan->root != PLAN_ROOT_BUNDLE)
                 return 0;
         c->rootfs_fd = open(c->plan->rootfs_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -309,8 +316,8 @@ int step_copy_rootfs(struct child_ctx *c)
 
 int step_root_bundle(struct child_ctx *c)
 {
-        /* The copy, attached at the base directory. */
-        if (c->plan->root != PLAN_ROOT_BUNDLE)
+        /* The copy (or the image's overlay), attached at the base directory. */
+        if (c->plan->root != PLAN_ROOT_BUNDLE && c->plan->root != PLAN_ROOT_IMAGE)
                 return 0;
         if (move_mount(c->rootfs_fd, "", AT_FDCWD, c->plan->base_dir, MOVE_MOUNT_F_EMPTY_PATH) < 0)
                 return -errno;
@@ -321,7 +328,7 @@ int step_root_bundle(struct child_ctx *c)
 int step_mounts_early(struct child_ctx *c)
 {
         const struct rootfs_plan *rp = &c->plan->rootfs;
-        if (c->plan->root != PLAN_ROOT_BUNDLE)
+        if (c->plan->root != PLAN_ROOT_BUNDLE && c->plan->root != PLAN_ROOT_IMAGE)
                 return 0;
         for (size_t i = 0; i < rp->n_steps; i++) {
                 if (!rp->steps[i].early)
@@ -360,7 +367,7 @@ int step_pivot(struct child_ctx *c)
 {
         if (c->plan->root == PLAN_ROOT_JOINED)
                 return 0;
-        if (c->plan->root == PLAN_ROOT_BUNDLE)
+        if (c->plan->root == PLAN_ROOT_BUNDLE || c->plan->root == PLAN_ROOT_IMAGE)
                 return pivot_stacked(c);
         /* The new root is the tmpfs; the host's root moves to /.oldroot until
          * the mount steps have taken what they need from it. */

@@ -127,10 +127,12 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_DOMAINNAME, step_domainname},
         {CHILD_STEP_LOOPBACK, step_loopback},
         {CHILD_STEP_ROOT_ID, step_root_id},
-        {CHILD_STEP_USER_QUOTAS, step_user_quotas},
         /* Detached, before anything is mounted over the base directory
-         * (under which host paths an overlay names may lie). */
+         * (under which host paths an overlay names may lie), and before the
+         * quotas: a detached mount is a mount namespace, and psrun run's
+         * namespace_limit leaves the sandbox none to make. */
         {CHILD_STEP_MOUNT, step_mounts_early},
+        {CHILD_STEP_USER_QUOTAS, step_user_quotas},
         {CHILD_STEP_ROOT_TMPFS, step_root_tmpfs},
         {CHILD_STEP_ROOT_BUNDLE, step_root_bundle},
         {CHILD_STEP_PIVOT, step_pivot},

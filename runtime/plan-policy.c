@@ -45,10 +45,12 @@ static int env_put(char **envp, size_t *n, const char *name, const char *value)
 
 /* A clean environment: PATH, HOME, LANG and what the policy names. Nothing
  * comes from the host unless the policy asks for it by name. */
-static int build_env(const struct policy *pol, struct plan *p)
+static int build_env(const struct policy *pol, char *const *image_env, struct plan *p)
 {
-        size_t n = 0;
-        char **envp = calloc(pol->n_env + 4, sizeof(char *));
+        size_t n = 0, n_image = 0;
+        while (image_env && image_env[n_image])
+                n_image++;
+        char **envp = calloc(pol->n_env + n_image + 4, sizeof(char *));
         if (!envp)
                 return -ENOMEM;
         int r = env_put(envp, &n, "PATH", SANDBOX_PATH);
@@ -56,6 +58,12 @@ static int build_env(const struct policy *pol, struct plan *p)
                 r = env_put(envp, &n, "HOME", "/workspace");
         if (r >= 0)
                 r = env_put(envp, &n, "LANG", "C.UTF-8");
+        /* An image's Env (its PATH above all) over psrun's, under the
+         * policy's. */
+        for (size_t i = 0; r >= 0 && i < n_image; i++) {
+                _cleanup_free_ char *name = strndup(image_env[i], strcspn(image_env[i], "="));
+                r = name ? env_put(envp, &n, name, image_env[i] + strlen(name) + 1) : -ENOMEM;
+        }
         for (size_t i = 0; r >= 0 && i < pol->n_env; i++) {
                 const char *v = pol->env[i].value;
                 if (!v)
@@ -276,6 +284,66 @@ int plan_install_network(const struct policy *pol, struct netns_plan *net, psrun
                             pol->n_install_allow_domains, false, net, err);
 }
 
+/* An image's User ("uid[:gid]", "name[:group]" of its /etc/passwd and
+ * /etc/group) where the policy's user is its default. */
+static int plan_image_user(const struct policy *pol, const struct plan_image *img, struct plan *p,
+                           psrun_error *err)
+{
+        if (!img->user || pol->uid != POLICY_DEFAULT_UID || pol->gid != POLICY_DEFAULT_GID)
+                return 0;
+        _cleanup_free_ char *u = strdup(img->user);
+        if (!u)
+                return psrun_error_errno(err, ENOMEM, "image");
+        char *g = strchr(u, ':');
+        if (g)
+                *g++ = '\0';
+        long ids[2] = {-1, -1};
+        const char *names[2] = {u, g}, *files[2] = {"passwd", "group"};
+        for (int k = 0; k < 2; k++) {
+                if (!names[k] || !*names[k])
+                        continue;
+                char *end;
+                long v = strtol(names[k], &end, 10);
+                if (*end == '\0') {
+                        ids[k] = v;
+                        continue;
+                }
+                _cleanup_free_ char *text = NULL;
+                size_t len = 0;
+                if (rootfs_image_read((const char *const *) img->lowers, img->n_lowers, "etc",
+                                      files[k], 1 << 20, &text, &len) == 0) {
+                        size_t nlen = strlen(names[k]);
+                        for (char *line = text; line && *line; line = strchr(line, '\n')) {
+                                line += *line == '\n';
+                                if (strncmp(line, names[k], nlen) != 0 || line[nlen] != ':')
+                                        continue;
+                                char *f = strchr(line + nlen + 1, ':');
+                                if (f) {
+                                        ids[k] = strtol(f + 1, NULL, 10);
+                                        if (k == 0 && !g) {
+                                                char *gf = strchr(f + 1, ':');
+                                                ids[1] = gf ? strtol(gf + 1, NULL, 10) : -1;
+                                        }
+                                }
+                                break;
+                        }
+                }
+                if (ids[k] < 0)
+                        return psrun_error_set(err, EINVAL,
+                                               "image: %s: its User `%s` names no %s of its "
+                                               "/etc/%s",
+                                               img->reference, img->user, k ? "group" : "user",
+                                               files[k]);
+        }
+        if (ids[0] > POLICY_ID_MAX || ids[1] > POLICY_ID_MAX)
+                return psrun_error_set(err, ERANGE, "image: %s: its User `%s` is past %d",
+                                       img->reference, img->user, POLICY_ID_MAX);
+        if (ids[0] >= 0)
+                p->uid = (uid_t) ids[0];
+        p->gid = (gid_t) (ids[1] >= 0 ? ids[1] : ids[0] >= 0 ? ids[0] : (long) p->gid);
+        return 0;
+}
+
 int plan_from_policy(const struct policy *pol, char *const argv[], const struct plan_options *o,
                      struct plan *p, psrun_error *err)
 {
@@ -301,9 +369,33 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         caps_plan_none(&p->caps);
         plan_quotas(pol, p);
 
+        _cleanup_(plan_image_free) struct plan_image img = {0};
+        if (pol->image) {
+                if (pol->backend != POLICY_BACKEND_NATIVE) {
+                        plan_free(p);
+                        return psrun_error_set(err, EOPNOTSUPP,
+                                               "image: not supported under `backend: %s` yet "
+                                               "(the native backend mounts image roots)",
+                                               policy_backend_to_string(pol->backend));
+                }
+                r = plan_image_resolve(pol, &img, err);
+                if (r >= 0)
+                        r = plan_image_user(pol, &img, p, err);
+                if (r < 0) {
+                        plan_free(p);
+                        return r;
+                }
+                p->root = PLAN_ROOT_IMAGE;
+        }
+        /* The policy's workdir wins; left at its default, an image's
+         * WorkingDir is taken. */
+        const char *workdir = pol->workdir ? pol->workdir : POLICY_DEFAULT_WORKDIR;
+        if (img.workdir && strcmp(workdir, POLICY_DEFAULT_WORKDIR) == 0)
+                workdir = img.workdir;
         if (!(p->hostname = strdup(pol->hostname ? pol->hostname : POLICY_DEFAULT_HOSTNAME)) ||
-            !(p->workdir = strdup(pol->workdir ? pol->workdir : POLICY_DEFAULT_WORKDIR)) ||
-            !(p->argv = strv_copy(argv)) || build_env(pol, p) < 0) {
+            !(p->workdir = strdup(workdir)) || !(p->argv = strv_copy(argv)) ||
+            build_env(pol, img.env, p) < 0 ||
+            (img.reference && !(p->image = strdup(img.reference)))) {
                 plan_free(p);
                 return psrun_error_errno(err, ENOMEM, "plan");
         }
@@ -340,8 +432,8 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 .readonly = pol->readonly_rootfs,
                 .workspace_size = pol->disk_limit,
                 .tmp_size = tmp_size,
-                .uid = pol->uid,
-                .gid = pol->gid,
+                .uid = p->uid,
+                .gid = p->gid,
                 .hostname = p->hostname,
                 .workdir = p->workdir,
                 .mounts = mounts,
@@ -353,8 +445,22 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         r = netns_lease(&p->net, err);
         if (r >= 0 && p->net.veth)
                 ro.resolv_conf = p->net.resolv_conf;
-        if (r >= 0)
+        if (r >= 0 && p->root == PLAN_ROOT_IMAGE) {
+                struct rootfs_image_options io = {
+                        .lowers = (const char *const *) img.lowers,
+                        .n_lowers = img.n_lowers,
+                        .id_shift = PSRUN_ID_BASE,
+                        .workdir = p->workdir,
+                };
+                r = rootfs_plan_image(&ro, &io, &p->rootfs, err);
+                /* The plan holds the layers from here: prune leaves them. */
+                if (r >= 0) {
+                        p->image_hold = img.hold;
+                        img.hold = (struct image_hold){0};
+                }
+        } else if (r >= 0) {
                 r = rootfs_plan_standalone(&ro, &p->rootfs, err);
+        }
         /* Under gVisor the sandbox's syscalls never reach the host kernel:
          * the sentry and the gofer stand where these layers stand, and runsc
          * confines those itself (runtime/gvisor/run.c). */

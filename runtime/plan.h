@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "image/store.h"
 #include "netns/netns.h"
 #include "policy/apparmor.h"
 #include "policy/caps.h"
@@ -51,6 +52,8 @@ enum plan_root {
         PLAN_ROOT_TMPFS,  /* psrun run: a tmpfs skeleton, host's root at /.oldroot meanwhile */
         PLAN_ROOT_BUNDLE, /* OCI create: the bundle's rootfs directory */
         PLAN_ROOT_JOINED, /* OCI exec: the container's, entered with setns() */
+        PLAN_ROOT_IMAGE,  /* an image: rootfs.overlay, made by the parent, attached and pivoted into
+                           */
 };
 
 /* An existing namespace to enter (OCI linux.namespaces[].path). */
@@ -130,6 +133,11 @@ struct plan {
         unsigned long rootfs_propagation; /* 0: private; else MS_* for / after the pivot */
         struct rootfs_plan rootfs;
         char *workdir;
+        /* PLAN_ROOT_IMAGE: the image's layers, held (image_store_hold) for
+         * the plan's life so that no prune removes them under the sandbox,
+         * and the reference it was resolved from (for messages). */
+        struct image_hold image_hold;
+        char *image;
 
         /* the process */
         char **argv;
@@ -262,3 +270,28 @@ int plan_policy_network(const struct policy *policy, struct netns_plan *net, psr
  * and not carried over; every other network key is shared), planned, not
  * leased. It borrows the policy's strings. */
 int plan_install_network(const struct policy *policy, struct netns_plan *net, psrun_error *err);
+
+/* ---- the image root (runtime/plan-image.c) ---- */
+
+/* What planning takes of an image: its layers' directories (top first),
+ * held, and its config's Env, WorkingDir and User. */
+struct plan_image {
+        struct image_hold hold;
+        char **lowers; /* top first */
+        size_t n_lowers;
+        char **env;    /* "NAME=value", NULL-terminated; may be NULL */
+        char *workdir; /* NULL: none */
+        char *user;    /* NULL: none */
+        char *reference;
+};
+/* Resolves the policy's image in its store (image_store, opened with the
+ * sandbox's id shift and image_max_size): the record when there is one,
+ * else pulled (a registry reference, with the policy's registries) or
+ * imported (oci:DIR[:TAG]); then held. */
+int plan_image_resolve(const struct policy *policy, struct plan_image *img, psrun_error *err);
+void plan_image_free(struct plan_image *img);
+/* Each of the policy's `tools` present in the root at root_dirfd (a
+ * directory opened on the sandbox's /, e.g. /proc/PID/root), found on the
+ * PATH of envp: a missing one is one line naming it and the image. */
+int plan_check_tools(const struct policy *policy, int root_dirfd, char *const *envp,
+                     psrun_error *err);

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An image root: one overlayfs of the image's layers, made by the parent
+ * (fsopen/fsconfig lowerdir+) and handed to the child detached, as the
+ * bind sources are (rootfs/sources.c). On top of the layers, a tmpfs layer
+ * psrun writes for this sandbox alone: the synthesized /etc files and the
+ * mount points of the steps (/proc, /dev, /workspace, /tmp, the policy's
+ * mounts), so that a root with no upper directory needs no write. The
+ * layers' owners were shifted into the sandbox's id range when they were
+ * unpacked; psrun's own entries are given the same shift.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fileio.h"
+#include "rootfs/rootfs.h"
+
+void rootfs_overlay_free(struct rootfs_overlay *o)
+{
+        if (!o)
+                return;
+        for (size_t i = 0; i < o->n_lowers; i++)
+                free(o->lowers[i]);
+        free(o->lowers);
+        for (size_t i = 0; i < o->n_top; i++) {
+                free(o->top[i].path);
+                free(o->top[i].data);
+        }
+        free(o->top);
+        free(o);
+}
+
+/* What the filesystem said of a refused fsconfig (its log, "e overlay:
+ * ..."), else the errno's text. */
+static int fs_error(psrun_error *err, int fs, int r, const char *what)
+{
+        char msg[256];
+        ssize_t n = fs >= 0 ? read(fs, msg, sizeof(msg) - 1) : -1;
+        if (n > 2) {
+                msg[n] = '\0';
+                msg[strcspn(msg, "\n")] = '\0';
+                return psrun_error_set(err, -r, "rootfs: image root: %s: %s", what, msg + 2);
+        }
+        return psrun_error_errno(err, r, "rootfs: image root: %s", what);
+}
+
+static int tmpfs_mount(uint64_t size, uint32_t owner, int *ret, psrun_error *err)
+{
+        _cleanup_close_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+        char sz[32], id[16];
+        snprintf(sz, sizeof(sz), "%llu", (unsigned long long) size);
+        snprintf(id, sizeof(id), "%u", owner);
+        if (fs < 0)
+                return psrun_error_errno(err, errno, "rootfs: image root: tmpfs");
+        if (fsconfig(fs, FSCONFIG_SET_STRING, "size", sz, 0) < 0 ||
+            fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+            fsconfig(fs, FSCONFIG_SET_STRING, "uid", id, 0) < 0 ||
+            fsconfig(fs, FSCONFIG_SET_STRING, "gid", id, 0) < 0 ||
+            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                return fs_error(err, fs, -errno, "tmpfs");
+        int mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+        if (mnt < 0)
+                return psrun_error_errno(err, errno, "rootfs: image root: tmpfs");
+        *ret = mnt;
+        return 0;
+}
+
+/* Each entry's parents are made as directories when missing. */
+static int make_parents(int root, const char *path, uint32_t owner)
+{
+        char buf[4096];
+        if (strlen(path) >= sizeof(buf))
+                return -ENAMETOOLONG;
+        strcpy(buf, path);
+        for (char *p = strchr(buf, '/'); p; p = strchr(p + 1, '/')) {
+                *p = '\0';
+                if (mkdirat(root, buf, 0755) == 0) {
+                        if (fchownat(root, buf, owner, owner, AT_SYMLINK_NOFOLLOW) < 0)
+                                return -errno;
+                } else if (errno != EEXIST) {
+                        return -errno;
+                }
+                *p = '/';
+        }
+        return 0;
+}
+
+static int write_top(int root, const struct rootfs_overlay *o, psrun_error *err)
+{
+        for (size_t i = 0; i < o->n_top; i++) {
+                const struct rootfs_top_entry *e = &o->top[i];
+                int r = make_parents(root, e->path, o->id_shift);
+                if (r < 0)
+                        return psrun_error_errno(err, r, "rootfs: image root: %s", e->path);
+                if (!e->data) {
+                        if (mkdirat(root, e->path, 0755) < 0 && errno != EEXIST)
+                                return psrun_error_errno(err, errno, "rootfs: image root: %s",
+                                                         e->path);
+                } else {
+                        _cleanup_close_ int fd =
+                                openat(root, e->path,
+                                       O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+                        if (fd < 0 || write_all(fd, e->data, e->len) < 0)
+                                return psrun_error_errno(err, errno, "rootfs: image root: %s",
+                                                         e->path);
+                }
+                if (fchownat(root, e->path, o->id_shift, o->id_shift, AT_SYMLINK_NOFOLLOW) < 0)
+                        return psrun_error_errno(err, errno, "rootfs: image root: %s", e->path);
+        }
+        return 0;
+}
+
+static int set_path(int fs, const char *key, int dirfd, const char *sub, psrun_error *err)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/self/fd/%d%s", dirfd, sub);
+        if (fsconfig(fs, FSCONFIG_SET_STRING, key, path, 0) < 0)
+                return fs_error(err, fs, -errno, key);
+        return 0;
+}
+
+int rootfs_overlay_open(const struct rootfs_overlay *o, int *ret, psrun_error *err)
+{
+        _cleanup_close_ int top = -1, upper = -1, fs = -1;
+        size_t bytes = 1 << 20;
+        for (size_t i = 0; i < o->n_top; i++)
+                bytes += o->top[i].len + 4096;
+        int r = tmpfs_mount(bytes, o->id_shift, &top, err);
+        if (r < 0)
+                return r;
+        r = write_top(top, o, err);
+        if (r < 0)
+                return r;
+        /* Read-only from here: the child sees psrun's layer as the image's. */
+        if (mount_setattr(top, "", AT_EMPTY_PATH,
+                          &(struct mount_attr){.attr_set = MOUNT_ATTR_RDONLY},
+                          sizeof(struct mount_attr)) < 0)
+                return psrun_error_errno(err, errno, "rootfs: image root: read-only top layer");
+
+        fs = fsopen("overlay", FSOPEN_CLOEXEC);
+        if (fs < 0)
+                return psrun_error_errno(err, errno, "rootfs: image root: overlay");
+        r = set_path(fs, "lowerdir+", top, "", err);
+        for (size_t i = 0; r >= 0 && i < o->n_lowers; i++)
+                if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->lowers[i], 0) < 0)
+                        r = fs_error(err, fs, -errno, o->lowers[i]);
+        if (r >= 0 && o->writable) {
+                r = tmpfs_mount(o->upper_size, o->id_shift, &upper, err);
+                if (r >= 0 && (mkdirat(upper, "upper", 0755) < 0 ||
+                               fchownat(upper, "upper", o->id_shift, o->id_shift, 0) < 0 ||
+                               mkdirat(upper, "work", 0700) < 0))
+                        r = psrun_error_errno(err, errno, "rootfs: image root: upper");
+                if (r >= 0)
+                        r = set_path(fs, "upperdir", upper, "/upper", err);
+                if (r >= 0)
+                        r = set_path(fs, "workdir", upper, "/work", err);
+        }
+        if (r < 0)
+                return r;
+        if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                return fs_error(err, fs, -errno, "overlay");
+        uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+        if (!o->writable)
+                attr |= MOUNT_ATTR_RDONLY;
+        int mnt = fsmount(fs, FSMOUNT_CLOEXEC, (unsigned) attr);
+        if (mnt < 0)
+                return psrun_error_errno(err, errno, "rootfs: image root: overlay");
+        *ret = mnt;
+        return 0;
+}
+
+static bool is_whiteout(const struct stat *st)
+{
+        return S_ISCHR(st->st_mode) && st->st_rdev == 0;
+}
+
+static bool is_opaque(int dirfd)
+{
+        char v[2];
+        return (fgetxattr(dirfd, "trusted.overlay.opaque", v, sizeof(v)) == 1 && v[0] == 'y') ||
+               (fgetxattr(dirfd, "user.overlay.opaque", v, sizeof(v)) == 1 && v[0] == 'y');
+}
+
+int rootfs_image_read(const char *const *lowers, size_t n_lowers, const char *dir, const char *name,
+                      size_t max, char **ret, size_t *ret_len)
+{
+        for (size_t i = 0; i < n_lowers; i++) {
+                _cleanup_close_ int layer =
+                        open(lowers[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (layer < 0)
+                        return -errno;
+                struct stat st;
+                if (fstatat(layer, dir, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (errno == ENOENT)
+                                continue;
+                        return -errno;
+                }
+                if (!S_ISDIR(st.st_mode))
+                        return -ENOENT; /* a whiteout, a file or a symlink hides it */
+                _cleanup_close_ int d =
+                        openat(layer, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (d < 0)
+                        return -errno;
+                if (fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (errno != ENOENT)
+                                return -errno;
+                        if (is_opaque(d))
+                                return -ENOENT;
+                        continue;
+                }
+                if (is_whiteout(&st) || !S_ISREG(st.st_mode))
+                        return -ENOENT;
+                _cleanup_close_ int fd = openat(d, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                return read_all(fd, max, ret, ret_len);
+        }
+        return -ENOENT;
+}

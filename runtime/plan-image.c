@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The image root's planning (docs/images.md, "Mounting"): the policy's
+ * `image` resolved in its store — the record that is there, else pulled or
+ * imported once — its layers held for the sandbox's life, and its config's
+ * Env, WorkingDir and User read for the plan. The store unpacks with the
+ * sandbox's id shift, so the image's uid 0 is the sandbox's uid 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/fileio.h"
+#include "image/jsondoc.h"
+#include "image/oci-layout.h"
+#include "image/registries.h"
+#include "image/store.h"
+#include "policy/policy.h"
+#include "runtime/plan.h"
+
+/* Read when present: the registries file of docs/images.md. */
+#define REGISTRIES_FILE "/etc/psrun/registries.json"
+#define CONFIG_MAX      (4u << 20)
+
+void plan_image_free(struct plan_image *img)
+{
+        image_hold_release(&img->hold);
+        for (size_t i = 0; i < img->n_lowers; i++)
+                free(img->lowers[i]);
+        free(img->lowers);
+        strv_free(img->env);
+        free(img->workdir);
+        free(img->user);
+        free(img->reference);
+        *img = (struct plan_image){0};
+}
+
+static int mkdir_parents(const char *path)
+{
+        char buf[PATH_MAX];
+        if (strlen(path) >= sizeof(buf))
+                return -ENAMETOOLONG;
+        strcpy(buf, path);
+        for (char *p = strchr(buf + 1, '/'); p; p = strchr(p + 1, '/')) {
+                *p = '\0';
+                if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+                        return -errno;
+                *p = '/';
+        }
+        return 0;
+}
+
+/* The store's name of an oci:DIR[:TAG] image: DIR made absolute. */
+static int oci_name(const char *image, char **dir, char **tag, char **name, psrun_error *err)
+{
+        _cleanup_free_ char *d = NULL, *t = NULL;
+        if (policy_image_split_oci(image, &d, &t) < 0)
+                return psrun_error_errno(err, ENOMEM, "image");
+        char real[PATH_MAX];
+        if (!realpath(d, real))
+                return psrun_error_errno(err, errno, "image: %s", image);
+        if (!(*dir = strdup(real)) ||
+            asprintf(name, "oci:%s%s%s", real, t ? ":" : "", t ? t : "") < 0) {
+                free(*dir);
+                return psrun_error_errno(err, ENOMEM, "image");
+        }
+        *tag = TAKE_PTR(t);
+        return 0;
+}
+
+static int pull(struct image_store *s, const struct policy *pol, struct image_record *rec,
+                psrun_error *err)
+{
+        _cleanup_(registries_free) struct registries regs = {0};
+        int r = 0;
+        if (access(REGISTRIES_FILE, F_OK) == 0)
+                r = registries_load(&regs, REGISTRIES_FILE, err);
+        if (r >= 0 && pol->n_registry_mirrors)
+                r = registries_set_mirrors(&regs, pol->registry_mirrors, err);
+        if (r >= 0 && pol->n_insecure_registries)
+                r = registries_set_insecure(&regs, pol->insecure_registries, err);
+        if (r < 0)
+                return r;
+        struct registry_options ro = {.registries = &regs};
+        struct store_pull_options po = {.registry = &ro};
+        struct store_pull_stats st = {0};
+        return image_store_pull(s, pol->image, &po, rec, &st, err);
+}
+
+/* The config's Env, WorkingDir and User (image-spec config.md). */
+static int read_config(struct image_store *s, const struct image_record *rec,
+                       struct plan_image *img, psrun_error *err)
+{
+        const char *digest = rec->config.digest;
+        if (!digest || strncmp(digest, "sha256:", 7) != 0)
+                return psrun_error_set(err, EINVAL, "image: %s: no config", rec->reference);
+        _cleanup_free_ char *path = NULL, *buf = NULL;
+        if (asprintf(&path, "%s/blobs/sha256/%s", image_store_root(s), digest + 7) < 0)
+                return psrun_error_errno(err, ENOMEM, "image");
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        size_t len = 0;
+        if (fd < 0 || read_all(fd, CONFIG_MAX, &buf, &len) < 0)
+                return psrun_error_errno(err, errno ? errno : EIO, "image: %s: config %s",
+                                         rec->reference, digest);
+        _cleanup_(jdoc_free) struct jdoc d = {0};
+        int r = jdoc_parse(&d, buf, len, "image config", err);
+        if (r < 0)
+                return r;
+        jnode *root = jdoc_root(&d), *config = NULL, *env = NULL;
+        if (!root || !jdoc_is_object(root))
+                return psrun_error_set(err, EINVAL, "image: %s: the config is not an object",
+                                       rec->reference);
+        if ((r = jdoc_get(&d, root, "config", &config, err)) < 0)
+                return r;
+        if (!config || !jdoc_is_object(config))
+                return 0; /* a config with nothing to apply */
+        const char *wd = NULL, *user = NULL;
+        if ((r = jdoc_get_string(&d, config, "WorkingDir", &wd, err)) < 0 ||
+            (r = jdoc_get_string(&d, config, "User", &user, err)) < 0 ||
+            (r = jdoc_get(&d, config, "Env", &env, err)) < 0)
+                return r;
+        if ((wd && *wd == '/' && !(img->workdir = strdup(wd))) ||
+            (user && *user && !(img->user = strdup(user))))
+                return psrun_error_errno(err, ENOMEM, "image");
+        if (env && jdoc_is_array(env)) {
+                size_t n = jdoc_array_len(env), k = 0;
+                if (!(img->env = calloc(n + 1, sizeof(char *))))
+                        return psrun_error_errno(err, ENOMEM, "image");
+                for (size_t i = 0; i < n; i++) {
+                        const char *e = jdoc_string(jdoc_array_item(&d, env, i));
+                        if (e && strchr(e, '=') && e[0] != '=' && !(img->env[k++] = strdup(e)))
+                                return psrun_error_errno(err, ENOMEM, "image");
+                }
+        }
+        return 0;
+}
+
+int plan_image_resolve(const struct policy *pol, struct plan_image *img, psrun_error *err)
+{
+        *img = (struct plan_image){0};
+        const char *root = pol->image_store ? pol->image_store : POLICY_DEFAULT_IMAGE_STORE;
+        int r = mkdir_parents(root);
+        if (r < 0)
+                return psrun_error_errno(err, r, "image_store: %s", root);
+        _cleanup_(image_store_closep) struct image_store *s = NULL;
+        r = image_store_open(root, &s, err);
+        if (r < 0)
+                return r;
+        struct unpack_limits lim = {
+                .max_bytes = pol->image_max_size,
+                .uid_shift = PSRUN_ID_BASE,
+                .gid_shift = PSRUN_ID_BASE,
+                .id_count = PSRUN_ID_COUNT,
+        };
+        image_store_set_limits(s, &lim);
+
+        bool oci = strncmp(pol->image, "oci:", 4) == 0;
+        _cleanup_free_ char *dir = NULL, *tag = NULL, *name = NULL;
+        if (oci && (r = oci_name(pol->image, &dir, &tag, &name, err)) < 0)
+                return r;
+        const char *ref = oci ? name : pol->image;
+
+        _cleanup_(image_record_free) struct image_record rec = {0};
+        psrun_error lerr = {0};
+        r = image_store_lookup(s, ref, &rec, &lerr);
+        if (r == 0 && !rec.unpacked) {
+                image_record_free(&rec);
+                r = -ENOENT;
+        }
+        if (r == -ENOENT) {
+                struct store_pull_stats st = {0};
+                r = oci ? image_store_import_oci(s, dir, tag, name, false, &rec, &st, err)
+                        : pull(s, pol, &rec, err);
+        } else if (r < 0) {
+                *err = lerr;
+        }
+        if (r < 0)
+                return r;
+
+        /* Held before anything is read of it: no prune from here on. */
+        r = image_store_hold(s, &rec, &img->hold, err);
+        if (r < 0)
+                return r;
+        if (!(img->lowers = calloc(rec.n_layers + 1, sizeof(char *))) ||
+            !(img->reference = strdup(pol->image))) {
+                plan_image_free(img);
+                return psrun_error_errno(err, ENOMEM, "image");
+        }
+        /* The record lists the layers base first; overlayfs wants the top. */
+        for (size_t i = 0; i < rec.n_layers; i++) {
+                img->lowers[i] = image_store_layer_path(s, rec.layers[rec.n_layers - 1 - i].digest);
+                if (!img->lowers[i]) {
+                        plan_image_free(img);
+                        return psrun_error_errno(err, ENOMEM, "image");
+                }
+                img->n_lowers++;
+        }
+        r = read_config(s, &rec, img, err);
+        if (r < 0)
+                plan_image_free(img);
+        return r;
+}
+
+/* Whether name is on PATH in the root (every path resolved in it). */
+static bool on_path(int root, const char *path, const char *name)
+{
+        _cleanup_free_ char *copy = strdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+        if (!copy)
+                return false;
+        char *save = NULL;
+        for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+                char rel[PATH_MAX];
+                if (d[0] != '/' ||
+                    snprintf(rel, sizeof(rel), "%s/%s", d, name) >= (int) sizeof(rel))
+                        continue;
+                struct open_how how = {.flags = O_PATH | O_CLOEXEC,
+                                       .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+                int fd = (int) syscall(SYS_openat2, root, rel, &how, sizeof(how));
+                if (fd < 0)
+                        continue;
+                struct stat st;
+                bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111);
+                close(fd);
+                if (ok)
+                        return true;
+        }
+        return false;
+}
+
+int plan_check_tools(const struct policy *pol, int root, char *const *envp, psrun_error *err)
+{
+        const char *path = NULL;
+        for (size_t i = 0; envp && envp[i]; i++)
+                if (strncmp(envp[i], "PATH=", 5) == 0)
+                        path = envp[i] + 5;
+        for (size_t i = 0; i < pol->n_tools; i++) {
+                const struct policy_tool *t = policy_tool_find(pol->tools[i]);
+                bool found = false;
+                for (size_t j = 0; t && t->commands[j] && !found; j++)
+                        found = on_path(root, path, t->commands[j]);
+                if (!found) {
+                        char cmds[128] = "";
+                        for (size_t j = 0; t && t->commands[j]; j++)
+                                snprintf(cmds + strlen(cmds), sizeof(cmds) - strlen(cmds), "%s%s",
+                                         j ? " or " : "", t->commands[j]);
+                        return psrun_error_set(err, ENOENT,
+                                               "tools: `%s` is not in the root of %s (no %s on "
+                                               "PATH)",
+                                               pol->tools[i], pol->image ? pol->image : "the host",
+                                               cmds);
+                }
+        }
+        return 0;
+}
