@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* `image:` as the root (docs/images.md, "Mounting"): one read-only overlay
+ * of the image's layers with psrun's /etc files, /workspace, /tmp, /proc
+ * and /dev, and nothing of the host's filesystem. */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "integration/common.h"
+#include "integration/image.h"
+
+static struct test_image img;
+
+static void setup(void)
+{
+        test_require_root();
+        test_image_make(&img, NULL);
+}
+
+static void teardown(void)
+{
+        test_image_remove(&img);
+}
+
+TestSuite(image_root, .init = setup, .fini = teardown);
+
+/* psrun run -o image=... -o image_store=... [extra] -- sh -c script */
+static void run_sh(struct test_run *r, const char *const *extra, const char *script)
+{
+        const char *argv[32];
+        size_t n = 0;
+        argv[n++] = "run";
+        argv[n++] = "-o";
+        argv[n++] = img.ref;
+        argv[n++] = "-o";
+        argv[n++] = img.store;
+        for (size_t i = 0; extra && extra[i] && n < 26; i++)
+                argv[n++] = extra[i];
+        argv[n++] = "--";
+        argv[n++] = "/bin/sh";
+        argv[n++] = "-c";
+        argv[n++] = script;
+        argv[n] = NULL;
+        test_run_psrun(r, argv);
+}
+
+Test(image_root, the_root_is_the_images)
+{
+        struct test_run r;
+        /* The host has /usr, /home and /etc/os-release; the image has none. */
+        cr_assert_eq(access("/usr/bin", F_OK), 0);
+        run_sh(&r, NULL,
+               "cat /etc/image-only; for p in /usr /home /etc/os-release /etc/shadow /root; do "
+               "test -e $p && echo host:$p; done; ls /");
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect(strstr(r.out, "from-the-image\n"), "%s", r.out);
+        cr_expect_null(strstr(r.out, "host:"), "a host path is visible: %s", r.out);
+        cr_expect(strstr(r.out, "app\nbin\ndev\netc\nimgbin\nproc\ntmp\nworkspace\n"), "%s", r.out);
+        test_run_free(&r);
+}
+
+Test(image_root, read_only_with_a_writable_workspace)
+{
+        struct test_run r;
+        run_sh(&r, NULL,
+               "touch /x 2>&1; touch /etc/passwd 2>&1; touch /workspace/y && echo ws-ok; "
+               "touch /tmp/z && echo tmp-ok");
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect(strstr(r.out, "touch: /x: Read-only file system"), "%s", r.out);
+        cr_expect(strstr(r.out, "touch: /etc/passwd: Read-only file system"), "%s", r.out);
+        cr_expect(strstr(r.out, "ws-ok\ntmp-ok\n"), "%s", r.out);
+        test_run_free(&r);
+}
+
+Test(image_root, config_env_and_workdir)
+{
+        struct test_run r;
+        run_sh(&r, NULL, "pwd; echo $PATH; echo $IMG_VAR; echo $HOME");
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect_str_eq(r.out, "/app\n/bin:/imgbin\nfrom-image\n/workspace\n");
+        test_run_free(&r);
+
+        /* The policy wins. */
+        const char *const extra[] = {"-o", "workdir=/tmp", "-o", "env={PATH: /bin, IMG_VAR: mine}",
+                                     NULL};
+        run_sh(&r, extra, "pwd; echo $PATH; echo $IMG_VAR");
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect_str_eq(r.out, "/tmp\n/bin\nmine\n");
+        test_run_free(&r);
+}
+
+Test(image_root, passwd_is_the_images_with_the_sandbox_user)
+{
+        struct test_run r;
+        run_sh(&r, NULL, "id; cat /etc/passwd; cat /etc/hostname; ls -ln /bin/busybox");
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect(strstr(r.out, "uid=1000(sandbox) gid=1000(sandbox)"), "%s", r.out);
+        cr_expect(strstr(r.out, "root:x:0:0:root:/root:/bin/sh\n"), "%s", r.out);
+        cr_expect(strstr(r.out, "\nsandbox:x:1000:1000:sandbox:/workspace:/bin/sh\n"), "%s", r.out);
+        cr_expect(strstr(r.out, "sandbox\n"), "%s", r.out);
+        /* Unpacked shifted: the image's root owns its files. */
+        cr_expect(strstr(r.out, " 1 0        0 "), "%s", r.out);
+        test_run_free(&r);
+}
+
+Test(image_root, no_host_inode_is_shared)
+{
+        /* The image's busybox is the store's copy, not the host's file: a
+         * flock or inotify watch on it reaches no host program. */
+        struct stat host;
+        cr_assert_eq(stat("/bin/busybox", &host), 0);
+        struct test_run r;
+        run_sh(&r, NULL, "stat -L -c '%i' /bin/busybox");
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        unsigned long ino = strtoul(r.out, NULL, 10);
+        cr_expect_neq(ino, 0);
+        cr_expect_neq(ino, (unsigned long) host.st_ino, "the sandbox sees the host's inode");
+        test_run_free(&r);
+}
+
+Test(image_root, writable_root_keeps_the_store_clean)
+{
+        struct test_run r;
+        const char *const extra[] = {"-o", "readonly_rootfs=false", "-o", "user=0", NULL};
+        run_sh(&r, extra, "echo new > /etc/new && cat /etc/new; rm /etc/image-only && echo rm-ok");
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect_str_eq(r.out, "new\nrm-ok\n");
+        test_run_free(&r);
+        /* Nothing reached the layers: the next sandbox has the file. */
+        run_sh(&r, NULL, "cat /etc/image-only; test -e /etc/new || echo no-new");
+        cr_expect_str_eq(r.out, "from-the-image\nno-new\n");
+        test_run_free(&r);
+}
+
+static void expect_one_line(const char *const *argv, const char *needle)
+{
+        struct test_run r;
+        test_run_psrun(&r, argv);
+        cr_expect_eq(r.status, 125, "exit %d, stderr: %s", r.status, r.err);
+        cr_expect(strstr(r.err, needle), "stderr lacks `%s`: %s", needle, r.err);
+        cr_expect(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "not one line: %s", r.err);
+        test_run_free(&r);
+}
+
+Test(image_root, bad_references)
+{
+        const char *const a[] = {"run", "-o", "image=Not A Ref", "--", "true", NULL};
+        expect_one_line(a, "-o image: `Not A Ref`: has a space");
+        const char *const b[] = {"run", "-o",   img.store, "-o", "image=oci:/nonexistent/layout",
+                                 "--",  "true", NULL};
+        expect_one_line(b, "image: oci:/nonexistent/layout: No such file or directory");
+        char tagged[600];
+        snprintf(tagged, sizeof(tagged), "image=oci:%s:nosuchtag", img.layout);
+        const char *const c[] = {"run", "-o", img.store, "-o", tagged, "--", "true", NULL};
+        expect_one_line(c, "nosuchtag");
+        const char *const d[] = {"run", "-o",   img.ref, "-o", img.store, "-o", "backend=gvisor",
+                                 "--",  "true", NULL};
+        expect_one_line(d, "image: not supported under `backend: gvisor` yet");
+}
