@@ -84,7 +84,8 @@ static int make_parents(int root, const char *path, uint32_t owner)
         for (char *p = strchr(buf, '/'); p; p = strchr(p + 1, '/')) {
                 *p = '\0';
                 if (mkdirat(root, buf, 0755) == 0) {
-                        if (fchownat(root, buf, owner, owner, AT_SYMLINK_NOFOLLOW) < 0)
+                        if (fchownat(root, buf, owner, owner, AT_SYMLINK_NOFOLLOW) < 0 ||
+                            fchmodat(root, buf, 0755, 0) < 0)
                                 return -errno;
                 } else if (errno != EEXIST) {
                         return -errno;
@@ -113,7 +114,10 @@ static int write_top(int root, const struct rootfs_overlay *o, psrun_error *err)
                                 return psrun_error_errno(err, errno, "rootfs: image root: %s",
                                                          e->path);
                 }
-                if (fchownat(root, e->path, o->id_shift, o->id_shift, AT_SYMLINK_NOFOLLOW) < 0)
+                /* The modes as written whatever psrun's umask (a session's
+                 * supervisor runs with 077). */
+                if (fchownat(root, e->path, o->id_shift, o->id_shift, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    fchmodat(root, e->path, e->data ? 0644 : 0755, 0) < 0)
                         return psrun_error_errno(err, errno, "rootfs: image root: %s", e->path);
         }
         return 0;
@@ -155,9 +159,10 @@ int rootfs_overlay_open(const struct rootfs_overlay *o, int *ret, psrun_error *e
                         r = fs_error(err, fs, -errno, o->lowers[i]);
         if (r >= 0 && o->writable) {
                 r = tmpfs_mount(o->upper_size, o->id_shift, &upper, err);
-                if (r >= 0 && (mkdirat(upper, "upper", 0755) < 0 ||
-                               fchownat(upper, "upper", o->id_shift, o->id_shift, 0) < 0 ||
-                               mkdirat(upper, "work", 0700) < 0))
+                if (r >= 0 &&
+                    (mkdirat(upper, "upper", 0755) < 0 ||
+                     fchownat(upper, "upper", o->id_shift, o->id_shift, 0) < 0 ||
+                     fchmodat(upper, "upper", 0755, 0) < 0 || mkdirat(upper, "work", 0700) < 0))
                         r = psrun_error_errno(err, errno, "rootfs: image root: upper");
                 if (r >= 0)
                         r = set_path(fs, "upperdir", upper, "/upper", err);

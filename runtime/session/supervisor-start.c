@@ -78,6 +78,23 @@ static int listen_control(struct supervisor *s, psrun_error *err)
         return 0;
 }
 
+/* `tools`: each named toolchain on the root's PATH, looked for in the
+ * running sandbox's own root (its init's), so that a missing one fails the
+ * create, never an exec. Under gVisor the bundle's root is the host's
+ * /usr, checked from here. */
+static int check_tools(struct supervisor *s, psrun_error *err)
+{
+        char path[64];
+        if (s->backend->own_layers)
+                snprintf(path, sizeof(path), "/proc/%d/root", (int) s->init.pid);
+        else
+                snprintf(path, sizeof(path), "/");
+        _cleanup_close_ int root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return psrun_error_errno(err, errno, "tools: open the sandbox's root");
+        return plan_check_tools(s->pol, root, s->tmpl.envp, err);
+}
+
 int sup_start(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
 {
         _cleanup_free_ char *lock_path = NULL;
@@ -102,6 +119,8 @@ int sup_start(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
         }
         if (r >= 0)
                 r = s->backend->start(s, cgroup_parent, err);
+        if (r >= 0 && s->pol->n_tools)
+                r = check_tools(s, err);
         if (r >= 0)
                 r = listen_control(s, err);
         if (r >= 0)
