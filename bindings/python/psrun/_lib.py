@@ -220,6 +220,8 @@ def lib():
         "psrun_session_create": (c_int, [c_void_p, P(SessionOptions), P(c_void_p), P(Error)]),
         "psrun_session_destroy": (c_int, [c_void_p, P(Error)]),
         "psrun_session_id": (c_char_p, [c_void_p]),
+        "psrun_session_open": (c_int, [c_char_p, c_char_p, P(c_void_p), P(Error)]),
+        "psrun_session_close": (None, [c_void_p]),
         "psrun_exec": (c_int, [c_void_p, P(c_char_p), P(ExecOptions), P(ExecResultC), P(Error)]),
         "psrun_exec_result_free": (None, [P(ExecResultC)]),
         "psrun_write_file": (c_int, [c_void_p, c_char_p, c_void_p, c_size_t, ctypes.c_uint, P(Error)]),

@@ -188,7 +188,15 @@ _CONFIG_KEYS = {
     "namespace_limit": "namespace_limit",
     "sigpending_limit": "sigpending_limit",
     "gvisor_platform": "gvisor_platform",
+    "image": "image",
+    "image_store": "image_store",
+    "registry_mirrors": "registry_mirrors",
+    "insecure_registries": "insecure_registries",
+    "image_max_size": "image_max_size",
+    "tools": "tools",
 }
+# Not policy keys: how long the session lives (see Sandbox).
+_LIFE_KEYS = ("persistent", "name")
 
 
 def _policy_value(key: str, value) -> str:
@@ -252,12 +260,22 @@ class Sandbox:
     (psrun-policy(5)) or the seed dict's names (see from_config).
     approve: a callable asked before gated actions (policy `approve`, e.g.
     approve_actions=["install"]): it gets the action as a dict and returns
-    True to allow, False or a reason string to refuse."""
+    True to allow, False or a reason string to refuse.
+    persistent: False (the default) destroys the session with the handle
+    (close, the with block, the process's exit); True keeps it and its
+    workspace past the handle, named `name` (or a random id: Sandbox.id),
+    until destroy() or its idle_timeout; Sandbox.open(name) reopens it."""
 
     def __init__(self, *, policy_file: Optional[str] = None, state_dir: Optional[str] = None,
-                 approve: Optional[Callable[[dict], Union[bool, str]]] = None, **keys):
+                 approve: Optional[Callable[[dict], Union[bool, str]]] = None,
+                 persistent: bool = False, name: Optional[str] = None, **keys):
         self._lib = C.lib()
         self._session = None
+        if not isinstance(persistent, bool):
+            raise PsrunError(22, "persistent: must be true or false")
+        if name is not None and not persistent:
+            raise PsrunError(22, "name: only for a persistent sandbox (persistent=True)")
+        self._persistent = persistent
         if approve is not None and not callable(approve):
             raise PsrunError(22, "approve: must be a callable; the policy key `approve` is "
                              "approve_actions here (e.g. approve_actions=[\"install\"])")
@@ -271,18 +289,19 @@ class Sandbox:
             if policy_file is not None:
                 _check(self._lib.psrun_policy_load_file(pol, os.fsencode(policy_file),
                                                         ctypes.byref(err)), err)
-            for name, value in keys.items():
+            for kname, value in keys.items():
                 if value is None:
                     continue
-                key = _CONFIG_KEYS.get(name)
+                key = _CONFIG_KEYS.get(kname)
                 if key is None:
-                    raise PsrunError(22, f"{name}: not a sandbox setting (known: "
+                    raise PsrunError(22, f"{kname}: not a sandbox setting (known: "
                                      + ", ".join(sorted(_CONFIG_KEYS)) + ")")
                 _check(self._lib.psrun_policy_set(pol, key.encode(),
                                                   _policy_value(key, value).encode(),
                                                   ctypes.byref(err)), err)
             opts = C.SessionOptions(state_dir=os.fsencode(state_dir) if state_dir else None,
-                                    tie_to_caller=1)
+                                    name=name.encode() if name else None,
+                                    tie_to_caller=0 if persistent else 1)
             if self._approve is not None:
                 opts.approve = self._approve
             sess = ctypes.c_void_p()
@@ -298,9 +317,28 @@ class Sandbox:
 
     @classmethod
     def from_config(cls, config: dict) -> "Sandbox":
-        """An agent framework's sandbox dict: network_mode (or network),
-        memory_limit, cpu_limit, timeout, read_only_rootfs, workdir, env."""
+        """An agent framework's sandbox dict: image, network_mode (or
+        network), allow_domains, memory_limit, cpu_limit, timeout,
+        read_only_rootfs, workdir, env, tools, persistent (and name), or
+        any policy key."""
         return cls(**dict(config))
+
+    @classmethod
+    def open(cls, name: str, state_dir: Optional[str] = None) -> "Sandbox":
+        """Reopens a persistent sandbox by its name; close() leaves it
+        running again."""
+        self = cls.__new__(cls)
+        self._lib = C.lib()
+        self._session = None
+        self._approve = None
+        self._persistent = True
+        err = C.Error()
+        sess = ctypes.c_void_p()
+        _check(self._lib.psrun_session_open(name.encode(),
+                                            os.fsencode(state_dir) if state_dir else None,
+                                            ctypes.byref(sess), ctypes.byref(err)), err)
+        self._session = sess
+        return self
 
     @property
     def id(self) -> str:
@@ -441,17 +479,25 @@ class Sandbox:
         err = C.Error()
         _check(self._lib.psrun_session_destroy(sess, ctypes.byref(err)), err)
 
-    close = destroy
+    def close(self) -> None:
+        """The handle's end: the session is destroyed, unless it is
+        persistent, which lives on (Sandbox.open reopens it)."""
+        if not getattr(self, "_persistent", False):
+            self.destroy()
+            return
+        if self._session is not None:
+            sess, self._session = self._session, None
+            self._lib.psrun_session_close(sess)
 
     def __enter__(self) -> "Sandbox":
         return self
 
     def __exit__(self, *exc) -> None:
-        self.destroy()
+        self.close()
 
     def __del__(self):
         try:
-            self.destroy()
+            self.close()
         except Exception:
             pass
 
@@ -498,6 +544,6 @@ class AsyncSandbox:
         return self
 
     async def __aexit__(self, *exc) -> None:
-        await self.destroy()
+        await asyncio.to_thread(self.sandbox.close)
 
 
