@@ -238,6 +238,14 @@ void sha256_final_hex(struct sha256 *h, char hex[SHA256_HEX_LEN + 1])
         hex[SHA256_HEX_LEN] = '\0';
 }
 
+void sha256_hex_portable(const void *buf, size_t len, char hex[SHA256_HEX_LEN + 1])
+{
+        struct sha256 h = {0};
+        portable_init(&h.portable);
+        portable_update(&h.portable, buf, len);
+        sha256_final_hex(&h, hex);
+}
+
 void sha256_free(struct sha256 *h)
 {
         if (!h)

@@ -27,6 +27,9 @@ void sha256_update(struct sha256 *h, const void *buf, size_t len);
  * the same object may hash the next input. */
 void sha256_final_hex(struct sha256 *h, char hex[SHA256_HEX_LEN + 1]);
 void sha256_free(struct sha256 *h);
+/* A short text's digest (a reference's name in the store) by the portable
+ * code: not worth loading libcrypto for, on psrun run's start-up path. */
+void sha256_hex_portable(const void *buf, size_t len, char hex[SHA256_HEX_LEN + 1]);
 static inline void sha256_freep(struct sha256 **h)
 {
         sha256_free(*h);

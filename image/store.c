@@ -100,12 +100,7 @@ static int lock_file(struct image_store *s, const char *name, int op, int *ret, 
 
 static int ref_hex(const char *canonical, char hex[SHA256_HEX_LEN + 1], psrun_error *err)
 {
-        _cleanup_(sha256_freep) struct sha256 *h = NULL;
-        int r = sha256_new(&h, err);
-        if (r < 0)
-                return r;
-        sha256_update(h, canonical, strlen(canonical));
-        sha256_final_hex(h, hex);
+        sha256_hex_portable(canonical, strlen(canonical), hex);
         return 0;
 }
 
