@@ -8,7 +8,9 @@
  * paths and a minimal /dev; it is remounted read-only at the end.
  * (Overlayfs is used only where a writable root is asked for: it needs an
  * upper layer or two lower ones, and does not show a lower dir's submounts,
- * so the read-only case is better served by binds.)
+ * so the read-only case is better served by binds.) An image root
+ * (rootfs_plan_image) is one overlay of the image's layers instead, made by
+ * the parent (rootfs/overlay.c).
  */
 
 #include <stdbool.h>
