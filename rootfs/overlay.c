@@ -154,9 +154,16 @@ int rootfs_overlay_open(const struct rootfs_overlay *o, int *ret, psrun_error *e
         if (fs < 0)
                 return psrun_error_errno(err, errno, "rootfs: image root: overlay");
         r = set_path(fs, "lowerdir+", top, "", err);
-        for (size_t i = 0; r >= 0 && i < o->n_lowers; i++)
-                if (fsconfig(fs, FSCONFIG_SET_STRING, "lowerdir+", o->lowers[i], 0) < 0)
-                        r = fs_error(err, fs, -errno, o->lowers[i]);
+        /* Each layer by an fd of its own: the overlay's options (in the
+         * sandbox's mountinfo) then name no host path. */
+        for (size_t i = 0; r >= 0 && i < o->n_lowers; i++) {
+                _cleanup_close_ int dir =
+                        open(o->lowers[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (dir < 0)
+                        r = psrun_error_errno(err, errno, "rootfs: image root: %s", o->lowers[i]);
+                else
+                        r = set_path(fs, "lowerdir+", dir, "", err);
+        }
         if (r >= 0 && o->writable) {
                 r = tmpfs_mount(o->upper_size, o->id_shift, &upper, err);
                 if (r >= 0 &&
