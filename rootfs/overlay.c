@@ -11,12 +11,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -237,4 +239,54 @@ int rootfs_image_read(const char *const *lowers, size_t n_lowers, const char *di
                 return read_all(fd, max, ret, ret_len);
         }
         return -ENOENT;
+}
+
+/* What the image has at rel (top layer first, no symlink followed on the
+ * host or in a layer): 'd' a directory, 'l' a symlink, 'f' anything else,
+ * 0 nothing (or a whiteout). */
+static char image_kind(const char *const *lowers, size_t n_lowers, const char *rel)
+{
+        for (size_t i = 0; i < n_lowers; i++) {
+                _cleanup_close_ int layer =
+                        open(lowers[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (layer < 0)
+                        return 0;
+                struct open_how how = {.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+                                       .resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+                                                  RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV};
+                _cleanup_close_ int fd = (int) syscall(SYS_openat2, layer, rel, &how, sizeof(how));
+                if (fd < 0 && errno == ELOOP)
+                        return 'l'; /* a component is a symlink in this layer */
+                if (fd < 0)
+                        continue;
+                struct stat st;
+                if (fstat(fd, &st) < 0)
+                        return 0;
+                if (S_ISLNK(st.st_mode))
+                        return 'l';
+                if (S_ISCHR(st.st_mode) && st.st_rdev == 0)
+                        return 0; /* whited out */
+                return S_ISDIR(st.st_mode) ? 'd' : 'f';
+        }
+        return 0;
+}
+
+int rootfs_image_check_parents(const char *const *lowers, size_t n_lowers, const char *path,
+                               char *bad, size_t bad_size)
+{
+        char buf[4096];
+        const char *rel = path[0] == '/' ? path + 1 : path;
+        if (strlen(rel) >= sizeof(buf))
+                return -ENAMETOOLONG;
+        strcpy(buf, rel);
+        for (char *p = strchr(buf, '/'); p; p = strchr(p + 1, '/')) {
+                *p = '\0';
+                char k = image_kind(lowers, n_lowers, buf);
+                if (k == 'l' || k == 'f') {
+                        snprintf(bad, bad_size, "/%s", buf);
+                        return k == 'l' ? -ELOOP : -ENOTDIR;
+                }
+                *p = '/';
+        }
+        return 0;
 }

@@ -76,6 +76,11 @@ int rootfs_plan_image(const struct rootfs_options *opts, const struct rootfs_ima
  * -ENOENT when the image has none. */
 int rootfs_image_read(const char *const *lowers, size_t n_lowers, const char *dir, const char *name,
                       size_t max, char **ret, size_t *ret_len);
+/* Whether every parent of path is a directory in the image (or absent):
+ * psrun's layer may not put a directory over the image's symlink (a
+ * merged-/usr /bin). -ELOOP (a symlink) or -ENOTDIR with the parent in bad. */
+int rootfs_image_check_parents(const char *const *lowers, size_t n_lowers, const char *path,
+                               char *bad, size_t bad_size);
 /* What rootfs_add_proc adds after mounting /proc, also for an OCI bundle's
  * linux.maskedPaths and readonlyPaths: each masked path hidden (optional: a
  * path the kernel lacks is skipped), each read-only path bound onto itself

@@ -349,6 +349,20 @@ int rootfs_plan_image(const struct rootfs_options *o, const struct rootfs_image_
         }
         if (r < 0)
                 return psrun_error_errno(err, r, "rootfs: plan");
+        /* Nothing of psrun's layer may turn the image's symlink into a
+         * directory (its /bin -> usr/bin, say): a parent of an entry must be
+         * a directory in the image, or absent. */
+        for (size_t i = 0; i < ov->n_top; i++) {
+                char bad[512];
+                r = rootfs_image_check_parents(img->lowers, img->n_lowers, ov->top[i].path, bad,
+                                               sizeof(bad));
+                if (r < 0)
+                        return psrun_error_set(err, -r,
+                                               "image: /%s: %s is %s in the image, so psrun "
+                                               "cannot make it there",
+                                               ov->top[i].path, bad,
+                                               r == -ELOOP ? "a symlink" : "not a directory");
+        }
 
         r = add_tmpfs(plan, "/workspace", 0755, o->workspace_size, o->uid, o->gid);
         if (r >= 0)

@@ -156,3 +156,24 @@ Test(image_root, bad_references)
                                  "--",  "true", NULL};
         expect_one_line(d, "image: not supported under `backend: gvisor` yet");
 }
+
+Test(image_root, mounts_get_mount_points_but_never_over_an_image_symlink)
+{
+        char src[300], opt[700];
+        snprintf(src, sizeof(src), "%s/tree/etc", img.dir);
+        snprintf(opt, sizeof(opt), "mounts=%s:/data/deep", src);
+        const char *const extra[] = {"-o", opt, NULL};
+        struct test_run r;
+        run_sh(&r, extra, "cat /data/deep/image-only; ls /bin/sh");
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect_str_eq(r.out, "from-the-image\n/bin/sh\n");
+        test_run_free(&r);
+        /* /bin/sh is the image's symlink: psrun's layer may not make it a
+         * directory to mount on. */
+        snprintf(opt, sizeof(opt), "mounts=%s:/bin/sh/x", src);
+        const char *const argv[] = {"run", "-o", img.ref, "-o",        img.store,
+                                    "-o",  opt,  "--",    "/bin/true", NULL};
+        expect_one_line(argv,
+                        "image: /bin/sh/x: /bin/sh is a symlink in the image, so psrun cannot "
+                        "make it there");
+}
