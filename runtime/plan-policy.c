@@ -394,8 +394,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 workdir = img.workdir;
         if (!(p->hostname = strdup(pol->hostname ? pol->hostname : POLICY_DEFAULT_HOSTNAME)) ||
             !(p->workdir = strdup(workdir)) || !(p->argv = strv_copy(argv)) ||
-            build_env(pol, img.env, p) < 0 ||
-            (img.reference && !(p->image = strdup(img.reference)))) {
+            build_env(pol, img.env, p) < 0) {
                 plan_free(p);
                 return psrun_error_errno(err, ENOMEM, "plan");
         }

@@ -42,7 +42,6 @@ void plan_free(struct plan *p)
         strv_free(p->envp);
         rootfs_plan_free(&p->rootfs);
         image_hold_release(&p->image_hold);
-        free(p->image);
         landlock_plan_free(&p->landlock);
         seccomp_program_free(&p->seccomp);
         seccomp_program_free(&p->seccomp_notify);

@@ -134,10 +134,8 @@ struct plan {
         struct rootfs_plan rootfs;
         char *workdir;
         /* PLAN_ROOT_IMAGE: the image's layers, held (image_store_hold) for
-         * the plan's life so that no prune removes them under the sandbox,
-         * and the reference it was resolved from (for messages). */
+         * the plan's life so that no prune removes them under the sandbox. */
         struct image_hold image_hold;
-        char *image;
 
         /* the process */
         char **argv;
