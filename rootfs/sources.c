@@ -176,8 +176,10 @@ int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s
         if (plan->n_steps == 0)
                 return 0;
         s->fds = malloc(plan->n_steps * sizeof(*s->fds));
-        if (!s->fds)
+        if (!s->fds) {
+                rootfs_sources_close(s);
                 return psrun_error_errno(err, ENOMEM, "rootfs");
+        }
         s->n = plan->n_steps;
         for (size_t i = 0; i < s->n; i++)
                 s->fds[i] = -1;
