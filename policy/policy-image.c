@@ -53,7 +53,9 @@ int policy_normalize_tool(const char *in, char **ret, psrun_error *err)
                                 strncat(known, ", ", sizeof(known) - strlen(known) - 1);
                         strncat(known, tools[i].name, sizeof(known) - strlen(known) - 1);
                 }
-                return psrun_error_set(err, EINVAL, "unknown tool `%.64s` (known: %s)", in, known);
+                char shown[72];
+                return psrun_error_set(err, EINVAL, "unknown tool `%s` (known: %s)",
+                                       policy_escape(in, shown, sizeof(shown)), known);
         }
         *ret = strdup(in);
         return *ret ? 0 : psrun_error_errno(err, ENOMEM, "tools");
@@ -79,20 +81,22 @@ int policy_image_split_oci(const char *ref, char **dir, char **tag)
 static int check_oci(const char *in, psrun_error *err)
 {
         _cleanup_free_ char *dir = NULL, *tag = NULL;
+        char shown[208]; /* the value as one line, whatever it holds */
+        policy_escape(in, shown, sizeof(shown));
         if (policy_image_split_oci(in, &dir, &tag) < 0)
                 return psrun_error_errno(err, ENOMEM, "image");
         if (!*dir)
-                return psrun_error_set(err, EINVAL,
-                                       "`%.200s`: oci: needs a directory (oci:DIR[:TAG])", in);
+                return psrun_error_set(err, EINVAL, "`%s`: oci: needs a directory (oci:DIR[:TAG])",
+                                       shown);
         _cleanup_free_ char *norm = NULL;
         if (policy_normalize_source(dir, &norm, err) < 0)
-                return psrun_error_prefix(err, "`%.200s`", in);
+                return psrun_error_prefix(err, "`%s`", shown);
         if (tag && !*tag)
-                return psrun_error_set(err, EINVAL, "`%.200s`: empty tag", in);
+                return psrun_error_set(err, EINVAL, "`%s`: empty tag", shown);
         for (const char *p = tag; p && *p; p++)
                 if ((unsigned char) *p <= ' ' || (unsigned char) *p >= 0x7f)
-                        return psrun_error_set(err, EINVAL, "`%.200s`: bad character in the tag",
-                                               in);
+                        return psrun_error_set(err, EINVAL, "`%s`: bad character in the tag",
+                                               shown);
         return 0;
 }
 
@@ -102,10 +106,11 @@ int policy_normalize_image(const char *in, char **ret, psrun_error *err)
                 if (check_oci(in, err) < 0)
                         return -EINVAL;
         } else if (strncmp(in, "docker-archive:", 15) == 0) {
+                char shown[208];
                 return psrun_error_set(err, ENOTSUP,
-                                       "`%.200s`: docker-archive images are not supported yet "
+                                       "`%s`: docker-archive images are not supported yet "
                                        "(import an OCI layout: oci:DIR[:TAG])",
-                                       in);
+                                       policy_escape(in, shown, sizeof(shown)));
         } else {
                 struct image_ref ref;
                 psrun_error perr = {0};
