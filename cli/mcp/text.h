@@ -25,7 +25,7 @@ int mcp_b64_decode(const char *s, size_t len, unsigned char **ret, size_t *ret_l
  * for a model to read on one line: backslash as \\, \n \t \r, every other
  * control byte and byte that is not well-formed UTF-8 as \xHH, and the
  * invisible or line-breaking characters (C1 controls, bidi and zero-width
- * controls, U+2028/U+2029, the BOM) as \u{XXXX}. It never holds a newline
+ * controls, U+2028/U+2029, the BOM) as \u{hex digits}, e.g. \u{202e}. It never holds a newline
  * or a raw control byte, and reads back as exactly one sequence of bytes.
  * At most max bytes are written (cut at a character, then "...").
  */

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 
 #include "gvisor/common.h"
 #include "session/common.h"
@@ -52,10 +53,8 @@ BOTH_BACKENDS(gvisor_session, execs_and_files)
         } else {
                 cr_expect(res.layers.landlock[0] && res.layers.apparmor[0]);
         }
-        char path[] = "/tmp/psrun-gv-json-XXXXXX";
-        int jfd = mkstemp(path);
+        int jfd = memfd_create("psrun-gv-json", MFD_CLOEXEC);
         cr_assert_geq(jfd, 0);
-        unlink(path);
         cr_assert_eq(psrun_exec_result_write_json(&res, jfd), 0);
         char json[8192] = {0};
         cr_assert_gt(pread(jfd, json, sizeof(json) - 1, 0), 0);

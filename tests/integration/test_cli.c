@@ -171,7 +171,8 @@ Test(cli, image_usage_and_input_errors)
         expect_error((const char *const[]){"image", "pull", "--password", "x", "y", NULL},
                      USAGE_OWN, "image pull: unknown option `--password`");
 
-        char store[] = "/tmp/psrun-imgcli-XXXXXX";
+        char store[64];
+        test_tmp_template(store, sizeof(store), "psrun-imgcli");
         cr_assert(mkdtemp(store));
         char root[64];
         snprintf(root, sizeof(root), "%s/store", store);

@@ -329,7 +329,8 @@ Test(session_cli, ls_names_never_forge_lines_or_reach_the_terminal, .timeout = 6
         for (size_t i = 0; i + 1 < z.out_len; i++)
                 cr_expect((unsigned char) z.out[i] >= 0x20, "raw control byte at %zu", i);
         /* A JSON parser reads every name back, byte for byte. */
-        char path[] = "/tmp/psrun-ls-json-XXXXXX";
+        char path[64];
+        test_tmp_template(path, sizeof(path), "psrun-ls-json");
         int fd = mkstemp(path);
         cr_assert_geq(fd, 0);
         cr_assert_eq(write(fd, z.out, z.out_len), (ssize_t) z.out_len);

@@ -42,7 +42,7 @@ static const struct {
         {"lifetime", "1h", "3600000ms"},
         {"output_limit", "64K", NULL},
         {"env", "[A=b, TERM]", "{\"A\": \"b\", \"TERM\": null}"},
-        {"workdir", "/work/dir", NULL},
+        {"workdir", "/srv/dir", NULL},
         {"readonly_rootfs", "false", NULL},
         {"user", "root", "0:0"},
         {"backend", "gvisor", NULL},
