@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 
 #include "image/store.h"
+#include "image/store-internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,12 +22,6 @@
 #include "image/reference.h"
 
 #define RECORD_MAX (8u << 20)
-
-struct image_store {
-        char *root;
-        int dirfd;
-        struct unpack_limits limits; /* every layer's, image_store_set_limits */
-};
 
 static const char *const store_dirs[] = {"blobs",  "blobs/sha256", "layers", "layers/sha256",
                                          "images", "tmp",          "locks"};
@@ -78,7 +73,7 @@ static int store_io_error(struct image_store *s, int errnum, const char *what, p
         return psrun_error_errno(err, errnum, "image: store %s: %s", s->root, what);
 }
 
-static int lock_file(struct image_store *s, const char *name, int op, int *ret, psrun_error *err)
+int store_lock_file(struct image_store *s, const char *name, int op, int *ret, psrun_error *err)
 {
         _cleanup_free_ char *path = NULL;
         if (asprintf(&path, "locks/%s", name) < 0)
@@ -112,10 +107,10 @@ int image_store_lock_image(struct image_store *s, const char *reference, int fds
         int r = ref_hex(reference, hex, err);
         if (r < 0)
                 return r;
-        if ((r = lock_file(s, "store", LOCK_SH, &fds[0], err)) < 0)
+        if ((r = store_lock_file(s, "store", LOCK_SH, &fds[0], err)) < 0)
                 return r;
         snprintf(name, sizeof(name), "image-%s", hex);
-        if ((r = lock_file(s, name, LOCK_EX, &fds[1], err)) < 0) {
+        if ((r = store_lock_file(s, name, LOCK_EX, &fds[1], err)) < 0) {
                 fds[0] = safe_close(fds[0]);
                 return r;
         }
@@ -424,7 +419,7 @@ int image_store_remove(struct image_store *s, const char *reference, psrun_error
 
 /* ---- blobs ---- */
 
-static bool blob_present(struct image_store *s, const char *hex, int64_t size)
+bool store_blob_present(struct image_store *s, const char *hex, int64_t size)
 {
         char path[96];
         struct stat st;
@@ -487,17 +482,17 @@ int image_store_fetch_blob(struct image_store *s, const struct descriptor *d,
         int r = digest_parse(d->digest, hex, err);
         if (r < 0)
                 return r;
-        if (blob_present(s, hex, d->size)) {
+        if (store_blob_present(s, hex, d->size)) {
                 st->blobs_present++;
                 return 0;
         }
         char name[96], tmp[96], final[96];
         snprintf(name, sizeof(name), "blob-%s", hex);
         _cleanup_close_ int lock = -1;
-        if ((r = lock_file(s, name, LOCK_EX, &lock, err)) < 0)
+        if ((r = store_lock_file(s, name, LOCK_EX, &lock, err)) < 0)
                 return r;
         /* another pull may have finished it while this one waited */
-        if (blob_present(s, hex, d->size)) {
+        if (store_blob_present(s, hex, d->size)) {
                 st->blobs_present++;
                 return 0;
         }
@@ -548,7 +543,7 @@ int image_store_put_blob(struct image_store *s, const char *digest, const char *
         int r = digest_parse(digest, hex, err);
         if (r < 0)
                 return r;
-        if (blob_present(s, hex, (int64_t) len))
+        if (store_blob_present(s, hex, (int64_t) len))
                 return 0;
         char tmp[128], final[96];
         snprintf(tmp, sizeof(tmp), "tmp/put-%s.%d", hex, (int) getpid());
@@ -574,7 +569,7 @@ static int remove_entry(const char *path, const struct stat *sb, int type, struc
 
 /* Removes a tree of the store (root-owned; the layer's own symlinks are
  * not followed: FTW_PHYS). */
-static int remove_tree(struct image_store *s, const char *rel)
+int store_remove_tree(struct image_store *s, const char *rel)
 {
         _cleanup_free_ char *path = NULL;
         if (asprintf(&path, "%s/%s", s->root, rel) < 0)
@@ -623,14 +618,14 @@ static int unpack_layer_once(struct image_store *s, const struct descriptor *d,
                 return 0;
         snprintf(name, sizeof(name), "layer-%s", hex);
         _cleanup_close_ int lock = -1;
-        int r = lock_file(s, name, LOCK_EX, &lock, err);
+        int r = store_lock_file(s, name, LOCK_EX, &lock, err);
         if (r < 0)
                 return r;
         if (fstatat(s->dirfd, final, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
                 return 0;
         /* what a killed unpack left: its lock is free, so it is garbage */
         snprintf(tmp, sizeof(tmp), "tmp/layer-%s", hex);
-        if ((r = remove_tree(s, tmp)) < 0)
+        if ((r = store_remove_tree(s, tmp)) < 0)
                 return psrun_error_errno(err, r, "image: store %s: removing %s", s->root, tmp);
         if (mkdirat(s->dirfd, tmp, 0755) < 0)
                 return store_io_error(s, errno, tmp, err);
@@ -646,7 +641,7 @@ static int unpack_layer_once(struct image_store *s, const struct descriptor *d,
         if (r >= 0 && (syncfs(dfd) < 0 || renameat(s->dirfd, tmp, s->dirfd, final) < 0))
                 r = store_io_error(s, errno, d->digest, err);
         if (r < 0) {
-                remove_tree(s, tmp);
+                store_remove_tree(s, tmp);
                 return r;
         }
         st->layers_unpacked++;
@@ -731,11 +726,11 @@ static bool record_complete(struct image_store *s, const struct image_record *re
 {
         if (!fetch_only && !rec->unpacked)
                 return false;
-        if (!blob_present(s, rec->manifest + 7, -1) ||
-            !blob_present(s, rec->config.digest + 7, rec->config.size))
+        if (!store_blob_present(s, rec->manifest + 7, -1) ||
+            !store_blob_present(s, rec->config.digest + 7, rec->config.size))
                 return false;
         for (size_t i = 0; i < rec->n_layers; i++) {
-                if (!blob_present(s, rec->layers[i].digest + 7, rec->layers[i].size))
+                if (!store_blob_present(s, rec->layers[i].digest + 7, rec->layers[i].size))
                         return false;
                 char path[96];
                 struct stat sb;
@@ -852,205 +847,5 @@ int image_store_pull(struct image_store *s, const char *reference,
         }
         free(canon);
         image_ref_free(&ref);
-        return r;
-}
-
-/* ---- holds and prune ---- */
-
-void image_hold_release(struct image_hold *h)
-{
-        for (size_t i = 0; h && i < h->n; i++)
-                safe_close(h->fds[i]);
-        if (h) {
-                free(h->fds);
-                *h = (struct image_hold){0};
-        }
-}
-
-int image_store_hold(struct image_store *s, const struct image_record *rec, struct image_hold *h,
-                     psrun_error *err)
-{
-        *h = (struct image_hold){0};
-        h->fds = calloc(rec->n_layers ? rec->n_layers : 1, sizeof(int));
-        if (!h->fds)
-                return psrun_error_errno(err, ENOMEM, "image");
-        for (size_t i = 0; i < rec->n_layers; i++) {
-                char name[96];
-                snprintf(name, sizeof(name), "use-%s", rec->layers[i].digest + 7);
-                int r = lock_file(s, name, LOCK_SH, &h->fds[i], err);
-                if (r < 0) {
-                        image_hold_release(h);
-                        return r;
-                }
-                h->n = i + 1;
-                /* held now: prune cannot take it; it must still be here */
-                if (!blob_present(s, rec->layers[i].digest + 7, rec->layers[i].size)) {
-                        image_hold_release(h);
-                        return psrun_error_set(err, ENOENT,
-                                               "image: %s: layer %s is no longer in "
-                                               "the store",
-                                               rec->reference, rec->layers[i].digest);
-                }
-        }
-        return 0;
-}
-
-/* Adds the digests (hex) a record refers to. */
-static int refs_add(char ***v, size_t *n, const char *digest)
-{
-        if (!digest || !digest_valid(digest))
-                return 0;
-        char **nv = realloc(*v, (*n + 1) * sizeof(char *));
-        if (!nv)
-                return -ENOMEM;
-        *v = nv;
-        if (!(nv[*n] = strdup(digest + 7)))
-                return -ENOMEM;
-        (*n)++;
-        return 0;
-}
-
-static bool refs_has(char **v, size_t n, const char *hex)
-{
-        for (size_t i = 0; i < n; i++)
-                if (strcmp(v[i], hex) == 0)
-                        return true;
-        return false;
-}
-
-static bool is_hex_name(const char *s)
-{
-        if (strlen(s) != SHA256_HEX_LEN)
-                return false;
-        for (; *s; s++)
-                if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
-                        return false;
-        return true;
-}
-
-/* Sweeps one directory of hex-named entries. */
-static int sweep(struct image_store *s, const char *dir, char **refs, size_t n_refs, bool layers,
-                 struct store_prune_stats *st, psrun_error *err)
-{
-        int fd = openat(s->dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return psrun_error_errno(err, errno, "image: store %s: %s", s->root, dir);
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return psrun_error_errno(err, ENOMEM, "image");
-        }
-        struct dirent *e;
-        int r = 0;
-        while ((e = readdir(d))) {
-                if (!is_hex_name(e->d_name) || refs_has(refs, n_refs, e->d_name))
-                        continue;
-                char name[96], rel[160];
-                snprintf(name, sizeof(name), "use-%s", e->d_name);
-                _cleanup_close_ int use = -1;
-                int lr = lock_file(s, name, LOCK_EX | LOCK_NB, &use, err);
-                if (lr == -EWOULDBLOCK) {
-                        st->kept_in_use++;
-                        continue;
-                }
-                if (lr < 0) {
-                        r = lr;
-                        break;
-                }
-                snprintf(rel, sizeof(rel), "%s/%s", dir, e->d_name);
-                struct stat sb;
-                if (fstatat(s->dirfd, rel, &sb, AT_SYMLINK_NOFOLLOW) == 0 && !layers)
-                        st->bytes_removed += sb.st_size;
-                int rr = remove_tree(s, rel);
-                if (rr < 0) {
-                        r = psrun_error_errno(err, rr, "image: store %s: removing %s", s->root,
-                                              rel);
-                        break;
-                }
-                if (layers)
-                        st->layers_removed++;
-                else
-                        st->blobs_removed++;
-        }
-        closedir(d);
-        return r;
-}
-
-/* tmp/ entries whose lock nobody holds: what killed pulls left. */
-static int sweep_tmp(struct image_store *s, struct store_prune_stats *st, psrun_error *err)
-{
-        int fd = openat(s->dirfd, "tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return psrun_error_errno(err, errno, "image: store %s: tmp", s->root);
-        DIR *d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return psrun_error_errno(err, ENOMEM, "image");
-        }
-        struct dirent *e;
-        int r = 0;
-        while ((e = readdir(d))) {
-                if (e->d_name[0] == '.')
-                        continue;
-                /* blob-<hex> and layer-<hex> have locks of their names;
-                 * the rest (records, puts) are written under the image
-                 * lock or by one process: prune holds the store lock
-                 * exclusively, so no pull is running */
-                char lockname[96] = "";
-                if (strncmp(e->d_name, "blob-", 5) == 0 || strncmp(e->d_name, "layer-", 6) == 0)
-                        snprintf(lockname, sizeof(lockname), "%s", e->d_name);
-                _cleanup_close_ int lock = -1;
-                if (lockname[0]) {
-                        int lr = lock_file(s, lockname, LOCK_EX | LOCK_NB, &lock, err);
-                        if (lr == -EWOULDBLOCK)
-                                continue;
-                        if (lr < 0) {
-                                r = lr;
-                                break;
-                        }
-                }
-                char rel[320];
-                snprintf(rel, sizeof(rel), "tmp/%s", e->d_name);
-                if (remove_tree(s, rel) == 0)
-                        st->tmp_removed++;
-        }
-        closedir(d);
-        return r;
-}
-
-int image_store_prune(struct image_store *s, struct store_prune_stats *st, psrun_error *err)
-{
-        *st = (struct store_prune_stats){0};
-        _cleanup_close_ int store_lock = -1;
-        int r = lock_file(s, "store", LOCK_EX, &store_lock, err);
-        if (r < 0)
-                return r;
-        struct image_record *recs = NULL;
-        size_t n = 0;
-        if ((r = image_store_list(s, &recs, &n, err)) < 0)
-                return r;
-        char **refs = NULL;
-        size_t n_refs = 0;
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                r = refs_add(&refs, &n_refs, recs[i].manifest);
-                if (r >= 0)
-                        r = refs_add(&refs, &n_refs, recs[i].index);
-                if (r >= 0)
-                        r = refs_add(&refs, &n_refs, recs[i].config.digest);
-                for (size_t j = 0; j < recs[i].n_layers && r >= 0; j++)
-                        r = refs_add(&refs, &n_refs, recs[i].layers[j].digest);
-        }
-        image_records_free(recs, n);
-        if (r < 0)
-                r = psrun_error_errno(err, ENOMEM, "image");
-        if (r >= 0)
-                r = sweep(s, "layers/sha256", refs, n_refs, true, st, err);
-        if (r >= 0)
-                r = sweep(s, "blobs/sha256", refs, n_refs, false, st, err);
-        if (r >= 0)
-                r = sweep_tmp(s, st, err);
-        for (size_t i = 0; i < n_refs; i++)
-                free(refs[i]);
-        free(refs);
         return r;
 }

@@ -48,6 +48,8 @@
 #include "common/cleanup.h"
 #include "common/clock.h"
 #include "netns/dns-packet.h"
+#include "netns/dns-rules.h"
+#include "netns/rate.h"
 
 #define MAX_PENDING       64
 #define MAX_TCP           8
@@ -98,43 +100,6 @@ struct pin {
         struct dns_addr addr;
         uint64_t until_ms; /* 0: free */
 };
-
-/* A token bucket in thousandths of a token. */
-struct bucket {
-        uint64_t milli, last_ms;
-        uint32_t rate, burst; /* per second; at most */
-};
-
-static void bucket_init(struct bucket *b, uint32_t rate, uint32_t burst)
-{
-        *b = (struct bucket){(uint64_t) burst * 1000, monotonic_ms(), rate, burst};
-}
-
-static void bucket_refill(struct bucket *b, uint64_t now)
-{
-        if (now > b->last_ms) {
-                b->milli += (now - b->last_ms) * b->rate;
-                if (b->milli > (uint64_t) b->burst * 1000)
-                        b->milli = (uint64_t) b->burst * 1000;
-                b->last_ms = now;
-        }
-}
-
-static bool bucket_take(struct bucket *b)
-{
-        bucket_refill(b, monotonic_ms());
-        if (b->milli < 1000)
-                return false;
-        b->milli -= 1000;
-        return true;
-}
-
-/* Milliseconds until the next token (0: one is there). */
-static uint64_t bucket_wait_ms(struct bucket *b, uint64_t now)
-{
-        bucket_refill(b, now);
-        return b->milli >= 1000 ? 0 : (1000 - b->milli + b->rate - 1) / b->rate;
-}
 
 struct dns_proxy {
         const struct netns_plan *plan;
@@ -203,68 +168,6 @@ static void log_query(struct dns_proxy *p, const struct dns_query *q, const char
         }
         fputs("}\n", p->log);
         fflush(p->log);
-}
-
-void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr, uint16_t port,
-                      const char *proto)
-{
-        for (size_t i = 0; i < s->n_denied; i++) {
-                struct netns_denied *d = &s->denied[i];
-                bool same = addr ? (strcmp(d->addr, addr) == 0 && d->port == port &&
-                                    strcmp(d->proto, proto ? proto : "") == 0)
-                                 : (!d->addr[0] && strcmp(d->name, name) == 0);
-                if (same) {
-                        d->count++;
-                        return;
-                }
-        }
-        if (s->n_denied == NETNS_MAX_DENIED) {
-                s->denied_more++;
-                return;
-        }
-        struct netns_denied *d = &s->denied[s->n_denied++];
-        memset(d, 0, sizeof(*d));
-        if (addr) {
-                snprintf(d->addr, sizeof(d->addr), "%s", addr);
-                d->port = port;
-                snprintf(d->proto, sizeof(d->proto), "%s", proto ? proto : "");
-        } else {
-                snprintf(d->name, sizeof(d->name), "%s", name);
-        }
-        d->count = 1;
-}
-
-void netns_stats_limit(struct netns_stats *s, const char *what, uint64_t n)
-{
-        if (n == 0)
-                return;
-        for (size_t i = 0; i < s->n_denied; i++)
-                if (!s->denied[i].addr[0] && strcmp(s->denied[i].name, what) == 0) {
-                        s->denied[i].count += n;
-                        return;
-                }
-        /* Always listed: the last refusal of the list makes room. */
-        if (s->n_denied == NETNS_MAX_DENIED) {
-                size_t last = NETNS_MAX_DENIED;
-                while (last > 0 && netns_denied_is_limit(&s->denied[last - 1]))
-                        last--;
-                if (last == 0)
-                        return; /* cannot happen: two limits, 32 entries */
-                s->denied_more += s->denied[last - 1].count;
-                memmove(&s->denied[last - 1], &s->denied[last],
-                        (s->n_denied - last) * sizeof(s->denied[0]));
-                s->n_denied--;
-        }
-        struct netns_denied *d = &s->denied[s->n_denied++];
-        memset(d, 0, sizeof(*d));
-        snprintf(d->name, sizeof(d->name), "%s", what);
-        d->count = n;
-}
-
-bool netns_denied_is_limit(const struct netns_denied *d)
-{
-        return !d->addr[0] &&
-               (strcmp(d->name, NETNS_LIMITED_DNS) == 0 || strcmp(d->name, NETNS_LIMITED_LOG) == 0);
 }
 
 /* What the kernel dropped at fd's full queue so far (sk_drops: a UDP
@@ -357,57 +260,6 @@ static void refused(void *userdata, const char *addr, uint16_t port, const char 
                 "\"proto\":\"%s\",\"action\":\"reject\"}\n",
                 (long long) ts.tv_sec, ts.tv_nsec / 1000000, addr, (unsigned) port, proto);
         fflush(p->log);
-}
-
-/* ---- policy ---- */
-
-static bool name_allowed(const struct netns_plan *plan, const char *name)
-{
-        for (size_t i = 0; i < plan->n_allow_domains; i++)
-                if (dns_name_matches(name, plan->allow_domains[i]))
-                        return true;
-        return false;
-}
-
-/* Ranges an answer may not point into unless allow_private covers it. */
-static const struct {
-        int family;
-        uint8_t addr[16];
-        unsigned prefix;
-} refused_ranges[] = {
-        {AF_INET, {0}, 8},                                          /* this network */
-        {AF_INET, {10}, 8},                                         /* RFC 1918 */
-        {AF_INET, {100, 64}, 10},                                   /* CGNAT */
-        {AF_INET, {127}, 8},                                        /* loopback */
-        {AF_INET, {169, 254}, 16},                                  /* link-local, metadata */
-        {AF_INET, {172, 16}, 12},                                   /* RFC 1918 */
-        {AF_INET, {192, 168}, 16},                                  /* RFC 1918 */
-        {AF_INET, {224}, 3},                                        /* multicast, reserved */
-        {AF_INET6, {0}, 96},                                        /* ::, ::1, v4-compatible */
-        {AF_INET6, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff}, 96}, /* v4-mapped */
-        {AF_INET6, {0xfc}, 7},                                      /* ULA, fd00:ec2::254 */
-        {AF_INET6, {0xfe, 0x80}, 10},                               /* link-local */
-        {AF_INET6, {0xff}, 8},                                      /* multicast */
-};
-
-static bool addr_refused(const struct netns_plan *plan, const struct dns_addr *a)
-{
-        /* The pool (other sandboxes) first: allow_private never opens it. */
-        struct cidr pool = {.family = AF_INET, .prefix = plan->pool.prefix};
-        memcpy(pool.addr, &plan->pool.base, 4);
-        if (cidr_contains(&pool, a->family, a->addr))
-                return true;
-        for (size_t i = 0; i < plan->n_privates; i++)
-                if (cidr_contains(&plan->privates[i], a->family, a->addr))
-                        return false;
-        for (size_t i = 0; i < ARRAY_SIZE(refused_ranges); i++) {
-                struct cidr c = {.family = refused_ranges[i].family,
-                                 .prefix = refused_ranges[i].prefix};
-                memcpy(c.addr, refused_ranges[i].addr, 16);
-                if (cidr_contains(&c, a->family, a->addr))
-                        return true;
-        }
-        return false;
 }
 
 /* ---- pins ---- */
@@ -566,7 +418,7 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
                 return;
         }
         for (size_t i = 0; i < a.n_cnames; i++)
-                if (!name_allowed(p->plan, a.cnames[i])) {
+                if (!dns_name_allowed(p->plan, a.cnames[i])) {
                         deny_name(p, e->client_tcp, &e->client, e->client_len, &q, a.cnames[i],
                                   DNS_RCODE_REFUSED, "cname not allowed");
                         pending_free(e);
@@ -575,7 +427,7 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
         struct dns_addr keep[DNS_MAX_ADDRS];
         size_t n = 0, refused = 0;
         for (size_t i = 0; i < a.n_addrs; i++) {
-                if (addr_refused(p->plan, &a.addrs[i]))
+                if (dns_addr_refused(p->plan, &a.addrs[i]))
                         refused++;
                 else
                         keep[n++] = a.addrs[i];
@@ -741,7 +593,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
         }
         bool raw = p->plan->mode == NETNS_MODE_FULL;
         if (!raw) {
-                if (q.qclass != DNS_CLASS_IN || !name_allowed(p->plan, q.name)) {
+                if (q.qclass != DNS_CLASS_IN || !dns_name_allowed(p->plan, q.name)) {
                         deny_name(p, client_tcp, from, from_len, &q, q.name, DNS_RCODE_NXDOMAIN,
                                   "not allowed");
                         return;
