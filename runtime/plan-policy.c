@@ -371,13 +371,6 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
 
         _cleanup_(plan_image_free) struct plan_image img = {0};
         if (pol->image) {
-                if (pol->backend != POLICY_BACKEND_NATIVE) {
-                        plan_free(p);
-                        return psrun_error_set(err, EOPNOTSUPP,
-                                               "image: not supported under `backend: %s` yet "
-                                               "(the native backend mounts image roots)",
-                                               policy_backend_to_string(pol->backend));
-                }
                 r = plan_image_resolve(pol, &img, err);
                 if (r >= 0)
                         r = plan_image_user(pol, &img, p, err);

@@ -30,6 +30,7 @@
 #include "policy/seccomp.h"
 #include "runtime/gc.h"
 #include "runtime/gvisor/gvisor.h"
+#include "rootfs/mounts.h"
 #include "runtime/plan.h"
 
 #define WORKSPACE "/workspace"
@@ -296,6 +297,34 @@ static int host_write(const struct skeleton *k, const struct mount_step *s)
         return 0;
 }
 
+/* ---- an image root ---- */
+
+int gvisor_image_root(const struct plan *plan, int *ret, psrun_error *err)
+{
+        *ret = -1;
+        if (!plan->rootfs.overlay)
+                return 0;
+        _cleanup_close_ int fd = -1;
+        int r = rootfs_overlay_open(plan->rootfs.overlay, &fd, err);
+        if (r < 0)
+                return r;
+        /*
+         * The gofer remounts the root read-only from its own user namespace
+         * (flags: bind, read-only, nothing else), which the kernel refuses
+         * where nosuid or nodev were set outside it (they are locked). The
+         * overlay is attached only in the launcher's mount namespace, where
+         * nothing but runsc runs and nothing is executed from the root on
+         * the host side (the sentry loads the sandbox's binaries), and it
+         * holds no device: the store skips them (image/unpack.c) and the
+         * gofer's user namespace cannot make one in the upper.
+         */
+        struct mount_attr attr = {.attr_clr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV};
+        if (mount_setattr(fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+                return psrun_error_errno(err, errno, "backend: gvisor: image root: mount flags");
+        *ret = TAKE_FD(fd);
+        return 0;
+}
+
 /* ---- config.json: the mount halves ---- */
 
 struct config_ctx {
@@ -536,7 +565,12 @@ int gvisor_write_config(FILE *f, const struct plan *plan, const struct gvisor_co
         write_process(f, plan->argv, plan->envp, plan->workdir, plan, c->init);
         fputs(",\"root\":{\"path\":", f);
         json_write_string(f, c->root);
-        fputs(",\"readonly\":true},\"hostname\":", f);
+        /* A writable image root is the overlay's upper (a tmpfs of
+         * disk_limit bytes, rootfs/overlay.c), which the gofer writes. */
+        fputs(plan->rootfs.overlay && plan->rootfs.overlay->writable ? ",\"readonly\":false}"
+                                                                     : ",\"readonly\":true}",
+              f);
+        fputs(",\"hostname\":", f);
         json_write_string(f, plan->hostname ? plan->hostname : POLICY_DEFAULT_HOSTNAME);
         fputs(",\"mounts\":[", f);
         struct config_ctx x = {.f = f, .c = c, .first = true, .err = err};
@@ -598,7 +632,9 @@ int gvisor_write_bundle(const struct gvisor_sandbox *gs, const struct plan *plan
          * and goes with it: nothing of it to remove afterwards. */
         struct skeleton k = {.err = err};
         snprintf(k.root, sizeof(k.root), "/proc/%d/root%s", (int) launcher, gs->rootfs);
-        for (size_t i = 0; i < plan->rootfs.n_steps; i++) {
+        /* An image root has its mount points and /etc files in psrun's top
+         * layer of the overlay already (rootfs/overlay.c): no skeleton. */
+        for (size_t i = 0; !plan->rootfs.overlay && i < plan->rootfs.n_steps; i++) {
                 const struct mount_step *s = &plan->rootfs.steps[i];
                 if ((unsigned) s->op >= _MOUNT_OP_MAX || runsc_owns(s))
                         continue;

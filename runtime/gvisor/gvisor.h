@@ -119,6 +119,11 @@ int gvisor_write_process(const char *path, char *const argv[], char *const envp[
  * plan's user, as the native child does (ws_fd: the workspace). */
 int gvisor_make_workdir(int ws_fd, const char *workdir, const struct plan *plan, psrun_error *err);
 
+/* An image root (plan->rootfs.overlay): the overlay the native child
+ * would attach, detached in *ret for the launcher to attach on rootfs/
+ * (gvisor_spawn's root_fd); *ret -1 and 0 for a plan without one. */
+int gvisor_image_root(const struct plan *plan, int *ret, psrun_error *err);
+
 /* runsc's error, from its JSON log: the last "level":"error" message, one
  * line. Returns 0 and fills msg when there is one, -ENOENT otherwise. */
 int gvisor_read_error(const char *log_path, char *msg, size_t size);
@@ -137,6 +142,10 @@ struct gvisor_spawn {
         bool new_namespaces;
         const struct gvisor_sandbox *gs;
         int netns_fd; /* -1: none */
+        /* new_namespaces: the root is the image's overlay (root_fd, a
+         * detached mount: rootfs_overlay_open), not the skeleton's tmpfs. */
+        bool image_root;
+        int root_fd;
 };
 
 /* Starts the launcher: a child in the cgroup (and namespaces) that waits
@@ -186,6 +195,9 @@ struct cgroup;
 int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char *cgroup_parent,
                          struct cgroup **cg, struct launch *init, int *ws_fd,
                          struct gvisor_session **ret, psrun_error *err);
+/* The bundle's rootfs/ (a path in runsc run's mount namespace: reached
+ * through /proc/<init>/root). */
+const char *gvisor_session_rootfs(const struct gvisor_session *g);
 /* One exec (slot: the supervisor's, below 64): runsc exec of p's argv, env
  * and workdir with fds as stdio; l is the runsc exec process. */
 int gvisor_session_exec(struct gvisor_session *g, unsigned slot, const struct plan *p,

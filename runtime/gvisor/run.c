@@ -190,7 +190,11 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
 
         _cleanup_(launch_close) struct launch l = LAUNCH_INIT;
         _cleanup_(netns_live_close) struct netns_live net = NETNS_LIVE_INIT;
-        _cleanup_close_ int ws_fd = -1;
+        _cleanup_close_ int ws_fd = -1, root_fd = -1;
+        /* An image root: the overlay the native child would attach, made
+         * here and attached by the launcher on the bundle's rootfs/. */
+        if ((r = gvisor_image_root(&plan, &root_fd, err)) < 0)
+                return run_result_setup_error(res, err, r);
         int fds[3];
         gvisor_stdio_open(stdio, fds);
         struct gvisor_spawn sp = {
@@ -200,6 +204,8 @@ static int run_with(const struct policy *pol, char *const argv[], const struct r
                 .new_namespaces = true,
                 .gs = &gs,
                 .netns_fd = -1,
+                .image_root = root_fd >= 0,
+                .root_fd = root_fd,
         };
         uint64_t t0 = monotonic_ms();
         r = gvisor_spawn(&sp, &l, &ws_fd, err);

@@ -397,7 +397,9 @@ int gvisor_check_policy(const struct policy *pol, psrun_error *err)
                                        "apparmor: `required` cannot hold with backend: gvisor "
                                        "(runsc starts the sentry and gofer itself; use apparmor: "
                                        "auto or off)");
-        if (!pol->readonly_rootfs)
+        /* An image root's upper is psrun's own overlay's (bundle.c), bounded
+         * by disk_limit as natively; the host's root has no such layer. */
+        if (!pol->readonly_rootfs && !pol->image)
                 return psrun_error_set(err, EOPNOTSUPP,
                                        "readonly_rootfs: `false` is not supported with backend: "
                                        "gvisor (runsc overlays the root alone, which keeps /usr "

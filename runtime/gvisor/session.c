@@ -173,6 +173,12 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
         _cleanup_strv_free_ char **rargv = gvisor_runsc_argv(&g->gs, g->gs.runsc_log, sub);
         if (!rargv)
                 return psrun_error_errno(err, ENOMEM, "session");
+        /* An image root: attached in the launcher's namespace, it lives as
+         * long as runsc run, the session's (the plan holds the image). */
+        _cleanup_close_ int root_fd = -1;
+        r = gvisor_image_root(tmpl, &root_fd, err);
+        if (r < 0)
+                return psrun_error_prefix(err, "session");
         int pipefd[2];
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return psrun_error_errno(err, errno, "session: pipe");
@@ -183,6 +189,8 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
                 .new_namespaces = true,
                 .gs = &g->gs,
                 .netns_fd = -1,
+                .image_root = root_fd >= 0,
+                .root_fd = root_fd,
         };
         r = gvisor_spawn(&sp, init, ws_fd, err);
         close(pipefd[1]);
@@ -205,6 +213,11 @@ int gvisor_session_start(const struct policy *pol, struct plan *tmpl, const char
         if (r >= 0)
                 r = wait_ready(g, init, ready_fd, err);
         return r;
+}
+
+const char *gvisor_session_rootfs(const struct gvisor_session *g)
+{
+        return g->gs.rootfs;
 }
 
 static void exec_path(const struct gvisor_session *g, unsigned slot, const char *name, char *buf,

@@ -60,7 +60,7 @@ enum spawn_step {
 static const char *const step_names[_SPAWN_STEP_MAX] = {
         [SPAWN_PDEATHSIG] = "parent-death signal",
         [SPAWN_MOUNT_PRIVATE] = "make the mounts private",
-        [SPAWN_ROOTFS] = "mount the root skeleton's tmpfs",
+        [SPAWN_ROOTFS] = "mount the root (the skeleton's tmpfs or the image)",
         [SPAWN_WORKSPACE] = "mount the workspace tmpfs",
         [SPAWN_PROC] = "mount a procfs",
         [SPAWN_HIDE_NET_CORE] = "hide /proc/sys/net/core",
@@ -135,8 +135,16 @@ static _Noreturn void launcher_main(const struct gvisor_spawn *sp, int sock, pid
                  * no devices, no setuid ones). No nosuid/nodev flags: the
                  * gofer remounts the root read-only from its own user
                  * namespace, where flags set here would be locked. */
-                if (mount("tmpfs", gs->rootfs, "tmpfs", 0, "mode=0755,size=1m,nr_inodes=4096") < 0)
+                if (sp->image_root) {
+                        /* An image root: the overlay psrun made, attached
+                         * here, in this namespace only (it goes with it). */
+                        if (move_mount(sp->root_fd, "", AT_FDCWD, gs->rootfs,
+                                       MOVE_MOUNT_F_EMPTY_PATH) < 0)
+                                child_fail(sock, SPAWN_ROOTFS, errno);
+                } else if (mount("tmpfs", gs->rootfs, "tmpfs", 0,
+                                 "mode=0755,size=1m,nr_inodes=4096") < 0) {
                         child_fail(sock, SPAWN_ROOTFS, errno);
+                }
                 if (mount("tmpfs", gs->workspace, "tmpfs", MS_NOSUID | MS_NODEV,
                           gs->workspace_data) < 0)
                         child_fail(sock, SPAWN_WORKSPACE, errno);

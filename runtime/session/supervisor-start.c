@@ -81,12 +81,16 @@ static int listen_control(struct supervisor *s, psrun_error *err)
 /* `tools`: each named toolchain on the root's PATH, looked for in the
  * running sandbox's own root (its init's), so that a missing one fails the
  * create, never an exec. Under gVisor the bundle's root is the host's
- * /usr, checked from here. */
+ * /usr, checked from here, or the image's overlay, attached on the
+ * bundle's rootfs/ in runsc run's mount namespace. */
 static int check_tools(struct supervisor *s, psrun_error *err)
 {
-        char path[64];
+        char path[256];
         if (s->backend->own_layers)
                 snprintf(path, sizeof(path), "/proc/%d/root", (int) s->init.pid);
+        else if (s->pol->image)
+                snprintf(path, sizeof(path), "/proc/%d/root%s", (int) s->init.pid,
+                         gvisor_session_rootfs(s->gvisor));
         else
                 snprintf(path, sizeof(path), "/");
         _cleanup_close_ int root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);

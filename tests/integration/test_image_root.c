@@ -152,9 +152,6 @@ Test(image_root, bad_references)
         snprintf(tagged, sizeof(tagged), "image=oci:%s:nosuchtag", img.layout);
         const char *const c[] = {"run", "-o", img.store, "-o", tagged, "--", "true", NULL};
         expect_one_line(c, "nosuchtag");
-        const char *const d[] = {"run", "-o",   img.ref, "-o", img.store, "-o", "backend=gvisor",
-                                 "--",  "true", NULL};
-        expect_one_line(d, "image: not supported under `backend: gvisor` yet");
 }
 
 Test(image_root, mounts_get_mount_points_but_never_over_an_image_symlink)
