@@ -83,6 +83,24 @@ class ImageTest(unittest.TestCase):
         with Sandbox(image=self.image, image_store=self.store, workdir="/tmp") as sb:
             self.assertEqual(sb.exec("cat /etc/image-only; pwd").stdout, b"from-the-image\n/tmp\n")
 
+    def test_seed_dict_under_gvisor(self):
+        # The seed dict under backend="gvisor": the bundle's root is the image.
+        try:
+            sb = Sandbox.from_config(self.seed(backend="gvisor"))
+        except PsrunError as e:
+            if "runsc not found" in str(e) or "no platform" in str(e):
+                self.skipTest(f"runsc cannot run here: {e}")
+            raise
+        with sb:
+            sb.write_file("in.txt", b"from-the-host\n")
+            r = sb.exec("cat /etc/image-only /workspace/in.txt; test -e /etc/os-release "
+                        "|| echo no-host-etc; echo $MY_VAR")
+            self.assertEqual(r.backend, "gvisor")
+            self.assertEqual(r.stdout, b"from-the-image\nfrom-the-host\nno-host-etc\nx\n",
+                             r.stderr)
+            sb.exec("echo out > /workspace/out.txt")
+            self.assertEqual(sb.read_file("out.txt"), b"out\n")
+
     def test_missing_tool_is_one_line_at_create(self):
         with self.assertRaises(PsrunError) as cm:
             Sandbox.from_config(self.seed(tools=["python", "node"]))
