@@ -14,7 +14,8 @@
  * Each sandbox has a state directory GVISOR_STATE_DIR/<pid>-<n> (pid: the
  * psrun process or session supervisor that owns it) holding the bundle
  * (config.json, rootfs/), runsc's private --root and its log. Mounts are
- * made only in the mount namespace runsc runs in (the workspace tmpfs), so a
+ * made only in the mount namespace runsc runs in (the root skeleton's
+ * tmpfs or an image's overlay, the workspace tmpfs), so a
  * killed psrun leaves the directory alone behind: `psrun gc` removes it.
  */
 

@@ -7,7 +7,8 @@
  * as one tree with the sandbox; runsc itself is told --ignore-cgroups.
  *
  * A sandbox's launcher also gets a new mount and network namespace:
- *   - the root skeleton is a small tmpfs there, which psrun fills;
+ *   - the root skeleton is a small tmpfs there, which psrun fills, or,
+ *     for an image, the image's overlay psrun made (bundle.c);
  *   - the workspace tmpfs (sized by disk_limit, owned by the sandbox user's
  *     host ids) is mounted there only, on the state directory's workspace/
  *     mount point, and given to runsc as a bind mount; psrun keeps an O_PATH
