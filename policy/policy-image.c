@@ -3,13 +3,15 @@
  * The image keys (docs/policy.md, "Images"): `image`, `image_store`,
  * `registry_mirrors`, `insecure_registries`, `image_max_size`, `tools`.
  * Pure checks; the planner resolves, pulls and mounts (runtime/plan-image.c).
+ * A registry reference is kept as a string here, one word of printable
+ * ASCII: its grammar is image/'s, checked where it is resolved
+ * (plan_image_check_reference), so that policy/ needs nothing of image/.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/cleanup.h"
-#include "image/reference.h"
 #include "policy/policy.h"
 
 /* The toolchains `tools` may name and the commands that stand for each on
@@ -100,28 +102,50 @@ static int check_oci(const char *in, psrun_error *err)
         return 0;
 }
 
+/* docker-archive:FILE: a path, as a mount's source is one. */
+static int check_docker_archive(const char *in, psrun_error *err)
+{
+        char shown[208];
+        policy_escape(in, shown, sizeof(shown));
+        if (!in[15])
+                return psrun_error_set(err, EINVAL,
+                                       "`%s`: docker-archive: needs a file (docker-archive:FILE)",
+                                       shown);
+        _cleanup_free_ char *norm = NULL;
+        if (policy_normalize_source(in + 15, &norm, err) < 0)
+                return psrun_error_prefix(err, "`%s`", shown);
+        return 0;
+}
+
+/* A registry reference: one word of printable ASCII, at most 512 bytes
+ * (the grammar bounds host and path to 255, a tag to 128, a digest to 71). */
+static int check_reference_word(const char *in, psrun_error *err)
+{
+        char shown[208];
+        policy_escape(in, shown, sizeof(shown));
+        if (!*in)
+                return psrun_error_set(err, EINVAL, "empty");
+        if (strlen(in) > 512)
+                return psrun_error_set(err, EINVAL, "`%s`: longer than 512 characters", shown);
+        for (const char *p = in; *p; p++)
+                if ((unsigned char) *p <= ' ' || (unsigned char) *p >= 0x7f)
+                        return psrun_error_set(err, EINVAL,
+                                               "`%s`: has a space, control or non-ASCII character",
+                                               shown);
+        return 0;
+}
+
 int policy_normalize_image(const char *in, char **ret, psrun_error *err)
 {
-        if (strncmp(in, "oci:", 4) == 0) {
-                if (check_oci(in, err) < 0)
-                        return -EINVAL;
-        } else if (strncmp(in, "docker-archive:", 15) == 0) {
-                char shown[208];
-                return psrun_error_set(err, ENOTSUP,
-                                       "`%s`: docker-archive images are not supported yet "
-                                       "(import an OCI layout: oci:DIR[:TAG])",
-                                       policy_escape(in, shown, sizeof(shown)));
-        } else {
-                struct image_ref ref;
-                psrun_error perr = {0};
-                if (image_ref_parse(in, &ref, &perr) < 0) {
-                        /* image/reference.c names `image`: the caller does too. */
-                        const char *m =
-                                strncmp(perr.msg, "image: ", 7) == 0 ? perr.msg + 7 : perr.msg;
-                        return psrun_error_set(err, perr.code ? perr.code : EINVAL, "%s", m);
-                }
-                image_ref_free(&ref);
-        }
+        int r;
+        if (strncmp(in, "oci:", 4) == 0)
+                r = check_oci(in, err);
+        else if (strncmp(in, "docker-archive:", 15) == 0)
+                r = check_docker_archive(in, err);
+        else
+                r = check_reference_word(in, err);
+        if (r < 0)
+                return r;
         *ret = strdup(in);
         return *ret ? 0 : psrun_error_errno(err, ENOMEM, "image");
 }

@@ -366,7 +366,8 @@ struct policy_tool {
 const struct policy_tool *policy_tool_find(const char *name);
 const struct policy_tool *policy_tool_at(size_t i); /* NULL past the last */
 int policy_normalize_tool(const char *in, char **ret, psrun_error *err);
-/* `image`: a registry reference (image/reference.h) or oci:DIR[:TAG]. */
+/* `image`: oci:DIR[:TAG], docker-archive:FILE, or a registry reference
+ * kept as one word (its grammar is checked by the planner). */
 int policy_normalize_image(const char *in, char **ret, psrun_error *err);
 int policy_normalize_registry(const char *in, char **ret, psrun_error *err);
 /* oci:DIR[:TAG] into its parts (*tag NULL when none); -ENOMEM. */

@@ -20,8 +20,10 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "image/docker-archive.h"
 #include "image/jsondoc.h"
 #include "image/oci-layout.h"
+#include "image/reference.h"
 #include "image/registries.h"
 #include "image/store.h"
 #include "policy/policy.h"
@@ -59,17 +61,30 @@ static int mkdir_parents(const char *path)
         return 0;
 }
 
-/* The store's name of an oci:DIR[:TAG] image: DIR made absolute. */
-static int oci_name(const char *image, char **dir, char **tag, char **name, psrun_error *err)
+int plan_image_check_reference(const char *image, psrun_error *err)
 {
+        if (strncmp(image, "oci:", 4) == 0 || strncmp(image, "docker-archive:", 15) == 0)
+                return 0;
+        struct image_ref ref;
+        int r = image_ref_parse(image, &ref, err);
+        if (r >= 0)
+                image_ref_free(&ref);
+        return r;
+}
+
+/* The store's name of a local image, oci:DIR[:TAG] or docker-archive:FILE:
+ * its path made absolute (*dir the path, *tag oci:'s tag or NULL). */
+static int local_name(const char *image, char **dir, char **tag, char **name, psrun_error *err)
+{
+        bool oci = strncmp(image, "oci:", 4) == 0;
         _cleanup_free_ char *d = NULL, *t = NULL;
-        if (policy_image_split_oci(image, &d, &t) < 0)
+        if (oci ? policy_image_split_oci(image, &d, &t) < 0 : !(d = strdup(image + 15)))
                 return psrun_error_errno(err, ENOMEM, "image");
         char real[PATH_MAX];
         if (!realpath(d, real))
                 return psrun_error_errno(err, errno, "image: %s", image);
-        if (!(*dir = strdup(real)) ||
-            asprintf(name, "oci:%s%s%s", real, t ? ":" : "", t ? t : "") < 0) {
+        if (!(*dir = strdup(real)) || asprintf(name, "%s:%s%s%s", oci ? "oci" : "docker-archive",
+                                               real, t ? ":" : "", t ? t : "") < 0) {
                 free(*dir);
                 return psrun_error_errno(err, ENOMEM, "image");
         }
@@ -147,8 +162,12 @@ static int read_config(struct image_store *s, const struct image_record *rec,
 int plan_image_resolve(const struct policy *pol, struct plan_image *img, psrun_error *err)
 {
         *img = (struct plan_image){0};
+        /* The reference's grammar before anything is made or opened. */
+        int r = plan_image_check_reference(pol->image, err);
+        if (r < 0)
+                return r;
         const char *root = pol->image_store ? pol->image_store : POLICY_DEFAULT_IMAGE_STORE;
-        int r = mkdir_parents(root);
+        r = mkdir_parents(root);
         if (r < 0)
                 return psrun_error_errno(err, r, "image_store: %s", root);
         _cleanup_(image_store_closep) struct image_store *s = NULL;
@@ -164,10 +183,11 @@ int plan_image_resolve(const struct policy *pol, struct plan_image *img, psrun_e
         image_store_set_limits(s, &lim);
 
         bool oci = strncmp(pol->image, "oci:", 4) == 0;
+        bool archive = strncmp(pol->image, "docker-archive:", 15) == 0;
         _cleanup_free_ char *dir = NULL, *tag = NULL, *name = NULL;
-        if (oci && (r = oci_name(pol->image, &dir, &tag, &name, err)) < 0)
+        if ((oci || archive) && (r = local_name(pol->image, &dir, &tag, &name, err)) < 0)
                 return r;
-        const char *ref = oci ? name : pol->image;
+        const char *ref = name ? name : pol->image;
 
         _cleanup_(image_record_free) struct image_record rec = {0};
         psrun_error lerr = {0};
@@ -178,8 +198,14 @@ int plan_image_resolve(const struct policy *pol, struct plan_image *img, psrun_e
         }
         if (r == -ENOENT) {
                 struct store_pull_stats st = {0};
-                r = oci ? image_store_import_oci(s, dir, tag, name, false, &rec, &st, err)
-                        : pull(s, pol, &rec, err);
+                /* A local image is imported at its first use, every blob
+                 * verified as it is copied, as `psrun image import` does. */
+                if (oci)
+                        r = image_store_import_oci(s, dir, tag, name, false, &rec, &st, err);
+                else if (archive)
+                        r = image_store_import_docker_archive(s, dir, name, false, &rec, &st, err);
+                else
+                        r = pull(s, pol, &rec, err);
         } else if (r < 0) {
                 *err = lerr;
         }

@@ -287,6 +287,9 @@ struct plan_image {
  * else pulled (a registry reference, with the policy's registries) or
  * imported (oci:DIR[:TAG]); then held. */
 int plan_image_resolve(const struct policy *policy, struct plan_image *img, psrun_error *err);
+/* The syntax of `image` when it is a registry reference (image/reference.c:
+ * one line naming `image`); oci: and docker-archive: pass. */
+int plan_image_check_reference(const char *image, psrun_error *err);
 void plan_image_free(struct plan_image *img);
 /* Each of the policy's `tools` present in the root at root_dirfd (a
  * directory opened on the sandbox's /, e.g. /proc/PID/root), found on the

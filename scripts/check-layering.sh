@@ -62,6 +62,7 @@ oci ^runtime/oci/ ^runtime/(session|gvisor)/ - runtime/oci/ includes nothing of 
 session-client ^runtime/session/((api|exec|files|install)[.]c|session[.]h)$ ^runtime/session/(supervisor|image|net) - the session client half includes nothing of the supervisor half (what they share is proto.h)
 session-supervisor ^runtime/session/(supervisor|image|net) ^runtime/session/session[.]h$ - the session supervisor half includes nothing of the client half (what they share is proto.h)
 siblings ^policy/ ^(rootfs|netns)/ - policy/, rootfs/ and netns/ include nothing of each other
+policy-image ^policy/ ^image/ - policy/ includes nothing of image/ (a policy keeps an image reference as a string; runtime/plan-image.c checks its grammar)
 siblings ^rootfs/ ^(policy|netns)/ - policy/, rootfs/ and netns/ include nothing of each other
 siblings ^netns/ ^(policy|rootfs)/ - policy/, rootfs/ and netns/ include nothing of each other
 library ^(common|policy|rootfs|netns|image|runtime|include)/ ^cli/ - no library file includes cli/

@@ -149,6 +149,9 @@ plant "common/ includes cli/" common/plant.c '#include "cli/cli.h"' "1 common" "
 plant "policy/ includes rootfs/ and netns/" policy/plant.h \
 	$'#include "policy/caps.h"\n#include "rootfs/mounts.h"\n#include "netns/stats.h"' \
 	"2 siblings" "3 siblings"
+plant "policy/ includes image/ (by ../ too)" policy/plant.c \
+	$'#include "policy/policy.h"\n#include "image/reference.h"\n#include "../image/store.h"' \
+	"2 policy-image" "3 policy-image"
 plant "rootfs/ includes policy/ and netns/" rootfs/plant.c \
 	$'#include "rootfs/mounts.h"\n#include "policy/caps.h"\n#include <netns/stats.h>' \
 	"2 siblings" "3 siblings"

@@ -8,6 +8,7 @@
 
 #include "policy/policy.h"
 #include "policy_test.h"
+#include "runtime/plan.h"
 
 Test(policy_image, defaults)
 {
@@ -32,6 +33,10 @@ Test(policy_image, references)
                 "oci:/srv/layout",
                 "oci:/srv/layout:v1",
                 "oci:./rel/layout:latest",
+                "docker-archive:/srv/image.tar",
+                "docker-archive:./rel/image.tar",
+                /* kept as a string: its grammar is the planner's (below) */
+                "a/UPPER",
         };
         for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
                 struct policy p;
@@ -64,13 +69,11 @@ Test(policy_image, bad_values)
 {
         expect_option_error("image=Bad Name", EINVAL,
                             "-o image: `Bad Name`: has a space, control or non-ASCII character");
-        expect_option_error("image=a/UPPER", EINVAL,
-                            "-o image: `a/UPPER`: repository name must be lowercase");
         expect_option_error("image=oci:", EINVAL,
                             "-o image: `oci:`: oci: needs a directory (oci:DIR[:TAG])");
-        expect_option_error("image=docker-archive:/x.tar", ENOTSUP,
-                            "-o image: `docker-archive:/x.tar`: docker-archive images are not "
-                            "supported yet (import an OCI layout: oci:DIR[:TAG])");
+        expect_option_error("image=docker-archive:", EINVAL,
+                            "-o image: `docker-archive:`: docker-archive: needs a file "
+                            "(docker-archive:FILE)");
         expect_option_error("image_store=relative", EINVAL,
                             "-o image_store: must be an absolute path");
         expect_option_error("image_max_size=1k", ERANGE,
@@ -81,6 +84,21 @@ Test(policy_image, bad_values)
         expect_option_error("registry_mirrors=['a b']", EINVAL,
                             "-o registry_mirrors[0]: has a space, control or non-ASCII character");
         expect_option_error("insecure_registries=['']", EINVAL, "-o insecure_registries[0]: empty");
+}
+
+/* policy/ keeps a reference as one word; the grammar (image/reference.c)
+ * is checked by the planner before it makes or opens anything. */
+Test(policy_image, reference_grammar_checked_by_the_planner)
+{
+        psrun_error err = {0};
+        cr_expect_eq(plan_image_check_reference("a/UPPER", &err), -EINVAL);
+        cr_expect_str_eq(err.msg, "image: `a/UPPER`: repository name must be lowercase");
+        err = (psrun_error){0};
+        cr_expect_eq(plan_image_check_reference("python:3.11-slim", &err), 0, "%s", err.msg);
+        cr_expect_eq(plan_image_check_reference("oci:/srv/layout:v1", &err), 0);
+        cr_expect_eq(plan_image_check_reference("docker-archive:/srv/x.tar", &err), 0);
+        cr_expect_eq(plan_image_check_reference("x@md5:00", &err), -EINVAL);
+        cr_expect(strncmp(err.msg, "image: `x@md5:00`: ", 19) == 0, "%s", err.msg);
 }
 
 Test(policy_image, validate_checks_c_api_structs)

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/* Where an image root comes from and what is checked before it runs
+ * (docs/policy.md, "Images" and "tools"): a `docker save` archive as
+ * `image: docker-archive:FILE`, imported at its first use; a reference's grammar checked
+ * by the planner. */
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "integration/common.h"
+#include "integration/image.h"
+
+static struct test_image img;
+
+static void setup(void)
+{
+        test_require_root();
+        test_image_make(&img, NULL);
+}
+
+static void teardown(void)
+{
+        test_image_remove(&img);
+}
+
+TestSuite(image_sources, .init = setup, .fini = teardown);
+
+static void expect_one_line(struct test_run *r, const char *needle)
+{
+        cr_expect_eq(r->status, 125, "exit %d, stderr: %s", r->status, r->err);
+        cr_expect(strstr(r->err, needle), "stderr lacks `%s`: %s", needle, r->err);
+        cr_expect(strchr(r->err, '\n') == r->err + strlen(r->err) - 1, "not one line: %s", r->err);
+}
+
+Test(image_sources, docker_archive_imported_at_first_use_and_verified)
+{
+        if (test_sh("command -v skopeo >/dev/null") != 0)
+                cr_skip_test("skopeo not installed (it writes the docker-archive)");
+        char cmd[2048], opt[600];
+        snprintf(cmd, sizeof(cmd),
+                 "cd %s && skopeo --insecure-policy copy -q oci:layout:v1 "
+                 "docker-archive:img.tar:test/img:v1 >/dev/null 2>&1",
+                 img.dir);
+        cr_assert_eq(test_sh(cmd), 0, "skopeo could not write the archive: %s", cmd);
+        snprintf(opt, sizeof(opt), "image=docker-archive:%s/img.tar", img.dir);
+        struct test_run r;
+        for (int i = 0; i < 2; i++) {
+                const char *const argv[] = {
+                        "run",     "-o",      opt,
+                        "-o",      img.store, "--",
+                        "/bin/sh", "-c",      "cat /etc/image-only; echo $IMG_VAR; pwd",
+                        NULL};
+                test_run_psrun(&r, argv);
+                cr_expect_eq(r.status, 0, "run %d: stderr: %s", i, r.err);
+                cr_expect_str_eq(r.out, "from-the-image\nfrom-image\n/app\n", "run %d", i);
+                test_run_free(&r);
+        }
+        /* Recorded once, by its absolute path, as `psrun image import` names it. */
+        char listing[700];
+        snprintf(listing, sizeof(listing), "%s/store", img.dir);
+        const char *const ls[] = {"image", "ls", "-q", "--store", listing, NULL};
+        test_run_psrun(&r, ls);
+        char want[600];
+        snprintf(want, sizeof(want), "docker-archive:%s/img.tar", img.dir);
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect(strstr(r.out, want), "ls: %s", r.out);
+        test_run_free(&r);
+
+        /* A layer blob altered in a second archive: refused naming its
+         * digest, nothing recorded. */
+        snprintf(cmd, sizeof(cmd),
+                 "set -e; cd %s; mkdir bad; tar -xf img.tar -C bad; "
+                 "f=$(cd bad && python3 -c 'import json; print(json.load(open(\"manifest.json\"))"
+                 "[0][\"Layers\"][0])'); printf XXXX | dd of=bad/$f bs=1 seek=600 conv=notrunc "
+                 "status=none; (cd bad && tar -cf ../bad.tar *)",
+                 img.dir);
+        cr_assert_eq(test_sh(cmd), 0, "%s", cmd);
+        /* (a store of its own: the first has the good blob by that digest) */
+        char store2[600];
+        snprintf(opt, sizeof(opt), "image=docker-archive:%s/bad.tar", img.dir);
+        snprintf(store2, sizeof(store2), "image_store=%s/store-bad", img.dir);
+        const char *const bad[] = {"run", "-o", opt, "-o", store2, "--", "/bin/true", NULL};
+        test_run_psrun(&r, bad);
+        expect_one_line(&r, "does not match");
+        test_run_free(&r);
+        const char *const missing[] = {
+                "run",       "-o", "image=docker-archive:/nonexistent.tar", "-o", img.store, "--",
+                "/bin/true", NULL};
+        test_run_psrun(&r, missing);
+        expect_one_line(&r, "image: docker-archive:/nonexistent.tar: No such file or directory");
+        test_run_free(&r);
+}
+
+Test(image_sources, reference_grammar_refused_by_the_planner_before_the_store)
+{
+        char store[600];
+        snprintf(store, sizeof(store), "image_store=%s/never-made", img.dir);
+        struct test_run r;
+        const char *const argv[] = {"run", "-o", "image=a/UPPER", "-o", store, "--", "true", NULL};
+        test_run_psrun(&r, argv);
+        expect_one_line(&r, "image: `a/UPPER`: repository name must be lowercase");
+        test_run_free(&r);
+        snprintf(store, sizeof(store), "%s/never-made", img.dir);
+        cr_expect_neq(access(store, F_OK), 0, "the store was made for a refused reference");
+}
