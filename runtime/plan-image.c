@@ -287,3 +287,22 @@ int plan_check_tools(const struct policy *pol, int root, char *const *envp, psru
         }
         return 0;
 }
+
+int plan_check_planned_tools(const struct policy *pol, const struct plan *p, psrun_error *err)
+{
+        if (!pol->n_tools)
+                return 0;
+        /* The image root as the sandbox will see it (its layers and psrun's
+         * top, in one overlay opened the way launch opens it, detached and
+         * closed here); otherwise the host's root, whose /usr the sandbox
+         * is given. */
+        _cleanup_close_ int root = -1;
+        if (p->rootfs.overlay) {
+                int r = rootfs_overlay_open(p->rootfs.overlay, &root, err);
+                if (r < 0)
+                        return psrun_error_prefix(err, "tools");
+        } else if ((root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+                return psrun_error_errno(err, errno, "tools: open /");
+        }
+        return plan_check_tools(pol, root, p->envp, err);
+}

@@ -453,6 +453,9 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         } else if (r >= 0) {
                 r = rootfs_plan_standalone(&ro, &p->rootfs, err);
         }
+        /* `tools` fail the plan, before any command starts. */
+        if (r >= 0)
+                r = plan_check_planned_tools(pol, p, err);
         /* Under gVisor the sandbox's syscalls never reach the host kernel:
          * the sentry and the gofer stand where these layers stand, and runsc
          * confines those itself (runtime/gvisor/run.c). */

@@ -296,3 +296,6 @@ void plan_image_free(struct plan_image *img);
  * PATH of envp: a missing one is one line naming it and the image. */
 int plan_check_tools(const struct policy *policy, int root_dirfd, char *const *envp,
                      psrun_error *err);
+/* The same for a plan just made, before anything of it runs: its image
+ * root (the overlay opened once more, detached) or the host's. */
+int plan_check_planned_tools(const struct policy *policy, const struct plan *p, psrun_error *err);

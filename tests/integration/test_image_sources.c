@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Where an image root comes from and what is checked before it runs
  * (docs/policy.md, "Images" and "tools"): a `docker save` archive as
- * `image: docker-archive:FILE`, imported at its first use; a reference's grammar checked
+ * `image: docker-archive:FILE`, imported at its first use; `tools` checked
+ * by `psrun run` before the command starts; a reference's grammar checked
  * by the planner. */
 #include <limits.h>
 #include <sys/stat.h>
@@ -88,6 +89,29 @@ Test(image_sources, docker_archive_imported_at_first_use_and_verified)
                 "/bin/true", NULL};
         test_run_psrun(&r, missing);
         expect_one_line(&r, "image: docker-archive:/nonexistent.tar: No such file or directory");
+        test_run_free(&r);
+}
+
+Test(image_sources, run_checks_tools_before_the_command_starts)
+{
+        struct test_run r;
+        const char *const missing[] = {
+                "run", "-o",        img.ref,   "-o", img.store, "-o", "tools=[sh, node]",
+                "--",  "/bin/echo", "started", NULL};
+        test_run_psrun(&r, missing);
+        char want[700];
+        snprintf(want, sizeof(want),
+                 "tools: `node` is not in the root of oci:%s:v1 (no node or nodejs on PATH)",
+                 img.layout);
+        expect_one_line(&r, want);
+        cr_expect_str_eq(r.out, "", "the command ran");
+        test_run_free(&r);
+
+        const char *const present[] = {"run",        "-o", img.ref,     "-o",      img.store, "-o",
+                                       "tools=[sh]", "--", "/bin/echo", "started", NULL};
+        test_run_psrun(&r, present);
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect_str_eq(r.out, "started\n");
         test_run_free(&r);
 }
 
