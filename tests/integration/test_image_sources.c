@@ -3,7 +3,8 @@
  * (docs/policy.md, "Images" and "tools"): a `docker save` archive as
  * `image: docker-archive:FILE`, imported at its first use; `tools` checked
  * by `psrun run` before the command starts; a reference's grammar checked
- * by the planner. */
+ * by the planner; and eight sandboxes at once on one image
+ * sharing the store's layers, no copy made. */
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -126,4 +127,48 @@ Test(image_sources, reference_grammar_refused_by_the_planner_before_the_store)
         test_run_free(&r);
         snprintf(store, sizeof(store), "%s/never-made", img.dir);
         cr_expect_neq(access(store, F_OK), 0, "the store was made for a refused reference");
+}
+
+/* Eight sandboxes started at once on one image: each sees the image, all
+ * share the store's unpacked layers (the store's layers/ the same bytes
+ * and entries before, while the eight hold it, and after), nothing left in
+ * tmp/. */
+Test(image_sources, eight_at_once_share_the_layers, .timeout = 120)
+{
+        char cmd[4096], psrun[PATH_MAX];
+        cr_assert_not_null(realpath(test_psrun_path(), psrun));
+        /* The first run imports the image; the eight find it. */
+        snprintf(cmd, sizeof(cmd),
+                 "set -e; cd %s; P=%s; mkdir gate; "
+                 "$P run -o %s -o %s -- /bin/true; "
+                 "du -sb --apparent-size store/layers | cut -f1 > du0; "
+                 "find store/layers | sort > ls0; "
+                 "for i in 1 2 3 4 5 6 7 8; do "
+                 "$P run -o %s -o %s -o mounts=%s/gate:/gate:ro -- /bin/sh -c "
+                 "'cat /etc/image-only; while [ ! -e /gate/go ]; do sleep 0.05; done; echo done' "
+                 ">out.$i 2>err.$i & echo $! >>pids; done; "
+                 "n=0; while [ $(cat out.* | grep -c from-the-image) -lt 8 ] && [ $n -lt 600 ]; do "
+                 "sleep 0.1; n=$((n+1)); done; "
+                 "du -sb --apparent-size store/layers | cut -f1 > du1; "
+                 "find store/layers | sort > ls1; "
+                 "touch gate/go; fail=0; for p in $(cat pids); do wait $p || fail=1; done; "
+                 "du -sb --apparent-size store/layers | cut -f1 > du2; echo $fail > fail",
+                 img.dir, psrun, img.ref, img.store, img.ref, img.store, img.dir);
+        cr_assert_eq(test_sh(cmd), 0, "the runs could not be started: %s", cmd);
+        char check[1024];
+        snprintf(check, sizeof(check),
+                 "cd %s && [ \"$(cat fail)\" = 0 ] && cmp -s du0 du1 && cmp -s du0 du2 && "
+                 "cmp -s ls0 ls1 && [ -z \"$(ls -A store/tmp)\" ] && "
+                 "[ $(cat out.* | grep -cx from-the-image) = 8 ] && [ $(cat out.* | grep -cx done) "
+                 "= 8 ]",
+                 img.dir);
+        int rc = test_sh(check);
+        if (rc != 0) {
+                snprintf(cmd, sizeof(cmd),
+                         "cd %s; echo fail=$(cat fail) du $(cat du0) $(cat du1) $(cat du2) >&2; "
+                         "diff ls0 ls1 >&2; ls -A store/tmp >&2; head -c 400 out.* err.* >&2",
+                         img.dir);
+                test_sh(cmd);
+        }
+        cr_expect_eq(rc, 0, "the eight did not share one copy of the image (see stderr)");
 }
