@@ -12,6 +12,7 @@
  *   imgtool prune STORE
  *   imgtool hold STORE REF         (holds the layers until stdin closes)
  *   imgtool sha-bench FILE         (MB/s of each SHA-256 implementation)
+ *   imgtool seed KEY=VALUE... -- ARGV...  (a session of those keys, public API: seed.c)
  */
 
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include "image/registries.h"
 #include "image/registry.h"
 #include "image/store.h"
+#include "seed.h"
 
 static double now_ms(void)
 {
@@ -141,6 +143,8 @@ static int cmd_sha_bench(const char *file)
 
 int main(int argc, char **argv)
 {
+        if (argc >= 2 && strcmp(argv[1], "seed") == 0)
+                return seed_main(argc - 2, argv + 2);
         if (argc >= 3 && strcmp(argv[1], "sha-bench") == 0)
                 return cmd_sha_bench(argv[2]);
         if (argc < 3) {

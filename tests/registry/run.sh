@@ -11,7 +11,8 @@
 # mklayout.py into OCI layouts) and pushed with skopeo. Everything runs
 # inside the namespace; nothing leaves it. Driven by build/tests/registry/imgtool
 # (the store through libpsrun's internal archive) and, in section 14, by `psrun image`
-# itself (build/psrun: pull, ls, inspect, import, rm, prune, refused input). Prints
+# itself (build/psrun: pull, ls, inspect, import, rm, prune, refused input), and in
+# section 15 (seed-dict.sh) the seed's sandbox dict from Python and C. Prints
 # "registry: N passed, N failed, N skipped"; removes everything on exit.
 set -u
 BUILD=${1:-build}
@@ -606,6 +607,9 @@ if [ $? -eq 0 ] && grep -q "^removed 2 blobs, 2 layers" <<<"$out" && [ "$(blob_c
 else
 	bad "psrun image prune after release" "$out $(err_line)"
 fi
+
+# 15. the seed's dict (tests/registry/seed-dict.sh)
+. "$HERE/seed-dict.sh"
 
 # 13. SHA-256: libcrypto (dlopen) against the portable code, measured
 head -c 256M /dev/urandom >"$TMP/sha.bin"
