@@ -13,6 +13,9 @@ BACKEND_KEYS=${BACKEND_KEYS:-}
 seed_image() { # TREE
 	local t=$1 f
 	mkdir -p "$t/usr/bin" "$t/usr/lib/python3.11/lib-dynload" "$t/bin"
+	# a /bin/sh: sandbox_exec runs its command with it
+	cp "$BUSYBOX" "$t/bin/busybox"
+	ln -s busybox "$t/bin/sh"
 	cp /usr/bin/python3 "$t/usr/bin/python3"
 	cp "$(readlink -f "$(command -v node)")" "$t/usr/bin/node"
 	for f in $(ldd /usr/bin/python3 "$(readlink -f "$(command -v node)")" | grep -oE '/[^ ]+' | sort -u); do
@@ -87,6 +90,24 @@ for k, v in ($SEED_PY).items():
 			ok "the seed's dict from C (psrun_session_create, psrun_exec; ${#SEED_KEYS[@]} keys): $out"
 		else
 			bad "the seed's dict from C" "rc $rc out $out keys ${SEED_KEYS[*]} $(tail -3 "$TMP/err" | tr '\n' ' ')"
+		fi
+
+		# from MCP: the official SDK's client, `psrun mcp` with the same keys
+		NM=$(dirname "$PSRUN")/npm/node_modules
+		if [ ! -d "$NM/@modelcontextprotocol/sdk" ] && command -v npm >/dev/null; then
+			"$HERE/../clients/mcp/install.sh" "$(dirname "$PSRUN")" >/dev/null 2>&1
+		fi
+		if [ -d "$NM/@modelcontextprotocol/sdk" ]; then
+			out=$(seed_ns node "$HERE/seed-mcp.mjs" "$PSRUN" "$NM" "python3 -c '$SEED_CMD'" "${SEED_KEYS[@]}" 2>"$TMP/err")
+			rc=$?
+			if [ $rc -eq 0 ] && [ "$out" = "$SEED_WANT" ]; then
+				ok "the seed's dict from MCP (the SDK's client, psrun mcp, sandbox_exec): $out"
+			else
+				bad "the seed's dict from MCP" "rc $rc out $out $(tail -3 "$TMP/err" | tr '\n' ' ')"
+			fi
+		else
+			skip=$((skip + 1))
+			echo "[SKIP] the seed's dict from MCP: the MCP SDK is not installed in $NM (tests/clients/mcp/install.sh, npm)"
 		fi
 
 		# a tool the image lacks fails the create, one line naming it and the image
