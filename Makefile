@@ -51,7 +51,7 @@ TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/
 IMAGE_TOOL := $(BUILD)/tests/registry/imgtool
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
-.PHONY: all deps tests check check-layering check-layering-test print-lib-srcs check-unit check-vm demo bench bench-agent clean install format format-check fuzz fuzz-build \
+.PHONY: all deps tests check check-layering check-layering-test print-lib-srcs check-unit check-vm demo bench bench-agent bench-image clean install format format-check fuzz fuzz-build \
         soak
 
 all: $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
@@ -221,6 +221,11 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory $(PSRUN)
 	@bench/startup.sh $(PSRUN)
+
+# Pulling a 5-layer, 100 MB image: psrun against skopeo + umoci and podman.
+bench-image: deps
+	@$(MAKE) --no-print-directory $(PSRUN)
+	@bench/image-pull.sh $(PSRUN)
 
 # The agent faces (MCP server, Python binding) against the session API.
 bench-agent: deps
