@@ -181,7 +181,26 @@ static void write_tool(FILE *f, const struct tool_def *t)
         fputs("],\"additionalProperties\":false}}", f);
 }
 
-/* 0, or -EINVAL with the message of a -32602. */
+/* Add the value a model sent to err's message, escaped to one line and
+ * cut, then "`". Returns -EINVAL. */
+static int append_escaped(psrun_error *err, const char *v, size_t len)
+{
+        size_t used = strlen(err->msg);
+        char *end = err->msg + used;
+        size_t room = sizeof(err->msg) - used;
+        for (size_t i = 0; i < len && room > 8 && i < 64; i++) {
+                unsigned char c = (unsigned char) v[i];
+                int n = c < 0x20 || c == 0x7f || c == '`' ? snprintf(end, room, "\\x%02x", c)
+                                                          : snprintf(end, room, "%c", c);
+                end += n;
+                room -= (size_t) n;
+        }
+        if (room > 1)
+                snprintf(end, room, "`");
+        return -EINVAL;
+}
+
+/* 0, or -EINVAL with a message for the model (an isError result). */
 static int check_args(const struct tool_def *t, const struct mj *args, psrun_error *err)
 {
         for (size_t k = 0; k < args->len; k++) {
@@ -189,9 +208,15 @@ static int check_args(const struct tool_def *t, const struct mj *args, psrun_err
                 for (size_t i = 0; i < MAX_ARGS && t->args[i].name; i++)
                         if (strcmp(t->args[i].name, args->keys[k]) == 0)
                                 a = &t->args[i];
-                if (!a)
-                        return psrun_error_set(err, EINVAL, "%s: unknown argument `%s`", t->name,
-                                               args->keys[k]);
+                if (!a) {
+                        char list[256] = "";
+                        for (size_t i = 0; i < MAX_ARGS && t->args[i].name; i++)
+                                snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                                         i ? ", " : "", t->args[i].name);
+                        psrun_error_set(err, EINVAL, "%s: its arguments are %s; unknown argument `",
+                                        t->name, list);
+                        return append_escaped(err, args->keys[k], strlen(args->keys[k]));
+                }
                 static const enum mj_kind kinds[] = {
                         [ARG_STRING] = MJ_STRING,
                         [ARG_NUMBER] = MJ_NUMBER,
@@ -220,11 +245,15 @@ static int check_args(const struct tool_def *t, const struct mj *args, psrun_err
                 bool allowed = !a->choices;
                 for (size_t c = 0; a->choices && a->choices[c]; c++)
                         allowed = allowed || strcmp(a->choices[c], v->str) == 0;
-                if (!allowed)
-                        return psrun_error_set(err, EINVAL,
-                                               "%s: argument `%s` must be one of utf-8, base64, "
-                                               "not `%s`",
-                                               t->name, a->name, v->str);
+                if (!allowed) {
+                        char list[256] = "";
+                        for (size_t c = 0; a->choices[c]; c++)
+                                snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                                         c ? ", " : "", a->choices[c]);
+                        psrun_error_set(err, EINVAL, "%s: argument `%s` must be one of %s, not `",
+                                        t->name, a->name, list);
+                        return append_escaped(err, v->str, v->len);
+                }
         }
         for (size_t i = 0; i < MAX_ARGS && t->args[i].name; i++)
                 if (t->args[i].required && !mj_get(args, t->args[i].name))
@@ -394,6 +423,25 @@ static void buffers_free(struct buffers *b)
                 free(b->data[i]);
 }
 
+/* A tool's arguments were wrong: an isError result saying what to change,
+ * with the message in structuredContent's `error` too. */
+static int write_argument_error(const struct mcp_server *s, const struct request *rq, FILE *f,
+                                const char *msg)
+{
+        _cleanup_free_ char *text = NULL;
+        if (asprintf(&text, "Invalid arguments: %s. Correct them and call the tool again.", msg) <
+            0)
+                return -ENOMEM;
+        begin_result(f, rq);
+        fputs("\"content\":[", f);
+        write_text_item(f, false, text, strlen(text));
+        fputs("],\"structuredContent\":{\"error\":", f);
+        json_write_string(f, msg);
+        fputs("},\"isError\":true", f);
+        end_result(f, s, rq, 0);
+        return 0;
+}
+
 static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f)
 {
         const char *name = mj_get_string(rq->params, "name");
@@ -420,10 +468,11 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
                             "tools/call: params.arguments must be an object");
                 return 0;
         }
-        if (check_args(&tools[t], args ? args : &no_args, &err) < 0) {
-                write_error(f, rq->id, MCP_INVALID_PARAMS, err.msg);
-                return 0;
-        }
+        /* Arguments that do not fit the tool's schema are the model's to
+         * correct: a tool result with isError (2025-11-25, "Error
+         * Handling"), not a protocol error. */
+        if (check_args(&tools[t], args ? args : &no_args, &err) < 0)
+                return write_argument_error(s, rq, f, err.msg);
         struct mcp_call call = {
                 .tool = (enum mcp_tool) t,
                 .args = args ? args : &no_args,
@@ -451,9 +500,10 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
                 return 0;
         if (r == -ENOMEM && !err.msg[0])
                 psrun_error_set(&err, ENOMEM, "%s: out of memory", tools[t].name);
+        if (r == -EINVAL)
+                return write_argument_error(s, rq, f, err.msg);
         if (r < 0) {
-                write_error(f, rq->id, r == -EINVAL ? MCP_INVALID_PARAMS : MCP_INTERNAL_ERROR,
-                            err.msg);
+                write_error(f, rq->id, MCP_INTERNAL_ERROR, err.msg);
                 return 0;
         }
         begin_result(f, rq);

@@ -346,31 +346,66 @@ static void call_error(const char *name_and_args, int code, const char *msg_part
         mj_free(v);
 }
 
+/* A tools/call whose arguments are wrong: an isError result (2025-11-25),
+ * the message in the text and in structuredContent.error. */
+static void call_invalid(const char *name_and_args, const char *msg_part)
+{
+        char msg[1024];
+        snprintf(msg, sizeof(msg),
+                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{%s}}",
+                 name_and_args);
+        struct mj *v = send_msg(msg);
+        const struct mj *r = mj_get(v, "result");
+        cr_assert_not_null(r, "%s -> %s", msg, out_buf);
+        cr_assert_eq(mj_get(r, "isError")->boolean, true, "%s", out_buf);
+        const char *text = mj_get_string(&mj_get(r, "content")->items[0], "text");
+        cr_assert_not_null(strstr(text, "Invalid arguments: "), "%s", text);
+        cr_assert_not_null(strstr(text, msg_part), "`%s` lacks `%s`", text, msg_part);
+        const char *e = mj_get_string(mj_get(r, "structuredContent"), "error");
+        cr_assert_not_null(e, "%s", out_buf);
+        cr_assert_not_null(strstr(e, msg_part), "`%s` lacks `%s`", e, msg_part);
+        mj_free(v);
+}
+
 Test(mcp_proto, bad_tool_calls_are_json_rpc_errors)
 {
+        /* Protocol faults: no such tool, no name, arguments not an object. */
         call_error("\"name\":\"rm_rf\"", MCP_INVALID_PARAMS, "Unknown tool: rm_rf");
         call_error("\"arguments\":{}", MCP_INVALID_PARAMS, "params.name");
-        call_error("\"name\":\"sandbox_exec\"", MCP_INVALID_PARAMS, "missing argument `command`");
         call_error("\"name\":\"sandbox_exec\",\"arguments\":[]", MCP_INVALID_PARAMS,
                    "must be an object");
-        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":1}", MCP_INVALID_PARAMS,
-                   "`command` must be a string, not number");
-        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"a\\u0000b\"}",
-                   MCP_INVALID_PARAMS, "NUL");
-        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"timeout\":\"5\"}",
-                   MCP_INVALID_PARAMS, "`timeout` must be a number");
-        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"timeout\":-1}",
-                   MCP_INVALID_PARAMS, "above 0");
-        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"cwd\":\"/\"}",
-                   MCP_INVALID_PARAMS, "unknown argument `cwd`");
-        call_error("\"name\":\"sandbox_write_file\",\"arguments\":{\"file_path\":\"a\","
-                   "\"content\":\"\",\"encoding\":\"rot13\"}",
-                   MCP_INVALID_PARAMS, "one of utf-8, base64");
-        call_error("\"name\":\"sandbox_destroy\",\"arguments\":{}", MCP_INVALID_PARAMS,
-                   "missing argument `handle`");
-        /* What the backend calls bad arguments is -32602 too. */
-        call_error("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"bad\"}",
-                   MCP_INVALID_PARAMS, "sandbox_exec: bad");
+        cr_assert_eq(calls, 0);
+}
+
+Test(mcp_proto, bad_arguments_are_tool_errors)
+{
+        call_invalid("\"name\":\"sandbox_exec\"", "missing argument `command`");
+        call_invalid("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":1}",
+                     "`command` must be a string, not number");
+        call_invalid("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"a\\u0000b\"}", "NUL");
+        call_invalid(
+                "\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"timeout\":\"5\"}",
+                "`timeout` must be a number");
+        call_invalid("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"timeout\":-1}",
+                     "above 0");
+        call_invalid("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"cwd\":\"/\"}",
+                     "its arguments are command, timeout, handle; unknown argument `cwd`");
+        call_invalid("\"name\":\"sandbox_write_file\",\"arguments\":{\"file_path\":\"a\","
+                     "\"content\":\"\",\"encoding\":\"rot13\"}",
+                     "`encoding` must be one of utf-8, base64, not `rot13`");
+        /* Each enum lists its own values (the tool list, not the encodings). */
+        call_invalid("\"name\":\"sandbox_install_package\",\"arguments\":{\"package\":\"a\","
+                     "\"tool\":\"ruby\"}",
+                     "`tool` must be one of python, node, not `ruby`");
+        /* A value the model sent is shown on one line. */
+        call_invalid("\"name\":\"sandbox_install_package\",\"arguments\":{\"package\":\"a\","
+                     "\"tool\":\"a\\nb\"}",
+                     "not `a\\x0ab`");
+        call_invalid("\"name\":\"sandbox_destroy\",\"arguments\":{}", "missing argument `handle`");
+        cr_assert_eq(calls, 0, "no bad call reached the backend");
+        /* What the backend calls bad arguments is an isError result too. */
+        call_invalid("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"bad\"}",
+                     "sandbox_exec: bad");
         cr_assert_eq(calls, 1, "only the backend's own rejection reached it");
 }
 
@@ -470,21 +505,21 @@ Test(mcp_proto, a_text_item_is_capped_as_escaped_json)
 
 Test(mcp_proto, integer_arguments_are_checked)
 {
-        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
-                   "\"offset\":-1}",
-                   MCP_INVALID_PARAMS, "must be an integer from 0");
-        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
-                   "\"offset\":1.5}",
-                   MCP_INVALID_PARAMS, "must be an integer");
-        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
-                   "\"length\":0}",
-                   MCP_INVALID_PARAMS, "`length` must be an integer from 1 to 262144");
-        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
-                   "\"length\":262145}",
-                   MCP_INVALID_PARAMS, "`length` must be an integer from 1 to 262144");
-        call_error("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
-                   "\"offset\":\"0\"}",
-                   MCP_INVALID_PARAMS, "`offset` must be an integer, not string");
+        call_invalid("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                     "\"offset\":-1}",
+                     "must be an integer from 0");
+        call_invalid("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                     "\"offset\":1.5}",
+                     "must be an integer");
+        call_invalid("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                     "\"length\":0}",
+                     "`length` must be an integer from 1 to 262144");
+        call_invalid("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                     "\"length\":262145}",
+                     "`length` must be an integer from 1 to 262144");
+        call_invalid("\"name\":\"sandbox_read_file\",\"arguments\":{\"file_path\":\"a\","
+                     "\"offset\":\"0\"}",
+                     "`offset` must be an integer, not string");
         cr_assert_eq(calls, 0);
         struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
                                 "\"params\":{\"name\":\"sandbox_read_file\",\"arguments\":"

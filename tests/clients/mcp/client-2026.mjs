@@ -106,13 +106,16 @@ await check("tools/list: the tools in a fixed order, cacheable", async () => {
   assert.ok(last.result.ttlMs > 0);
 });
 
-await check("a bad argument is -32602", async () => {
-  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: { command: 5 } }),
-    (e) => e instanceof ProtocolError && e.code === -32602 && /must be a string/.test(e.message));
-  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: {} }),
-    (e) => e.code === -32602 && /missing argument `command`/.test(e.message));
-  await assert.rejects(client.callTool({ name: "sandbox_exec",
-    arguments: { command: "true", timeout: -1 } }), (e) => e.code === -32602);
+await check("a bad argument is an isError result", async () => {
+  let r = await client.callTool({ name: "sandbox_exec", arguments: { command: 5 } });
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /must be a string/);
+  r = await client.callTool({ name: "sandbox_exec", arguments: {} });
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /missing argument `command`/);
+  r = await client.callTool({ name: "sandbox_exec", arguments: { command: "true", timeout: -1 } });
+  assert.equal(r.isError, true);
+  assert.match(r.structuredContent.error, /`timeout` must be above 0/);
 });
 
 await check("an unknown tool is -32602", async () => {

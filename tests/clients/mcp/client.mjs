@@ -59,8 +59,10 @@ await check("sandbox_install_package: a bad spec, a bad tool, no network", async
     arguments: { package: "--index-url=http://evil.test/" } });
   assert.equal(r.isError, true);
   assert.match(text(r), /^Cannot install: package: /);
-  await assert.rejects(client.callTool({ name: "sandbox_install_package",
-    arguments: { package: "serde", tool: "cargo" } }), (e) => e.code === -32602);
+  r = await client.callTool({ name: "sandbox_install_package",
+    arguments: { package: "serde", tool: "ruby" } });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /`tool` must be one of python, node, not `ruby`/);
   r = await client.callTool({ name: "sandbox_install_package", arguments: { package: "requests" } });
   assert.equal(r.isError, true);
   assert.match(text(r), /cannot be installed: the session has no network/);
@@ -68,11 +70,18 @@ await check("sandbox_install_package: a bad spec, a bad tool, no network", async
   assert.equal(r.structuredContent.denied, false);
 });
 
-await check("a bad argument is -32602", async () => {
-  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: { command: 5 } }),
-    (e) => e.code === -32602 && /must be a string/.test(e.message));
-  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: {} }),
-    (e) => e.code === -32602);
+await check("a bad argument is an isError result the model can act on; an unknown tool is -32602", async () => {
+  const bad = async (args, re) => {
+    const r = await client.callTool({ name: "sandbox_exec", arguments: args });
+    assert.equal(r.isError, true, JSON.stringify(r));
+    assert.match(text(r), /^Invalid arguments: /);
+    assert.match(text(r), re);
+    assert.match(r.structuredContent.error, re);
+  };
+  await bad({ command: 5 }, /`command` must be a string, not number/);
+  await bad({}, /missing argument `command`/);
+  await bad({ command: "true", timeout: -1 }, /`timeout` must be above 0/);
+  await bad({ command: "true", cwd: "/" }, /its arguments are command, timeout, handle; unknown argument `cwd`/);
   await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }),
     (e) => e.code === -32602 && /Unknown tool/.test(e.message));
 });
@@ -254,8 +263,10 @@ await check("files: a binary round trip", async () => {
   assert.ok(Buffer.from(r.structuredContent.content, "base64").equals(bytes));
   assert.match(text(r), /^\/workspace\/bin: 256 bytes, all shown as base64 \(a binary file\)/);
   assert.ok(Buffer.from(item(r, 1), "base64").equals(bytes));
-  await assert.rejects(client.callTool({ name: "sandbox_write_file",
-    arguments: { file_path: "x", content: "not base64!", encoding: "base64" } }), (e) => e.code === -32602);
+  const r2 = await client.callTool({ name: "sandbox_write_file",
+    arguments: { file_path: "x", content: "not base64!", encoding: "base64" } });
+  assert.equal(r2.isError, true);
+  assert.match(text(r2), /^Invalid arguments: .*base64/);
 });
 
 await check("sandbox_create / handle / sandbox_destroy", async () => {
