@@ -2,11 +2,12 @@
 /*
  * `psrun mcp`: an MCP server on stdin/stdout (docs/mcp.md) over the public
  * session API (include/psrun.h). The protocol is cli/mcp/proto.c; this file
- * is the transport (a reader thread, one worker), the sandboxes the tools
- * run in, and the tools themselves; cli/mcp/text.c writes their text.
+ * holds the sandboxes the tools run in and the tools themselves;
+ * cli/mcp/transport.c is the transport (a reader thread, workers that run
+ * requests at once), cli/mcp/text.c writes the tools' text.
  *
  * stdout carries nothing but protocol: one JSON-RPC message per line,
- * written by the worker thread only. Logs go to stderr.
+ * each written whole under the server's out_lock. Logs go to stderr.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,12 +25,12 @@
 #include "cli/approve.h"
 #include "cli/cli.h"
 #include "cli/mcp/proto.h"
+#include "cli/mcp/server.h"
 #include "cli/mcp/text.h"
 #include "common/cleanup.h"
 #include "common/json.h"
 #include "common/units.h"
 
-#define MAX_SANDBOXES 32 /* made by sandbox_create, alive at once */
 /* What a stream of a command's output costs as JSON at most, in its text
  * content item and again in structuredContent: 2 MiB each (the policy's
  * output_limit caps the bytes, 1 MiB by default; escaped, a control byte
@@ -45,19 +46,6 @@
 #define TIMEOUT_MAX_S       (24 * 3600) /* sandbox_exec's timeout argument */
 
 /* ---- the server's policy: its sources, replayed for every sandbox ---- */
-
-struct source {
-        const char *file;      /* --policy FILE, or */
-        const char *key_value; /* -o KEY=VALUE */
-};
-
-struct config {
-        struct source *sources;
-        size_t n_sources;
-        const char **allowed; /* --allow-override KEY */
-        size_t n_allowed;
-        struct approve_cmd approve; /* --approve-cmd; cmd NULL: no approver */
-};
 
 /* Apply the sources to a sandbox's policy, in command-line order. */
 static int apply_sources(const struct config *cfg, psrun_policy *pol, psrun_error *err)
@@ -132,57 +120,7 @@ static int apply_override(const struct config *cfg, psrun_policy *pol, const cha
 
 /* ---- sandboxes ---- */
 
-struct sandbox {
-        char handle[33]; /* "" for the default sandbox */
-        psrun_session *session;
-        psrun_policy *policy; /* what it was made with: limits in messages, exec timeouts */
-};
-
-struct server {
-        struct config cfg;
-        struct sandbox *default_sb;
-        struct sandbox *sandboxes[MAX_SANDBOXES];
-        FILE *out;
-
-        /* The running exec, for notifications/cancelled (the reader thread). */
-        pthread_mutex_t lock;
-        psrun_exec_handle *running;
-        char *running_id; /* the raw JSON of its request's id */
-        bool cancelled;   /* it was killed for a cancel: no more progress */
-
-        /* Cancels of requests read but not yet answered, oldest first. */
-        struct cancel *cancels, **cancels_tail;
-        size_t n_cancels;
-
-        /* The request queue, reader -> worker. Lines are numbered as read:
-         * read_seq is the last one read, work_seq the one being handled,
-         * done_seq the last one answered. */
-        pthread_cond_t cond;
-        struct line *head, **tail;
-        uint64_t read_seq, work_seq, done_seq;
-        bool eof;
-};
-
-struct line {
-        struct line *next;
-        uint64_t seq;
-        size_t len;
-        char text[];
-};
-
-/*
- * A notifications/cancelled naming a request that may still be queued or
- * running. That request was read before the cancel, so its line is at most
- * `upto`: once the worker is past that line, the entry can go.
- */
-struct cancel {
-        struct cancel *next;
-        uint64_t upto;
-        char id[]; /* the raw JSON of the request's id */
-};
-#define MAX_CANCELS 1024 /* pending at once; past that the oldest are forgotten */
-
-static void sandbox_free(struct sandbox *sb, bool destroy)
+void mcp_sandbox_free(struct sandbox *sb, bool destroy)
 {
         if (!sb)
                 return;
@@ -222,43 +160,23 @@ static int sandbox_new(struct server *srv, const struct mj *overrides, const cha
                 r = psrun_session_create(sb->policy, &so, &sb->session, err);
         }
         if (r < 0) {
-                sandbox_free(sb, false);
+                mcp_sandbox_free(sb, false);
                 return r;
         }
         *ret = sb;
         return 0;
 }
 
-/* ---- cancellation (both threads; srv->lock held) ---- */
-
-static void drop_first_cancel(struct server *srv)
+/* Drop a call's hold on a sandbox; the last one frees a sandbox taken
+ * out of the table (destroying its session, if it still has one). */
+void mcp_sandbox_put(struct server *srv, struct sandbox *sb)
 {
-        struct cancel *c = srv->cancels;
-        srv->cancels = c->next;
-        if (!srv->cancels)
-                srv->cancels_tail = &srv->cancels;
-        srv->n_cancels--;
-        free(c);
-}
-
-/* Is the request with this id (raw JSON) cancelled? Forgets the cancels
- * that can only name requests already answered. */
-static bool cancelled_locked(struct server *srv, const char *id, size_t len)
-{
-        while (srv->cancels && srv->cancels->upto < srv->work_seq)
-                drop_first_cancel(srv);
-        for (const struct cancel *c = srv->cancels; c; c = c->next)
-                if (strlen(c->id) == len && memcmp(c->id, id, len) == 0)
-                        return true;
-        return false;
-}
-
-static void kill_running_locked(struct server *srv)
-{
-        psrun_error err = {0};
-        if (psrun_exec_signal(srv->running, SIGKILL, &err) < 0)
-                fprintf(stderr, "psrun: mcp: cancel: %s\n", err.msg);
-        srv->cancelled = true;
+        pthread_mutex_lock(&srv->lock);
+        bool last = --sb->refs == 0 && sb->dead;
+        pthread_cond_broadcast(&srv->changed);
+        pthread_mutex_unlock(&srv->lock);
+        if (last)
+                mcp_sandbox_free(sb, true);
 }
 
 /* ---- tool helpers ---- */
@@ -274,31 +192,55 @@ __attribute__((format(printf, 2, 3))) static int tool_error(struct mcp_tool_out 
         return 0;
 }
 
-/* The sandbox a call names, or the default one (made on first use). NULL
- * after writing an error result. */
+/* The sandbox a call names, or the default one (made on first use), held
+ * for the call (the job's sb: mcp_backend_call puts it after the tool).
+ * NULL after writing an error result. */
 static struct sandbox *pick_sandbox(struct server *srv, const struct mcp_call *call,
                                     struct mcp_tool_out *out)
 {
         const char *handle = mj_get_string(call->args, "handle");
+        struct sandbox *sb = NULL;
         if (handle) {
-                for (size_t i = 0; i < MAX_SANDBOXES; i++)
+                pthread_mutex_lock(&srv->lock);
+                for (size_t i = 0; i < MAX_SANDBOXES && !sb; i++)
                         if (srv->sandboxes[i] && strcmp(srv->sandboxes[i]->handle, handle) == 0)
-                                return srv->sandboxes[i];
-                tool_error(out,
-                           "No sandbox with handle `%s`: it was destroyed, or this server did "
-                           "not create it. Call sandbox_create for a new one, or leave out "
-                           "`handle` to use the default sandbox.",
-                           handle);
-                return NULL;
-        }
-        if (!srv->default_sb) {
+                                sb = srv->sandboxes[i];
+                if (sb)
+                        sb->refs++;
+                pthread_mutex_unlock(&srv->lock);
+                if (!sb) {
+                        tool_error(out,
+                                   "No sandbox with handle `%s`: it was destroyed, or this server "
+                                   "did not create it. Call sandbox_create for a new one, or "
+                                   "leave out `handle` to use the default sandbox.",
+                                   handle);
+                        return NULL;
+                }
+        } else {
+                /* One call makes the default sandbox; the others wait for it. */
+                pthread_mutex_lock(&srv->create_lock);
+                pthread_mutex_lock(&srv->lock);
+                sb = srv->default_sb;
+                if (sb)
+                        sb->refs++;
+                pthread_mutex_unlock(&srv->lock);
                 psrun_error err = {0};
-                if (sandbox_new(srv, NULL, NULL, &srv->default_sb, &err) < 0) {
+                if (!sb && sandbox_new(srv, NULL, NULL, &sb, &err) == 0) {
+                        pthread_mutex_lock(&srv->lock);
+                        srv->default_sb = sb;
+                        sb->refs = 1;
+                        pthread_mutex_unlock(&srv->lock);
+                }
+                pthread_mutex_unlock(&srv->create_lock);
+                if (!sb) {
                         tool_error(out, "Could not start the sandbox: %s", err.msg);
                         return NULL;
                 }
         }
-        return srv->default_sb;
+        struct job *j = mcp_current_job();
+        if (j)
+                j->sb = sb;
+        return sb;
 }
 
 /* A session-API error as a result an LLM can act on. A default sandbox
@@ -309,9 +251,16 @@ static int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool
 {
         if (err->code != ESRCH && err->code != ECONNREFUSED)
                 return tool_error(out, "%s: %s", what, err->msg);
-        if (sb && sb == srv->default_sb) {
+        pthread_mutex_lock(&srv->lock);
+        bool was_default = sb && sb == srv->default_sb;
+        if (was_default) {
+                /* Out of the table; the last call holding it frees it. */
                 srv->default_sb = NULL;
-                sandbox_free(sb, true);
+                sb->dead = true;
+                pthread_cond_broadcast(&srv->changed);
+        }
+        pthread_mutex_unlock(&srv->lock);
+        if (was_default) {
                 return tool_error(out,
                                   "%s: %s. The default sandbox had ended (idle timeout or "
                                   "lifetime); the next call starts a new one, with an empty "
@@ -371,26 +320,19 @@ static uint64_t policy_ms(const struct sandbox *sb, const char *key)
 
 struct exec_ctx {
         struct server *srv;
-        const struct mj *token;
-        unsigned long long sent, progress;
+        unsigned long long sent;
 };
 
 static void on_output(void *userdata, int stream, const char *data, size_t len)
 {
         struct exec_ctx *x = userdata;
-        /* Nothing more for a cancelled request, progress neither. */
-        pthread_mutex_lock(&x->srv->lock);
-        bool cancelled = x->srv->cancelled;
-        pthread_mutex_unlock(&x->srv->lock);
-        if (cancelled)
-                return;
         for (size_t off = 0; off < len && x->sent < PROGRESS_MAX;) {
                 size_t n = len - off;
                 if (n > PROGRESS_CHUNK)
                         n = PROGRESS_CHUNK;
                 if (n > PROGRESS_MAX - x->sent)
                         n = PROGRESS_MAX - x->sent;
-                mcp_write_progress(x->srv->out, x->token, ++x->progress, data + off, n);
+                mcp_job_progress(x->srv, data + off, n);
                 x->sent += n;
                 off += n;
         }
@@ -398,6 +340,17 @@ static void on_output(void *userdata, int stream, const char *data, size_t len)
 
 static int write_exec(const struct sandbox *sb, const struct mj *timeout,
                       const psrun_exec_result *res_shown, struct mcp_tool_out *out);
+
+/* mcp_slot_get's refusal as a result: true when there is one. */
+static bool slot_error(int r, struct mcp_tool_out *out)
+{
+        if (r == -ECANCELED)
+                tool_error(out, "Cancelled before it started.");
+        else if (r < 0)
+                tool_error(out, "This sandbox was destroyed before the call could run; create a "
+                                "new one with sandbox_create.");
+        return r < 0;
+}
 
 static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
                      psrun_error *err)
@@ -409,7 +362,7 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         struct sandbox *sb = pick_sandbox(srv, call, out);
         if (!sb)
                 return 0;
-        struct exec_ctx x = {.srv = srv, .token = call->progress_token};
+        struct exec_ctx x = {.srv = srv};
         psrun_exec_options o = {0};
         if (timeout) {
                 o.timeout_ms = (uint64_t) (timeout->number * 1000 + 0.5);
@@ -430,33 +383,26 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                 if (r < 0)
                         return psrun_error_set(err, e.code, "sandbox_exec: %s", e.msg);
         }
-        if (x.token && (x.token->kind == MJ_STRING || x.token->kind == MJ_NUMBER)) {
+        if (call->progress_token) {
                 o.on_output = on_output;
                 o.userdata = &x;
         }
         char *argv[] = {"/bin/sh", "-c", (char *) mj_get_string(call->args, "command"), NULL};
+        /* At most max_execs at once in one sandbox; the others wait here. */
+        if (slot_error(mcp_slot_get(srv, sb), out))
+                return 0;
         psrun_exec_handle *h = NULL;
         int r = psrun_exec_start(sb->session, argv, &o, &h, err);
-        if (r < 0)
+        if (r < 0) {
+                mcp_slot_put(srv, sb);
                 return session_error(srv, sb, out, "The command could not be started", err);
-
-        pthread_mutex_lock(&srv->lock);
-        srv->running = h;
-        srv->running_id = strndup(call->id->text, call->id->text_len);
-        srv->cancelled = false;
-        /* A cancel that came while the exec was starting. */
-        if (cancelled_locked(srv, call->id->text, call->id->text_len))
-                kill_running_locked(srv);
-        pthread_mutex_unlock(&srv->lock);
-
+        }
+        /* From here a cancel kills it (one that came meanwhile: now). */
+        mcp_job_set_exec(srv, h);
         psrun_exec_result res;
         r = psrun_exec_wait(h, &res, err);
-
-        pthread_mutex_lock(&srv->lock);
-        srv->running = NULL;
-        free(srv->running_id);
-        srv->running_id = NULL;
-        pthread_mutex_unlock(&srv->lock);
+        mcp_job_set_exec(srv, NULL);
+        mcp_slot_put(srv, sb);
         if (r < 0) {
                 psrun_exec_result_free(&res);
                 return session_error(srv, sb, out, "The command failed", err);
@@ -673,7 +619,10 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
         psrun_install_options o = {.tool = tool};
         psrun_exec_result res;
         psrun_error e = {0};
+        if (slot_error(mcp_slot_get(srv, sb), out))
+                return 0;
         int r = psrun_install_package(sb->session, package, &o, &res, &e);
+        mcp_slot_put(srv, sb);
         if (r < 0) {
                 psrun_exec_result_free(&res);
                 FILE *s = out->structured;
@@ -735,10 +684,12 @@ static int write_install(const char *package, const char *tool, const psrun_exec
 static int tool_create(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
                        psrun_error *err)
 {
-        size_t slot = 0;
-        while (slot < MAX_SANDBOXES && srv->sandboxes[slot])
-                slot++;
-        if (slot == MAX_SANDBOXES)
+        size_t alive = 0;
+        pthread_mutex_lock(&srv->lock);
+        for (size_t i = 0; i < MAX_SANDBOXES; i++)
+                alive += srv->sandboxes[i] != NULL;
+        pthread_mutex_unlock(&srv->lock);
+        if (alive == MAX_SANDBOXES)
                 return tool_error(out,
                                   "Too many sandboxes (%d are alive): destroy one with "
                                   "sandbox_destroy first.",
@@ -750,10 +701,26 @@ static int tool_create(struct server *srv, const struct mcp_call *call, struct m
         for (size_t i = 0; i < sizeof(rnd); i++)
                 snprintf(handle + 2 * i, 3, "%02x", rnd[i]);
         psrun_error e = {0};
-        if (sandbox_new(srv, mj_get(call->args, "policy"), handle, &srv->sandboxes[slot], &e) < 0) {
+        struct sandbox *sb = NULL;
+        if (sandbox_new(srv, mj_get(call->args, "policy"), handle, &sb, &e) < 0) {
                 if (e.code == EPERM || e.code == EINVAL)
                         return tool_error(out, "Cannot create the sandbox: %s", e.msg);
                 return session_error(srv, NULL, out, "Cannot create the sandbox", &e);
+        }
+        /* Creations at once may have filled the table meanwhile. */
+        size_t slot = 0;
+        pthread_mutex_lock(&srv->lock);
+        while (slot < MAX_SANDBOXES && srv->sandboxes[slot])
+                slot++;
+        if (slot < MAX_SANDBOXES)
+                srv->sandboxes[slot] = sb;
+        pthread_mutex_unlock(&srv->lock);
+        if (slot == MAX_SANDBOXES) {
+                mcp_sandbox_free(sb, true);
+                return tool_error(out,
+                                  "Too many sandboxes (%d are alive): destroy one with "
+                                  "sandbox_destroy first.",
+                                  MAX_SANDBOXES);
         }
         fprintf(out->text,
                 "Created sandbox %s. Pass it as `handle` to the other tools; it lives until "
@@ -769,9 +736,26 @@ static int tool_destroy(struct server *srv, const struct mcp_call *call, struct 
         struct sandbox *sb = pick_sandbox(srv, call, out);
         if (!sb)
                 return 0;
+        /* Out of the table, its running execs killed (they answer as
+         * killed), then wait for the calls still using it. */
+        pthread_mutex_lock(&srv->lock);
+        bool first = !sb->dead;
         for (size_t i = 0; i < MAX_SANDBOXES; i++)
                 if (srv->sandboxes[i] == sb)
                         srv->sandboxes[i] = NULL;
+        sb->dead = true;
+        for (struct job *j = srv->jobs; j; j = j->next) {
+                psrun_error e = {0};
+                if (j->sb == sb && j->exec && psrun_exec_signal(j->exec, SIGKILL, &e) < 0)
+                        fprintf(stderr, "psrun: mcp: destroy: %s\n", e.msg);
+        }
+        pthread_cond_broadcast(&srv->changed);
+        while (first && sb->refs > 1)
+                pthread_cond_wait(&srv->changed, &srv->lock);
+        pthread_mutex_unlock(&srv->lock);
+        if (!first)
+                return tool_error(out, "Sandbox %s is being destroyed by another call.",
+                                  sb->handle);
         psrun_error e = {0};
         int r = psrun_session_destroy(sb->session, &e);
         sb->session = NULL;
@@ -781,8 +765,7 @@ static int tool_destroy(struct server *srv, const struct mcp_call *call, struct 
                            e.msg);
         else
                 fprintf(out->text, "Destroyed sandbox %s.", sb->handle);
-        sandbox_free(sb, false);
-        return 0;
+        return 0; /* freed by the put after the call */
 }
 
 typedef int (*tool_fn)(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
@@ -797,141 +780,39 @@ static const tool_fn tool_fns[MCP_N_TOOLS] = {
         [MCP_TOOL_DESTROY] = tool_destroy,
 };
 
-static int backend_call(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
-                        psrun_error *err)
-{
-        return tool_fns[call->tool](userdata, call, out, err);
-}
-
-static bool backend_cancelled(void *userdata, const struct mj *id)
+int mcp_backend_call(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
+                     psrun_error *err)
 {
         struct server *srv = userdata;
-        pthread_mutex_lock(&srv->lock);
-        bool r = cancelled_locked(srv, id->text, id->text_len);
-        pthread_mutex_unlock(&srv->lock);
+        struct job *j = mcp_current_job();
+        if (j && call->progress_token &&
+            (call->progress_token->kind == MJ_STRING || call->progress_token->kind == MJ_NUMBER)) {
+                pthread_mutex_lock(&srv->lock);
+                j->token = call->progress_token;
+                pthread_mutex_unlock(&srv->lock);
+        }
+        int r = tool_fns[call->tool](srv, call, out, err);
+        if (j) {
+                pthread_mutex_lock(&srv->lock);
+                j->token = NULL;
+                struct sandbox *sb = j->sb;
+                j->sb = NULL;
+                pthread_mutex_unlock(&srv->lock);
+                if (sb)
+                        mcp_sandbox_put(srv, sb);
+        }
         return r;
 }
 
-/* ---- transport ---- */
-
-static void *worker(void *arg)
-{
-        struct server *srv = arg;
-        struct mcp_server proto = {
-                .backend = {.userdata = srv, .call = backend_call, .cancelled = backend_cancelled},
-                .version = psrun_version(),
-        };
-        for (;;) {
-                pthread_mutex_lock(&srv->lock);
-                while (!srv->head && !srv->eof)
-                        pthread_cond_wait(&srv->cond, &srv->lock);
-                struct line *l = srv->head;
-                if (l) {
-                        srv->head = l->next;
-                        if (!srv->head)
-                                srv->tail = &srv->head;
-                        srv->work_seq = l->seq;
-                }
-                pthread_mutex_unlock(&srv->lock);
-                if (!l)
-                        return NULL;
-                int r = mcp_handle_message(&proto, l->text, l->len, srv->out);
-                pthread_mutex_lock(&srv->lock);
-                srv->done_seq = l->seq;
-                pthread_mutex_unlock(&srv->lock);
-                free(l);
-                if (r < 0) {
-                        fprintf(stderr, "psrun: mcp: stdout: %s\n", strerror(-r));
-                        return NULL;
-                }
-        }
-}
-
-/* notifications/cancelled: kill the exec of the request it names if that
- * one is running, and remember the cancel so that the request gets no
- * answer (proto.h) and, if still queued, does not run. */
-static void cancel(struct server *srv, const char *request_id)
-{
-        pthread_mutex_lock(&srv->lock);
-        /* Everything read is answered: it names nothing in progress. */
-        if (srv->done_seq == srv->read_seq)
-                goto out;
-        if (srv->running && srv->running_id && strcmp(srv->running_id, request_id) == 0)
-                kill_running_locked(srv);
-        size_t len = strlen(request_id);
-        struct cancel *c = malloc(sizeof(*c) + len + 1);
-        if (!c) {
-                fprintf(stderr, "psrun: mcp: out of memory for a cancel\n");
-                goto out;
-        }
-        c->next = NULL;
-        c->upto = srv->read_seq;
-        memcpy(c->id, request_id, len + 1);
-        *srv->cancels_tail = c;
-        srv->cancels_tail = &c->next;
-        if (++srv->n_cancels > MAX_CANCELS)
-                drop_first_cancel(srv);
-out:
-        pthread_mutex_unlock(&srv->lock);
-}
-
-static int serve(struct server *srv)
-{
-        pthread_t tid;
-        int r = pthread_create(&tid, NULL, worker, srv);
-        if (r != 0) {
-                fprintf(stderr, "psrun: mcp: thread: %s\n", strerror(r));
-                return EXIT_PSRUN;
-        }
-        char *buf = NULL;
-        size_t cap = 0;
-        ssize_t n;
-        while ((n = getline(&buf, &cap, stdin)) >= 0) {
-                while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-                        n--;
-                if (n == 0)
-                        continue;
-                _cleanup_free_ char *id = NULL;
-                if (mcp_cancel_request_id(buf, (size_t) n, &id) == 1) {
-                        cancel(srv, id);
-                        continue;
-                }
-                struct line *l = malloc(sizeof(*l) + (size_t) n + 1);
-                if (!l) {
-                        fprintf(stderr, "psrun: mcp: out of memory\n");
-                        break;
-                }
-                l->next = NULL;
-                l->len = (size_t) n;
-                memcpy(l->text, buf, (size_t) n);
-                l->text[n] = '\0';
-                pthread_mutex_lock(&srv->lock);
-                l->seq = ++srv->read_seq;
-                *srv->tail = l;
-                srv->tail = &l->next;
-                pthread_cond_signal(&srv->cond);
-                pthread_mutex_unlock(&srv->lock);
-        }
-        free(buf);
-        /* stdin closed: answer what was asked, then end every sandbox. */
-        pthread_mutex_lock(&srv->lock);
-        srv->eof = true;
-        pthread_cond_signal(&srv->cond);
-        pthread_mutex_unlock(&srv->lock);
-        pthread_join(tid, NULL);
-        for (struct line *l = srv->head, *next; l; l = next) {
-                next = l->next;
-                free(l);
-        }
-        while (srv->cancels)
-                drop_first_cancel(srv);
-        sandbox_free(srv->default_sb, true);
-        for (size_t i = 0; i < MAX_SANDBOXES; i++)
-                sandbox_free(srv->sandboxes[i], true);
-        return 0;
-}
-
-enum { MCP_POLICY, MCP_OPTION, MCP_ALLOW_OVERRIDE, MCP_APPROVE_CMD, MCP_APPROVE_TIMEOUT };
+enum {
+        MCP_POLICY,
+        MCP_OPTION,
+        MCP_ALLOW_OVERRIDE,
+        MCP_APPROVE_CMD,
+        MCP_APPROVE_TIMEOUT,
+        MCP_MAX_EXECS,
+        MCP_PROGRESS_INTERVAL,
+};
 const struct option_def cli_mcp_options[] = {
         [MCP_POLICY] = {"policy", 'p', "FILE", "the sandboxes' policy (YAML or JSON file)"},
         [MCP_OPTION] = {"option", 'o', "KEY=VALUE", "set one policy key (repeatable; in order)"},
@@ -943,6 +824,12 @@ const struct option_def cli_mcp_options[] = {
                              "on its stdin, exit 0 approves"},
         [MCP_APPROVE_TIMEOUT] = {"approve-timeout", 0, "DURATION",
                                  "how long CMD may take to answer (default 120s); then: denied"},
+        [MCP_MAX_EXECS] = {"max-execs", 0, "N",
+                           "run at most N execs and installs at once per sandbox (default 4); "
+                           "more wait"},
+        [MCP_PROGRESS_INTERVAL] = {"progress-interval", 0, "DURATION",
+                                   "send a progress notification for a request with a progress "
+                                   "token that has been silent this long (default 5s)"},
         {0},
 };
 
@@ -976,6 +863,26 @@ int cli_cmd_mcp(struct cli_call *c, psrun_error *err)
                                        "5m)",
                                        c->value[MCP_APPROVE_TIMEOUT]);
 
+        srv.cfg.max_execs = EXECS_DEFAULT;
+        if (c->value[MCP_MAX_EXECS]) {
+                char *end = NULL;
+                errno = 0;
+                unsigned long n = strtoul(c->value[MCP_MAX_EXECS], &end, 10);
+                if (errno || !*c->value[MCP_MAX_EXECS] || *end || n == 0 || n > MAX_WORKERS)
+                        return psrun_error_set(err, EINVAL,
+                                               "--max-execs: `%s` is not a number from 1 to %d",
+                                               c->value[MCP_MAX_EXECS], MAX_WORKERS);
+                srv.cfg.max_execs = (unsigned) n;
+        }
+        srv.cfg.progress_ms = PROGRESS_DEFAULT_MS;
+        if (c->value[MCP_PROGRESS_INTERVAL] &&
+            (parse_duration_ms(c->value[MCP_PROGRESS_INTERVAL], &srv.cfg.progress_ms) < 0 ||
+             srv.cfg.progress_ms < 100 || srv.cfg.progress_ms > 10000))
+                return psrun_error_set(err, EINVAL,
+                                       "--progress-interval: `%s` is not a duration from 100ms "
+                                       "to 10s",
+                                       c->value[MCP_PROGRESS_INTERVAL]);
+
         /* A bad policy is an error now, not at the first tool call. */
         psrun_policy *pol = psrun_policy_new();
         int r = pol ? apply_sources(&srv.cfg, pol, err)
@@ -986,6 +893,9 @@ int cli_cmd_mcp(struct cli_call *c, psrun_error *err)
         /* A client that goes away mid-answer is EPIPE, not a signal. */
         signal(SIGPIPE, SIG_IGN);
         pthread_mutex_init(&srv.lock, NULL);
+        pthread_mutex_init(&srv.out_lock, NULL);
+        pthread_mutex_init(&srv.create_lock, NULL);
         pthread_cond_init(&srv.cond, NULL);
-        return serve(&srv);
+        pthread_cond_init(&srv.changed, NULL);
+        return mcp_serve(&srv);
 }

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+// What an agent loop does to `psrun mcp`, with the official TypeScript SDK
+// 1.x: tool calls in parallel (answered at once, in any order; at most
+// --max-execs per sandbox, the others waiting; sandboxes independent), a
+// cancel that kills the command and leaves the server free, and a silent
+// command outliving a short client timeout through progress heartbeats
+// (resetTimeoutOnProgress). Order is read from the sandbox's own clock
+// (`date` before and after), never from timings on this side.
+// Usage: node agent-loop.mjs PSRUN
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+import assert from "node:assert/strict";
+
+const psrun = process.argv[2];
+let passed = 0, failed = 0;
+
+async function check(name, fn) {
+  try {
+    await fn();
+    passed++;
+    console.log(`ok ${name}`);
+  } catch (e) {
+    failed++;
+    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
+  }
+}
+
+function pidsOf(argv) {
+  const want = argv.join("\0") + "\0";
+  const found = [];
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/cmdline`, "latin1") === want) found.push(Number(p));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+async function waitFor(cond, ms, what) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+const transport = new StdioClientTransport({
+  command: psrun,
+  args: ["mcp", "-o", "memory_limit=128M", "-o", "install_network=none", "--max-execs", "3",
+    "--progress-interval", "1s"],
+  stderr: "inherit",
+});
+const client = new Client({ name: "psrun-agent-loop", version: "1.0.0" });
+await client.connect(transport);
+
+// A command that says when (by the sandbox's clock) it started and ended.
+const timed = (secs, handle) => ({
+  name: "sandbox_exec",
+  arguments: { command: `date +%s.%N; sleep ${secs}; date +%s.%N`, ...(handle ? { handle } : {}) },
+});
+const span = (r) => {
+  assert.equal(r.isError, false, JSON.stringify(r.content));
+  const [start, end] = r.structuredContent.stdout.trim().split("\n").map(Number);
+  return { start, end };
+};
+
+await check("parallel execs in one sandbox run at once", async () => {
+  const spans = (await Promise.all([1, 2, 3].map(() => client.callTool(timed(1))))).map(span);
+  const lastStart = Math.max(...spans.map((s) => s.start));
+  const firstEnd = Math.min(...spans.map((s) => s.end));
+  assert.ok(lastStart < firstEnd, `one ran after another: ${JSON.stringify(spans)}`);
+});
+
+await check("past --max-execs a call waits for a free slot", async () => {
+  const spans = (await Promise.all([1, 2, 3, 4].map(() => client.callTool(timed(1))))).map(span);
+  spans.sort((a, b) => a.start - b.start);
+  const firstEnd = Math.min(...spans.slice(0, 3).map((s) => s.end));
+  assert.ok(spans[2].start < firstEnd, `three did not overlap: ${JSON.stringify(spans)}`);
+  assert.ok(spans[3].start >= firstEnd - 0.05, `a fourth ran at once: ${JSON.stringify(spans)}`);
+});
+
+await check("sandboxes are independent: a full one does not hold back another", async () => {
+  const c = await client.callTool({ name: "sandbox_create", arguments: {} });
+  const handle = c.structuredContent.handle;
+  const calls = [1, 2, 3].map(() => client.callTool(timed(1)));
+  calls.push(client.callTool(timed(1, handle)));
+  const spans = (await Promise.all(calls)).map(span);
+  const other = spans.pop();
+  assert.ok(other.start < Math.min(...spans.map((s) => s.end)),
+    `the other sandbox waited: ${JSON.stringify({ spans, other })}`);
+  await client.callTool({ name: "sandbox_destroy", arguments: { handle } });
+});
+
+await check("a cancel kills the command; the next call is answered meanwhile", async () => {
+  const a = ["sleep", "3011.5"];
+  const ac = new AbortController();
+  const call = client.callTool({ name: "sandbox_exec", arguments: { command: a.join(" ") } },
+    undefined, { signal: ac.signal });
+  await waitFor(() => pidsOf(a).length, 10000, "the command to start");
+  // Another call while it runs: answered while the first is still there.
+  const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "echo beside" } });
+  assert.equal(r.structuredContent.stdout, "beside\n");
+  assert.ok(pidsOf(a).length, "the long command still runs");
+  ac.abort("test cancels");
+  await assert.rejects(call);
+  await waitFor(() => !pidsOf(a).length, 5000, "the command to die");
+});
+
+await check("progress heartbeats keep a short client timeout alive over a silent command", async () => {
+  const seen = [];
+  const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "sleep 5; echo built" } },
+    undefined, { timeout: 2000, resetTimeoutOnProgress: true, onprogress: (p) => seen.push(p) });
+  assert.equal(r.structuredContent.stdout, "built\n");
+  const beats = seen.filter((p) => /^still running/.test(p.message || ""));
+  assert.ok(beats.length >= 3, `only ${beats.length} heartbeats: ${JSON.stringify(seen)}`);
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i].progress > seen[i - 1].progress);
+});
+
+await check("without resetTimeoutOnProgress the same client times out (and cancels)", async () => {
+  const a = ["sleep", "3013.5"];
+  await assert.rejects(client.callTool({ name: "sandbox_exec", arguments: { command: a.join(" ") } },
+    undefined, { timeout: 1500, onprogress: () => {} }), (e) => /timed out/i.test(e.message));
+  await waitFor(() => !pidsOf(a).length, 5000, "the timed-out command to die");
+});
+
+await client.close();
+console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
+process.exit(failed ? 1 : 0);
