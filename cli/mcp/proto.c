@@ -11,10 +11,7 @@
 
 /* Newest first: what server/discover and the -32022 error list. */
 static const char *const supported_versions[] = {
-        MCP_STATELESS_VERSION,
-        "2025-11-25",
-        "2025-06-18",
-        "2025-03-26",
+        MCP_STATELESS_VERSION, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
 };
 #define N_VERSIONS   (sizeof(supported_versions) / sizeof(supported_versions[0]))
 #define FIRST_LEGACY 1
@@ -25,6 +22,25 @@ static const char instructions[] =
         "Without `handle` the tools share one default sandbox, created on first use. "
         "sandbox_create returns a handle for a separate sandbox; it lives until "
         "sandbox_destroy or until the server exits.";
+
+struct request {
+        const struct mj *msg, *id, *params;
+        bool stateless;      /* the 2026-07-28 era: resultType on every result */
+        const char *version; /* the revision it is answered in */
+};
+
+/*
+ * What a revision's schema has, for a tools-only server: 2025-03-26 added
+ * tool annotations and `instructions`; 2025-06-18 tool and server `title`,
+ * `outputSchema` and `structuredContent`. An older client gets none of
+ * what its revision lacks. (Dates compare as strings.)
+ */
+static bool since(const struct request *rq, const char *revision)
+{
+        return strcmp(rq->version, revision) >= 0;
+}
+#define HAS_ANNOTATIONS(rq) since(rq, "2025-03-26")
+#define HAS_STRUCTURED(rq)  since(rq, "2025-06-18")
 
 /* ---- the tool table: the order of tools/list ---- */
 
@@ -141,12 +157,14 @@ static const char *const arg_type_names[] = {
         [ARG_OBJECT] = "object",
 };
 
-static void write_tool(FILE *f, const struct tool_def *t)
+static void write_tool(FILE *f, const struct tool_def *t, const struct request *rq)
 {
         fputs("{\"name\":", f);
         json_write_string(f, t->name);
-        fputs(",\"title\":", f);
-        json_write_string(f, t->title);
+        if (HAS_STRUCTURED(rq)) {
+                fputs(",\"title\":", f);
+                json_write_string(f, t->title);
+        }
         fputs(",\"description\":", f);
         json_write_string(f, t->description);
         fputs(",\"inputSchema\":{\"type\":\"object\",\"properties\":{", f);
@@ -264,11 +282,6 @@ static int check_args(const struct tool_def *t, const struct mj *args, psrun_err
 
 /* ---- responses ---- */
 
-struct request {
-        const struct mj *msg, *id, *params;
-        bool stateless; /* the 2026-07-28 era: resultType on every result */
-};
-
 static void begin_result(FILE *f, const struct request *rq)
 {
         fputs("{\"jsonrpc\":\"2.0\",\"id\":", f);
@@ -282,9 +295,11 @@ static void begin_result(FILE *f, const struct request *rq)
 
 enum { RESULT_EMPTY = 1, RESULT_CACHEABLE = 2 };
 
-static void write_server_info(FILE *f, const struct mcp_server *s)
+static void write_server_info(FILE *f, const struct mcp_server *s, const struct request *rq)
 {
-        fputs("{\"name\":\"psrun\",\"title\":\"psrun sandbox\",\"version\":", f);
+        fputs(HAS_STRUCTURED(rq) ? "{\"name\":\"psrun\",\"title\":\"psrun sandbox\",\"version\":"
+                                 : "{\"name\":\"psrun\",\"version\":",
+              f);
         json_write_string(f, s->version ? s->version : "0");
         fputc('}', f);
 }
@@ -300,7 +315,7 @@ static void end_result(FILE *f, const struct mcp_server *s, const struct request
         if (rq->stateless) {
                 fputs(flags & RESULT_EMPTY ? "" : ",", f);
                 fputs("\"resultType\":\"complete\",\"_meta\":{\"" MCP_META_SERVER_INFO "\":", f);
-                write_server_info(f, s);
+                write_server_info(f, s, rq);
                 fputc('}', f);
                 if (flags & RESULT_CACHEABLE)
                         fprintf(f, ",\"ttlMs\":%d,\"cacheScope\":\"private\"", LIST_TTL_MS);
@@ -354,13 +369,18 @@ static int do_initialize(struct mcp_server *s, const struct request *rq, FILE *f
                 if (strcmp(asked, supported_versions[i]) == 0)
                         chosen = supported_versions[i];
         snprintf(s->legacy_version, sizeof(s->legacy_version), "%s", chosen);
+        struct request answered = *rq;
+        answered.version = chosen;
+        rq = &answered;
         begin_result(f, rq);
         fputs("\"protocolVersion\":", f);
         json_write_string(f, chosen);
         fprintf(f, ",\"capabilities\":%s,\"serverInfo\":", capabilities);
-        write_server_info(f, s);
-        fputs(",\"instructions\":", f);
-        json_write_string(f, instructions);
+        write_server_info(f, s, rq);
+        if (HAS_ANNOTATIONS(rq)) {
+                fputs(",\"instructions\":", f);
+                json_write_string(f, instructions);
+        }
         end_result(f, s, rq, 0);
         return 0;
 }
@@ -371,7 +391,7 @@ static int do_discover(struct mcp_server *s, const struct request *rq, FILE *f)
         fputs("\"supportedVersions\":", f);
         write_versions(f, 0);
         fprintf(f, ",\"capabilities\":%s,\"serverInfo\":", capabilities);
-        write_server_info(f, s);
+        write_server_info(f, s, rq);
         fputs(",\"instructions\":", f);
         json_write_string(f, instructions);
         end_result(f, s, rq, RESULT_CACHEABLE);
@@ -391,7 +411,7 @@ static int do_tools_list(struct mcp_server *s, const struct request *rq, FILE *f
         fputs("\"tools\":[", f);
         for (size_t i = 0; i < MCP_N_TOOLS; i++) {
                 fprintf(f, "%s", i ? "," : "");
-                write_tool(f, &tools[i]);
+                write_tool(f, &tools[i], rq);
         }
         fputc(']', f);
         end_result(f, s, rq, RESULT_CACHEABLE);
@@ -435,9 +455,13 @@ static int write_argument_error(const struct mcp_server *s, const struct request
         begin_result(f, rq);
         fputs("\"content\":[", f);
         write_text_item(f, false, text, strlen(text));
-        fputs("],\"structuredContent\":{\"error\":", f);
-        json_write_string(f, msg);
-        fputs("},\"isError\":true", f);
+        fputc(']', f);
+        if (HAS_STRUCTURED(rq)) {
+                fputs(",\"structuredContent\":{\"error\":", f);
+                json_write_string(f, msg);
+                fputc('}', f);
+        }
+        fputs(",\"isError\":true", f);
         end_result(f, s, rq, 0);
         return 0;
 }
@@ -511,11 +535,14 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
         for (size_t i = 0; i < 1 + MCP_MORE_TEXT; i++)
                 if (i == 0 || b.len[i])
                         write_text_item(f, i > 0, b.data[i], b.len[i]);
-        fputs("],\"structuredContent\":", f);
-        if (structured_len)
-                fwrite(structured, 1, structured_len, f);
-        else
-                fputs("{}", f);
+        fputc(']', f);
+        if (HAS_STRUCTURED(rq)) {
+                fputs(",\"structuredContent\":", f);
+                if (structured_len)
+                        fwrite(structured, 1, structured_len, f);
+                else
+                        fputs("{}", f);
+        }
         fprintf(f, ",\"isError\":%s", out.is_error ? "true" : "false");
         end_result(f, s, rq, 0);
         return 0;
@@ -614,6 +641,9 @@ static int handle(struct mcp_server *s, const struct mj *msg, FILE *f)
         if (era < 0)
                 return 0;
         rq.stateless = era == 1;
+        rq.version = rq.stateless           ? MCP_STATELESS_VERSION
+                     : s->legacy_version[0] ? s->legacy_version
+                                            : MCP_LATEST_LEGACY;
         for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
                 if (strcmp(methods[i].name, method) != 0 ||
                     (rq.stateless && methods[i].legacy_only))

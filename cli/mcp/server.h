@@ -22,10 +22,10 @@
 #include "cli/mcp/json.h"
 #include "cli/mcp/proto.h"
 
-#define MAX_SANDBOXES      32   /* made by sandbox_create, alive at once */
-#define MAX_WORKERS        64   /* requests handled at once */
-#define MAX_CANCELS        1024 /* pending at once; past that the oldest are forgotten */
-#define EXECS_DEFAULT      4    /* --max-execs: execs at once per sandbox */
+#define MAX_SANDBOXES       32   /* made by sandbox_create, alive at once */
+#define MAX_WORKERS         64   /* requests handled at once */
+#define MAX_CANCELS         1024 /* pending at once; past that the oldest are forgotten */
+#define EXECS_DEFAULT       4    /* --max-execs: execs at once per sandbox */
 #define PROGRESS_DEFAULT_MS 5000 /* --progress-interval */
 
 struct source {
@@ -56,14 +56,14 @@ struct sandbox {
 /* A request a worker is handling. */
 struct job {
         struct job *next;
-        uint64_t seq;                   /* its line's number */
-        char *id;                       /* the raw JSON of its id; NULL until known */
-        const struct mj *token;         /* _meta.progressToken during a tools/call */
-        psrun_exec_handle *exec;        /* its running exec, for a cancel */
-        struct sandbox *sb;             /* the sandbox its tool picked */
-        bool cancelled;                 /* no more output for it, progress neither */
-        unsigned long long progress;    /* the last progress number sent */
-        uint64_t last_progress_ms;      /* when (CLOCK_MONOTONIC) */
+        uint64_t seq;                /* its line's number */
+        char *id;                    /* the raw JSON of its id; NULL until known */
+        const struct mj *token;      /* _meta.progressToken during a tools/call */
+        psrun_exec_handle *exec;     /* its running exec, for a cancel */
+        struct sandbox *sb;          /* the sandbox its tool picked */
+        bool cancelled;              /* no more output for it, progress neither */
+        unsigned long long progress; /* the last progress number sent */
+        uint64_t last_progress_ms;   /* when (CLOCK_MONOTONIC) */
         uint64_t started_ms;
 };
 

@@ -137,11 +137,41 @@ Test(mcp_proto, notifications_and_responses_get_no_answer)
         cr_assert_null(send_msg("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}"));
 }
 
+/* 2024-11-05 (SDK 1.0.x) gets nothing its schema lacks: no title, no
+ * instructions, no annotations or outputSchema, no structuredContent. */
+Test(mcp_proto, revision_2024_11_05_gets_only_its_fields)
+{
+        struct mj *v =
+                send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\","
+                         "\"params\":{\"protocolVersion\":\"2024-11-05\",\"capabilities\":{},"
+                         "\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+        const struct mj *r = mj_get(v, "result");
+        cr_assert_null(mj_get(r, "instructions"), "%s", out_buf);
+        cr_assert_null(mj_get(mj_get(r, "serverInfo"), "title"), "%s", out_buf);
+        mj_free(v);
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}");
+        const struct mj *tools = mj_get(mj_get(v, "result"), "tools");
+        cr_assert_eq(tools->len, MCP_N_TOOLS);
+        for (size_t i = 0; i < tools->len; i++)
+                cr_assert_eq(tools->items[i].len, 3, "name, description, inputSchema: %s", out_buf);
+        mj_free(v);
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+                     "\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"true\"}}}");
+        cr_assert_null(mj_get(mj_get(v, "result"), "structuredContent"), "%s", out_buf);
+        cr_assert_not_null(mj_get(mj_get(v, "result"), "content"));
+        mj_free(v);
+        v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{"
+                     "\"name\":\"sandbox_exec\",\"arguments\":{}}}");
+        cr_assert_eq(mj_get(mj_get(v, "result"), "isError")->boolean, true, "%s", out_buf);
+        cr_assert_null(mj_get(mj_get(v, "result"), "structuredContent"), "%s", out_buf);
+        mj_free(v);
+}
+
 Test(mcp_proto, handshake_negotiates_within_the_legacy_era)
 {
         static const char *const asked[][2] = {
                 {"2025-11-25", "2025-11-25"}, {"2025-06-18", "2025-06-18"},
-                {"2025-03-26", "2025-03-26"}, {"2024-11-05", "2025-11-25"},
+                {"2025-03-26", "2025-03-26"}, {"2024-11-05", "2024-11-05"},
                 {"2026-07-28", "2025-11-25"}, {"garbage", "2025-11-25"},
         };
         for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++) {
@@ -178,7 +208,7 @@ Test(mcp_proto, stateless_era)
         cr_assert_not_null(r, "%s", out_buf);
         cr_assert_str_eq(mj_get_string(r, "resultType"), "complete");
         const struct mj *versions = mj_get(r, "supportedVersions");
-        cr_assert_eq(versions->len, 4);
+        cr_assert_eq(versions->len, 5);
         cr_assert_str_eq(versions->items[0].str, "2026-07-28");
         cr_assert_not_null(mj_get(mj_get(r, "_meta"), "io.modelcontextprotocol/serverInfo"));
         mj_free(v);
@@ -297,7 +327,7 @@ Test(mcp_proto, unknown_version_is_32022_with_supported_and_requested)
                 struct mj *v = send_msg(msg);
                 cr_assert_eq(error_code(v), MCP_UNSUPPORTED_VERSION, "%s", out_buf);
                 const struct mj *data = mj_get(mj_get(v, "error"), "data");
-                cr_assert_eq(mj_get(data, "supported")->len, 4);
+                cr_assert_eq(mj_get(data, "supported")->len, 5);
                 const struct mj *req = mj_get(data, "requested");
                 cr_assert_not_null(req);
                 cr_assert_eq(req->text_len, strlen(bad[i]));

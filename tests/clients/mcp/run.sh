@@ -9,6 +9,7 @@
 #   inspector.mjs    @modelcontextprotocol/inspector's CLI mode
 #   hostile.mjs      the 1.x SDK while the sandbox plants what would make
 #                    the server large (its peak RSS and longest line bounded)
+#   client-1.0.mjs   the SDK 1.0.4 (as mcp-sdk-1.0.4): revision 2024-11-05
 #   agent-loop.mjs   the 1.x SDK as an agent loop drives it: parallel calls,
 #                    a cancel beside another call, progress heartbeats
 # Each runs with a session root of its own; after each, a check that no
@@ -75,6 +76,7 @@ run_client() {
 run_client sdk-1.x client.mjs
 run_client hostile hostile.mjs
 run_client agent-loop agent-loop.mjs
+run_client sdk-1.0.4 client-1.0.mjs
 # The 2.x client declares node >= 20; the inspector declares >= 22.19 but
 # its CLI mode runs on 20 (what this tier is checked with).
 major=$(node -p 'process.versions.node.split(".")[0]')
