@@ -339,7 +339,7 @@ static void on_output(void *userdata, int stream, const char *data, size_t len)
 }
 
 static int write_exec(const struct sandbox *sb, const struct mj *timeout,
-                      const psrun_exec_result *res_shown, struct mcp_tool_out *out);
+                      const psrun_exec_result *res_shown, size_t cap, struct mcp_tool_out *out);
 
 /* mcp_slot_get's refusal as a result: true when there is one. */
 static bool slot_error(int r, struct mcp_tool_out *out)
@@ -412,7 +412,7 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         psrun_exec_result shown;
         r = bounded_result(&res, &shown, cut);
         if (r >= 0)
-                r = write_exec(sb, timeout, &shown, out);
+                r = write_exec(sb, timeout, &shown, srv->cfg.result_chars, out);
         free(cut[0]);
         free(cut[1]);
         psrun_exec_result_free(&res);
@@ -426,14 +426,53 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
  * items of their own. A command that prints "Exit code: 0" prints it into
  * its STDOUT item, never into psrun's.
  */
+/*
+ * A stream's text item for the model, at most `budget` bytes as JSON: past
+ * it, its start and end with `[... N bytes omitted ...]` between, and a
+ * line in the summary saying so and how to get the rest. -ENOMEM.
+ */
+static int write_model_stream(FILE *item, FILE *summary, const char *name, const char *data,
+                              size_t len, size_t budget)
+{
+        char *cut = NULL;
+        size_t n = 0;
+        int r = mcp_cut_output(data, len, budget, &cut, &n);
+        if (r < 0)
+                return r;
+        mcp_write_stream(item, name, cut ? cut : data, cut ? n : len);
+        if (cut)
+                fprintf(summary,
+                        "\nShortened: %s was %zu bytes, more than this server shows a model "
+                        "(%zu); its start and end are shown. structuredContent has more of it; "
+                        "for the rest, write the output to a file and read it in parts with "
+                        "sandbox_read_file, or run a narrower command (head, tail, grep).",
+                        name, len, budget);
+        free(cut);
+        return 0;
+}
+
+/* The budgets of two streams sharing cap: a short one leaves its rest to
+ * the other. */
+static void share_budget(size_t cap, size_t len0, size_t len1, size_t *b0, size_t *b1)
+{
+        size_t half = cap / 2;
+        size_t need0 = len0 * 6, need1 = len1 * 6; /* escaped, at worst */
+        *b0 = need1 < half ? cap - need1 : half;
+        *b1 = need0 < half ? cap - need0 : half;
+        if (*b0 < half)
+                *b0 = half;
+        if (*b1 < half)
+                *b1 = half;
+}
+
 static int write_exec(const struct sandbox *sb, const struct mj *timeout,
-                      const psrun_exec_result *res_shown, struct mcp_tool_out *out)
+                      const psrun_exec_result *res_shown, size_t cap, struct mcp_tool_out *out)
 {
         const psrun_exec_result res = *res_shown;
         const psrun_result *rr = &res.result;
         FILE *f = out->text;
-        mcp_write_stream(out->more[0], "STDOUT", res.stdout_data, res.stdout_len);
-        mcp_write_stream(out->more[1], "STDERR", res.stderr_data, res.stderr_len);
+        size_t budget[2];
+        share_budget(cap, res.stdout_len, res.stderr_len, &budget[0], &budget[1]);
         fprintf(f, "Exit code: %d\nDuration: %.2fs", rr->exit_code, (double) rr->wall_ms / 1000);
         const char *reason = rr->reason ? rr->reason : "exited";
         char limit[64];
@@ -468,6 +507,11 @@ static int write_exec(const struct sandbox *sb, const struct mj *timeout,
         if (!mcp_has_layer(rr, "network"))
                 mcp_write_refusals(f, res.network,
                                    "\nNetwork refused (not allowed by the sandbox's policy):");
+        if (write_model_stream(out->more[0], f, "STDOUT", res.stdout_data, res.stdout_len,
+                               budget[0]) < 0 ||
+            write_model_stream(out->more[1], f, "STDERR", res.stderr_data, res.stderr_len,
+                               budget[1]) < 0)
+                return -ENOMEM;
         fputs("\nstdout and stderr follow, each in a content item of its own.", f);
         out->is_error = rr->exit_code != 0 || strcmp(reason, "exited") != 0;
         return mcp_write_result_json(out->structured, &res);
@@ -604,7 +648,7 @@ static int tool_list_files(struct server *srv, const struct mcp_call *call,
 }
 
 static int write_install(const char *package, const char *tool, const psrun_exec_result *res_shown,
-                         struct mcp_tool_out *out);
+                         size_t cap, struct mcp_tool_out *out);
 
 static int tool_install(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
                         psrun_error *err)
@@ -645,7 +689,7 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
         psrun_exec_result shown;
         r = bounded_result(&res, &shown, cut);
         if (r >= 0)
-                r = write_install(package, tool, &shown, out);
+                r = write_install(package, tool, &shown, srv->cfg.result_chars, out);
         free(cut[0]);
         free(cut[1]);
         psrun_exec_result_free(&res);
@@ -655,7 +699,7 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
 /* An install's result: psrun's summary first, the installer's stderr (which
  * what the sandbox planted can steer) in an item of its own. */
 static int write_install(const char *package, const char *tool, const psrun_exec_result *res_shown,
-                         struct mcp_tool_out *out)
+                         size_t cap, struct mcp_tool_out *out)
 {
         const psrun_exec_result res = *res_shown;
         const psrun_result *rr = &res.result;
@@ -674,8 +718,10 @@ static int write_install(const char *package, const char *tool, const psrun_exec
                 mcp_write_refusals(f, res.network,
                                    "\nThe install network refused (not on the server's "
                                    "install_allow_domains):");
+                if (write_model_stream(out->more[0], f, "STDERR", res.stderr_data, res.stderr_len,
+                                       cap) < 0)
+                        return -ENOMEM;
                 fputs("\nThe installer's stderr follows in a content item of its own.", f);
-                mcp_write_stream(out->more[0], "STDERR", res.stderr_data, res.stderr_len);
         }
         out->is_error = !installed;
         return mcp_write_result_json(out->structured, &res);
@@ -812,6 +858,7 @@ enum {
         MCP_APPROVE_TIMEOUT,
         MCP_MAX_EXECS,
         MCP_PROGRESS_INTERVAL,
+        MCP_MAX_RESULT_CHARS,
 };
 const struct option_def cli_mcp_options[] = {
         [MCP_POLICY] = {"policy", 'p', "FILE", "the sandboxes' policy (YAML or JSON file)"},
@@ -830,6 +877,9 @@ const struct option_def cli_mcp_options[] = {
         [MCP_PROGRESS_INTERVAL] = {"progress-interval", 0, "DURATION",
                                    "send a progress notification for a request with a progress "
                                    "token that has been silent this long (default 5s)"},
+        [MCP_MAX_RESULT_CHARS] = {"max-result-chars", 0, "N",
+                                  "show a model at most N characters of a command's output "
+                                  "(default 30000; start and end kept)"},
         {0},
 };
 
@@ -873,6 +923,19 @@ int cli_cmd_mcp(struct cli_call *c, psrun_error *err)
                                                "--max-execs: `%s` is not a number from 1 to %d",
                                                c->value[MCP_MAX_EXECS], MAX_WORKERS);
                 srv.cfg.max_execs = (unsigned) n;
+        }
+        srv.cfg.result_chars = RESULT_CHARS_DEFAULT;
+        if (c->value[MCP_MAX_RESULT_CHARS]) {
+                char *end = NULL;
+                errno = 0;
+                unsigned long long n = strtoull(c->value[MCP_MAX_RESULT_CHARS], &end, 10);
+                if (errno || !*c->value[MCP_MAX_RESULT_CHARS] || *end || n < 1000 ||
+                    n > STREAM_JSON_MAX)
+                        return psrun_error_set(err, EINVAL,
+                                               "--max-result-chars: `%s` is not a number from "
+                                               "1000 to %u",
+                                               c->value[MCP_MAX_RESULT_CHARS], STREAM_JSON_MAX);
+                srv.cfg.result_chars = (size_t) n;
         }
         srv.cfg.progress_ms = PROGRESS_DEFAULT_MS;
         if (c->value[MCP_PROGRESS_INTERVAL] &&

@@ -22,11 +22,12 @@
 #include "cli/mcp/json.h"
 #include "cli/mcp/proto.h"
 
-#define MAX_SANDBOXES       32   /* made by sandbox_create, alive at once */
-#define MAX_WORKERS         64   /* requests handled at once */
-#define MAX_CANCELS         1024 /* pending at once; past that the oldest are forgotten */
-#define EXECS_DEFAULT       4    /* --max-execs: execs at once per sandbox */
-#define PROGRESS_DEFAULT_MS 5000 /* --progress-interval */
+#define MAX_SANDBOXES        32    /* made by sandbox_create, alive at once */
+#define MAX_WORKERS          64    /* requests handled at once */
+#define MAX_CANCELS          1024  /* pending at once; past that the oldest are forgotten */
+#define EXECS_DEFAULT        4     /* --max-execs: execs at once per sandbox */
+#define PROGRESS_DEFAULT_MS  5000  /* --progress-interval */
+#define RESULT_CHARS_DEFAULT 30000 /* --max-result-chars */
 
 struct source {
         const char *file;      /* --policy FILE, or */

@@ -128,6 +128,17 @@ await check("without resetTimeoutOnProgress the same client times out (and cance
   await waitFor(() => !pidsOf(a).length, 5000, "the timed-out command to die");
 });
 
+await check("a long output is shortened for the model to 30,000 characters, start and end", async () => {
+  const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "seq 1 200000" } });
+  const out = r.content[1].text;
+  assert.ok(out.length <= 30000, `${out.length} characters`);
+  assert.match(out, /^STDOUT:\n1\n2\n3\n/);
+  assert.match(out, /\n200000\n$/);
+  assert.match(out, /\[\.\.\. \d+ bytes omitted \.\.\.\]/);
+  assert.match(r.content[0].text, /Shortened: STDOUT was \d+ bytes, more than this server shows a model \(30000\).*sandbox_read_file/);
+  assert.ok(r.structuredContent.stdout.length > out.length, "structuredContent keeps more");
+});
+
 await client.close();
 console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
 process.exit(failed ? 1 : 0);
