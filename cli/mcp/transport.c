@@ -311,7 +311,12 @@ static int enqueue(struct server *srv, const char *text, size_t n)
         l->seq = ++srv->read_seq;
         *srv->tail = l;
         srv->tail = &l->next;
-        if (srv->idle == 0 && srv->n_workers < MAX_WORKERS) {
+        /* A worker for each queued line that no idle one will take (idle
+         * ones may not have woken for the lines before). */
+        size_t queued = 0;
+        for (const struct line *q = srv->head; q; q = q->next)
+                queued++;
+        if (queued > srv->idle && srv->n_workers < MAX_WORKERS) {
                 int r = pthread_create(&srv->workers[srv->n_workers], NULL, worker, srv);
                 if (r == 0)
                         srv->n_workers++;
@@ -332,6 +337,7 @@ int mcp_serve(struct server *srv)
                             .call = mcp_backend_call,
                             .cancelled = backend_cancelled},
                 .version = psrun_version(),
+                .limits_note = srv->cfg.limits_note[0] ? srv->cfg.limits_note : NULL,
         };
         pthread_t hb;
         int r = pthread_create(&hb, NULL, heartbeat, srv);
