@@ -56,11 +56,22 @@ struct tool_arg {
 };
 
 #define MAX_ARGS 4
+/* The tool annotations (2025-03-26 on), as they hold for psrun's tools. */
+enum {
+        HINT_READ_ONLY = 1,   /* changes nothing */
+        HINT_DESTRUCTIVE = 2, /* may remove or replace what is there */
+        HINT_IDEMPOTENT = 4,  /* calling it again with the same arguments adds nothing */
+        HINT_OPEN_WORLD = 8,  /* may reach beyond the sandbox (the network, when the policy
+                               * allows it) */
+};
+
 struct tool_def {
         const char *name;
         const char *title;
         const char *description;
         struct tool_arg args[MAX_ARGS];
+        unsigned hints;
+        bool limits; /* the description ends with the server's limits_note */
 };
 
 static const char *const encodings[] = {"utf-8", "base64", NULL};
@@ -81,7 +92,9 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                            {{"command", ARG_STRING, true, "the shell command", NULL},
                             {"timeout", ARG_NUMBER, false,
                              "seconds before the command is killed (default: the policy's)", NULL},
-                            HANDLE_ARG}},
+                            HANDLE_ARG},
+                           HINT_DESTRUCTIVE | HINT_OPEN_WORLD,
+                           true},
         [MCP_TOOL_READ_FILE] =
                 {"sandbox_read_file",
                  "Read a file",
@@ -97,7 +110,8 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                   {"length", ARG_INTEGER, false,
                    "how many bytes to read at most (default and maximum " MCP_READ_MAX_TEXT ")",
                    NULL, 1, MCP_READ_MAX},
-                  HANDLE_ARG}},
+                  HANDLE_ARG},
+                 HINT_READ_ONLY | HINT_IDEMPOTENT},
         [MCP_TOOL_WRITE_FILE] = {"sandbox_write_file",
                                  "Write a file",
                                  "Create or replace a file under /workspace (parent directories "
@@ -107,7 +121,8 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                                   {"content", ARG_STRING, true, "the file's content", NULL},
                                   {"encoding", ARG_STRING, false,
                                    "how content is encoded: utf-8 (default) or base64", encodings},
-                                  HANDLE_ARG}},
+                                  HANDLE_ARG},
+                                 HINT_DESTRUCTIVE | HINT_IDEMPOTENT},
         [MCP_TOOL_LIST_FILES] = {"sandbox_list_files",
                                  "List files",
                                  "List a directory of the sandbox's /workspace: one line per "
@@ -115,7 +130,8 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                                  "At most " MCP_LIST_MAX_TEXT " entries: list a subdirectory "
                                  "to see more of a large tree.",
                                  {{"directory", ARG_STRING, false, "default /workspace", NULL},
-                                  HANDLE_ARG}},
+                                  HANDLE_ARG},
+                                 HINT_READ_ONLY | HINT_IDEMPOTENT},
         [MCP_TOOL_INSTALL] = {"sandbox_install_package",
                               "Install a package",
                               "Install one package into the sandbox's /workspace: python with "
@@ -128,7 +144,9 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                                 "lodash@^4",
                                 NULL},
                                {"tool", ARG_STRING, false, "python (default) or node", installers},
-                               HANDLE_ARG}},
+                               HANDLE_ARG},
+                              HINT_OPEN_WORLD,
+                              true},
         [MCP_TOOL_CREATE] = {"sandbox_create",
                              "Create a sandbox",
                              "Create a separate sandbox and return its handle (128 random "
@@ -137,12 +155,14 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                              {{"policy", ARG_OBJECT, false,
                                "policy keys over the server's policy, e.g. {\"workdir\": "
                                "\"/workspace/app\"}; only the keys the server allows",
-                               NULL}}},
+                               NULL}},
+                             0},
         [MCP_TOOL_DESTROY] = {"sandbox_destroy",
                               "Destroy a sandbox",
                               "Kill every process of a sandbox made by sandbox_create and "
                               "remove it with its files.",
-                              {{"handle", ARG_STRING, true, "what sandbox_create returned", NULL}}},
+                              {{"handle", ARG_STRING, true, "what sandbox_create returned", NULL}},
+                              HINT_DESTRUCTIVE | HINT_IDEMPOTENT},
 };
 
 const char *mcp_tool_name(enum mcp_tool tool)
@@ -157,7 +177,8 @@ static const char *const arg_type_names[] = {
         [ARG_OBJECT] = "object",
 };
 
-static void write_tool(FILE *f, const struct tool_def *t, const struct request *rq)
+static void write_tool(FILE *f, const struct mcp_server *s, const struct tool_def *t,
+                       const struct request *rq)
 {
         fputs("{\"name\":", f);
         json_write_string(f, t->name);
@@ -166,7 +187,21 @@ static void write_tool(FILE *f, const struct tool_def *t, const struct request *
                 json_write_string(f, t->title);
         }
         fputs(",\"description\":", f);
-        json_write_string(f, t->description);
+        if (t->limits && s->limits_note) {
+                _cleanup_free_ char *d = NULL;
+                if (asprintf(&d, "%s %s", t->description, s->limits_note) < 0)
+                        d = NULL;
+                json_write_string(f, d ? d : t->description);
+        } else
+                json_write_string(f, t->description);
+        if (HAS_ANNOTATIONS(rq))
+                fprintf(f,
+                        ",\"annotations\":{\"readOnlyHint\":%s,\"destructiveHint\":%s,"
+                        "\"idempotentHint\":%s,\"openWorldHint\":%s}",
+                        t->hints & HINT_READ_ONLY ? "true" : "false",
+                        t->hints & HINT_DESTRUCTIVE ? "true" : "false",
+                        t->hints & HINT_IDEMPOTENT ? "true" : "false",
+                        t->hints & HINT_OPEN_WORLD ? "true" : "false");
         fputs(",\"inputSchema\":{\"type\":\"object\",\"properties\":{", f);
         for (size_t i = 0; i < MAX_ARGS && t->args[i].name; i++) {
                 const struct tool_arg *a = &t->args[i];
@@ -411,7 +446,7 @@ static int do_tools_list(struct mcp_server *s, const struct request *rq, FILE *f
         fputs("\"tools\":[", f);
         for (size_t i = 0; i < MCP_N_TOOLS; i++) {
                 fprintf(f, "%s", i ? "," : "");
-                write_tool(f, &tools[i], rq);
+                write_tool(f, s, &tools[i], rq);
         }
         fputc(']', f);
         end_result(f, s, rq, RESULT_CACHEABLE);
@@ -540,7 +575,12 @@ static int do_tools_call(struct mcp_server *s, const struct request *rq, FILE *f
                 fputs(",\"structuredContent\":", f);
                 if (structured_len)
                         fwrite(structured, 1, structured_len, f);
-                else
+                else if (out.is_error) {
+                        /* A failure says what went wrong there too. */
+                        fputs("{\"error\":", f);
+                        json_write_bytes(f, b.data[0], b.len[0]);
+                        fputc('}', f);
+                } else
                         fputs("{}", f);
         }
         fprintf(f, ",\"isError\":%s", out.is_error ? "true" : "false");

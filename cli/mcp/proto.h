@@ -93,6 +93,7 @@ struct mcp_backend {
 struct mcp_server {
         struct mcp_backend backend;
         const char *version;     /* serverInfo.version */
+        const char *limits_note; /* ends sandbox_exec's and install's descriptions; NULL: none */
         bool initialized;        /* notifications/initialized seen */
         char legacy_version[16]; /* what initialize negotiated, "" before */
 };

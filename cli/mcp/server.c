@@ -950,6 +950,20 @@ int cli_cmd_mcp(struct cli_call *c, psrun_error *err)
         psrun_policy *pol = psrun_policy_new();
         int r = pol ? apply_sources(&srv.cfg, pol, err)
                     : psrun_error_set(err, ENOMEM, "out of memory");
+        if (r >= 0) {
+                /* The limits a model works within, in the descriptions. */
+                char timeout[32] = "", memory[32] = "", output[32] = "", network[32] = "";
+                psrun_error e = {0};
+                psrun_policy_get(pol, "timeout", timeout, sizeof(timeout), &e);
+                psrun_policy_get(pol, "memory_limit", memory, sizeof(memory), &e);
+                psrun_policy_get(pol, "output_limit", output, sizeof(output), &e);
+                psrun_policy_get(pol, "network", network, sizeof(network), &e);
+                snprintf(srv.cfg.limits_note, sizeof(srv.cfg.limits_note),
+                         "Limits (the server's policy; a call may only ask for less): timeout "
+                         "%s (the most `timeout` may be), memory %s, output kept %s per stream, "
+                         "of which a model is shown %zu characters; network %s.",
+                         timeout, memory, output, srv.cfg.result_chars, network);
+        }
         psrun_policy_free(pol);
         if (r < 0)
                 return r;

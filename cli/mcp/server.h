@@ -43,6 +43,7 @@ struct config {
         unsigned max_execs;         /* --max-execs */
         uint64_t progress_ms;       /* --progress-interval */
         size_t result_chars;        /* --max-result-chars: a stream's text for the model */
+        char limits_note[320];      /* the effective limits, for the tool descriptions */
 };
 
 struct sandbox {

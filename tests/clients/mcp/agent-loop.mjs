@@ -139,6 +139,24 @@ await check("a long output is shortened for the model to 30,000 characters, star
   assert.ok(r.structuredContent.stdout.length > out.length, "structuredContent keeps more");
 });
 
+await check("tools carry truthful annotations and the effective limits", async () => {
+  const { tools } = await client.listTools();
+  const by = Object.fromEntries(tools.map((t) => [t.name, t]));
+  assert.deepEqual(by.sandbox_read_file.annotations,
+    { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+  assert.equal(by.sandbox_exec.annotations.readOnlyHint, false);
+  assert.equal(by.sandbox_exec.annotations.destructiveHint, true);
+  assert.equal(by.sandbox_list_files.annotations.readOnlyHint, true);
+  assert.match(by.sandbox_exec.description, /timeout \d+m?s .*memory 128M.*shown 30000 characters; network none/);
+});
+
+await check("a failed file operation has its error in structuredContent", async () => {
+  const r = await client.callTool({ name: "sandbox_read_file", arguments: { file_path: "no/such" } });
+  assert.equal(r.isError, true);
+  assert.equal(r.structuredContent.error, r.content[0].text);
+  assert.match(r.structuredContent.error, /Cannot read the file/);
+});
+
 await client.close();
 console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
 process.exit(failed ? 1 : 0);
