@@ -165,6 +165,35 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                               HINT_DESTRUCTIVE | HINT_IDEMPOTENT},
 };
 
+/* What each tool's structuredContent holds (the keys a program reads; more
+ * may come): its outputSchema's properties. A failure may hold only
+ * `error`, so nothing is required. */
+#define OUT_ERROR "\"error\":{\"type\":\"string\"}"
+#define OUT_EXEC                                                                                   \
+        "\"exit_code\":{\"type\":\"integer\"},\"wall_ms\":{\"type\":\"integer\"},"                 \
+        "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"                       \
+        "\"stdout_truncated\":{\"type\":\"boolean\"},\"stderr_truncated\":{\"type\":\"boolean\"}," \
+        "\"violations\":{\"type\":\"array\"}," OUT_ERROR
+static const char *const output_schemas[MCP_N_TOOLS] = {
+        [MCP_TOOL_EXEC] = OUT_EXEC,
+        [MCP_TOOL_READ_FILE] =
+                "\"path\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},"
+                "\"offset\":{\"type\":\"integer\"},\"len\":{\"type\":\"integer\"},"
+                "\"truncated\":{\"type\":\"boolean\"},\"encoding\":{\"type\":\"string\","
+                "\"enum\":[\"utf-8\",\"base64\"]},\"content\":{\"type\":\"string\"}," OUT_ERROR,
+        [MCP_TOOL_WRITE_FILE] =
+                "\"path\":{\"type\":\"string\"},\"bytes\":{\"type\":\"integer\"}," OUT_ERROR,
+        [MCP_TOOL_LIST_FILES] =
+                "\"directory\":{\"type\":\"string\"},\"entries\":{\"type\":\"array\"},"
+                "\"truncated\":{\"type\":\"boolean\"}," OUT_ERROR,
+        [MCP_TOOL_INSTALL] =
+                "\"package\":{\"type\":\"string\"},\"installed\":{\"type\":\"boolean\"},"
+                "\"denied\":{\"type\":\"boolean\"}," OUT_EXEC,
+        [MCP_TOOL_CREATE] = "\"handle\":{\"type\":\"string\"}," OUT_ERROR,
+        [MCP_TOOL_DESTROY] =
+                "\"handle\":{\"type\":\"string\"},\"destroyed\":{\"type\":\"boolean\"}," OUT_ERROR,
+};
+
 const char *mcp_tool_name(enum mcp_tool tool)
 {
         return (size_t) tool < MCP_N_TOOLS ? tools[tool].name : NULL;
@@ -231,7 +260,11 @@ static void write_tool(FILE *f, const struct mcp_server *s, const struct tool_de
                         json_write_string(f, t->args[i].name);
                         first = false;
                 }
-        fputs("],\"additionalProperties\":false}}", f);
+        fputs("],\"additionalProperties\":false}", f);
+        if (HAS_STRUCTURED(rq))
+                fprintf(f, ",\"outputSchema\":{\"type\":\"object\",\"properties\":{%s}}",
+                        output_schemas[t - tools]);
+        fputc('}', f);
 }
 
 /* Add the value a model sent to err's message, escaped to one line and

@@ -139,7 +139,7 @@ await check("a long output is shortened for the model to 30,000 characters, star
   assert.ok(r.structuredContent.stdout.length > out.length, "structuredContent keeps more");
 });
 
-await check("tools carry truthful annotations and the effective limits", async () => {
+await check("tools carry outputSchema, truthful annotations and the effective limits", async () => {
   const { tools } = await client.listTools();
   const by = Object.fromEntries(tools.map((t) => [t.name, t]));
   assert.deepEqual(by.sandbox_read_file.annotations,
@@ -147,6 +147,10 @@ await check("tools carry truthful annotations and the effective limits", async (
   assert.equal(by.sandbox_exec.annotations.readOnlyHint, false);
   assert.equal(by.sandbox_exec.annotations.destructiveHint, true);
   assert.equal(by.sandbox_list_files.annotations.readOnlyHint, true);
+  // Every tool returns structuredContent, so each has an outputSchema (the
+  // SDK validates every result against it).
+  for (const t of tools) assert.equal(t.outputSchema.type, "object", t.name);
+  assert.equal(by.sandbox_read_file.outputSchema.properties.size.type, "integer");
   assert.match(by.sandbox_exec.description, /timeout \d+m?s .*memory 128M.*shown 30000 characters; network none/);
 });
 
