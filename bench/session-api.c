@@ -7,6 +7,7 @@
  *   spawn   posix_spawnp of the same `true` and waitpid, no sandbox: this
  *           host's floor for any exec of it, and the ratio to it
  *   create  psrun_session_create + psrun_session_destroy
+ *   small   psrun_write_file of 1 KiB (an agent's usual file), back to back
  *   files   psrun_write_file then psrun_read_file of 100 MiB of binary data
  *   flood   this process's peak RSS while an exec prints 1 GiB
  */
@@ -103,6 +104,19 @@ int main(int argc, char **argv)
         double spawn_median = report("spawn true (no sandbox)", v, runs);
         printf("%-24s %.2fx the spawn with no sandbox (medians)\n", "exec true (API)",
                exec_median / spawn_median);
+
+        char small[1024];
+        memset(small, 'x', sizeof(small));
+        for (int i = 0; i < runs + 10; i++) {
+                double t0 = now_ms();
+                if (psrun_write_file(s, "small", small, sizeof(small), 0644, &err) < 0) {
+                        fprintf(stderr, "write: %s\n", err.msg);
+                        return 1;
+                }
+                if (i >= 10)
+                        v[i - 10] = now_ms() - t0;
+        }
+        report("write_file 1 KiB", v, runs);
 
         size_t size = 100U << 20;
         char *big = malloc(size);

@@ -96,6 +96,14 @@ int cgroup_read_stats(struct cgroup *cg, struct cgroup_stats *stats, psrun_error
 int cgroup_open_usage(struct cgroup *cg);
 int cgroup_read_usage(struct cgroup *cg, struct cgroup_stats *stats, psrun_error *err);
 
+/* The memory controller's usage and limit files of cg, open for reading
+ * (v2 memory.current and memory.max, v1 memory.usage_in_bytes and
+ * memory.limit_in_bytes): what a process charged below cg checks its room
+ * against (cgroup_read_fd_u64). -EOPNOTSUPP when cg has no memory
+ * controller. */
+int cgroup_memory_fds(const struct cgroup *cg, int *usage_fd, int *limit_fd);
+/* The number such a file holds now ("max": UINT64_MAX), or -errno. */
+int cgroup_read_fd_u64(int fd, uint64_t *ret);
 /* Whether any process is in the cgroup or below it, as its cgroup2
  * directory's cgroup.events says (through cgroup_open_usage's fd): 1, 0,
  * or -EOPNOTSUPP without a cgroup2 directory. A cgroup every process of

@@ -261,3 +261,35 @@ int cgroup_populated(struct cgroup *cg)
         int r = cg_parse_u64(buf, "populated", &v);
         return r < 0 ? r : v != 0;
 }
+
+int cgroup_memory_fds(const struct cgroup *cg, int *usage_fd, int *limit_fd)
+{
+        bool v2 = cg->ops == &cgroup_v2_ops;
+        const char *dir = cg->dir[v2 ? CG_SLOT_UNIFIED : CG_SLOT_MEMORY].path;
+        if (!dir)
+                return -EOPNOTSUPP;
+        _cleanup_free_ char *usage =
+                cg_path_join(dir, v2 ? "memory.current" : "memory.usage_in_bytes");
+        _cleanup_free_ char *limit = cg_path_join(dir, v2 ? "memory.max" : "memory.limit_in_bytes");
+        if (!usage || !limit)
+                return -ENOMEM;
+        _cleanup_close_ int u = open(usage, O_RDONLY | O_CLOEXEC);
+        if (u < 0)
+                return errno == ENOENT ? -EOPNOTSUPP : -errno;
+        int l = open(limit, O_RDONLY | O_CLOEXEC);
+        if (l < 0)
+                return errno == ENOENT ? -EOPNOTSUPP : -errno;
+        *usage_fd = TAKE_FD(u);
+        *limit_fd = l;
+        return 0;
+}
+
+int cgroup_read_fd_u64(int fd, uint64_t *ret)
+{
+        char buf[64];
+        ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        return cg_parse_u64(buf, NULL, ret);
+}

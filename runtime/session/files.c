@@ -9,6 +9,11 @@
  * something is created, replaced or removed (renameat/unlinkat act on the
  * name itself), and nothing but a regular file is ever opened for reading:
  * O_PATH first, fstat, then a reopen of that very inode.
+ *
+ * Writes are not done here: the bytes go to the supervisor's file writer
+ * (supervisor-files.c), a process in the session's cgroup, so that the
+ * workspace's pages are charged to the sandbox's memory_limit as if the
+ * sandbox had written them, not to the caller's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,17 +33,12 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "runtime/session/session.h"
+#include "runtime/session/workspace.h"
 
-#define WORKSPACE         "/workspace"
 #define LIST_MAX_DEPTH    64
 #define RESOLVE_WORKSPACE (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
-
-struct ws {
-        int fd; /* O_PATH of the workspace's root */
-        uid_t uid;
-        gid_t gid;
-        uint64_t disk_limit;
-};
+/* Up to this much goes in the request itself; more in a memfd. */
+#define WRITE_INLINE_MAX SESS_WRITE_INLINE_MAX
 
 static int ws_open(psrun_session *s, struct ws *w, psrun_error *err)
 {
@@ -67,28 +67,21 @@ static void ws_close(struct ws *w)
  * is the sandbox user's by construction. fsuid/fsgid are per thread (the
  * raw syscalls, which glibc's wrappers are) and drop the file-system
  * capabilities while they are not 0: other threads are not affected. */
-struct fsids {
-        int uid, gid;
-};
-
-static struct fsids become_sandbox_user(const struct ws *w)
+struct ws_fsids ws_become_user(const struct ws *w)
 {
-        struct fsids old;
+        struct ws_fsids old;
         old.gid = setfsgid(w->gid);
         old.uid = setfsuid(w->uid);
         return old;
 }
 
-static void restore_ids(struct fsids old)
+void ws_restore_ids(struct ws_fsids old)
 {
         (void) setfsuid((uid_t) old.uid);
         (void) setfsgid((gid_t) old.gid);
 }
 
-/* "x/y", "/workspace/x/y" -> "x/y"; "/workspace" -> "."; anything else
- * absolute is refused (named in the message). */
-static int workspace_relative(const char *field, const char *path, const char **rel,
-                              psrun_error *err)
+int ws_relative(const char *field, const char *path, const char **rel, psrun_error *err)
 {
         if (!path || !path[0])
                 return psrun_error_set(err, EINVAL, "%s: empty path", field);
@@ -111,11 +104,11 @@ static int workspace_relative(const char *field, const char *path, const char **
 static int ws_open_path(psrun_session *s, const char *field, const char *path, struct ws *w,
                         const char **rel, psrun_error *err)
 {
-        int r = workspace_relative(field, path, rel, err);
+        int r = ws_relative(field, path, rel, err);
         return r < 0 ? r : ws_open(s, w, err);
 }
 
-static int resolve(const struct ws *w, const char *rel, uint64_t flags, mode_t mode)
+int ws_resolve(const struct ws *w, const char *rel, uint64_t flags, mode_t mode)
 {
         struct open_how how = {
                 .flags = flags | O_CLOEXEC, .mode = mode, .resolve = RESOLVE_WORKSPACE};
@@ -123,10 +116,8 @@ static int resolve(const struct ws *w, const char *rel, uint64_t flags, mode_t m
         return fd < 0 ? -errno : fd;
 }
 
-/* Split rel into its parent directory (opened, created if asked) and last
- * component. The last component must name something: not "." or "..". */
-static int open_parent(const struct ws *w, const char *field, const char *path, const char *rel,
-                       bool create, int *dir_fd, char name[NAME_MAX + 1], psrun_error *err)
+int ws_open_parent(const struct ws *w, const char *field, const char *path, const char *rel,
+                   bool create, int *dir_fd, char name[NAME_MAX + 1], psrun_error *err)
 {
         size_t len = strlen(rel);
         while (len > 1 && rel[len - 1] == '/')
@@ -149,7 +140,7 @@ static int open_parent(const struct ws *w, const char *field, const char *path, 
                 *slash = '\0';
                 parent = buf[0] ? buf : ".";
         }
-        int fd = resolve(w, parent, O_PATH | O_DIRECTORY, 0);
+        int fd = ws_resolve(w, parent, O_PATH | O_DIRECTORY, 0);
         if (fd == -ENOENT && create) {
                 /* Create the missing parents one by one, each owned by the
                  * sandbox's user, each resolved in the workspace again. */
@@ -167,11 +158,11 @@ static int open_parent(const struct ws *w, const char *field, const char *path, 
                                 _cleanup_close_ int up = -1;
                                 if (cut) {
                                         *cut = '\0';
-                                        up = resolve(w, partial[0] ? partial : ".",
-                                                     O_PATH | O_DIRECTORY, 0);
+                                        up = ws_resolve(w, partial[0] ? partial : ".",
+                                                        O_PATH | O_DIRECTORY, 0);
                                         *cut = '/';
                                 } else {
-                                        up = resolve(w, ".", O_PATH | O_DIRECTORY, 0);
+                                        up = ws_resolve(w, ".", O_PATH | O_DIRECTORY, 0);
                                 }
                                 if (up < 0)
                                         return psrun_error_errno(err, up, "%s: `%s`", field, path);
@@ -185,7 +176,7 @@ static int open_parent(const struct ws *w, const char *field, const char *path, 
                         }
                         partial[i] = saved;
                 }
-                fd = resolve(w, parent, O_PATH | O_DIRECTORY, 0);
+                fd = ws_resolve(w, parent, O_PATH | O_DIRECTORY, 0);
         }
         if (fd < 0)
                 return psrun_error_errno(err, fd, "%s: `%s`", field, path);
@@ -193,61 +184,48 @@ static int open_parent(const struct ws *w, const char *field, const char *path, 
         return 0;
 }
 
-static int write_as_user(const struct ws *wp, const char *path, const char *rel, const void *data,
-                         size_t len, unsigned mode, psrun_error *err)
-{
-        struct ws w = *wp;
-        _cleanup_close_ int dir = -1;
-        char name[NAME_MAX + 1];
-        int r = open_parent(&w, "path", path, rel, true, &dir, name, err);
-        if (r < 0)
-                return r;
-        /* A fresh name of ours, O_EXCL: nothing the sandbox planted under
-         * it is followed or reused. */
-        char tmp[64];
-        uint64_t rnd = 0;
-        if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
-                rnd ^= (uint64_t) getpid() << 20 ^ (uint64_t) (uintptr_t) &rnd;
-        snprintf(tmp, sizeof(tmp), ".psrun-write-%016llx", (unsigned long long) rnd);
-        _cleanup_close_ int fd =
-                openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0)
-                return psrun_error_errno(err, errno, "path: `%s`", path);
-        r = write_all(fd, data, len);
-        if (r >= 0 && fchmod(fd, (mode_t) (mode & 0777)) < 0)
-                r = -errno;
-        if (r >= 0 && renameat(dir, tmp, dir, name) < 0)
-                r = -errno;
-        if (r < 0) {
-                (void) unlinkat(dir, tmp, 0);
-                if (r == -ENOSPC || r == -EDQUOT)
-                        return psrun_error_set(err, ENOSPC,
-                                               "path: `%s`: the workspace is full (disk_limit "
-                                               "%llu bytes)",
-                                               path, (unsigned long long) w.disk_limit);
-                return psrun_error_errno(err, r, "path: `%s`", path);
-        }
-        return 0;
-}
-
 PSRUN_PUBLIC int psrun_write_file(psrun_session *s, const char *path, const void *data, size_t len,
                                   unsigned mode, psrun_error *err)
 {
         const char *rel;
-        int r = workspace_relative("path", path, &rel, err);
+        int r = ws_relative("path", path, &rel, err);
         if (r < 0)
                 return r;
+        if (!s)
+                return psrun_error_set(err, EINVAL, "session: no session given");
         if (!data && len)
                 return psrun_error_set(err, EINVAL, "write_file: no data given");
-        struct ws w;
-        r = ws_open(s, &w, err);
-        if (r < 0)
-                return r;
-        struct fsids ids = become_sandbox_user(&w);
-        r = write_as_user(&w, path, rel, data, len, mode, err);
-        restore_ids(ids);
-        ws_close(&w);
-        return r;
+        size_t path_len = strlen(path);
+        if (path_len >= PATH_MAX)
+                return psrun_error_set(err, ENAMETOOLONG, "path: too long");
+        struct sess_req req = {
+                .op = SESS_OP_WRITE,
+                .mode = mode & 0777,
+                .path_len = (uint32_t) path_len,
+                .data_len = (uint64_t) len,
+        };
+        bool inline_data = len <= WRITE_INLINE_MAX;
+        size_t payload_len = path_len + 1 + (inline_data ? len : 0);
+        _cleanup_free_ char *payload = malloc(payload_len);
+        if (!payload)
+                return psrun_error_errno(err, ENOMEM, "write_file");
+        memcpy(payload, path, path_len + 1);
+        if (inline_data && len)
+                memcpy(payload + path_len + 1, data, len);
+        /* More goes in a memfd: the request stays one small message, and
+         * the writer reads the bytes from its mapping. */
+        _cleanup_close_ int memfd = -1;
+        if (!inline_data) {
+                memfd = memfd_create("psrun-write", MFD_CLOEXEC);
+                if (memfd < 0)
+                        return psrun_error_errno(err, errno, "write_file: memfd_create");
+                r = write_all(memfd, data, len);
+                if (r < 0)
+                        return psrun_error_errno(err, r, "write_file: %zu bytes into a memfd", len);
+        }
+        struct sess_reply rep;
+        return session_call(session_dir(s), &req, payload, payload_len, memfd >= 0 ? &memfd : NULL,
+                            memfd >= 0 ? 1 : 0, &rep, NULL, NULL, err);
 }
 
 /*
@@ -285,7 +263,7 @@ PSRUN_PUBLIC int psrun_read_file(psrun_session *s, const char *path, uint64_t of
                 return r;
         /* O_PATH never opens the object itself: a FIFO cannot block us and
          * a device is never opened. Only a regular file is reopened. */
-        _cleanup_close_ int opath = resolve(&w, rel, O_PATH, 0);
+        _cleanup_close_ int opath = ws_resolve(&w, rel, O_PATH, 0);
         ws_close(&w);
         if (opath < 0)
                 return psrun_error_errno(err, opath, "path: `%s`", path);
@@ -483,7 +461,7 @@ PSRUN_PUBLIC int psrun_list_dir(psrun_session *s, const char *dir, const psrun_l
         int r = ws_open_path(s, "dir", shown, &w, &rel, err);
         if (r < 0)
                 return r;
-        _cleanup_close_ int fd = resolve(&w, rel, O_PATH | O_DIRECTORY, 0);
+        _cleanup_close_ int fd = ws_resolve(&w, rel, O_PATH | O_DIRECTORY, 0);
         ws_close(&w);
         if (fd < 0)
                 return psrun_error_errno(err, fd, "dir: `%s`", shown);
@@ -566,7 +544,7 @@ PSRUN_PUBLIC int psrun_remove(psrun_session *s, const char *path, psrun_error *e
                 return r;
         _cleanup_close_ int dir = -1;
         char name[NAME_MAX + 1];
-        r = open_parent(&w, "path", path, rel, false, &dir, name, err);
+        r = ws_open_parent(&w, "path", path, rel, false, &dir, name, err);
         if (r < 0) {
                 ws_close(&w);
                 return r;
@@ -576,9 +554,9 @@ PSRUN_PUBLIC int psrun_remove(psrun_session *s, const char *path, psrun_error *e
                 ws_close(&w);
                 return psrun_error_errno(err, errno, "path: `%s`", path);
         }
-        struct fsids ids = become_sandbox_user(&w);
+        struct ws_fsids ids = ws_become_user(&w);
         r = remove_at(rdir, name, 0);
-        restore_ids(ids);
+        ws_restore_ids(ids);
         ws_close(&w);
         if (r < 0)
                 return psrun_error_errno(err, r, "path: `%s`", path);

@@ -43,7 +43,7 @@
  * sess_req, struct sess_reply or what they carry (struct run_result,
  * psrun_error) change. */
 #define SESS_PROTO_MAGIC   0x4e535350U
-#define SESS_PROTO_VERSION 3
+#define SESS_PROTO_VERSION 4
 
 struct sess_hdr {
         uint32_t magic;
@@ -59,7 +59,14 @@ enum sess_op {
         SESS_OP_DESTROY = 4,
         SESS_OP_INFO = 5,
         SESS_OP_INSTALL = 6, /* an exec of the installer: fds and replies as EXEC */
+        /* The payload: the path (path_len bytes and a NUL), then data_len
+         * bytes of data, or none and a memfd holding them (fd 0). Done by
+         * the supervisor's file writer, in the session's cgroup. */
+        SESS_OP_WRITE = 7,
 };
+
+/* The most data a WRITE carries in its message; more comes in a memfd. */
+#define SESS_WRITE_INLINE_MAX (64 * 1024)
 
 /* sess_req.flags */
 #define SESS_REQ_APPROVED 1U /* INSTALL: the embedder's approver said yes */
@@ -73,6 +80,9 @@ struct sess_req {
         uint64_t timeout_ms; /* EXEC, INSTALL: 0: the policy's */
         uint32_t tool;       /* INSTALL: enum install_tool; the payload is the spec */
         uint32_t flags;      /* SESS_REQ_* */
+        uint32_t mode;       /* WRITE: the file's permission bits */
+        uint32_t path_len;   /* WRITE */
+        uint64_t data_len;   /* WRITE */
 };
 
 enum sess_reply_kind {

@@ -190,6 +190,8 @@ _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int t
                 .signal_fd = -1,
                 .workspace_fd = -1,
                 .own_pidns = -1,
+                .files_pidfd = -1,
+                .files_sock = -1,
                 .init = LAUNCH_INIT,
                 .zygote = LAUNCH_INIT,
                 .watch = {.audit_fd = -1},

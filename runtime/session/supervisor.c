@@ -76,6 +76,7 @@ _Noreturn void sup_shut_down(struct supervisor *s, int destroy_conn)
                         sup_finish_exec(s, &s->execs[i]);
         sup_drop_zygote(s, false);
         sup_empty_trash(s);
+        sup_files_stop(s);
         if (s->init.pidfd >= 0) {
                 siginfo_t si;
                 while (waitid((idtype_t) P_PIDFD, (id_t) s->init.pidfd, &si, WEXITED) < 0 &&
@@ -187,6 +188,10 @@ static void handle_request(struct supervisor *s, int conn)
                                       req.op == SESS_OP_WORKSPACE ? s->workspace_fd : -1);
                 break;
         }
+        case SESS_OP_WRITE:
+                if (sup_files_write(s, conn, buf, (size_t) n, fds, n_fds, &err) < 0)
+                        sup_reply_error(conn, &err);
+                break;
         case SESS_OP_DESTROY:
                 for (int i = 0; i < n_fds; i++)
                         close(fds[i]);

@@ -3,12 +3,13 @@
 
 /*
  * The session supervisor's own parts (docs/sessions.md), one process per
- * session, in four files:
+ * session, in five files:
  *
  *   supervisor.c           serving: the poll loop, requests, deadlines, the end
  *   supervisor-exec.c      execs and installs: start, finish, results
  *   supervisor-backends.c  what differs between native and gVisor
  *   supervisor-start.c     session_spawn and the supervisor's start-up
+ *   supervisor-files.c     the file writer, in the session's cgroup
  */
 
 #include <signal.h>
@@ -85,6 +86,9 @@ struct supervisor {
         unsigned n_running;
         const struct sess_backend *backend;
         struct gvisor_session *gvisor; /* backend: gvisor */
+        /* The file writer (supervisor-files.c), made at the first write. */
+        struct cgroup *files_cg;
+        int files_pidfd, files_sock;
 };
 
 /*
@@ -147,6 +151,13 @@ void sup_make_zygote(struct supervisor *s);
 void sup_drop_zygote(struct supervisor *s, bool failed);
 void sup_drain_exec_messages(struct supervisor *s, struct exec_slot *e);
 void sup_finish_exec(struct supervisor *s, struct exec_slot *e);
+/* WRITE (its message buf, n bytes, and its fds): handed to the file
+ * writer, which answers on conn (a copy of it: the caller closes its own
+ * and the fds). 0, or -errno with err filled for the caller's reply. */
+int sup_files_write(struct supervisor *s, int conn, const char *buf, size_t n, const int *fds,
+                    int n_fds, psrun_error *err);
+/* Kill and reap the writer, remove its cgroup. */
+void sup_files_stop(struct supervisor *s);
 /* Every exec's watch target, for the audit records (NULL: a free slot). */
 void sup_watch_targets(struct supervisor *s, struct vwatch_target **t);
 

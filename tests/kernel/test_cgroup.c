@@ -314,3 +314,20 @@ Test(cgroup, stats_of_an_unused_cgroup)
         cr_assert_eq(s.pids_max_hits, 0);
         cr_assert_eq(s.cpu_usec, 0);
 }
+
+/* What a session's file writer checks its room against: the limit the
+ * cgroup was given and a usage that reads (the charging itself is
+ * tests/session's files::written_pages_charged_to_the_session). */
+Test(cgroup, memory_fds_read_the_limit_and_usage)
+{
+        struct cgroup *cg = create(NULL, 64 * MiB, 0, 0);
+        int usage_fd = -1, limit_fd = -1;
+        cr_assert_eq(cgroup_memory_fds(cg, &usage_fd, &limit_fd), 0);
+        uint64_t limit = 0, usage = UINT64_MAX;
+        cr_assert_eq(cgroup_read_fd_u64(limit_fd, &limit), 0);
+        cr_expect_eq(limit, 64 * MiB);
+        cr_assert_eq(cgroup_read_fd_u64(usage_fd, &usage), 0);
+        cr_expect_lt(usage, 64 * MiB);
+        close(usage_fd);
+        close(limit_fd);
+}

@@ -341,3 +341,112 @@ Test(files, a_listing_of_a_deep_tree_of_long_names_is_bounded_in_bytes, .timeout
         cr_expect_null(e);
         sess_end(&t);
 }
+
+/* The session's memory usage now, from its cgroup as its info file names
+ * it: v1's memory hierarchy, else the cgroup2 one (a pure v2 host). */
+static bool session_memory_usage(const struct sess *t, uint64_t *usage)
+{
+        char path[512];
+        snprintf(path, sizeof(path), "%s/t/info", t->root);
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return false;
+        char line[512], v1[400] = "", v2[400] = "";
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                if (strncmp(line, "cgroup memory:", 14) == 0)
+                        snprintf(v1, sizeof(v1), "%s", line + 14);
+                else if (strncmp(line, "cgroup 0::", 10) == 0)
+                        snprintf(v2, sizeof(v2), "%s", line + 10);
+        }
+        fclose(f);
+        if (v1[0])
+                snprintf(path, sizeof(path), "/sys/fs/cgroup/memory%s/memory.usage_in_bytes", v1);
+        else
+                snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current", v2);
+        f = fopen(path, "re");
+        if (!f)
+                return false;
+        unsigned long long u = 0;
+        bool ok = fscanf(f, "%llu", &u) == 1;
+        fclose(f);
+        *usage = u;
+        return ok;
+}
+
+/* Bytes written through the file API are the sandbox's: a write beyond
+ * memory_limit fails naming it (not the caller's memory, not an OOM kill
+ * in the sandbox), leaves no file, and the sandbox still runs. */
+Test(files, write_beyond_memory_limit, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"memory_limit", "64M", "disk_limit", "1G", NULL});
+        size_t size = 300U << 20;
+        char *big = malloc(size);
+        cr_assert_not_null(big);
+        memset(big, 'm', size);
+        psrun_error err = {0};
+        int r = psrun_write_file(t.s, "/workspace/x", big, size, 0644, &err);
+        free(big);
+        cr_expect_eq(r, -EDQUOT, "write of 300 MiB under 64M: %d (%s)", r, err.msg);
+        cr_expect(strstr(err.msg, "write_file: /workspace/x: memory_limit 64M reached") != NULL,
+                  "%s", err.msg);
+        psrun_file_entry *e;
+        size_t n;
+        cr_assert_eq(psrun_list_files(t.s, NULL, 0, &e, &n, &err), 0, "%s", err.msg);
+        cr_expect_eq(n, 0, "entries: %zu (%s left?)", n, n ? e[0].name : "");
+        psrun_file_entries_free(e, n);
+        sess_sh_ok(&t, "true");
+        /* What fits is written, and is still the sandbox's to read. */
+        cr_assert_eq(psrun_write_file(t.s, "small", "fits\n", 5, 0644, &err), 0, "%s", err.msg);
+        sess_sh_ok(&t, "test \"$(cat small)\" = fits");
+        sess_end(&t);
+}
+
+Test(files, written_pages_charged_to_the_session, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"memory_limit", "256M", NULL});
+        size_t size = 32U << 20;
+        char *data = malloc(size);
+        cr_assert_not_null(data);
+        memset(data, 'c', size);
+        psrun_error err = {0};
+        /* The writer's first start (its cgroup, its own pages) is not
+         * what is measured. */
+        cr_assert_eq(psrun_write_file(t.s, "warm", "w", 1, 0644, &err), 0, "%s", err.msg);
+        uint64_t before, after;
+        cr_assert(session_memory_usage(&t, &before), "the session's memory usage");
+        cr_assert_eq(psrun_write_file(t.s, "data", data, size, 0644, &err), 0, "%s", err.msg);
+        free(data);
+        cr_assert(session_memory_usage(&t, &after));
+        cr_log_info("session memory usage %llu -> %llu", (unsigned long long) before,
+                    (unsigned long long) after);
+        cr_expect(after >= before + size - (size >> 4),
+                  "32 MiB written, the session's usage rose by %lld bytes only",
+                  (long long) (after - before));
+        /* Removed, the pages are uncharged again. */
+        cr_assert_eq(psrun_remove(t.s, "data", &err), 0, "%s", err.msg);
+        cr_assert(session_memory_usage(&t, &after));
+        cr_expect(after < before + (size >> 2), "after the remove: %llu",
+                  (unsigned long long) after);
+        sess_end(&t);
+}
+
+Test(files, write_beyond_disk_limit, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"disk_limit", "8M", NULL});
+        size_t size = 12U << 20;
+        char *data = malloc(size);
+        cr_assert_not_null(data);
+        memset(data, 'd', size);
+        psrun_error err = {0};
+        int r = psrun_write_file(t.s, "sub/x", data, size, 0644, &err);
+        free(data);
+        cr_expect_eq(r, -ENOSPC, "%d (%s)", r, err.msg);
+        cr_expect(strstr(err.msg, "/workspace/sub/x") && strstr(err.msg, "disk_limit 8M reached"),
+                  "%s", err.msg);
+        sess_sh_ok(&t, "test -d sub && test -z \"$(ls -A sub)\"");
+        sess_end(&t);
+}
