@@ -215,7 +215,7 @@ check-unit: $(BUILD)/tests/unit $(SHARED)
 	$(BUILD)/tests/unit
 
 demo: deps
-	@$(MAKE) --no-print-directory $(PSRUN)
+	@$(MAKE) --no-print-directory $(PSRUN) $(SHARED)
 	@scripts/demo.sh $(PSRUN)
 
 bench: deps

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The C declarations of include/psrun.h that the binding uses, and where
 libpsrun.so is found: $PSRUN_LIBRARY, next to the psrun on PATH (or in its
-../lib), or in the build tree this package sits in."""
+../lib), on the system's library path (libpsrun.so.0), or in the build tree
+this package sits in (a checkout, not an installed package)."""
 import ctypes
 import os
 import shutil
@@ -185,9 +186,9 @@ def _candidates():
         d = os.path.dirname(os.path.realpath(exe))
         yield os.path.join(d, "libpsrun.so")
         yield os.path.join(d, "..", "lib", "libpsrun.so")
+    yield "libpsrun.so.0"
     here = os.path.dirname(os.path.abspath(__file__))
     yield os.path.join(here, "..", "..", "..", "build", "libpsrun.so")
-    yield "libpsrun.so.0"
 
 
 def _load():
