@@ -506,8 +506,15 @@ class AsyncSandbox:
     """Sandbox for asyncio: every call runs in a thread (asyncio.to_thread);
     the C API lets calls on one session run from many threads at once."""
 
-    def __init__(self, sandbox: Sandbox):
-        self.sandbox = sandbox
+    def __init__(self, sandbox: Optional[Sandbox] = None, **keys):
+        """AsyncSandbox(timeout=30, ...) takes Sandbox's keys and makes one
+        (in this thread: `await AsyncSandbox.create(...)` does not block the
+        loop); AsyncSandbox(sandbox) wraps an existing Sandbox."""
+        if sandbox is not None and keys:
+            raise TypeError("AsyncSandbox: a Sandbox or its keys, not both")
+        if sandbox is not None and not isinstance(sandbox, Sandbox):
+            raise TypeError(f"AsyncSandbox: {type(sandbox).__name__} is not a Sandbox")
+        self.sandbox = sandbox if sandbox is not None else Sandbox(**keys)
 
     @classmethod
     async def create(cls, **keys) -> "AsyncSandbox":

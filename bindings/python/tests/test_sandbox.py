@@ -284,6 +284,18 @@ class SandboxTest(unittest.TestCase):
                 return [r.stdout for r in rs]
         self.assertEqual(asyncio.run(main()), [b"0\n", b"1\n", b"2\n", b"3\n"])
 
+    def test_async_takes_sandbox_keys(self):
+        async def main():
+            async with AsyncSandbox(timeout=30, memory_limit="128M") as sb:
+                r = await sb.exec("echo keys")
+                return r.stdout
+        self.assertEqual(asyncio.run(main()), b"keys\n")
+        with self.assertRaises(TypeError):
+            AsyncSandbox(self.sb, timeout=30)
+        with self.assertRaises(PsrunError) as e:
+            AsyncSandbox(memory_limit="lots")
+        self.assertIn("memory_limit", str(e.exception))
+
     def test_native_backend_is_reported(self):
         r = self.sb.exec("true")
         self.assertEqual(r.backend, "native")
