@@ -338,8 +338,8 @@ int sup_files_write(struct supervisor *s, int conn, const char *buf, size_t n, c
                 }
                 /* Never blocks the supervisor: a writer busy with a large
                  * write has its queue; a full one is a refusal. */
-                ssize_t sent = fdpass_send(s->files_sock, buf, n, pass, n_fds == 1 ? 2 : 1,
-                                           MSG_DONTWAIT);
+                ssize_t sent =
+                        fdpass_send(s->files_sock, buf, n, pass, n_fds == 1 ? 2 : 1, MSG_DONTWAIT);
                 if (sent >= 0)
                         return 0;
                 if (sent == -EAGAIN)
