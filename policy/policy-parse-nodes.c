@@ -20,12 +20,14 @@
 
 /* ---- where an error is, and what the offending value is ---- */
 
-/* "policy.yaml:3:5: mounts[0].target" or "-o mounts[0].target". */
+/* "policy.yaml:3:5: mounts[0].target", "-o mounts[0].target" (the CLI's
+ * option) or "mounts[0].target" (a key the C API set). */
 static void format_where(const struct parse_ctx *ctx, const yaml_node_t *node, const char *path,
                          char *buf, size_t size)
 {
         if (!ctx->name)
-                snprintf(buf, size, "-o %s", path ? path : ctx->opt_key);
+                snprintf(buf, size, "%s%s", ctx->opt_prefix ? ctx->opt_prefix : "-o ",
+                         path ? path : ctx->opt_key);
         else
                 snprintf(buf, size, "%s:%zu:%zu%s%s", ctx->name, node->start_mark.line + 1,
                          node->start_mark.column + 1, path ? ": " : "", path ? path : "");

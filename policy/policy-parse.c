@@ -877,30 +877,32 @@ static int option_document(struct parse_ctx *ctx, const char *value)
         if (len > POLICY_MAX_DOCUMENT_SIZE)
                 return ctx_fail(ctx, NULL, NULL, EFBIG, "value is larger than 1 MiB");
         if (!yaml_document_initialize(ctx->doc, NULL, NULL, NULL, 1, 1))
-                return psrun_error_errno(ctx->err, ENOMEM, "-o %s", ctx->opt_key);
+                return psrun_error_errno(ctx->err, ENOMEM, "%s%s",
+                                         ctx->opt_prefix ? ctx->opt_prefix : "-o ", ctx->opt_key);
         if (!yaml_document_add_scalar(ctx->doc, NULL, (const yaml_char_t *) value, (int) len,
                                       YAML_PLAIN_SCALAR_STYLE))
                 return ctx_fail(ctx, NULL, NULL, EINVAL, "value is not valid UTF-8");
         return 0;
 }
 
-int policy_set_option(struct policy *p, const char *key_eq_value, psrun_error *err)
+static int set_option(struct policy *p, const char *key_eq_value, const char *prefix,
+                      psrun_error *err)
 {
         _cleanup_(yaml_document_delete) yaml_document_t doc = {0};
         char shown[SHOWN_MAX];
         const char *eq = strchr(key_eq_value, '=');
         psrun_error ignored;
-        struct parse_ctx ctx = {.doc = &doc, .err = err ? err : &ignored};
+        struct parse_ctx ctx = {.doc = &doc, .err = err ? err : &ignored, .opt_prefix = prefix};
         int r;
 
         err = ctx.err;
 
         if (!eq || eq == key_eq_value)
-                return psrun_error_set(err, EINVAL, "-o %s: expected key=value",
+                return psrun_error_set(err, EINVAL, "%s%s: expected key=value", prefix,
                                        policy_escape(key_eq_value, shown, sizeof(shown)));
         _cleanup_free_ char *name = strndup(key_eq_value, (size_t) (eq - key_eq_value));
         if (!name)
-                return psrun_error_errno(err, ENOMEM, "-o");
+                return psrun_error_errno(err, ENOMEM, "policy");
         ctx.opt_key = policy_escape(name, shown, sizeof(shown));
         const struct policy_key *key = find_key(name);
         if (!key)
@@ -909,4 +911,14 @@ int policy_set_option(struct policy *p, const char *key_eq_value, psrun_error *e
         if (r < 0)
                 return r;
         return apply_to_copy(&ctx, key, yaml_document_get_root_node(&doc), p);
+}
+
+int policy_set_option(struct policy *p, const char *key_eq_value, psrun_error *err)
+{
+        return set_option(p, key_eq_value, "-o ", err);
+}
+
+int policy_set_key(struct policy *p, const char *key_eq_value, psrun_error *err)
+{
+        return set_option(p, key_eq_value, "", err);
 }

@@ -24,6 +24,9 @@
 struct parse_ctx {
         const char *name;    /* document name for "name:line:col", NULL for -o */
         const char *opt_key; /* -o: the key as typed (escaped), for messages */
+        /* -o: what messages put before the key: "-o " for the CLI's
+         * option, "" for the C API's key (psrun_policy_set). */
+        const char *opt_prefix;
         yaml_document_t *doc;
         psrun_error *err;
 };

@@ -203,6 +203,9 @@ int policy_load_file(struct policy *p, const char *path, psrun_error *err);
  * 'env={A: b}'` and `-o allow_domains=[a.com,b.org]` work). On error *p is
  * left unchanged. */
 int policy_set_option(struct policy *p, const char *key_eq_value, psrun_error *err);
+/* The same for the C API (psrun_policy_set): errors name the key as its
+ * caller spelled it (`memory_limit: "4Gi" is not a size`), not `-o key`. */
+int policy_set_key(struct policy *p, const char *key_eq_value, psrun_error *err);
 
 /* The policy as one JSON object in this same vocabulary (sizes as "512M",
  * the timeout as "300000ms", env as a mapping): loading it back over the

@@ -57,7 +57,7 @@ PSRUN_PUBLIC int psrun_policy_set(psrun_policy *pol, const char *key, const char
         _cleanup_free_ char *kv = NULL;
         if (asprintf(&kv, "%s=%s", key, value) < 0)
                 return psrun_error_errno(err, ENOMEM, "policy");
-        return policy_set_option(&pol->p, kv, err);
+        return policy_set_key(&pol->p, kv, err);
 }
 
 /* One allocation: the entries, the unavailable layers, then their

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/testlib.h"
+#include "policy/policy.h"
 
 Test(api, policy_set_and_errors)
 {
@@ -132,4 +133,22 @@ Test(api, shared_library_exports_only_psrun_symbols)
         cr_expect_geq(n, 8);
         for (size_t i = 0; i < sizeof(promised) / sizeof(promised[0]); i++)
                 cr_expect(found[i], "%s is not exported", promised[i]);
+}
+
+/* The C API's caller named a key, not a `-o` option: its errors say the
+ * key; the CLI's option keeps its `-o` wording. */
+Test(api, policy_set_errors_name_the_key_not_an_option)
+{
+        psrun_policy *p = psrun_policy_new();
+        psrun_error err = {0};
+        cr_assert_lt(psrun_policy_set(p, "memory_limit", "4Gi", &err), 0);
+        cr_expect(strncmp(err.msg, "memory_limit: \"4Gi\" is not a size", 33) == 0, "%s", err.msg);
+        cr_assert_lt(psrun_policy_set(p, "allow_domains", "[a.com, {x: 1}]", &err), 0);
+        cr_expect(strncmp(err.msg, "allow_domains", 13) == 0, "%s", err.msg);
+        psrun_policy_free(p);
+        struct policy pol;
+        cr_assert_eq(policy_init(&pol), 0);
+        cr_assert_lt(policy_set_option(&pol, "memory_limit=4Gi", &err), 0);
+        cr_expect(strncmp(err.msg, "-o memory_limit: ", 17) == 0, "%s", err.msg);
+        policy_free(&pol);
 }

@@ -19,8 +19,8 @@ class PsrunError(Exception):
         self.code = code
         self.message = message
         field = message.split(":", 1)[0] if ":" in message else None
-        # psrun_policy_set's messages name the key as `-o KEY` does.
-        self.field = field[3:] if field and field.startswith("-o ") else field
+        # psrun_policy_set's messages begin with the key itself.
+        self.field = field
 
 
 class InstallDenied(PsrunError):

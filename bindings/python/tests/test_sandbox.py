@@ -296,6 +296,13 @@ class SandboxTest(unittest.TestCase):
             AsyncSandbox(memory_limit="lots")
         self.assertIn("memory_limit", str(e.exception))
 
+    def test_errors_name_the_key_not_a_cli_option(self):
+        with self.assertRaises(PsrunError) as e:
+            Sandbox(memory_limit="4Gi")
+        self.assertTrue(str(e.exception).startswith('memory_limit: "4Gi" is not a size'),
+                        str(e.exception))
+        self.assertEqual(e.exception.field, "memory_limit")
+
     def test_native_backend_is_reported(self):
         r = self.sb.exec("true")
         self.assertEqual(r.backend, "native")
