@@ -158,26 +158,53 @@ static bool parse_nameserver(const char *s, struct cidr *c)
         return false;
 }
 
+/* The next usable nameserver line of a resolv.conf: its address as
+ * text and parsed. Zone ids (fe80::1%eth0) are skipped. */
+static bool next_nameserver(FILE *f, char addr[128], struct cidr *c)
+{
+        char line[256];
+        while (f && fgets(line, sizeof(line), f)) {
+                if (sscanf(line, " nameserver %127s", addr) != 1 || strchr(addr, '%'))
+                        continue;
+                *c = (struct cidr){0};
+                if (parse_nameserver(addr, c))
+                        return true;
+        }
+        return false;
+}
+
 /* The host's nameservers, for the proxy's upstream. */
 static int read_host_resolvers(struct netns_plan *p, psrun_error *err)
 {
         _cleanup_fclose_ FILE *f = fopen("/etc/resolv.conf", "re");
-        char line[256];
-        while (f && p->n_upstream < NETNS_MAX_UPSTREAM && fgets(line, sizeof(line), f)) {
-                char addr[128];
-                if (sscanf(line, " nameserver %127s", addr) != 1)
-                        continue;
-                char *pct = strchr(addr, '%'); /* fe80::1%eth0: no zone ids */
-                if (pct)
-                        continue;
-                struct cidr c = {0};
-                if (parse_nameserver(addr, &c))
-                        p->upstream[p->n_upstream++] = c;
-        }
+        char addr[128];
+        struct cidr c;
+        while (p->n_upstream < NETNS_MAX_UPSTREAM && next_nameserver(f, addr, &c))
+                p->upstream[p->n_upstream++] = c;
         if (p->n_upstream == 0)
                 return psrun_error_set(err, ENOENT,
                                        "network: dns_upstream: not given, and the host's "
                                        "/etc/resolv.conf names no nameserver");
+        return 0;
+}
+
+int netns_host_resolvers(char ***ret, size_t *n)
+{
+        _cleanup_fclose_ FILE *f = fopen("/etc/resolv.conf", "re");
+        _cleanup_(strv_freep) char **v = calloc(NETNS_MAX_UPSTREAM + 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        size_t k = 0;
+        char addr[128];
+        struct cidr c;
+        while (k < NETNS_MAX_UPSTREAM && next_nameserver(f, addr, &c)) {
+                v[k] = strdup(addr);
+                if (!v[k])
+                        return -ENOMEM;
+                k++;
+        }
+        *n = k;
+        *ret = TAKE_PTR(v);
         return 0;
 }
 

@@ -147,6 +147,11 @@ struct netns_state {
         int nft; /* nf_tables socket (netns/nft.c), kept for the DNS proxy's pins; -1: none */
 };
 
+/* The nameservers the DNS proxy forwards to when dns_upstream names none
+ * (the host's /etc/resolv.conf, as netns_plan reads it), as text, a
+ * NULL-terminated strv (strv_free); none: *n is 0. */
+int netns_host_resolvers(char ***ret, size_t *n);
+
 /* Plan the network of a request; pure apart from reading the host's
  * resolv.conf when it names no upstream. */
 int netns_plan(const struct netns_request *req, struct netns_plan *plan, psrun_error *err);

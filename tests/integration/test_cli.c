@@ -379,3 +379,30 @@ Test(cli, run_applies_policy_sources_in_command_line_order, .init = test_require
         unlink(file);
         free(file);
 }
+
+/* psrun policy prints what psrun will use: an empty dns_upstream is the
+ * host's resolvers (/etc/resolv.conf's nameservers), a given one itself. */
+Test(cli, policy_prints_the_effective_dns_upstream)
+{
+        FILE *f = fopen("/etc/resolv.conf", "re");
+        char line[256], first[128] = "";
+        while (f && !first[0] && fgets(line, sizeof(line), f))
+                if (sscanf(line, " nameserver %127s", first) != 1 || strchr(first, '%'))
+                        first[0] = '\0';
+        if (f)
+                fclose(f);
+        if (!first[0])
+                cr_skip_test("the host's /etc/resolv.conf names no nameserver");
+        struct test_run r;
+        test_run_psrun(&r, (const char *const[]){"policy", NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        char want[160];
+        snprintf(want, sizeof(want), "\"dns_upstream\": [\"%s\"", first);
+        cr_expect(strstr(r.out, want), "no `%s` in: %s", want, r.out);
+        test_run_free(&r);
+        test_run_psrun(&r,
+                       (const char *const[]){"policy", "-o", "dns_upstream=[198.18.0.53]", NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_expect(strstr(r.out, "\"dns_upstream\": [\"198.18.0.53\"]"), "%s", r.out);
+        test_run_free(&r);
+}
