@@ -106,6 +106,7 @@ static const struct value_key value_keys[] = {
         {"idle_timeout", V_DURATION, AT(idle_timeout_ms)},
         {"lifetime", V_DURATION, AT(lifetime_ms)},
         {"output_limit", V_SIZE, AT(output_limit)},
+        {"background_limit", V_COUNT, AT(background_limit)},
         {"env", V_ENV, AT(env)},
         {"workdir", V_STRING, AT(workdir), .fallback = POLICY_DEFAULT_WORKDIR},
         {"readonly_rootfs", V_BOOL, AT(readonly_rootfs)},

@@ -132,6 +132,8 @@ int policy_write_json(const struct policy *p, FILE *f)
         json_write_string(f, ms);
         key(f, &first, "output_limit");
         size_value(f, p->output_limit);
+        key(f, &first, "background_limit");
+        fprintf(f, "%" PRIu64, p->background_limit);
         key(f, &first, "env");
         fputc('{', f);
         for (size_t i = 0; i < p->n_env; i++) {

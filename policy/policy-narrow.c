@@ -86,6 +86,7 @@ static const struct narrow_rule narrow_rules[] = {
         {"idle_timeout", N_LOWER_0, AT(idle_timeout_ms)},
         {"lifetime", N_LOWER_0, AT(lifetime_ms)},
         {"output_limit", N_LOWER, AT(output_limit)},
+        {"background_limit", N_LOWER, AT(background_limit)},
         {"env", .kind = N_ENV},
         {"workdir", .kind = N_FREE},
         {"readonly_rootfs", N_TRUE, AT(readonly_rootfs)},

@@ -400,6 +400,7 @@ int policy_init(struct policy *p)
                 .idle_timeout_ms = POLICY_DEFAULT_IDLE_TIMEOUT_MS,
                 .lifetime_ms = POLICY_DEFAULT_LIFETIME_MS,
                 .output_limit = POLICY_DEFAULT_OUTPUT_LIMIT,
+                .background_limit = POLICY_DEFAULT_BACKGROUND_LIMIT,
                 .readonly_rootfs = true,
                 .uid = POLICY_DEFAULT_UID,
                 .gid = POLICY_DEFAULT_GID,
@@ -643,6 +644,8 @@ static const struct range_check {
          format_duration_ms},
         {"output_limit", offsetof(struct policy, output_limit), POLICY_OUTPUT_LIMIT_MIN,
          POLICY_OUTPUT_LIMIT_MAX, format_size},
+        {"background_limit", offsetof(struct policy, background_limit), 0,
+         POLICY_BACKGROUND_LIMIT_MAX, format_uint64},
 };
 
 static int check_ranges(const struct policy *p, psrun_error *err)

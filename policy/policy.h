@@ -105,9 +105,10 @@ struct policy {
         uint64_t disk_limit;   /* bytes: size of /workspace */
         uint64_t timeout_ms;   /* wall clock */
         /* Sessions (docs/sessions.md); 0: none. */
-        uint64_t idle_timeout_ms; /* destroy a session idle this long */
-        uint64_t lifetime_ms;     /* destroy a session this long after its creation */
-        uint64_t output_limit;    /* bytes of each stream an exec's result keeps */
+        uint64_t idle_timeout_ms;  /* destroy a session idle this long */
+        uint64_t lifetime_ms;      /* destroy a session this long after its creation */
+        uint64_t output_limit;     /* bytes of each stream an exec's result keeps */
+        uint64_t background_limit; /* background processes running at once */
 
         struct policy_env *env; /* in order; a later entry overrides an earlier one */
         size_t n_env;
@@ -155,21 +156,22 @@ struct policy {
 };
 
 /* Defaults as in DESIGN.md. */
-#define POLICY_DEFAULT_MEMORY_LIMIT    (512ULL << 20)
-#define POLICY_DEFAULT_CPU_LIMIT       1.0
-#define POLICY_DEFAULT_PIDS_LIMIT      256
-#define POLICY_DEFAULT_DISK_LIMIT      (1ULL << 30)
-#define POLICY_DEFAULT_TIMEOUT_MS      (300ULL * 1000)
-#define POLICY_DEFAULT_IDLE_TIMEOUT_MS (30ULL * 60 * 1000)
-#define POLICY_DEFAULT_LIFETIME_MS     0
-#define POLICY_DEFAULT_OUTPUT_LIMIT    (1ULL << 20)
-#define POLICY_DEFAULT_UID             1000
-#define POLICY_DEFAULT_GID             1000
-#define POLICY_DEFAULT_WORKDIR         "/workspace"
-#define POLICY_DEFAULT_HOSTNAME        "sandbox"
-#define POLICY_DEFAULT_DNS_MIN_TTL     (30ULL * 1000)
-#define POLICY_DEFAULT_DNS_MAX_TTL     (3600ULL * 1000)
-#define POLICY_DNS_TTL_MAX             (7ULL * 24 * 3600 * 1000)
+#define POLICY_DEFAULT_MEMORY_LIMIT     (512ULL << 20)
+#define POLICY_DEFAULT_CPU_LIMIT        1.0
+#define POLICY_DEFAULT_PIDS_LIMIT       256
+#define POLICY_DEFAULT_DISK_LIMIT       (1ULL << 30)
+#define POLICY_DEFAULT_TIMEOUT_MS       (300ULL * 1000)
+#define POLICY_DEFAULT_IDLE_TIMEOUT_MS  (30ULL * 60 * 1000)
+#define POLICY_DEFAULT_LIFETIME_MS      0
+#define POLICY_DEFAULT_OUTPUT_LIMIT     (1ULL << 20)
+#define POLICY_DEFAULT_BACKGROUND_LIMIT 8
+#define POLICY_DEFAULT_UID              1000
+#define POLICY_DEFAULT_GID              1000
+#define POLICY_DEFAULT_WORKDIR          "/workspace"
+#define POLICY_DEFAULT_HOSTNAME         "sandbox"
+#define POLICY_DEFAULT_DNS_MIN_TTL      (30ULL * 1000)
+#define POLICY_DEFAULT_DNS_MAX_TTL      (3600ULL * 1000)
+#define POLICY_DNS_TTL_MAX              (7ULL * 24 * 3600 * 1000)
 
 /* Kernel quotas: well below the host's defaults (128 inotify instances and
  * fanotify groups, 4096 ptys, tens of thousands of queued signals, 800 KiB
@@ -257,21 +259,22 @@ int policy_narrowed(const struct policy *p, const char *key, const char *value, 
 /* ---- Additions: limits, copying and the pure checks behind the parser ---- */
 
 /* Bounds of the numeric keys (inclusive). */
-#define POLICY_MEMORY_LIMIT_MIN   (4ULL << 20)
-#define POLICY_MEMORY_LIMIT_MAX   (1ULL << 50)
-#define POLICY_DISK_LIMIT_MIN     (1ULL << 20)
-#define POLICY_DISK_LIMIT_MAX     (1ULL << 50)
-#define POLICY_CPU_LIMIT_MAX      1024 /* and > 0 */
-#define POLICY_PIDS_LIMIT_MIN     1
-#define POLICY_PIDS_LIMIT_MAX     4194304
-#define POLICY_TIMEOUT_MS_MIN     1
-#define POLICY_TIMEOUT_MS_MAX     (30ULL * 24 * 3600 * 1000)
-#define POLICY_OUTPUT_LIMIT_MIN   64
-#define POLICY_OUTPUT_LIMIT_MAX   (1ULL << 30)
-#define POLICY_ID_MAX             65535 /* uid and gid */
-#define POLICY_PTY_LIMIT_MAX      4096
-#define POLICY_QUOTA_MAX          (1ULL << 20) /* inotify, fanotify, namespaces, sigpending */
-#define POLICY_MSGQUEUE_LIMIT_MAX (1ULL << 30)
+#define POLICY_MEMORY_LIMIT_MIN     (4ULL << 20)
+#define POLICY_MEMORY_LIMIT_MAX     (1ULL << 50)
+#define POLICY_DISK_LIMIT_MIN       (1ULL << 20)
+#define POLICY_DISK_LIMIT_MAX       (1ULL << 50)
+#define POLICY_CPU_LIMIT_MAX        1024 /* and > 0 */
+#define POLICY_PIDS_LIMIT_MIN       1
+#define POLICY_PIDS_LIMIT_MAX       4194304
+#define POLICY_TIMEOUT_MS_MIN       1
+#define POLICY_TIMEOUT_MS_MAX       (30ULL * 24 * 3600 * 1000)
+#define POLICY_OUTPUT_LIMIT_MIN     64
+#define POLICY_OUTPUT_LIMIT_MAX     (1ULL << 30)
+#define POLICY_BACKGROUND_LIMIT_MAX 32
+#define POLICY_ID_MAX               65535 /* uid and gid */
+#define POLICY_PTY_LIMIT_MAX        4096
+#define POLICY_QUOTA_MAX            (1ULL << 20) /* inotify, fanotify, namespaces, sigpending */
+#define POLICY_MSGQUEUE_LIMIT_MAX   (1ULL << 30)
 
 /* Largest policy document accepted (file or buffer). */
 #define POLICY_MAX_DOCUMENT_SIZE (1U << 20)

@@ -440,6 +440,14 @@ Test(policy, session_keys)
         expect_error("lifetime: soon", EINVAL,
                      "policy.yaml:1:11: lifetime: \"soon\" is not a duration (use e.g. 2h, 0 for "
                      "none)");
+        load_ok(&p, "background_limit: 3\n");
+        cr_expect_eq(p.background_limit, 3);
+        policy_free(&p);
+        load_ok(&p, "lifetime: 1h\n");
+        cr_expect_eq(p.background_limit, POLICY_DEFAULT_BACKGROUND_LIMIT);
+        policy_free(&p);
+        expect_error("background_limit: 33", ERANGE,
+                     "policy.yaml:1:19: background_limit: \"33\" is too large (at most 32)");
         expect_error("output_limit: 10", ERANGE,
                      "policy.yaml:1:15: output_limit: \"10\" is too small (at least 64)");
 }

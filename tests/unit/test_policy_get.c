@@ -41,6 +41,7 @@ static const struct {
         {"idle_timeout", "0", "0ms"},
         {"lifetime", "1h", "3600000ms"},
         {"output_limit", "64K", NULL},
+        {"background_limit", "4", NULL},
         {"env", "[A=b, TERM]", "{\"A\": \"b\", \"TERM\": null}"},
         {"workdir", "/srv/dir", NULL},
         {"readonly_rootfs", "false", NULL},

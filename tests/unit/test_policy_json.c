@@ -92,7 +92,7 @@ Test(policy_json, shape)
  * only those the printer prints. A field added to struct policy changes
  * its size and fails the assertion until it is compared here too.
  */
-_Static_assert(sizeof(struct policy) == 592, "struct policy changed: compare the new field below");
+_Static_assert(sizeof(struct policy) == 600, "struct policy changed: compare the new field below");
 
 static void expect_strv_eq(char *const *a, size_t na, char *const *b, size_t nb, const char *what)
 {
@@ -145,6 +145,7 @@ static void expect_same_policy(const struct policy *a, const struct policy *b)
         cr_expect_eq(a->idle_timeout_ms, b->idle_timeout_ms, "idle_timeout");
         cr_expect_eq(a->lifetime_ms, b->lifetime_ms, "lifetime");
         cr_expect_eq(a->output_limit, b->output_limit, "output_limit");
+        cr_expect_eq(a->background_limit, b->background_limit, "background_limit");
         cr_expect_eq(a->n_env, b->n_env, "env");
         for (size_t i = 0; i < a->n_env && i < b->n_env; i++) {
                 cr_expect_str_eq(a->env[i].name, b->env[i].name, "env[%zu]", i);
@@ -217,7 +218,7 @@ Test(policy_json, every_field_comes_back)
                           "network_log: /var/log/psrun-net.jsonl\n"
                           "memory_limit: 1536M\ncpu_limit: 0.333333333\npids_limit: 77\n"
                           "disk_limit: 1048577\ntimeout: 2.5\nidle_timeout: 90s\nlifetime: 1h\n"
-                          "output_limit: 12345\n"
+                          "output_limit: 12345\nbackground_limit: 5\n"
                           "env: {A: 'x \"q\" \\\\ y', B: ~, C: \"tab\\there\\r\\n\", "
                           "D: \"\\x01\\x7f\\x85\\x9f\\u2028\\u2029\\ufeff\\ufffe\\uffff\", "
                           "E: \"\\u00e9\\u4e2d\\U0001F600\"}\n"

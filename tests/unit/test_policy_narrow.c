@@ -65,6 +65,9 @@ Test(policy_narrow, sizes)
         refused(p, "msgqueue_limit", "1M", WIDEN,
                 "policy.msgqueue_limit: `1M` would widen the policy (it is 128K)", "128K");
         narrows(p, "output_limit", "64K", "64K");
+        narrows(p, "background_limit", "2", "2");
+        refused(p, "background_limit", "9", WIDEN,
+                "policy.background_limit: `9` would widen the policy (it is 2)", "2");
         psrun_policy_free(p);
 }
 
