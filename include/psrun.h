@@ -343,6 +343,53 @@ PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *handle, psrun_exec_result *r
                                  psrun_error *err);
 
 /*
+ * Background processes (docs/sessions.md): an exec that returns at once and
+ * goes on running (a dev server, a watcher) until it ends, is signalled to
+ * its end, times out (the options' timeout_ms, else the policy's timeout),
+ * or the session ends. Each has its own cgroup with the policy's limits;
+ * what it leaves behind when it ends is killed. Its stdin is /dev/null; its
+ * stdout and stderr are kept by the session, per stream the first and last
+ * output_limit/2 bytes, by byte offset. At most background_limit (policy)
+ * run at once; -EAGAIN beyond. Ids are the session's, from 1.
+ */
+typedef struct psrun_process_info {
+        uint32_t id;
+        int pid; /* in the sandbox's pid namespace */
+        int running;
+        int exit_code, signal; /* once ended */
+        uint64_t started_unix;
+        uint64_t stdout_bytes, stderr_bytes; /* written so far */
+        char command[128];                   /* argv, space-separated, cut */
+} psrun_process_info;
+/* options: cwd, env, timeout_ms as for psrun_exec; the stdio fields are
+ * ignored. */
+PSRUN_PUBLIC int psrun_exec_background(psrun_session *session, char *const argv[],
+                                       const psrun_exec_options *options, uint32_t *id,
+                                       psrun_error *err);
+/* Running and recently ended ones, by id; free the list with free(). */
+PSRUN_PUBLIC int psrun_process_list(psrun_session *session, psrun_process_info **list, size_t *n,
+                                    psrun_error *err);
+typedef struct psrun_process_chunk {
+        uint64_t offset; /* of buf[0]: past the asked one when that part was dropped */
+        size_t len;      /* bytes in buf */
+        int eof;         /* the stream is closed and nothing follows */
+        uint64_t total;  /* bytes written to the stream so far */
+} psrun_process_chunk;
+/* What stream (1 stdout, 2 stderr) holds from offset, up to size bytes
+ * (at most 64 KiB a call): poll with offset = chunk.offset + chunk.len.
+ * -ENOENT: no such process. */
+PSRUN_PUBLIC int psrun_process_output(psrun_session *session, uint32_t id, int stream,
+                                      uint64_t offset, void *buf, size_t size,
+                                      psrun_process_chunk *chunk, psrun_error *err);
+/* -ESRCH: it has ended. SIGKILL kills its whole cgroup. */
+PSRUN_PUBLIC int psrun_process_signal(psrun_session *session, uint32_t id, int sig,
+                                      psrun_error *err);
+/* Its result once it ends (stdout/stderr empty: see psrun_process_output);
+ * timeout_ms < 0: no timeout; -ETIMEDOUT when it runs on. */
+PSRUN_PUBLIC int psrun_process_wait(psrun_session *session, uint32_t id, int64_t timeout_ms,
+                                    psrun_exec_result *result, psrun_error *err);
+
+/*
  * Files in /workspace, host-side, binary-safe. path is relative to
  * /workspace or absolute under it; it is resolved inside the workspace
  * only (openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS from a directory

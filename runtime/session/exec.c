@@ -203,6 +203,33 @@ PSRUN_PUBLIC int psrun_exec_start(psrun_session *s, char *const argv[], const ps
         return session_exec_start(s, &req, payload, len, o, ret, err);
 }
 
+PSRUN_PUBLIC int psrun_exec_background(psrun_session *s, char *const argv[],
+                                       const psrun_exec_options *o, uint32_t *id, psrun_error *err)
+{
+        static const psrun_exec_options defaults = {0};
+        if (!o)
+                o = &defaults;
+        if (!s || !id)
+                return psrun_error_set(err, EINVAL, "exec: no session or id pointer given");
+        if (!argv || !argv[0] || !argv[0][0])
+                return psrun_error_set(err, EINVAL, "argv: no command given");
+        _cleanup_free_ char *payload = NULL;
+        size_t len = 0;
+        struct sess_req req = {
+                .op = SESS_OP_EXEC, .timeout_ms = o->timeout_ms, .flags = SESS_REQ_BACKGROUND};
+        int r = build_payload(argv, o, &payload, &len, &req.argc, &req.envc, err);
+        if (r < 0)
+                return r;
+        struct sess_reply rep;
+        r = session_call(session_dir(s), &req, payload, len, NULL, 0, &rep, NULL, NULL, err);
+        if (r >= 0 && rep.kind != SESS_REPLY_STARTED)
+                r = psrun_error_set(err, EPROTO, "exec: unexpected reply from the supervisor");
+        if (r < 0)
+                return r;
+        *id = rep.proc.id;
+        return 0;
+}
+
 int session_exec_start(psrun_session *s, const struct sess_req *req_in, const char *payload,
                        size_t len, const psrun_exec_options *o, psrun_exec_handle **ret,
                        psrun_error *err)

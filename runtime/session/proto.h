@@ -63,13 +63,24 @@ enum sess_op {
          * bytes of data, or none and a memfd holding them (fd 0). Done by
          * the supervisor's file writer, in the session's cgroup. */
         SESS_OP_WRITE = 7,
+        /* Background processes (docs/sessions.md): an EXEC with
+         * SESS_REQ_BACKGROUND has no fds and one reply (STARTED, proc_id);
+         * the others name it by proc_id. */
+        SESS_OP_PROC_LIST = 8,   /* replies: one PROC each, then OK */
+        SESS_OP_PROC_OUTPUT = 9, /* stream, offset, max: OK, then the bytes in one message */
+        SESS_OP_PROC_SIGNAL = 10, /* sig */
+        SESS_OP_PROC_WAIT = 11,  /* RESULT when it has ended (the connection waits) */
 };
 
 /* The most data a WRITE carries in its message; more comes in a memfd. */
 #define SESS_WRITE_INLINE_MAX (64 * 1024)
 
 /* sess_req.flags */
-#define SESS_REQ_APPROVED 1U /* INSTALL: the embedder's approver said yes */
+#define SESS_REQ_APPROVED   1U /* INSTALL: the embedder's approver said yes */
+#define SESS_REQ_BACKGROUND 2U /* EXEC: a background process */
+
+/* The most bytes one PROC_OUTPUT reply carries. */
+#define SESS_PROC_CHUNK_MAX (64 * 1024)
 
 struct sess_req {
         struct sess_hdr h; /* filled in by session_call and psrun_exec_signal */
@@ -83,6 +94,10 @@ struct sess_req {
         uint32_t mode;       /* WRITE: the file's permission bits */
         uint32_t path_len;   /* WRITE */
         uint64_t data_len;   /* WRITE */
+        uint32_t proc_id;    /* PROC_*: the background process */
+        uint32_t stream;     /* PROC_OUTPUT: 1 stdout, 2 stderr */
+        uint64_t offset;     /* PROC_OUTPUT: the first byte wanted */
+        uint64_t max;        /* PROC_OUTPUT: at most this many (and SESS_PROC_CHUNK_MAX) */
 };
 
 enum sess_reply_kind {
@@ -90,6 +105,18 @@ enum sess_reply_kind {
         SESS_REPLY_STARTED = 2, /* EXEC: the command's pid (in the supervisor's view) */
         SESS_REPLY_RESULT = 3,  /* EXEC: the end */
         SESS_REPLY_ERROR = 4,   /* err holds the message */
+        SESS_REPLY_PROC = 5,    /* PROC_LIST: one background process */
+};
+
+/* A background process as PROC_LIST, PROC_OUTPUT and STARTED tell it. */
+struct sess_proc {
+        uint32_t id;
+        int32_t pid; /* in the sandbox's pid namespace */
+        uint32_t running;
+        int32_t exit_code, signal; /* once it has ended */
+        uint64_t started_unix;
+        uint64_t bytes[2]; /* written so far to stdout, stderr */
+        char command[128]; /* argv, space-separated, cut */
 };
 
 struct sess_reply {
@@ -98,6 +125,13 @@ struct sess_reply {
         int32_t pid;
         struct run_result result;
         psrun_error err;
+        struct sess_proc proc; /* PROC, OUTPUT, a background STARTED */
+        /* PROC_OUTPUT: the bytes that follow start at chunk_offset (past
+         * the requested offset when those were dropped from the middle),
+         * chunk_len of them; chunk_eof: the stream is closed and nothing
+         * is left from there. */
+        uint64_t chunk_offset;
+        uint32_t chunk_len, chunk_eof;
         /* INFO / WORKSPACE */
         uint32_t uid, gid; /* host ids of the sandbox user */
         uint64_t disk_limit;

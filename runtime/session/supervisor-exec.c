@@ -138,6 +138,9 @@ void sup_finish_exec(struct supervisor *s, struct exec_slot *e)
                 rep.result.network = e->net;
         }
         report_violations(s, e, &st, disk_full, &rep.result);
+        if (e->bg)
+                sup_bg_finished(s, e->bg, &rep);
+        e->bg = NULL;
         if (e->conn >= 0)
                 (void) sup_send_reply(e->conn, &rep, -1);
         e->conn = safe_close(e->conn);
@@ -230,17 +233,8 @@ static struct exec_slot *free_slot(struct supervisor *s)
         return NULL;
 }
 
-/* What one exec runs. */
-struct exec_spec {
-        char *const *argv;
-        char *const *env; /* NAME=value additions */
-        const char *cwd;  /* "": the policy's workdir */
-        uint64_t timeout_ms;
-        struct install_net *inet; /* an install's network: the slot takes it */
-};
-
-static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int fds[3],
-                       psrun_error *err)
+int sup_launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int fds[3],
+                    psrun_error *err)
 {
         struct exec_slot *e = free_slot(s);
         if (!e)
@@ -276,7 +270,10 @@ static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int 
                 .argv0 = strdup(x->argv[0]),
                 .cwd = x->cwd[0] ? strdup(x->cwd) : NULL,
                 .inet = TAKE_PTR(x->inet),
+                .bg = x->bg,
         };
+        if (x->bg)
+                e->conn = -1; /* nobody waits on the request's connection */
         vwatch_target_init(&s->watch, &e->watch, &e->violations, cg);
         /* The session's network counts for this exec from now (not for an
          * install: it has its own). */
@@ -289,8 +286,34 @@ static int launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int 
                 .pid = l.pid,
                 .output_limit = s->set.output_limit,
         };
+        if (x->bg) {
+                x->bg->info.pid = l.pid;
+                rep.proc = x->bg->info;
+        }
         (void) sup_send_reply(conn, &rep, -1);
         return 0;
+}
+
+int sup_parse_exec(const struct sess_req *req, char *payload, size_t len, char **cwd, char ***argv,
+                   char ***env, psrun_error *err)
+{
+        int r = split_payload(payload, len, req->argc, req->envc, cwd, argv, env, err);
+        if (r < 0)
+                return r;
+        const char *bad = NULL;
+        if ((*cwd)[0] && (*cwd)[0] != '/')
+                r = psrun_error_set(err, EINVAL, "exec: cwd: `%s` is not an absolute path", *cwd);
+        for (size_t i = 0; r == 0 && (*env)[i]; i++)
+                if ((*env)[i][0] == '=' || !strchr((*env)[i], '='))
+                        bad = (*env)[i];
+        if (r == 0 && bad)
+                r = psrun_error_set(err, EINVAL, "exec: env: `%s` is not NAME=value", bad);
+        if (r < 0) {
+                free(*argv);
+                free(*env);
+                *argv = *env = NULL;
+        }
+        return r;
 }
 
 int sup_start_exec(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
@@ -299,17 +322,11 @@ int sup_start_exec(struct supervisor *s, int conn, const struct sess_req *req, c
         char *cwd = NULL;
         _cleanup_free_ char **argv = NULL;
         _cleanup_free_ char **env = NULL;
-        int r = split_payload(payload, len, req->argc, req->envc, &cwd, &argv, &env, err);
+        int r = sup_parse_exec(req, payload, len, &cwd, &argv, &env, err);
         if (r < 0)
                 return r;
-        if (cwd[0] && cwd[0] != '/')
-                return psrun_error_set(err, EINVAL, "exec: cwd: `%s` is not an absolute path", cwd);
-        for (size_t i = 0; env[i]; i++)
-                if (env[i][0] == '=' || !strchr(env[i], '='))
-                        return psrun_error_set(err, EINVAL, "exec: env: `%s` is not NAME=value",
-                                               env[i]);
         struct exec_spec x = {.argv = argv, .env = env, .cwd = cwd, .timeout_ms = req->timeout_ms};
-        return launch_exec(s, conn, &x, fds, err);
+        return sup_launch_exec(s, conn, &x, fds, err);
 }
 
 /*
@@ -350,7 +367,7 @@ int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req
         r = install_net_prepare(s->pol, s->dir, &x.inet, err);
         if (r < 0)
                 return r;
-        r = launch_exec(s, conn, &x, fds, err);
+        r = sup_launch_exec(s, conn, &x, fds, err);
         install_net_free(x.inet, NULL); /* still ours on failure */
         if (r >= 0)
                 (void) sup_write_info(s, NULL);

@@ -170,6 +170,7 @@ void sup_settings_from_policy(const struct policy *pol, struct sup_settings *out
                 .lifetime_ms = pol->lifetime_ms,
                 .idle_timeout_ms = pol->idle_timeout_ms,
                 .output_limit = pol->output_limit,
+                .background_limit = (uint32_t) pol->background_limit,
                 .approve = pol->approve,
                 .network = pol->network,
                 .install_network = pol->install_network,

@@ -146,6 +146,16 @@ static void handle_request(struct supervisor *s, int conn)
         memcpy(&req, buf, sizeof(req));
         switch (req.op) {
         case SESS_OP_EXEC:
+                if (req.flags & SESS_REQ_BACKGROUND) {
+                        /* Its stdio are the supervisor's: no fds. */
+                        if (n_fds != 0)
+                                psrun_error_set(&err, EPROTO, "exec: background: no fds expected");
+                        else if (sup_start_background(s, conn, &req, buf + sizeof(req),
+                                                      (size_t) n - sizeof(req), &err) >= 0)
+                                break;
+                        sup_reply_error(conn, &err);
+                        break;
+                }
                 if (n_fds != 3) {
                         psrun_error_set(&err, EPROTO, "exec: stdin, stdout and stderr expected");
                 } else if (sup_start_exec(s, conn, &req, buf + sizeof(req),
@@ -191,6 +201,13 @@ static void handle_request(struct supervisor *s, int conn)
         case SESS_OP_WRITE:
                 if (sup_files_write(s, conn, buf, (size_t) n, fds, n_fds, &err) < 0)
                         sup_reply_error(conn, &err);
+                break;
+        case SESS_OP_PROC_LIST:
+        case SESS_OP_PROC_OUTPUT:
+        case SESS_OP_PROC_SIGNAL:
+        case SESS_OP_PROC_WAIT:
+                sup_proc_request(s, conn, &req); /* answers, closes or keeps conn */
+                conn = -1;
                 break;
         case SESS_OP_DESTROY:
                 for (int i = 0; i < n_fds; i++)
@@ -267,9 +284,10 @@ _Noreturn void sup_serve(struct supervisor *s)
 {
         /* pollfd layout: listen, init, tie, signals, audit, the zygote's
          * pidfd and sync socket, then 4 per exec slot (its pidfd, sync
-         * socket, connection, seccomp listener). */
-        enum { BASE = 7, PER_EXEC = 4 };
-        struct pollfd pfd[BASE + PER_EXEC * MAX_EXECS];
+         * socket, connection, seccomp listener), then the background
+         * processes' records' (sup_bg_pollfds). */
+        enum { BASE = 7, PER_EXEC = 4, BG = BASE + PER_EXEC * MAX_EXECS };
+        struct pollfd pfd[BG + SUP_BG_FDS * MAX_BG];
         for (;;) {
                 uint64_t now = monotonic_ms();
                 pfd[0] = (struct pollfd){s->listen_fd, POLLIN, 0};
@@ -290,6 +308,7 @@ _Noreturn void sup_serve(struct supervisor *s)
                                                        : -1,
                                                POLLIN, 0};
                 }
+                sup_bg_pollfds(s, &pfd[BG]);
                 struct vwatch_target *targets[MAX_EXECS];
                 sup_watch_targets(s, targets);
                 int timeout = poll_timeout(s, now);
@@ -346,6 +365,9 @@ _Noreturn void sup_serve(struct supervisor *s)
                         if (p[0].revents)
                                 sup_finish_exec(s, e);
                 }
+                /* Background output (an ended one's was drained as it
+                 * ended, sup_bg_finished), and waiters gone. */
+                sup_bg_events(s, &pfd[BG]);
                 if (pfd[0].revents) {
                         int conn = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
                         if (conn >= 0)

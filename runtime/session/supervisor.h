@@ -10,8 +10,10 @@
  *   supervisor-backends.c  what differs between native and gVisor
  *   supervisor-start.c     session_spawn and the supervisor's start-up
  *   supervisor-files.c     the file writer, in the session's cgroup
+ *   supervisor-bg.c        background processes: their output, list, wait
  */
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +25,32 @@
 #include "runtime/violations-watch.h"
 
 #define MAX_EXECS 64
+/* Background processes' records, running or ended (kept for their output
+ * and result until a newer one needs the room): twice the largest
+ * background_limit, so that an ended one can always make room. */
+#define MAX_BG (2 * POLICY_BACKGROUND_LIMIT_MAX)
+
+/* What a background process wrote to one stream: the first half of the
+ * room and a ring of the last, by byte offset from the stream's start;
+ * what falls between is dropped (so memory is bounded by output_limit). */
+struct bg_ring {
+        char *head, *tail; /* allocated when output arrives */
+        size_t head_cap, tail_cap;
+        size_t head_len;
+        uint64_t total; /* bytes written: the ring holds [total - tail_len, total) */
+        size_t tail_len;
+};
+
+struct bg_proc {
+        bool used;
+        bool running;
+        int out[2];   /* our read ends of its stdout, stderr; -1 at EOF */
+        int waiter;   /* a PROC_WAIT connection, or -1 */
+        uint64_t seq; /* for the oldest ended one */
+        struct sess_proc info;
+        struct bg_ring ring[2];
+        struct run_result result; /* once ended */
+};
 
 struct exec_slot {
         bool used;
@@ -39,6 +67,7 @@ struct exec_slot {
         struct violations violations;
         struct install_net *inet; /* an install's own network, or NULL */
         struct netns_stats net;   /* what the session's network did meanwhile */
+        struct bg_proc *bg;       /* a background process's record, or NULL */
 };
 
 /* What the supervisor itself does by the policy (not the sandbox's plan):
@@ -48,6 +77,7 @@ struct exec_slot {
 struct sup_settings {
         uint64_t lifetime_ms, idle_timeout_ms; /* 0: none */
         uint64_t output_limit;                 /* per stream of an exec */
+        uint32_t background_limit;             /* running at once */
         uint32_t approve;                      /* POLICY_ACTION_* gated */
         enum policy_network network, install_network;
         struct install_index index; /* the policy's strings: it outlives the supervisor's run */
@@ -84,6 +114,9 @@ struct supervisor {
         uint64_t created_ms, created_unix, last_activity_ms;
         struct exec_slot execs[MAX_EXECS];
         unsigned n_running;
+        struct bg_proc bg[MAX_BG];
+        uint32_t next_proc_id;
+        uint64_t bg_seq;
         const struct sess_backend *backend;
         struct gvisor_session *gvisor; /* backend: gvisor */
         /* The file writer (supervisor-files.c), made at the first write. */
@@ -136,6 +169,34 @@ int sup_start_exec(struct supervisor *s, int conn, const struct sess_req *req, c
                    size_t len, int fds[3], psrun_error *err);
 int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
                       size_t len, int fds[3], psrun_error *err);
+/* Background processes (supervisor-bg.c): an EXEC with
+ * SESS_REQ_BACKGROUND, answered on conn (which the caller then closes);
+ * the PROC_* requests; the end of one (from sup_finish_exec). */
+int sup_start_background(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
+                         size_t len, psrun_error *err);
+void sup_proc_request(struct supervisor *s, int conn, const struct sess_req *req);
+void sup_bg_finished(struct supervisor *s, struct bg_proc *b, const struct sess_reply *rep);
+/* The poll loop's 3 fds per record (stdout, stderr, waiter), and what
+ * came on them. */
+enum { SUP_BG_FDS = 3 };
+void sup_bg_pollfds(struct supervisor *s, struct pollfd *p);
+void sup_bg_events(struct supervisor *s, const struct pollfd *p);
+
+/* The start of an exec, for sup_start_exec and the background's: what
+ * it runs, with conn answered STARTED. */
+struct exec_spec {
+        char *const *argv;
+        char *const *env; /* NAME=value additions */
+        const char *cwd;  /* "": the policy's workdir */
+        uint64_t timeout_ms;
+        struct install_net *inet; /* an install's network: the slot takes it */
+        struct bg_proc *bg;       /* a background process's record */
+};
+int sup_parse_exec(const struct sess_req *req, char *payload, size_t len, char **cwd, char ***argv,
+                   char ***env, psrun_error *err);
+int sup_launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int fds[3],
+                    psrun_error *err);
+
 /* native: SIGKILL of the exec's process and its cgroup's (any backend's
  * process, at the end). */
 void sup_kill_exec_native(struct supervisor *s, struct exec_slot *e);

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/* Background processes in a session (docs/sessions.md). */
+#include "session/common.h"
+
+static uint32_t bg_start(struct sess *t, const char *line)
+{
+        char *argv[] = {"/bin/sh", "-c", (char *) line, NULL};
+        uint32_t id = 0;
+        psrun_error err = {0};
+        cr_assert_eq(psrun_exec_background(t->s, argv, NULL, &id, &err), 0, "`%s`: %s", line,
+                     err.msg);
+        cr_assert_gt(id, 0);
+        return id;
+}
+
+/* Output of stream from offset until eof or want bytes are there. */
+static size_t bg_read_all(struct sess *t, uint32_t id, int stream, char *buf, size_t size)
+{
+        uint64_t off = 0;
+        size_t n = 0;
+        psrun_error err = {0};
+        for (int round = 0; round < 400 && n < size; round++) {
+                psrun_process_chunk c;
+                cr_assert_eq(
+                        psrun_process_output(t->s, id, stream, off, buf + n, size - n, &c, &err), 0,
+                        "%s", err.msg);
+                n += c.len;
+                off = c.offset + c.len;
+                if (c.eof)
+                        break;
+                if (c.len == 0)
+                        usleep(20000);
+        }
+        buf[n < size ? n : size - 1] = '\0';
+        return n;
+}
+
+Test(background, a_server_reached_from_the_next_exec_then_killed, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        sess_sh_ok(&t, "echo hello-from-bg > /workspace/index.html");
+        uint32_t id = bg_start(&t, "exec busybox httpd -f -p 127.0.0.1:8080 -h /workspace");
+        /* The server is up once a request gets through; a foreground exec
+         * shares its network namespace. */
+        psrun_exec_result res = sess_sh(&t,
+                                        "for i in $(seq 50); do busybox wget -qO- "
+                                        "http://127.0.0.1:8080/index.html && exit 0; "
+                                        "sleep 0.1; done; exit 1",
+                                        NULL);
+        cr_expect_eq(res.result.exit_code, 0, "wget: %s", res.stderr_data);
+        cr_expect(res.stdout_data && strstr(res.stdout_data, "hello-from-bg"), "got `%s`",
+                  res.stdout_data);
+        psrun_exec_result_free(&res);
+
+        psrun_process_info *list = NULL;
+        size_t n = 0;
+        psrun_error err = {0};
+        cr_assert_eq(psrun_process_list(t.s, &list, &n, &err), 0, "%s", err.msg);
+        cr_assert_eq(n, 1);
+        cr_expect_eq(list[0].id, id);
+        cr_expect(list[0].running);
+        cr_expect(strstr(list[0].command, "httpd"), "command `%s`", list[0].command);
+        free(list);
+
+        cr_assert_eq(psrun_process_signal(t.s, id, SIGTERM, &err), 0, "%s", err.msg);
+        psrun_exec_result wr;
+        cr_assert_eq(psrun_process_wait(t.s, id, 10000, &wr, &err), 0, "%s", err.msg);
+        cr_expect_eq(wr.result.signal, SIGTERM);
+        psrun_exec_result_free(&wr);
+        /* Nothing left: no httpd in the sandbox. */
+        res = sess_sh(&t, "! busybox pgrep httpd", NULL);
+        cr_expect_eq(res.result.exit_code, 0, "httpd still there: %s", res.stdout_data);
+        psrun_exec_result_free(&res);
+        cr_expect_eq(psrun_process_list(t.s, &list, &n, &err), 0, "%s", err.msg);
+        cr_expect_eq(n, 1);
+        cr_expect(n == 1 && !list[0].running);
+        free(list);
+        sess_end(&t);
+}
+
+Test(background, output_by_offset_and_a_flood_stays_bounded, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"output_limit", "64K", NULL});
+        uint32_t id = bg_start(&t, "echo first; echo err >&2; head -c 50000000 /dev/zero; "
+                                   "echo; echo last");
+        psrun_exec_result wr;
+        psrun_error err = {0};
+        cr_assert_eq(psrun_process_wait(t.s, id, 30000, &wr, &err), 0, "%s", err.msg);
+        cr_expect_eq(wr.result.exit_code, 0);
+        psrun_exec_result_free(&wr);
+        char buf[256];
+        psrun_process_chunk c;
+        cr_assert_eq(psrun_process_output(t.s, id, 1, 0, buf, 6, &c, &err), 0, "%s", err.msg);
+        cr_expect_eq(c.offset, 0);
+        cr_expect_eq(c.len, 6);
+        cr_expect(memcmp(buf, "first\n", 6) == 0);
+        cr_expect_eq(c.total, 6 + 50000000 + 6);
+        /* The middle was dropped: asking for it gives the ring's first byte. */
+        cr_assert_eq(psrun_process_output(t.s, id, 1, 1000000, buf, sizeof(buf), &c, &err), 0, "%s",
+                     err.msg);
+        cr_expect_eq(c.offset, c.total - 32 * 1024);
+        cr_assert_eq(psrun_process_output(t.s, id, 1, c.total - 5, buf, sizeof(buf), &c, &err), 0,
+                     "%s", err.msg);
+        cr_expect_eq(c.len, 5);
+        cr_expect(memcmp(buf, "last\n", 5) == 0);
+        cr_expect(c.eof);
+        size_t n = bg_read_all(&t, id, 2, buf, sizeof(buf));
+        cr_expect_eq(n, 4);
+        cr_expect_str_eq(buf, "err\n");
+        sess_end(&t);
+}
+
+Test(background, daemonized_children_die_with_their_process, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        /* The child outlives its parent, which closed stdout early. */
+        uint32_t id = bg_start(&t, "exec >&-; (sleep 300 &) ; sleep 0.3");
+        psrun_exec_result wr;
+        psrun_error err = {0};
+        cr_assert_eq(psrun_process_wait(t.s, id, 20000, &wr, &err), 0, "%s", err.msg);
+        cr_expect_eq(wr.result.exit_code, 0);
+        psrun_exec_result_free(&wr);
+        psrun_exec_result res = sess_sh(&t, "! busybox pgrep -f 'sleep 300'", NULL);
+        cr_expect_eq(res.result.exit_code, 0, "the daemon survived: %s", res.stdout_data);
+        psrun_exec_result_free(&res);
+        char buf[16];
+        cr_expect_eq(bg_read_all(&t, id, 1, buf, sizeof(buf)), 0);
+        sess_end(&t);
+}
+
+Test(background, limit_unknown_ids_and_ended_ones, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"background_limit", "2", NULL});
+        uint32_t a = bg_start(&t, "sleep 60");
+        bg_start(&t, "sleep 60");
+        char *argv[] = {"sleep", "60", NULL};
+        uint32_t id = 0;
+        psrun_error err = {0};
+        cr_expect_eq(psrun_exec_background(t.s, argv, NULL, &id, &err), -EAGAIN);
+        cr_expect(strstr(err.msg, "background_limit: 2"), "%s", err.msg);
+        /* Wait times out, the process runs on. */
+        psrun_exec_result wr;
+        uint64_t t0 = monotonic_ms();
+        cr_expect_eq(psrun_process_wait(t.s, a, 200, &wr, &err), -ETIMEDOUT);
+        cr_expect_lt(monotonic_ms() - t0, 5000);
+        cr_expect(strstr(err.msg, "still runs"), "%s", err.msg);
+        cr_expect_eq(psrun_process_signal(t.s, 999, SIGTERM, &err), -ENOENT);
+        cr_expect(strstr(err.msg, "no background process 999"), "%s", err.msg);
+        cr_expect_eq(psrun_process_wait(t.s, 999, 100, &wr, &err), -ENOENT);
+        char buf[8];
+        psrun_process_chunk c;
+        cr_expect_eq(psrun_process_output(t.s, a, 3, 0, buf, sizeof(buf), &c, &err), -EINVAL);
+        cr_expect(strstr(err.msg, "stream"), "%s", err.msg);
+        cr_assert_eq(psrun_process_signal(t.s, a, SIGKILL, &err), 0, "%s", err.msg);
+        cr_assert_eq(psrun_process_wait(t.s, a, 10000, &wr, &err), 0, "%s", err.msg);
+        cr_expect_eq(wr.result.signal, SIGKILL);
+        psrun_exec_result_free(&wr);
+        cr_expect_eq(psrun_process_signal(t.s, a, SIGTERM, &err), -ESRCH);
+        cr_expect(strstr(err.msg, "already ended"), "%s", err.msg);
+        /* Room again. */
+        bg_start(&t, "sleep 60");
+        sess_end(&t); /* destroy with two running: nothing left */
+}
+
+Test(background, none_allowed_and_lifetime_ends_them, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, (const char *const[]){"background_limit", "0", NULL});
+        char *argv[] = {"true", NULL};
+        uint32_t id = 0;
+        psrun_error err = {0};
+        cr_expect_eq(psrun_exec_background(t.s, argv, NULL, &id, &err), -EPERM);
+        cr_expect(strstr(err.msg, "background_limit: 0"), "%s", err.msg);
+        sess_end(&t);
+
+        sess_start(&t, (const char *const[]){"lifetime", "1500ms", NULL});
+        id = bg_start(&t, "sleep 60");
+        psrun_exec_result wr;
+        uint64_t t0 = monotonic_ms();
+        int r = psrun_process_wait(t.s, id, 20000, &wr, &err);
+        cr_expect_lt(monotonic_ms() - t0, 10000);
+        /* Its result, or the session's end first: either way it is over. */
+        if (r == 0) {
+                cr_expect_eq(wr.result.signal, SIGKILL);
+                psrun_exec_result_free(&wr);
+        } else {
+                cr_expect_eq(r, -ESRCH, "%s", err.msg);
+        }
+        psrun_session_close(t.s);
+        t.s = NULL;
+        sess_end(&t);
+}
