@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,13 +130,14 @@ static int sub_create(struct cli_call *c, psrun_error *err)
 
 /* ---- exec ---- */
 
-enum { EX_JSON, EX_RESULT_FD, EX_TIMEOUT, EX_CWD, EX_ENV };
+enum { EX_JSON, EX_RESULT_FD, EX_TIMEOUT, EX_CWD, EX_ENV, EX_DETACH };
 static const struct option_def exec_options[] = {
         [EX_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
         [EX_RESULT_FD] = {"result-fd", 0, "N", "write the result JSON to file descriptor N"},
         [EX_TIMEOUT] = {"timeout", 't', "DURATION", "wall-clock limit (default: the policy's)"},
         [EX_CWD] = {"cwd", 'C', "DIR", "working directory (absolute)"},
         [EX_ENV] = {"env", 'e', "NAME=VALUE", "add to the environment (repeatable)"},
+        [EX_DETACH] = {"detach", 'd', NULL, "run in the background, print its process id"},
         {0},
 };
 
@@ -184,6 +186,18 @@ static int sub_exec(struct cli_call *c, psrun_error *err)
         r = psrun_session_open(id, NULL, &s, err);
         if (r < 0)
                 return r;
+        if (c->value[EX_DETACH]) {
+                uint32_t pid = 0;
+                r = psrun_exec_background(s, argv, &eo, &pid, err);
+                psrun_session_close(s);
+                if (r < 0)
+                        return r;
+                if (c->value[EX_JSON])
+                        printf("{\"id\":%u}\n", pid);
+                else
+                        printf("%u\n", pid);
+                return 0;
+        }
         /* Ctrl-C ends this client, which closes the connection: the
          * supervisor then kills the exec as a tree. */
         psrun_exec_result res;
@@ -446,6 +460,199 @@ static int sub_list(struct cli_call *c, psrun_error *err)
         return 0;
 }
 
+/* ---- background processes: ps, logs, kill, wait ---- */
+
+static int proc_id_arg(struct cli_call *c, const char *arg, uint32_t *id, psrun_error *err)
+{
+        char shown[128];
+        uint64_t v = 0;
+        if (number_parse_u64(arg, UINT32_MAX, &v) < 0 || v == 0)
+                return cli_usage_error(c, err, "PID: `%s` is not a process id (1 or more)",
+                                       number_shown(arg, shown, sizeof(shown)));
+        *id = (uint32_t) v;
+        return 0;
+}
+
+static int sub_ps(struct cli_call *c, psrun_error *err)
+{
+        bool json = c->value[LIST_JSON] != NULL;
+        psrun_session *s = NULL;
+        int r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
+        psrun_process_info *list = NULL;
+        size_t n = 0;
+        r = psrun_process_list(s, &list, &n, err);
+        psrun_session_close(s);
+        if (r < 0)
+                return r;
+        if (json)
+                fputc('[', stdout);
+        for (size_t i = 0; i < n; i++) {
+                const psrun_process_info *p = &list[i];
+                if (json) {
+                        printf("%s{\"id\":%u,\"pid\":%d,\"running\":%s,\"exit_code\":%d,"
+                               "\"signal\":%d,\"started\":%" PRIu64 ",\"stdout_bytes\":%" PRIu64
+                               ",\"stderr_bytes\":%" PRIu64 ",\"command\":",
+                               i ? "," : "", p->id, p->pid, p->running ? "true" : "false",
+                               p->exit_code, p->signal, p->started_unix, p->stdout_bytes,
+                               p->stderr_bytes);
+                        json_write_string(stdout, p->command);
+                        fputc('}', stdout);
+                } else {
+                        char state[32];
+                        if (p->running)
+                                snprintf(state, sizeof(state), "running");
+                        else
+                                snprintf(state, sizeof(state), "exit %d", p->exit_code);
+                        printf("%-4u %-8s %s\n", p->id, state, p->command);
+                }
+        }
+        if (json)
+                fputs("]\n", stdout);
+        free(list);
+        return 0;
+}
+
+enum { LOGS_OFFSET, LOGS_STREAM };
+static const struct option_def logs_options[] = {
+        [LOGS_OFFSET] = {"offset", 0, "N", "from byte N of the stream (default 0)"},
+        [LOGS_STREAM] = {"stream", 0, "stdout|stderr", "which stream (default stdout)"},
+        {0},
+};
+
+static int sub_logs(struct cli_call *c, psrun_error *err)
+{
+        char shown[128];
+        uint32_t id = 0;
+        int r = proc_id_arg(c, c->args[1], &id, err);
+        if (r < 0)
+                return r;
+        uint64_t offset = 0;
+        if (c->value[LOGS_OFFSET] &&
+            number_parse_u64(c->value[LOGS_OFFSET], UINT64_MAX, &offset) < 0)
+                return cli_usage_error(c, err, "--offset: `%s` is not a byte offset",
+                                       number_shown(c->value[LOGS_OFFSET], shown, sizeof(shown)));
+        int stream = 1;
+        const char *sv = c->value[LOGS_STREAM];
+        if (sv && strcmp(sv, "stderr") == 0)
+                stream = 2;
+        else if (sv && strcmp(sv, "stdout") != 0)
+                return cli_usage_error(c, err, "--stream: `%s` is neither stdout nor stderr",
+                                       number_shown(sv, shown, sizeof(shown)));
+        psrun_session *s = NULL;
+        r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
+        /* What there is now, from offset; a line on stderr says where the
+         * next read starts (and where bytes were dropped). */
+        static char buf[64 * 1024];
+        uint64_t first = offset, at = offset;
+        bool gap = false;
+        for (;;) {
+                psrun_process_chunk ch;
+                r = psrun_process_output(s, id, stream, at, buf, sizeof(buf), &ch, err);
+                if (r < 0)
+                        break;
+                if (ch.offset != at)
+                        gap = true;
+                if (ch.len)
+                        (void) write_all(1, buf, ch.len);
+                at = ch.offset + ch.len;
+                if (ch.len == 0 || ch.eof)
+                        break;
+        }
+        psrun_session_close(s);
+        if (r < 0)
+                return r;
+        if (gap)
+                fprintf(stderr,
+                        "psrun: bytes from %" PRIu64 " were dropped (kept: the first and "
+                        "last output_limit/2)\n",
+                        first);
+        fprintf(stderr, "psrun: next offset %" PRIu64 "\n", at);
+        return 0;
+}
+
+enum { KILL_SIGNAL };
+static const struct option_def kill_options[] = {
+        [KILL_SIGNAL] = {"signal", 's', "SIG",
+                         "TERM, KILL, INT, HUP... or a number (default TERM)"},
+        {0},
+};
+
+static int signal_arg(const char *s, int *sig)
+{
+        int64_t v = 0;
+        if (number_parse(s, 1, 64, &v) == 0) {
+                *sig = (int) v;
+                return 0;
+        }
+        if (strncmp(s, "SIG", 3) == 0)
+                s += 3;
+        for (int i = 1; i < 32; i++) {
+                const char *name = sigabbrev_np(i);
+                if (name && strcmp(name, s) == 0) {
+                        *sig = i;
+                        return 0;
+                }
+        }
+        return -EINVAL;
+}
+
+static int sub_kill(struct cli_call *c, psrun_error *err)
+{
+        char shown[128];
+        uint32_t id = 0;
+        int r = proc_id_arg(c, c->args[1], &id, err);
+        if (r < 0)
+                return r;
+        int sig = SIGTERM;
+        if (c->value[KILL_SIGNAL] && signal_arg(c->value[KILL_SIGNAL], &sig) < 0)
+                return cli_usage_error(c, err, "--signal: `%s` is not a signal",
+                                       number_shown(c->value[KILL_SIGNAL], shown, sizeof(shown)));
+        psrun_session *s = NULL;
+        r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
+        r = psrun_process_signal(s, id, sig, err);
+        psrun_session_close(s);
+        return r < 0 ? r : 0;
+}
+
+enum { WAIT_JSON, WAIT_TIMEOUT };
+static const struct option_def wait_options[] = {
+        [WAIT_JSON] = {"json", 0, NULL, "print the result as one JSON line on stderr"},
+        [WAIT_TIMEOUT] = {"timeout", 't', "DURATION", "give up after this long (default: none)"},
+        {0},
+};
+
+static int sub_wait(struct cli_call *c, psrun_error *err)
+{
+        uint32_t id = 0;
+        int r = proc_id_arg(c, c->args[1], &id, err);
+        if (r < 0)
+                return r;
+        uint64_t ms = 0;
+        if (c->value[WAIT_TIMEOUT])
+                r = duration_option(c, "--timeout", c->value[WAIT_TIMEOUT], &ms, err);
+        if (r < 0)
+                return r;
+        psrun_session *s = NULL;
+        r = psrun_session_open(c->args[0], NULL, &s, err);
+        if (r < 0)
+                return r;
+        psrun_exec_result res;
+        r = psrun_process_wait(s, id, c->value[WAIT_TIMEOUT] ? (int64_t) ms : -1, &res, err);
+        psrun_session_close(s);
+        if (r < 0)
+                return r;
+        write_result(&res, c->value[WAIT_JSON] != NULL, -1);
+        int code = res.result.exit_code;
+        psrun_exec_result_free(&res);
+        return code;
+}
+
 static int sub_destroy(struct cli_call *c, psrun_error *err)
 {
         psrun_session *s = NULL;
@@ -458,12 +665,15 @@ static int sub_destroy(struct cli_call *c, psrun_error *err)
 static const struct command session_commands[] = {
         {"create", sub_create, "[--policy FILE] [-o KEY=VALUE]... [--name NAME]", "", 0, 0,
          "start a session, print its id", create_options, 0, NULL, NULL},
-        {"exec", sub_exec, "[--json] [--result-fd N] [--timeout D] [--cwd DIR] [--env K=V]...",
+        {"exec", sub_exec,
+         "[--json] [--result-fd N] [--timeout D] [--cwd DIR] [--env K=V]... [--detach]",
          "ID [--] CMD [ARGS...]", 1, CLI_UNBOUNDED, "run CMD in the session (stdio streamed)",
          exec_options, CMD_ID_FIRST,
          "The options may also follow ID. Exit status: the command's (128+N if killed by\n"
          "signal N); 125 when psrun failed (one line on stderr). The command writes to\n"
-         "stderr too, and may imitate --json's line: --result-fd's it cannot reach.\n",
+         "stderr too, and may imitate --json's line: --result-fd's it cannot reach.\n"
+         "--detach: in the background (stdin /dev/null, output kept by the session);\n"
+         "prints its process id for ps, logs, kill and wait, and exits 0.\n",
          NULL},
         {"install", sub_install,
          "[--tool python|node] [--json] [--result-fd N] [--timeout D] [--approve-cmd CMD]",
@@ -486,6 +696,18 @@ static const struct command session_commands[] = {
          NULL},
         {"rm", sub_rm, "", "ID PATH", 2, 2, "remove a file or tree", NULL, 0, NULL, NULL},
         {"list", sub_list, "[--json]", "", 0, 0, "list the sessions", list_options, 0, NULL, NULL},
+        {"ps", sub_ps, "[--json]", "ID", 1, 1, "list the background processes", list_options,
+         CMD_ID_FIRST, NULL, NULL},
+        {"logs", sub_logs, "[--offset N] [--stream stdout|stderr]", "ID PID", 2, 2,
+         "print a background process's output so far", logs_options, CMD_ID_FIRST,
+         "The session keeps the first and last output_limit/2 bytes of each stream;\n"
+         "a line on stderr gives the offset to read on from.\n",
+         NULL},
+        {"kill", sub_kill, "[-s SIG]", "ID PID", 2, 2, "signal a background process", kill_options,
+         CMD_ID_FIRST, NULL, NULL},
+        {"wait", sub_wait, "[--json] [--timeout D]", "ID PID", 2, 2,
+         "wait for a background process to end", wait_options, CMD_ID_FIRST,
+         "Exit status: the process's; 125 when psrun failed (a timeout included).\n", NULL},
         {"destroy", sub_destroy, "", "ID", 1, 1, "kill the session and remove everything", NULL, 0,
          NULL, NULL},
 };

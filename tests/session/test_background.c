@@ -194,3 +194,64 @@ Test(background, none_allowed_and_lifetime_ends_them, .timeout = 60)
         t.s = NULL;
         sess_end(&t);
 }
+
+Test(background, the_cli_detach_ps_logs_kill_wait, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        struct test_run r;
+        test_run_psrun(&r, (const char *const[]){"session", "exec", "--detach", "t", "--", "sh",
+                                                 "-c", "echo out; echo err >&2; sleep 60", NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_expect_str_eq(r.out, "1\n");
+        test_run_free(&r);
+        /* Its output so far, once it is there. */
+        for (int i = 0; i < 100; i++) {
+                test_run_psrun(&r, (const char *const[]){"session", "logs", "t", "1", NULL});
+                if (r.status != 0 || strcmp(r.out, "out\n") == 0)
+                        break;
+                test_run_free(&r);
+                usleep(20000);
+        }
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        cr_expect_str_eq(r.out, "out\n");
+        cr_expect(strstr(r.err, "next offset 4"), "%s", r.err);
+        test_run_free(&r);
+        test_run_psrun(&r, (const char *const[]){"session", "logs", "--stream", "stderr",
+                                                 "--offset", "1", "t", "1", NULL});
+        cr_expect_str_eq(r.out, "rr\n");
+        test_run_free(&r);
+        test_run_psrun(&r, (const char *const[]){"session", "ps", "--json", "t", NULL});
+        cr_expect(strstr(r.out, "\"id\":1,") && strstr(r.out, "\"running\":true"), "%s", r.out);
+        test_run_free(&r);
+        test_run_psrun(
+                &r, (const char *const[]){"session", "wait", "--timeout", "100ms", "t", "1", NULL});
+        cr_expect_eq(r.status, 125);
+        cr_expect(strstr(r.err, "still runs"), "%s", r.err);
+        test_run_free(&r);
+        test_run_psrun(&r, (const char *const[]){"session", "kill", "-s", "KILL", "t", "1", NULL});
+        cr_expect_eq(r.status, 0, "%s", r.err);
+        test_run_free(&r);
+        test_run_psrun(&r, (const char *const[]){"session", "wait", "t", "1", NULL});
+        cr_expect_eq(r.status, 137, "%s", r.err);
+        test_run_free(&r);
+        /* Bad input: one line naming what is wrong, exit 125. */
+        static const char *const bad[][8] = {
+                {"session", "kill", "-s", "FOO", "t", "1", NULL},
+                {"session", "kill", "t", "1", NULL},
+                {"session", "logs", "t", "abc", NULL},
+                {"session", "logs", "--stream", "both", "t", "1", NULL},
+                {"session", "wait", "t", "9", NULL},
+        };
+        static const char *const field[] = {"--signal", "already ended", "PID", "--stream",
+                                            "no background process 9"};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                test_run_psrun(&r, bad[i]);
+                cr_expect_eq(r.status, 125, "%s", r.err);
+                cr_expect(strstr(r.err, field[i]), "`%s` not in: %s", field[i], r.err);
+                const char *nl = strchr(r.err, '\n');
+                cr_expect(nl && nl[1] == '\0', "not one line: %s", r.err);
+                test_run_free(&r);
+        }
+        sess_end(&t);
+}
