@@ -158,6 +158,7 @@ _CONFIG_KEYS = {
     "workdir": "workdir",
     "env": "env",
     "output_limit": "output_limit",
+    "background_limit": "background_limit",
     "idle_timeout": "idle_timeout",
     "lifetime": "lifetime",
     "install_network": "install_network",
@@ -236,6 +237,90 @@ def _result(res: C.ExecResultC) -> ExecResult:
             rr.violations_unavailable[i].layer.decode():
                 rr.violations_unavailable[i].why.decode("utf-8", "replace")
             for i in range(rr.n_violations_unavailable)})
+
+
+class _ProcessInfoC(ctypes.Structure):
+    _fields_ = [("id", ctypes.c_uint32), ("pid", ctypes.c_int), ("running", ctypes.c_int),
+                ("exit_code", ctypes.c_int), ("signal", ctypes.c_int),
+                ("started_unix", ctypes.c_uint64), ("stdout_bytes", ctypes.c_uint64),
+                ("stderr_bytes", ctypes.c_uint64), ("command", ctypes.c_char * 128)]
+
+
+class _ChunkC(ctypes.Structure):
+    _fields_ = [("offset", ctypes.c_uint64), ("len", ctypes.c_size_t), ("eof", ctypes.c_int),
+                ("total", ctypes.c_uint64)]
+
+
+@dataclass
+class ProcessInfo:
+    """One background process as Sandbox.processes() lists it."""
+
+    id: int
+    pid: int
+    running: bool
+    exit_code: int
+    signal: int
+    stdout_bytes: int
+    stderr_bytes: int
+    command: str
+
+
+@dataclass
+class Output:
+    """Process.output(): data from offset (past the asked one when that part
+    was dropped), next (the offset to ask for next), total written, eof."""
+
+    data: bytes
+    offset: int
+    next: int
+    total: int
+    eof: bool
+
+
+class Process:
+    """A background process of a Sandbox (docs/sessions.md): .id (the
+    session's, from 1), output by offset, signal, kill, wait."""
+
+    def __init__(self, sandbox: "Sandbox", pid: int):
+        self.sandbox = sandbox
+        self.id = pid
+        self.pid = pid
+
+    def output(self, offset: int = 0, stream: str = "stdout", max_bytes: int = 65536) -> Output:
+        if stream not in ("stdout", "stderr"):
+            raise PsrunError(22, f"stream: {stream!r} is neither stdout nor stderr")
+        L = self.sandbox._bg_lib()
+        buf = ctypes.create_string_buffer(max(1, max_bytes))
+        ch = _ChunkC()
+        err = C.Error()
+        _check(L.psrun_process_output(self.sandbox._live(), self.id,
+                                      1 if stream == "stdout" else 2, offset, buf, max_bytes,
+                                      ctypes.byref(ch), ctypes.byref(err)), err)
+        return Output(data=buf.raw[:ch.len], offset=ch.offset, next=ch.offset + ch.len,
+                      total=ch.total, eof=bool(ch.eof))
+
+    def signal(self, sig: int = 15) -> None:
+        err = C.Error()
+        _check(self.sandbox._bg_lib().psrun_process_signal(self.sandbox._live(), self.id, sig,
+                                                           ctypes.byref(err)), err)
+
+    def kill(self) -> None:
+        """SIGKILL: the process and whatever it started (its cgroup)."""
+        self.signal(9)
+
+    def wait(self, timeout: Optional[float] = None) -> ExecResult:
+        """Its result (no output: see output()); PsrunError ETIMEDOUT (110)
+        when it runs on past timeout seconds."""
+        res = C.ExecResultC()
+        err = C.Error()
+        ms = -1 if timeout is None else max(0, int(timeout * 1000))
+        r = self.sandbox._bg_lib().psrun_process_wait(self.sandbox._live(), self.id, ms,
+                                                      ctypes.byref(res), ctypes.byref(err))
+        try:
+            _check(r, err)
+            return _result(res)
+        finally:
+            self.sandbox._lib.psrun_exec_result_free(ctypes.byref(res))
 
 
 def _approver(fn: Callable[[dict], Union[bool, str]]):
@@ -349,10 +434,55 @@ class Sandbox:
             raise PsrunError(9, "sandbox: already destroyed")
         return self._session
 
+    def _bg_lib(self):
+        """The background calls' signatures (psrun.h), set once on the library."""
+        L = self._lib
+        if not getattr(L, "_psrun_bg_ready", False):
+            P = ctypes.POINTER
+            sigs = {
+                "psrun_exec_background": [ctypes.c_void_p, P(ctypes.c_char_p), P(C.ExecOptions),
+                                          P(ctypes.c_uint32), P(C.Error)],
+                "psrun_process_list": [ctypes.c_void_p, P(P(_ProcessInfoC)), P(ctypes.c_size_t),
+                                       P(C.Error)],
+                "psrun_process_output": [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                         ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t,
+                                         P(_ChunkC), P(C.Error)],
+                "psrun_process_signal": [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                         P(C.Error)],
+                "psrun_process_wait": [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int64,
+                                       P(C.ExecResultC), P(C.Error)],
+            }
+            for name, args in sigs.items():
+                fn = getattr(L, name)
+                fn.restype = ctypes.c_int
+                fn.argtypes = args
+            L._psrun_bg_ready = True
+        return L
+
+    def processes(self) -> List["ProcessInfo"]:
+        """The background processes: running ones and recently ended ones, by id."""
+        L = self._bg_lib()
+        lst = ctypes.POINTER(_ProcessInfoC)()
+        n = ctypes.c_size_t(0)
+        err = C.Error()
+        _check(L.psrun_process_list(self._live(), ctypes.byref(lst), ctypes.byref(n),
+                                    ctypes.byref(err)), err)
+        try:
+            return [ProcessInfo(id=lst[i].id, pid=lst[i].pid, running=bool(lst[i].running),
+                                exit_code=lst[i].exit_code, signal=lst[i].signal,
+                                stdout_bytes=lst[i].stdout_bytes, stderr_bytes=lst[i].stderr_bytes,
+                                command=lst[i].command.decode("utf-8", "replace"))
+                    for i in range(n.value)]
+        finally:
+            L.libc_free(ctypes.cast(lst, ctypes.c_void_p))
+
     def exec(self, command: Union[str, List[str]], *, timeout: Optional[float] = None,
              stdin: Optional[bytes] = None, cwd: Optional[str] = None,
-             env: Optional[dict] = None) -> ExecResult:
-        """Run command (a shell string, or an argv list) and wait."""
+             env: Optional[dict] = None, background: bool = False):
+        """Run command (a shell string, or an argv list) and wait; with
+        background=True, start it and return a Process at once (no stdin)."""
+        if background and stdin is not None:
+            raise PsrunError(22, "stdin: a background process reads /dev/null")
         argv = ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
         if not argv:
             raise PsrunError(22, "argv: no command given")
@@ -365,6 +495,12 @@ class Sandbox:
         if env:
             items = [f"{k}={v}".encode() for k, v in env.items()]
             opts.env = (ctypes.c_char_p * (len(items) + 1))(*items, None)
+        if background:
+            pid = ctypes.c_uint32(0)
+            err = C.Error()
+            _check(self._bg_lib().psrun_exec_background(self._live(), c_argv, ctypes.byref(opts),
+                                                        ctypes.byref(pid), ctypes.byref(err)), err)
+            return Process(self, pid.value)
         buf = None
         if stdin is not None:
             buf = ctypes.create_string_buffer(bytes(stdin), len(stdin))
