@@ -17,6 +17,7 @@ AGENT_LOOP_KEYS, a JSON object, adds policy keys (the tests keep to their
 own network_pool with it). Exit status: 0 when every step did what it
 should.
 """
+import concurrent.futures
 import json
 import os
 import sys
@@ -92,6 +93,29 @@ def main():
         report = sb.read_file("out/report.txt")
         print(f"<- {report!r}")
         expect("the report says 3 rows, total 42", report == b"3 rows, total 42\n")
+
+        # 1b. a dev server in the background, tested by parallel tool calls
+        call("exec", "python3 -m http.server 8000 --bind 127.0.0.1", background=True)
+        server = sb.exec("python3 -m http.server 8000 --bind 127.0.0.1", background=True)
+        probe = ("python3 -c \"import time, urllib.request as u\n"
+                 "for i in range(100):\n"
+                 "    try: print(u.urlopen('http://127.0.0.1:8000/data.csv').read().decode()); break\n"
+                 "    except OSError: time.sleep(0.1)\"")
+        call("exec", "(3 in parallel) fetch http://127.0.0.1:8000/data.csv")
+        with concurrent.futures.ThreadPoolExecutor(3) as pool:
+            fetched = list(pool.map(lambda _: sb.exec(probe), range(3)))
+        for r in fetched:
+            show(r)
+        expect("the background server answered three parallel execs",
+               all(r.ok and b"c,39" in r.stdout for r in fetched))
+        log = server.output(0, "stderr")
+        print(f"<- server log: {log.total} bytes, first {log.data[:60]!r}")
+        expect("the server logged the requests", log.data.count(b"GET /data.csv") == 3)
+        call("kill", server.id)
+        server.kill()
+        done = server.wait(timeout=10)
+        expect("the server was killed", done.signal == 9)
+        expect("no process is left running", not any(p.running for p in sb.processes()))
 
         # 2. a command that hangs: killed at its timeout, the sandbox lives on
         call("exec", "sleep 30", timeout=1)
