@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """An agent loop you can watch: a scripted "agent" (no LLM) driving one
 psrun sandbox through the Python binding, printing each tool call and what
-came back. It writes a script, runs it, reads the file it produced, hits a
+came back. It writes a script, runs it, reads the file it produced, starts a
+dev server in the background and tests it with three parallel execs, hits a
 timeout and an out-of-memory kill and reports why, installs a package (with
 the approval hook asked first), and tries hostile things that stay
 contained.
