@@ -66,10 +66,10 @@ enum sess_op {
         /* Background processes (docs/sessions.md): an EXEC with
          * SESS_REQ_BACKGROUND has no fds and one reply (STARTED, proc_id);
          * the others name it by proc_id. */
-        SESS_OP_PROC_LIST = 8,   /* replies: one PROC each, then OK */
-        SESS_OP_PROC_OUTPUT = 9, /* stream, offset, max: OK, then the bytes in one message */
+        SESS_OP_PROC_LIST = 8,    /* replies: one PROC each, then OK */
+        SESS_OP_PROC_OUTPUT = 9,  /* stream, offset, max: OK, then the bytes in one message */
         SESS_OP_PROC_SIGNAL = 10, /* sig */
-        SESS_OP_PROC_WAIT = 11,  /* RESULT when it has ended (the connection waits) */
+        SESS_OP_PROC_WAIT = 11,   /* RESULT when it has ended (the connection waits) */
 };
 
 /* The most data a WRITE carries in its message; more comes in a memfd. */
