@@ -69,8 +69,17 @@ int oci_kill(struct oci_root *root, const char *id, int sig, bool all, psrun_err
         int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, &st, err);
         if (r < 0)
                 return r;
+        /* As runc: `kill --all` signals whatever is left in the cgroup, also
+         * once init has exited (containerd's shim sends it right after the
+         * exit, to kill init's orphans); a cgroup already gone has nothing
+         * left. The message says "container not running" because
+         * containerd's shim matches those words to mean "already finished". */
+        if (all && st.status == OCI_STATUS_STOPPED) {
+                r = signal_all(&st, sig, err);
+                return r == -ENOENT || r == -EOPNOTSUPP ? 0 : r;
+        }
         if (st.status == OCI_STATUS_STOPPED)
-                return psrun_error_set(err, ESRCH, "container \"%s\" is not running", id);
+                return psrun_error_set(err, ESRCH, "container \"%s\": container not running", id);
         if (all)
                 return signal_all(&st, sig, err);
         _cleanup_close_ int pidfd = -1;
