@@ -51,7 +51,7 @@ TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/
 IMAGE_TOOL := $(BUILD)/tests/registry/imgtool
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
-.PHONY: all deps tests check check-layering check-layering-test print-lib-srcs check-unit check-vm demo bench bench-agent bench-image clean install format format-check fuzz fuzz-build \
+.PHONY: all deps tests check check-cri check-layering check-layering-test print-lib-srcs check-unit check-vm demo bench bench-agent bench-image clean install format format-check fuzz fuzz-build \
         soak
 
 all: $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
@@ -193,6 +193,11 @@ check-vm: deps
 	@scripts/vm-check.sh $(BUILD)
 
 # The walls of docs/architecture.md (includes, printing, libpsrun's files).
+# The CRI tier with critest's whole non-serial suite, psrun and runc side by
+# side (tests/cri/run.sh; `make check` runs a focused selection).
+check-cri: deps all
+	@CRI_CRITEST=full tests/cri/run.sh $(BUILD)
+
 check-layering:
 	@scripts/check-layering.sh $(MAKE)
 

@@ -11,7 +11,9 @@ set -eu
 # tier's cross-check of layer unpacking. libcurl4 and libssl3 (libcrypto):
 # loaded by image/ at the first pull (dlopen), the -dev package for curl.h;
 # docker-registry, skopeo, apache2-utils (htpasswd): the registry tier's
-# registry, pushes and credentials.
+# registry, pushes and credentials. containernetworking-plugins (bridge,
+# host-local, loopback) and golang-go (builds critest and crictl from
+# cri-tools' vendored sources): the CRI tier.
 PACKAGES="
 build-essential pkg-config clang-format clang libclang-rt-14-dev
 libseccomp-dev libcap-dev libyaml-dev zlib1g-dev libzstd-dev
@@ -21,6 +23,7 @@ qemu-system-x86
 docker.io containerd
 podman conmon
 crun dpkg-dev
+containernetworking-plugins golang-go
 umoci
 runsc
 libcurl4-openssl-dev libcurl4 libssl3 docker-registry skopeo apache2-utils

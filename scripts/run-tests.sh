@@ -241,6 +241,37 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# containerd's CRI with psrun and runc as runtime handlers (tests/cri,
+# docs/testing.md): a crictl pod life cycle per handler and critest's
+# focused selection side by side (CRI_CRITEST=full: `make check-cri`).
+# critest and crictl are built from cri-tools' vendored sources into
+# $BUILD/cri by scripts/fetch-cri-tools.sh (cached; the tier skips, saying
+# why, where there is no Go or no source).
+if [ -x "$BUILD/psrun" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== cri: SKIPPED (needs root: starts containerd and creates pods)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== cri: containerd CRI with the psrun and runc handlers (crictl, critest)"
+		start=$(date +%s)
+		tests/cri/run.sh "$BUILD" </dev/null | grep -vE '^(ok|skip) - critest: ' | tee "$log"
+		cri_status=${PIPESTATUS[0]}
+		line=$(grep -E '^cri: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r cp cf cs <<<"$(sed -E 's/cri: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+			total_pass=$((total_pass + cp))
+			total_fail=$((total_fail + cf))
+			total_skip=$((total_skip + cs))
+		else
+			total_fail=$((total_fail + 1))
+		fi
+		echo "== cri: ${line:-no summary} ($(($(date +%s) - start)) s)"
+		if [ "$cri_status" -ne 0 ] || [ -z "$line" ]; then
+			failed_tiers="$failed_tiers cri"
+		fi
+	fi
+fi
+
 # The Python binding (bindings/python, unittest) over $BUILD/libpsrun.so.
 if [ -e "$BUILD/libpsrun.so" ]; then
 	if [ "$(id -u)" -ne 0 ]; then
