@@ -7,9 +7,8 @@
 # `registry_mirrors` entry makes Docker Hub's mirror: the reference
 # `python:3.11-slim` resolves through it. The dict is the seed's, plus
 # the mirror and a store of the tier's own (the registries file and the
-# default store are the host's); BACKEND_KEYS is where `backend: gvisor`
-# goes as one more key.
-BACKEND_KEYS=${BACKEND_KEYS:-}
+# default store are the host's); every face runs it twice, natively and with
+# `backend: gvisor` as one more key.
 seed_image() { # TREE
 	local t=$1 f
 	mkdir -p "$t/usr/bin" "$t/usr/lib/python3.11/lib-dynload" "$t/bin"
@@ -45,6 +44,9 @@ else
 	t1=$(date +%s%N)
 	echo "# the python image: $(du -sh "$PYTREE" | cut -f1) unpacked, built and pushed in $(((t1 - t0) / 1000000)) ms"
 	SEED_STORE=$TMP/store-seed
+	# the same dict as it is, then with `backend: gvisor` as one more key
+	# (the loop's body is not indented: it holds Python code in strings)
+	for BACKEND_KEYS in "" ', "backend": "gvisor"'; do
 	SEED_PY="{\"image\": \"python:3.11-slim\", \"cpu_limit\": 2, \"memory_limit\": \"4G\", \"timeout\": 300,
  \"network_mode\": \"restricted\", \"allow_domains\": [\"pypi.org\", \"files.pythonhosted.org\"],
  \"tools\": [\"python\", \"node\"], \"persistent\": False, \"workdir\": \"/workspace\",
@@ -70,9 +72,9 @@ with Sandbox.from_config($SEED_PY) as sb:
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$out" = "$SEED_WANT" ] && seed_ns "$PSRUN" image ls --store "$SEED_STORE" -q 2>/dev/null |
 		grep -q 'python:3.11-slim'; then
-		ok "the seed's dict from Python: python:3.11-slim through the mirror, python3 -c ran: $out"
+		ok "the seed's dict from Python${BACKEND_KEYS:+ (backend: gvisor)}: python:3.11-slim through the mirror, python3 -c ran: $out"
 	else
-		bad "the seed's dict from Python" "rc $rc out $out $(tail -3 "$TMP/err" | tr "\n" " ")"
+		bad "the seed's dict from Python${BACKEND_KEYS:+ (backend: gvisor)}" "rc $rc out $out $(tail -3 "$TMP/err" | tr "\n" " ")"
 	fi
 
 	# from C: the same dict's keys (the binding's names and values,
@@ -87,9 +89,9 @@ for k, v in ($SEED_PY).items():
 		out=$(seed_ns "$TOOL" seed "${SEED_KEYS[@]}" -- python3 -c "$SEED_CMD" 2>"$TMP/err")
 		rc=$?
 		if [ $rc -eq 0 ] && [ "$out" = "$SEED_WANT" ] && [ "${#SEED_KEYS[@]}" -ge 11 ]; then
-			ok "the seed's dict from C (psrun_session_create, psrun_exec; ${#SEED_KEYS[@]} keys): $out"
+			ok "the seed's dict from C${BACKEND_KEYS:+ (backend: gvisor)} (psrun_session_create, psrun_exec; ${#SEED_KEYS[@]} keys): $out"
 		else
-			bad "the seed's dict from C" "rc $rc out $out keys ${SEED_KEYS[*]} $(tail -3 "$TMP/err" | tr '\n' ' ')"
+			bad "the seed's dict from C${BACKEND_KEYS:+ (backend: gvisor)}" "rc $rc out $out keys ${SEED_KEYS[*]} $(tail -3 "$TMP/err" | tr '\n' ' ')"
 		fi
 
 		# from MCP: the official SDK's client, `psrun mcp` with the same keys
@@ -101,17 +103,20 @@ for k, v in ($SEED_PY).items():
 			out=$(seed_ns node "$HERE/seed-mcp.mjs" "$PSRUN" "$NM" "python3 -c '$SEED_CMD'" "${SEED_KEYS[@]}" 2>"$TMP/err")
 			rc=$?
 			if [ $rc -eq 0 ] && [ "$out" = "$SEED_WANT" ]; then
-				ok "the seed's dict from MCP (the SDK's client, psrun mcp, sandbox_exec): $out"
+				ok "the seed's dict from MCP${BACKEND_KEYS:+ (backend: gvisor)} (the SDK's client, psrun mcp, sandbox_exec): $out"
 			else
-				bad "the seed's dict from MCP" "rc $rc out $out $(tail -3 "$TMP/err" | tr '\n' ' ')"
+				bad "the seed's dict from MCP${BACKEND_KEYS:+ (backend: gvisor)}" "rc $rc out $out $(tail -3 "$TMP/err" | tr '\n' ' ')"
 			fi
 		else
 			skip=$((skip + 1))
-			echo "[SKIP] the seed's dict from MCP: the MCP SDK is not installed in $NM (tests/clients/mcp/install.sh, npm)"
+			echo "[SKIP] the seed's dict from MCP${BACKEND_KEYS:+ (backend: gvisor)}: the MCP SDK is not installed in $NM (tests/clients/mcp/install.sh, npm)"
 		fi
+	fi
+	done
+	if [ -n "${PYIMG:-}" ]; then
 
 		# a tool the image lacks fails the create, one line naming it and the image
-		mapfile -t BAD_KEYS < <(printf '%s\n' "${SEED_KEYS[@]}" | sed 's/^tools=.*/tools=["python", "node", "go"]/')
+		mapfile -t BAD_KEYS < <(printf '%s\n' "${SEED_KEYS[@]}" | grep -v '^backend=' | sed 's/^tools=.*/tools=["python", "node", "go"]/')
 		seed_ns "$TOOL" seed "${BAD_KEYS[@]}" -- python3 -c 'print(1)' >"$TMP/out" 2>"$TMP/err"
 		rc=$?
 		if [ $rc -eq 125 ] && one_line && [ ! -s "$TMP/out" ] &&
