@@ -2,6 +2,10 @@
 /* `image:` as the root (docs/images.md, "Mounting"): one read-only overlay
  * of the image's layers with psrun's /etc files, /workspace, /tmp, /proc
  * and /dev, and nothing of the host's filesystem. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,4 +177,91 @@ Test(image_root, mounts_get_mount_points_but_never_over_an_image_symlink)
         expect_one_line(argv,
                         "image: /bin/sh/x: /bin/sh is a symlink in the image, so psrun cannot "
                         "make it there");
+}
+
+/* The side-channel helper (tests/helper/sidechannel.c) on the image root or
+ * on the host's root, bound read-only at /sidechannel. */
+static void run_sidechannel(struct test_run *r, bool on_image, const char *const *args)
+{
+        static char mount[1200];
+        snprintf(mount, sizeof(mount), "mounts=%s:/sidechannel:ro",
+                 test_helper_path("sidechannel"));
+        const char *argv[16];
+        size_t n = 0;
+        argv[n++] = "run";
+        if (on_image) {
+                argv[n++] = "-o";
+                argv[n++] = img.ref;
+                argv[n++] = "-o";
+                argv[n++] = img.store;
+        }
+        argv[n++] = "-o";
+        argv[n++] = mount;
+        argv[n++] = "--";
+        argv[n++] = "/sidechannel";
+        for (size_t i = 0; args[i] && n < 15; i++)
+                argv[n++] = args[i];
+        argv[n] = NULL;
+        test_run_psrun(r, argv);
+}
+
+Test(image_root, a_host_flock_does_not_reach_the_sandbox)
+{
+        /* The host holds an exclusive lock on its /bin/busybox. On the host's
+         * root the sandbox's file is that inode and its lock attempt fails
+         * (the control: the side channel is real); on the image root it is
+         * the store's copy and the lock is free. */
+        int fd = open("/bin/busybox", O_RDONLY | O_CLOEXEC);
+        cr_assert_geq(fd, 0);
+        cr_assert_eq(flock(fd, LOCK_EX | LOCK_NB), 0);
+        const char *const args[] = {"flock", "/bin/busybox", NULL};
+        struct test_run r;
+        run_sidechannel(&r, false, args);
+        cr_expect_str_eq(r.out, "held\n", "the host-root control: %s / %s", r.out, r.err);
+        test_run_free(&r);
+        run_sidechannel(&r, true, args);
+        cr_expect_eq(r.status, 0, "stderr: %s", r.err);
+        cr_expect_str_eq(r.out, "free\n", "a host lock reached the image root: %s", r.err);
+        test_run_free(&r);
+        close(fd);
+}
+
+static volatile bool reading;
+
+static void *read_host_busybox(void *arg)
+{
+        (void) arg;
+        char buf[64];
+        while (reading) {
+                int fd = open("/bin/busybox", O_RDONLY | O_CLOEXEC);
+                if (fd >= 0) {
+                        (void) !read(fd, buf, sizeof(buf));
+                        close(fd);
+                }
+                usleep(5000);
+        }
+        return NULL;
+}
+
+Test(image_root, host_reads_give_the_sandbox_no_inotify_events)
+{
+        /* A thread opens and reads the host's /bin/busybox every 5 ms while
+         * the sandbox watches its own /bin/busybox for 500 ms. On the host's
+         * root the watch sees the host's reads (the control); on the image
+         * root it sees none. */
+        const char *const args[] = {"inotify", "/bin/busybox", "500", NULL};
+        pthread_t t;
+        reading = true;
+        cr_assert_eq(pthread_create(&t, NULL, read_host_busybox, NULL), 0);
+        struct test_run host, image;
+        run_sidechannel(&host, false, args);
+        run_sidechannel(&image, true, args);
+        reading = false;
+        pthread_join(t, NULL);
+        cr_expect_gt(strtol(host.out, NULL, 10), 0, "the host-root control saw no event: %s / %s",
+                     host.out, host.err);
+        cr_expect_eq(image.status, 0, "stderr: %s", image.err);
+        cr_expect_str_eq(image.out, "0\n", "the image root saw host reads: %s", image.out);
+        test_run_free(&host);
+        test_run_free(&image);
 }
