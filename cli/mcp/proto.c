@@ -44,7 +44,7 @@ static bool since(const struct request *rq, const char *revision)
 
 /* ---- the tool table: the order of tools/list ---- */
 
-enum arg_type { ARG_STRING, ARG_NUMBER, ARG_INTEGER, ARG_OBJECT };
+enum arg_type { ARG_STRING, ARG_NUMBER, ARG_INTEGER, ARG_OBJECT, ARG_BOOLEAN };
 
 struct tool_arg {
         const char *name;
@@ -55,7 +55,7 @@ struct tool_arg {
         double min, max;            /* ARG_INTEGER: the range, both included */
 };
 
-#define MAX_ARGS 4
+#define MAX_ARGS 5
 /* The tool annotations (2025-03-26 on), as they hold for psrun's tools. */
 enum {
         HINT_READ_ONLY = 1,   /* changes nothing */
@@ -76,6 +76,10 @@ struct tool_def {
 
 static const char *const encodings[] = {"utf-8", "base64", NULL};
 static const char *const installers[] = {"python", "node", NULL};
+static const char *const stream_names[] = {"stdout", "stderr", NULL};
+/* What sandbox_process_kill sends (cli/mcp/process.c maps them). */
+static const char *const signal_names[] = {"TERM", "KILL", "INT",  "HUP",
+                                           "QUIT", "USR1", "USR2", NULL};
 
 #define HANDLE_ARG                                                                                 \
         {                                                                                          \
@@ -88,10 +92,20 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                            "Run a shell command",
                            "Run a command with /bin/sh -c in the sandbox (cwd /workspace) and "
                            "return its stdout, stderr, exit code and duration. A command that "
-                           "runs past its timeout is killed with all its children.",
+                           "runs past its timeout is killed with all its children. With "
+                           "`background: true` it returns its process id at once and runs on "
+                           "(stdin /dev/null; the next sandbox_exec reaches a server it started "
+                           "over 127.0.0.1) until it ends, is killed, times out or the sandbox "
+                           "is destroyed.",
                            {{"command", ARG_STRING, true, "the shell command", NULL},
                             {"timeout", ARG_NUMBER, false,
                              "seconds before the command is killed (default: the policy's)", NULL},
+                            {"background", ARG_BOOLEAN, false,
+                             "true: start it in the background and return its process id at once "
+                             "(a server, a watcher); read it with sandbox_process_output, stop it "
+                             "with sandbox_process_kill. At most the policy's background_limit "
+                             "run at once",
+                             NULL},
                             HANDLE_ARG},
                            HINT_DESTRUCTIVE | HINT_OPEN_WORLD,
                            true},
@@ -163,6 +177,59 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
                               "remove it with its files.",
                               {{"handle", ARG_STRING, true, "what sandbox_create returned", NULL}},
                               HINT_DESTRUCTIVE | HINT_IDEMPOTENT},
+        [MCP_TOOL_PROCESS_LIST] = {"sandbox_process_list",
+                                   "List background processes",
+                                   "List the sandbox's background processes (started by "
+                                   "sandbox_exec with `background: true`), running and "
+                                   "recently ended: id, pid, command, state, exit code or "
+                                   "signal, output bytes so far. At most the policy's "
+                                   "background_limit run at once.",
+                                   {HANDLE_ARG},
+                                   HINT_READ_ONLY | HINT_IDEMPOTENT},
+        [MCP_TOOL_PROCESS_OUTPUT] =
+                {"sandbox_process_output",
+                 "Read a background process's output",
+                 "Read what a background process wrote to stdout or stderr so far, from a "
+                 "byte offset; returns `next_offset` (pass it as `offset` the next time) and "
+                 "`eof` (the stream is closed and nothing follows). The session keeps the "
+                 "first and last output_limit/2 bytes of each stream; from a dropped middle "
+                 "the text starts later, at `offset` in the result.",
+                 {{"id", ARG_INTEGER, true, "the process id sandbox_exec returned", NULL, 1,
+                   4294967295.0},
+                  {"stream", ARG_STRING, false, "stdout (default) or stderr", stream_names},
+                  {"offset", ARG_INTEGER, false, "the byte to start at (default 0)", NULL, 0,
+                   MCP_OFFSET_MAX},
+                  {"max_chars", ARG_INTEGER, false,
+                   "how many bytes to return at most (default and maximum: the server's "
+                   "result cap)",
+                   NULL, 1, MCP_OFFSET_MAX},
+                  HANDLE_ARG},
+                 HINT_READ_ONLY | HINT_IDEMPOTENT},
+        [MCP_TOOL_PROCESS_KILL] = {"sandbox_process_kill",
+                                   "Signal a background process",
+                                   "Send a signal to a background process: TERM (default), "
+                                   "KILL (its whole cgroup, children too), INT, HUP, QUIT, "
+                                   "USR1 or USR2. Its output and result stay readable.",
+                                   {{"id", ARG_INTEGER, true,
+                                     "the process id sandbox_exec returned", NULL, 1, 4294967295.0},
+                                    {"signal", ARG_STRING, false,
+                                     "the signal's name (default TERM)", signal_names},
+                                    HANDLE_ARG},
+                                   HINT_DESTRUCTIVE | HINT_IDEMPOTENT},
+        [MCP_TOOL_PROCESS_WAIT] = {"sandbox_process_wait",
+                                   "Wait for a background process",
+                                   "Wait until a background process ends, at most `timeout` "
+                                   "seconds, and return its exit code, signal and why it "
+                                   "ended; if it runs on, say so (it is not killed). Its "
+                                   "output: sandbox_process_output.",
+                                   {{"id", ARG_INTEGER, true,
+                                     "the process id sandbox_exec returned", NULL, 1, 4294967295.0},
+                                    {"timeout", ARG_NUMBER, false,
+                                     "seconds to wait at most (default 30; at most the "
+                                     "sandbox's timeout and 600)",
+                                     NULL},
+                                    HANDLE_ARG},
+                                   HINT_READ_ONLY | HINT_IDEMPOTENT},
 };
 
 /* What each tool's structuredContent holds (the keys a program reads; more
@@ -174,8 +241,14 @@ static const struct tool_def tools[MCP_N_TOOLS] = {
         "\"stdout\":{\"type\":\"string\"},\"stderr\":{\"type\":\"string\"},"                       \
         "\"stdout_truncated\":{\"type\":\"boolean\"},\"stderr_truncated\":{\"type\":\"boolean\"}," \
         "\"violations\":{\"type\":\"array\"}," OUT_ERROR
+#define OUT_PROCESS                                                                                \
+        "\"id\":{\"type\":\"integer\"},\"pid\":{\"type\":\"integer\"},"                            \
+        "\"command\":{\"type\":\"string\"},\"state\":{\"type\":\"string\",\"enum\":[\"running\","  \
+        "\"exited\",\"signaled\"]},\"exit_code\":{\"type\":\"integer\"},"                          \
+        "\"signal\":{\"type\":\"integer\"},\"started_unix\":{\"type\":\"integer\"},"               \
+        "\"stdout_bytes\":{\"type\":\"integer\"},\"stderr_bytes\":{\"type\":\"integer\"}"
 static const char *const output_schemas[MCP_N_TOOLS] = {
-        [MCP_TOOL_EXEC] = OUT_EXEC,
+        [MCP_TOOL_EXEC] = OUT_EXEC ",\"id\":{\"type\":\"integer\"},\"pid\":{\"type\":\"integer\"}",
         [MCP_TOOL_READ_FILE] =
                 "\"path\":{\"type\":\"string\"},\"size\":{\"type\":\"integer\"},"
                 "\"offset\":{\"type\":\"integer\"},\"len\":{\"type\":\"integer\"},"
@@ -192,6 +265,19 @@ static const char *const output_schemas[MCP_N_TOOLS] = {
         [MCP_TOOL_CREATE] = "\"handle\":{\"type\":\"string\"}," OUT_ERROR,
         [MCP_TOOL_DESTROY] =
                 "\"handle\":{\"type\":\"string\"},\"destroyed\":{\"type\":\"boolean\"}," OUT_ERROR,
+        [MCP_TOOL_PROCESS_LIST] = "\"processes\":{\"type\":\"array\",\"items\":{\"type\":"
+                                  "\"object\",\"properties\":{" OUT_PROCESS "}}}," OUT_ERROR,
+        [MCP_TOOL_PROCESS_OUTPUT] =
+                "\"id\":{\"type\":\"integer\"},\"stream\":{\"type\":\"string\"},"
+                "\"offset\":{\"type\":\"integer\"},\"next_offset\":{\"type\":\"integer\"},"
+                "\"total\":{\"type\":\"integer\"},\"eof\":{\"type\":\"boolean\"},"
+                "\"data\":{\"type\":\"string\"}," OUT_ERROR,
+        [MCP_TOOL_PROCESS_KILL] = "\"id\":{\"type\":\"integer\"},\"signal\":{\"type\":"
+                                  "\"string\"},\"sent\":{\"type\":\"boolean\"}," OUT_ERROR,
+        [MCP_TOOL_PROCESS_WAIT] =
+                "\"id\":{\"type\":\"integer\"},\"running\":{\"type\":\"boolean\"},"
+                "\"exit_code\":{\"type\":\"integer\"},\"signal\":{\"type\":\"integer\"},"
+                "\"reason\":{\"type\":\"string\"},\"wall_ms\":{\"type\":\"integer\"}," OUT_ERROR,
 };
 
 const char *mcp_tool_name(enum mcp_tool tool)
@@ -200,10 +286,8 @@ const char *mcp_tool_name(enum mcp_tool tool)
 }
 
 static const char *const arg_type_names[] = {
-        [ARG_STRING] = "string",
-        [ARG_NUMBER] = "number",
-        [ARG_INTEGER] = "integer",
-        [ARG_OBJECT] = "object",
+        [ARG_STRING] = "string", [ARG_NUMBER] = "number",   [ARG_INTEGER] = "integer",
+        [ARG_OBJECT] = "object", [ARG_BOOLEAN] = "boolean",
 };
 
 static void write_tool(FILE *f, const struct mcp_server *s, const struct tool_def *t,
@@ -304,10 +388,9 @@ static int check_args(const struct tool_def *t, const struct mj *args, psrun_err
                         return append_escaped(err, args->keys[k], strlen(args->keys[k]));
                 }
                 static const enum mj_kind kinds[] = {
-                        [ARG_STRING] = MJ_STRING,
-                        [ARG_NUMBER] = MJ_NUMBER,
-                        [ARG_INTEGER] = MJ_NUMBER,
-                        [ARG_OBJECT] = MJ_OBJECT,
+                        [ARG_STRING] = MJ_STRING,  [ARG_NUMBER] = MJ_NUMBER,
+                        [ARG_INTEGER] = MJ_NUMBER, [ARG_OBJECT] = MJ_OBJECT,
+                        [ARG_BOOLEAN] = MJ_BOOL,
                 };
                 const struct mj *v = &args->items[k];
                 if (v->kind != kinds[a->type])

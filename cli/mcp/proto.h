@@ -40,6 +40,10 @@ enum mcp_tool {
         MCP_TOOL_INSTALL,
         MCP_TOOL_CREATE,
         MCP_TOOL_DESTROY,
+        MCP_TOOL_PROCESS_LIST,
+        MCP_TOOL_PROCESS_OUTPUT,
+        MCP_TOOL_PROCESS_KILL,
+        MCP_TOOL_PROCESS_WAIT,
         MCP_N_TOOLS,
 };
 
@@ -63,7 +67,8 @@ struct mcp_call {
 #define MCP_OFFSET_MAX    9007199254740991.0 /* 2^53 - 1: exact as a JSON number */
 #define MCP_LIST_MAX      1000
 #define MCP_LIST_MAX_TEXT "1000"
-#define MCP_MORE_TEXT     2 /* text content items after the first */
+#define MCP_MORE_TEXT     2   /* text content items after the first */
+#define MCP_WAIT_MAX      600 /* sandbox_process_wait's timeout, in seconds, at most */
 
 /* What a tool returns: text for the model, one JSON object for programs.
  * psrun's own words go first (text); what the sandbox wrote (a command's

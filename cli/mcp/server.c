@@ -181,8 +181,7 @@ void mcp_sandbox_put(struct server *srv, struct sandbox *sb)
 
 /* ---- tool helpers ---- */
 
-__attribute__((format(printf, 2, 3))) static int tool_error(struct mcp_tool_out *out,
-                                                            const char *fmt, ...)
+int tool_error(struct mcp_tool_out *out, const char *fmt, ...)
 {
         va_list ap;
         va_start(ap, fmt);
@@ -195,8 +194,8 @@ __attribute__((format(printf, 2, 3))) static int tool_error(struct mcp_tool_out 
 /* The sandbox a call names, or the default one (made on first use), held
  * for the call (the job's sb: mcp_backend_call puts it after the tool).
  * NULL after writing an error result. */
-static struct sandbox *pick_sandbox(struct server *srv, const struct mcp_call *call,
-                                    struct mcp_tool_out *out)
+struct sandbox *pick_sandbox(struct server *srv, const struct mcp_call *call,
+                             struct mcp_tool_out *out)
 {
         const char *handle = mj_get_string(call->args, "handle");
         struct sandbox *sb = NULL;
@@ -246,8 +245,8 @@ static struct sandbox *pick_sandbox(struct server *srv, const struct mcp_call *c
 /* A session-API error as a result an LLM can act on. A default sandbox
  * that has ended (idle timeout, lifetime) is dropped: the next call
  * without a handle starts a fresh one. */
-static int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool_out *out,
-                         const char *what, const psrun_error *err)
+int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool_out *out,
+                  const char *what, const psrun_error *err)
 {
         if (err->code != ESRCH && err->code != ECONNREFUSED)
                 return tool_error(out, "%s: %s", what, err->msg);
@@ -388,6 +387,10 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                 o.userdata = &x;
         }
         char *argv[] = {"/bin/sh", "-c", (char *) mj_get_string(call->args, "command"), NULL};
+        /* A background process returns at once: it takes no exec slot. */
+        const struct mj *background = mj_get(call->args, "background");
+        if (background && background->boolean)
+                return mcp_exec_background(srv, sb, argv, &o, out);
         /* At most max_execs at once in one sandbox; the others wait here. */
         if (slot_error(mcp_slot_get(srv, sb), out))
                 return 0;
@@ -520,7 +523,7 @@ static int write_exec(const struct sandbox *sb, const struct mj *timeout,
 /* Bytes at the end of a part that only begin a UTF-8 character (the rest
  * is in the next part): left for the next part, so that a text file read
  * in parts stays text. */
-static size_t split_character(const char *data, size_t len)
+size_t split_character(const char *data, size_t len)
 {
         for (size_t k = 1; k <= 3 && k <= len; k++) {
                 unsigned char c = (unsigned char) data[len - k];
@@ -814,8 +817,7 @@ static int tool_destroy(struct server *srv, const struct mcp_call *call, struct 
         return 0; /* freed by the put after the call */
 }
 
-typedef int (*tool_fn)(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
-                       psrun_error *err);
+typedef mcp_tool_fn tool_fn;
 static const tool_fn tool_fns[MCP_N_TOOLS] = {
         [MCP_TOOL_EXEC] = tool_exec,
         [MCP_TOOL_READ_FILE] = tool_read_file,
@@ -824,6 +826,7 @@ static const tool_fn tool_fns[MCP_N_TOOLS] = {
         [MCP_TOOL_INSTALL] = tool_install,
         [MCP_TOOL_CREATE] = tool_create,
         [MCP_TOOL_DESTROY] = tool_destroy,
+        [MCP_TOOL_PROCESS_LIST] = NULL, /* the rest: mcp_process_tools (process.c) */
 };
 
 int mcp_backend_call(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
@@ -837,7 +840,8 @@ int mcp_backend_call(void *userdata, const struct mcp_call *call, struct mcp_too
                 j->token = call->progress_token;
                 pthread_mutex_unlock(&srv->lock);
         }
-        int r = tool_fns[call->tool](srv, call, out, err);
+        tool_fn fn = tool_fns[call->tool] ? tool_fns[call->tool] : mcp_process_tools[call->tool];
+        int r = fn(srv, call, out, err);
         if (j) {
                 pthread_mutex_lock(&srv->lock);
                 j->token = NULL;

@@ -133,3 +133,25 @@ int mcp_backend_call(void *userdata, const struct mcp_call *call, struct mcp_too
                      psrun_error *err);
 void mcp_sandbox_put(struct server *srv, struct sandbox *sb);
 void mcp_sandbox_free(struct sandbox *sb, bool destroy);
+
+/* For the tools in process.c (server.c's helpers). */
+typedef int (*mcp_tool_fn)(struct server *srv, const struct mcp_call *call,
+                           struct mcp_tool_out *out, psrun_error *err);
+/* An isError result with this text; returns 0. */
+__attribute__((format(printf, 2, 3))) int tool_error(struct mcp_tool_out *out, const char *fmt,
+                                                     ...);
+/* The sandbox a call's `handle` names, or the default one, held for the
+ * call; NULL after writing an error result. */
+struct sandbox *pick_sandbox(struct server *srv, const struct mcp_call *call,
+                             struct mcp_tool_out *out);
+/* A session-API error as a result (an ended sandbox said so); returns 0. */
+int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool_out *out,
+                  const char *what, const psrun_error *err);
+/* How many bytes at the end of data only begin a UTF-8 character. */
+size_t split_character(const char *data, size_t len);
+
+/* Background processes (process.c). */
+int mcp_exec_background(struct server *srv, struct sandbox *sb, char *const argv[],
+                        const psrun_exec_options *o, struct mcp_tool_out *out);
+/* The process tools, by enum mcp_tool; NULL for the others. */
+extern const mcp_tool_fn mcp_process_tools[MCP_N_TOOLS];

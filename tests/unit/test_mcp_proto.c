@@ -340,15 +340,16 @@ Test(mcp_proto, unknown_version_is_32022_with_supported_and_requested)
 Test(mcp_proto, tools_list_is_deterministic_and_strict)
 {
         static const char *const names[] = {
-                "sandbox_exec",       "sandbox_read_file",       "sandbox_write_file",
-                "sandbox_list_files", "sandbox_install_package", "sandbox_create",
-                "sandbox_destroy"};
+                "sandbox_exec",         "sandbox_read_file",       "sandbox_write_file",
+                "sandbox_list_files",   "sandbox_install_package", "sandbox_create",
+                "sandbox_destroy",      "sandbox_process_list",    "sandbox_process_output",
+                "sandbox_process_kill", "sandbox_process_wait"};
         char first[sizeof(out_buf)];
         for (int round = 0; round < 2; round++) {
                 struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
                 const struct mj *tools = mj_get(mj_get(v, "result"), "tools");
-                cr_assert_eq(tools->len, 7);
-                for (size_t i = 0; i < 7; i++) {
+                cr_assert_eq(tools->len, 11);
+                for (size_t i = 0; i < 11; i++) {
                         const struct mj *t = &tools->items[i];
                         cr_assert_str_eq(mj_get_string(t, "name"), names[i]);
                         const struct mj *schema = mj_get(t, "inputSchema");
@@ -418,8 +419,27 @@ Test(mcp_proto, bad_arguments_are_tool_errors)
                 "`timeout` must be a number");
         call_invalid("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"timeout\":-1}",
                      "above 0");
-        call_invalid("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"cwd\":\"/\"}",
-                     "its arguments are command, timeout, handle; unknown argument `cwd`");
+        call_invalid(
+                "\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"cwd\":\"/\"}",
+                "its arguments are command, timeout, background, handle; unknown argument `cwd`");
+        call_invalid("\"name\":\"sandbox_exec\",\"arguments\":{\"command\":\"x\",\"background\":1}",
+                     "`background` must be a boolean, not number");
+        /* The process tools: an id from 1, a signal from the list, a stream. */
+        call_invalid("\"name\":\"sandbox_process_kill\",\"arguments\":{}", "missing argument `id`");
+        call_invalid(
+                "\"name\":\"sandbox_process_kill\",\"arguments\":{\"id\":1,\"signal\":\"STOP\"}",
+                "`signal` must be one of TERM, KILL, INT, HUP, QUIT, USR1, USR2, not `STOP`");
+        call_invalid("\"name\":\"sandbox_process_output\",\"arguments\":{\"id\":0}",
+                     "`id` must be an integer from 1 to 4294967295");
+        call_invalid(
+                "\"name\":\"sandbox_process_output\",\"arguments\":{\"id\":1,\"stream\":\"stdin\"}",
+                "`stream` must be one of stdout, stderr, not `stdin`");
+        call_invalid("\"name\":\"sandbox_process_output\",\"arguments\":{\"id\":1,\"offset\":-1}",
+                     "`offset` must be an integer from 0");
+        call_invalid("\"name\":\"sandbox_process_wait\",\"arguments\":{\"id\":1,\"timeout\":0}",
+                     "`timeout` must be above 0");
+        call_invalid("\"name\":\"sandbox_process_list\",\"arguments\":{\"id\":1}",
+                     "its arguments are handle; unknown argument `id`");
         call_invalid("\"name\":\"sandbox_write_file\",\"arguments\":{\"file_path\":\"a\","
                      "\"content\":\"\",\"encoding\":\"rot13\"}",
                      "`encoding` must be one of utf-8, base64, not `rot13`");
@@ -557,4 +577,45 @@ Test(mcp_proto, integer_arguments_are_checked)
         cr_assert_not_null(mj_get(v, "result"), "%s", out_buf);
         mj_free(v);
         cr_assert_eq(calls, 1);
+}
+
+/* The background-process tools' annotations say what they do. */
+Test(mcp_proto, process_tools_have_truthful_annotations)
+{
+        static const struct {
+                const char *name;
+                bool read_only, destructive;
+        } want[] = {
+                {"sandbox_process_list", true, false},
+                {"sandbox_process_output", true, false},
+                {"sandbox_process_kill", false, true},
+                {"sandbox_process_wait", true, false},
+        };
+        struct mj *v = send_msg("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}");
+        const struct mj *tools = mj_get(mj_get(v, "result"), "tools");
+        size_t found = 0;
+        for (size_t i = 0; i < tools->len; i++) {
+                const struct mj *t = &tools->items[i];
+                const char *name = mj_get_string(t, "name");
+                if (strcmp(name, "sandbox_exec") == 0) {
+                        const struct mj *bg = mj_get(mj_get(mj_get(t, "inputSchema"), "properties"),
+                                                     "background");
+                        cr_assert_str_eq(mj_get_string(bg, "type"), "boolean");
+                }
+                for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+                        if (strcmp(name, want[k].name) != 0)
+                                continue;
+                        const struct mj *a = mj_get(t, "annotations");
+                        cr_assert_eq(mj_get(a, "readOnlyHint")->boolean, want[k].read_only, "%s",
+                                     name);
+                        cr_assert_eq(mj_get(a, "destructiveHint")->boolean, want[k].destructive,
+                                     "%s", name);
+                        cr_assert_not_null(mj_get(t, "outputSchema"), "%s", name);
+                        cr_assert(strstr(mj_get_string(t, "description"), "background") != NULL,
+                                  "%s", name);
+                        found++;
+                }
+        }
+        cr_assert_eq(found, 4);
+        mj_free(v);
 }
