@@ -48,7 +48,7 @@ await check("SDK 1.0.4 connects: the server answers 2024-11-05", async () => {
 
 await check("tools/list in 2024-11-05: name, description, inputSchema only", async () => {
   const { tools } = await client.listTools();
-  assert.equal(tools.length, 7);
+  assert.equal(tools.length, 11);
   for (const t of tools) assert.deepEqual(Object.keys(t).sort(), ["description", "inputSchema", "name"], t.name);
 });
 
@@ -70,6 +70,30 @@ await check("a bad argument is an isError result here too", async () => {
   const r = await call("sandbox_install_package", { package: "x", tool: "ruby" });
   assert.equal(r.isError, true);
   assert.match(r.content[0].text, /must be one of python, node, not `ruby`/);
+  const last = received.filter((m) => m.result && m.result.content).pop();
+  assert.equal("structuredContent" in last.result, false);
+});
+
+await check("a background process works in 2024-11-05: its id in the text", async () => {
+  let r = await call("sandbox_exec", { command: "echo bg-old; sleep 30", background: true });
+  assert.equal(r.isError, false, r.content[0].text);
+  const id = Number(/^Started background process (\d+) /.exec(r.content[0].text)[1]);
+  assert.equal(r.structuredContent, undefined);
+  r = await call("sandbox_process_list", {});
+  assert.match(r.content[0].text, new RegExp(`\\n${id} pid \\d+ running `));
+  // Its output: poll until the line is there.
+  for (let i = 0; i < 100 && !(r.content[1] && r.content[1].text === "bg-old\n"); i++) {
+    r = await call("sandbox_process_output", { id });
+    assert.equal(r.isError, false, r.content[0].text);
+    if (!r.content[1]) await new Promise((res) => setTimeout(res, 50));
+  }
+  assert.equal(r.content[1].text, "bg-old\n");
+  r = await call("sandbox_process_kill", { id, signal: "KILL" });
+  assert.equal(r.isError, false, r.content[0].text);
+  r = await call("sandbox_process_wait", { id, timeout: 10 });
+  assert.match(r.content[0].text, /ended: exit code 137 \(signaled, signal 9/);
+  r = await call("sandbox_process_kill", { id, signal: "STOP" });
+  assert.equal(r.isError, true);
   const last = received.filter((m) => m.result && m.result.content).pop();
   assert.equal("structuredContent" in last.result, false);
 });

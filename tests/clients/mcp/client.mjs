@@ -47,11 +47,12 @@ await check("handshake negotiates a 2025 revision", async () => {
   assert.ok(client.getServerCapabilities().tools);
 });
 
-await check("tools/list: seven tools in a fixed order", async () => {
+await check("tools/list: eleven tools in a fixed order", async () => {
   const { tools } = await client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ["sandbox_exec", "sandbox_read_file",
     "sandbox_write_file", "sandbox_list_files", "sandbox_install_package", "sandbox_create",
-    "sandbox_destroy"]);
+    "sandbox_destroy", "sandbox_process_list", "sandbox_process_output", "sandbox_process_kill",
+    "sandbox_process_wait"]);
 });
 
 await check("sandbox_install_package: a bad spec, a bad tool, no network", async () => {

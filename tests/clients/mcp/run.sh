@@ -12,6 +12,9 @@
 #   client-1.0.mjs   the SDK 1.0.4 (as mcp-sdk-1.0.4): revision 2024-11-05
 #   agent-loop.mjs   the 1.x SDK as an agent loop drives it: parallel calls,
 #                    a cancel beside another call, progress heartbeats
+#   background.mjs   the 1.x SDK with background processes: a dev server
+#                    fetched by the next exec, its log by offset, kill,
+#                    wait, background_limit, destroy
 # Each runs with a session root of its own; after each, a check that no
 # session is left. Needs root (sessions) and node. Prints one line per check
 # and, at the end, "mcp: P passed, F failed, S skipped".
@@ -76,6 +79,7 @@ run_client() {
 run_client sdk-1.x client.mjs
 run_client hostile hostile.mjs
 run_client agent-loop agent-loop.mjs
+run_client background background.mjs
 run_client sdk-1.0.4 client-1.0.mjs
 # The 2.x client declares node >= 20; the inspector declares >= 22.19 but
 # its CLI mode runs on 20 (what this tier is checked with).
