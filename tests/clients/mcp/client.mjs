@@ -82,7 +82,7 @@ await check("a bad argument is an isError result the model can act on; an unknow
   await bad({ command: 5 }, /`command` must be a string, not number/);
   await bad({}, /missing argument `command`/);
   await bad({ command: "true", timeout: -1 }, /`timeout` must be above 0/);
-  await bad({ command: "true", cwd: "/" }, /its arguments are command, timeout, handle; unknown argument `cwd`/);
+  await bad({ command: "true", cwd: "/" }, /its arguments are command, timeout, background, handle; unknown argument `cwd`/);
   await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }),
     (e) => e.code === -32602 && /Unknown tool/.test(e.message));
 });
