@@ -60,9 +60,13 @@ static int process_error(struct server *srv, struct sandbox *sb, struct mcp_tool
 int mcp_exec_background(struct server *srv, struct sandbox *sb, char *const argv[],
                         const psrun_exec_options *o, struct mcp_tool_out *out)
 {
+        /* Its output goes to the session, never to this call's progress. */
+        psrun_exec_options bo = *o;
+        bo.on_output = NULL;
+        bo.userdata = NULL;
         psrun_error e = {0};
         uint32_t id = 0;
-        if (psrun_exec_background(sb->session, argv, o, &id, &e) < 0) {
+        if (psrun_exec_background(sb->session, argv, &bo, &id, &e) < 0) {
                 if (e.code == EAGAIN)
                         return tool_error(out,
                                           "Not started: %s. Stop one with "
