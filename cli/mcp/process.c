@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <psrun.h>
 
@@ -264,13 +265,24 @@ static int tool_process_kill(struct server *srv, const struct mcp_call *call,
         return 0;
 }
 
-static bool job_cancelled(struct server *srv)
+/* A wait's ESRCH is the session's end, or another wait taking its place. */
+static bool session_alive(const struct sandbox *sb)
+{
+        psrun_error e = {0};
+        _cleanup_free_ psrun_process_info *list = NULL;
+        size_t n = 0;
+        return psrun_process_list(sb->session, &list, &n, &e) == 0;
+}
+
+/* Why a wait stops early: 1 its request was cancelled, 2 its sandbox is
+ * being destroyed (sandbox_destroy waits for the calls using it). */
+static int wait_interrupted(struct server *srv, const struct sandbox *sb)
 {
         struct job *j = mcp_current_job();
         pthread_mutex_lock(&srv->lock);
-        bool c = j && j->cancelled;
+        int why = j && j->cancelled ? 1 : sb->dead ? 2 : 0;
         pthread_mutex_unlock(&srv->lock);
-        return c;
+        return why;
 }
 
 static int tool_process_wait(struct server *srv, const struct mcp_call *call,
@@ -298,12 +310,22 @@ static int tool_process_wait(struct server *srv, const struct mcp_call *call,
         psrun_error e = {0};
         int r = -ETIMEDOUT;
         for (uint64_t waited = 0; r == -ETIMEDOUT && waited < ms; waited += WAIT_SLICE_MS) {
-                if (job_cancelled(srv))
+                int why = wait_interrupted(srv, sb);
+                if (why == 1)
                         return tool_error(out, "Cancelled.");
+                if (why == 2)
+                        return tool_error(out, "The sandbox was destroyed during the wait; its "
+                                               "background processes were killed with it.");
                 int64_t slice =
                         (int64_t) (ms - waited < WAIT_SLICE_MS ? ms - waited : WAIT_SLICE_MS);
                 e = (psrun_error){0};
                 r = psrun_process_wait(sb->session, id, slice, &res, &e);
+                if (r == -ESRCH && session_alive(sb)) {
+                        /* The session keeps one waiter a process: another
+                         * call's wait replaced this one. Wait on. */
+                        nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+                        r = -ETIMEDOUT;
+                }
         }
         if (r == -ETIMEDOUT) {
                 fprintf(out->text,

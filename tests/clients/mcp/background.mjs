@@ -136,6 +136,7 @@ await check("sandbox_process_kill stops it; the list shows it ended", async () =
   assert.equal(w.structuredContent.signal, 15);
   const l = ok(await call("sandbox_process_list", {})).structuredContent.processes;
   const p = l.find((x) => x.id === server);
+  assert.ok(p, `process ${server} is not listed: ${JSON.stringify(l)}, wait: ${JSON.stringify(w)}`);
   assert.equal(p.state, "signaled");
   assert.match(p.command, /http\.server/);
   await waitFor(async () => ok(await call("sandbox_process_output",
@@ -178,6 +179,44 @@ await check("sandbox_destroy kills its background processes", async () => {
   assert.equal(r.isError, true);
   assert.match(r.content[0].text, /No sandbox with handle/);
 });
+
+// The session keeps one waiter a process; two calls waiting at once both
+// get its end.
+await check("two waits at once for one process both get its end", async () => {
+  const id = ok(await call("sandbox_exec", { command: "sleep 1; exit 7", background: true }))
+    .structuredContent.id;
+  const both = await Promise.all([1, 2].map(() =>
+    call("sandbox_process_wait", { id, timeout: 30 })));
+  for (const w of both) {
+    ok(w);
+    assert.equal(w.structuredContent.running, false);
+    assert.equal(w.structuredContent.exit_code, 7);
+  }
+});
+
+// A wait holds its sandbox: a cancel or a sandbox_destroy ends it (a
+// wait on for its 600 s would hold the destroy that long; the client's
+// request timeout of 60 s catches that).
+await check("a cancelled wait, then sandbox_destroy, answer; so does a wait during a destroy",
+  async () => {
+    const h = ok(await call("sandbox_create", {})).structuredContent.handle;
+    const id = ok(await call("sandbox_exec",
+      { command: "sleep 300", background: true, handle: h })).structuredContent.id;
+    const ac = new AbortController();
+    const cancelled = call("sandbox_process_wait", { id, timeout: 600, handle: h },
+      { signal: ac.signal, timeout: 60000 });
+    await sleep(300);
+    ac.abort();
+    await assert.rejects(cancelled);
+    const pending = call("sandbox_process_wait", { id, timeout: 600, handle: h },
+      { timeout: 60000 });
+    pending.catch(() => {}); // its failure is the check's, below
+    await sleep(300);
+    ok(await call("sandbox_destroy", { handle: h }, { timeout: 60000 }));
+    const w = await pending;
+    assert.equal(w.isError, true);
+    assert.match(w.content[0].text, /destroyed/);
+  });
 
 await check("tools/list: background_limit named, annotations truthful", async () => {
   const { tools } = await client.listTools();
