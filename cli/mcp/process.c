@@ -23,6 +23,7 @@
 #include "cli/mcp/server.h"
 #include "cli/mcp/text.h"
 #include "common/cleanup.h"
+#include "common/clock.h"
 #include "common/json.h"
 #include "common/units.h"
 
@@ -309,7 +310,9 @@ static int tool_process_wait(struct server *srv, const struct mcp_call *call,
         psrun_exec_result res = {0};
         psrun_error e = {0};
         int r = -ETIMEDOUT;
-        for (uint64_t waited = 0; r == -ETIMEDOUT && waited < ms; waited += WAIT_SLICE_MS) {
+        /* By the clock: a wait that was replaced (below) keeps its time. */
+        uint64_t start = monotonic_ms();
+        for (uint64_t waited = 0; r == -ETIMEDOUT && waited < ms; waited = monotonic_ms() - start) {
                 int why = wait_interrupted(srv, sb);
                 if (why == 1)
                         return tool_error(out, "Cancelled.");
