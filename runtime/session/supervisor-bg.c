@@ -35,13 +35,16 @@ static void bg_release(struct bg_proc *b)
 {
         safe_close(b->out[0]);
         safe_close(b->out[1]);
-        safe_close(b->waiter);
+        for (int w = 0; w < BG_WAITERS; w++)
+                safe_close(b->waiter[w]);
         for (int i = 0; i < 2; i++) {
                 free(b->ring[i].head);
                 free(b->ring[i].tail);
         }
         memset(b, 0, sizeof(*b));
-        b->out[0] = b->out[1] = b->waiter = -1;
+        b->out[0] = b->out[1] = -1;
+        for (int w = 0; w < BG_WAITERS; w++)
+                b->waiter[w] = -1;
 }
 
 static unsigned running_count(const struct supervisor *s)
@@ -205,7 +208,8 @@ int sup_start_background(struct supervisor *s, int conn, const struct sess_req *
         }
         b->used = true;
         b->running = true;
-        b->waiter = -1;
+        for (int w = 0; w < BG_WAITERS; w++)
+                b->waiter[w] = -1;
         b->seq = ++s->bg_seq;
         b->out[0] = p1[0];
         b->out[1] = p2[0];
@@ -241,12 +245,14 @@ void sup_bg_finished(struct supervisor *s, struct bg_proc *b, const struct sess_
         b->info.exit_code = rep->result.exit_code;
         b->info.signal = rep->result.signal;
         b->result = rep->result;
-        if (b->waiter >= 0) {
-                static struct sess_reply out;
-                out = *rep;
-                out.proc = b->info;
-                (void) sup_send_reply(b->waiter, &out, -1);
-                b->waiter = safe_close(b->waiter);
+        static struct sess_reply out;
+        out = *rep;
+        out.proc = b->info;
+        for (int w = 0; w < BG_WAITERS; w++) {
+                if (b->waiter[w] < 0)
+                        continue;
+                (void) sup_send_reply(b->waiter[w], &out, -1);
+                b->waiter[w] = safe_close(b->waiter[w]);
         }
 }
 
@@ -339,12 +345,19 @@ void sup_proc_request(struct supervisor *s, int conn, const struct sess_req *req
                         (void) sup_send_reply(conn, &ok, -1);
                 }
         } else if (req->op == SESS_OP_PROC_WAIT && b->running) {
-                /* One waiter: a newer one replaces the one before. */
-                safe_close(b->waiter);
-                b->waiter = conn;
-                struct sess_reply ok = {.kind = SESS_REPLY_OK, .proc = b->info};
-                (void) sup_send_reply(conn, &ok, -1);
-                return;
+                int w = 0;
+                while (w < BG_WAITERS && b->waiter[w] >= 0)
+                        w++;
+                if (w == BG_WAITERS) {
+                        r = psrun_error_set(&err, EBUSY,
+                                            "process: %d waits on background process %u already",
+                                            BG_WAITERS, req->proc_id);
+                } else {
+                        b->waiter[w] = conn;
+                        struct sess_reply ok = {.kind = SESS_REPLY_OK, .proc = b->info};
+                        (void) sup_send_reply(conn, &ok, -1);
+                        return;
+                }
         } else if (req->op == SESS_OP_PROC_WAIT) {
                 static struct sess_reply rep;
                 rep = (struct sess_reply){.kind = SESS_REPLY_RESULT, .pid = b->info.pid};
@@ -363,7 +376,9 @@ void sup_bg_pollfds(struct supervisor *s, struct pollfd *p)
                 struct bg_proc *b = &s->bg[i];
                 p[SUP_BG_FDS * i] = (struct pollfd){b->used ? b->out[0] : -1, POLLIN, 0};
                 p[SUP_BG_FDS * i + 1] = (struct pollfd){b->used ? b->out[1] : -1, POLLIN, 0};
-                p[SUP_BG_FDS * i + 2] = (struct pollfd){b->used ? b->waiter : -1, POLLIN, 0};
+                for (int w = 0; w < BG_WAITERS; w++)
+                        p[SUP_BG_FDS * i + 2 + w] =
+                                (struct pollfd){b->used ? b->waiter[w] : -1, POLLIN, 0};
         }
 }
 
@@ -378,7 +393,8 @@ void sup_bg_events(struct supervisor *s, const struct pollfd *p)
                 if (p[SUP_BG_FDS * i + 1].revents && b->out[1] >= 0)
                         drain_stream(b, 1);
                 /* A waiter speaks only by going away (its timeout). */
-                if (p[SUP_BG_FDS * i + 2].revents && b->waiter >= 0)
-                        b->waiter = safe_close(b->waiter);
+                for (int w = 0; w < BG_WAITERS; w++)
+                        if (p[SUP_BG_FDS * i + 2 + w].revents && b->waiter[w] >= 0)
+                                b->waiter[w] = safe_close(b->waiter[w]);
         }
 }

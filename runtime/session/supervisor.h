@@ -30,6 +30,10 @@
  * background_limit, so that an ended one can always make room. */
 #define MAX_BG (2 * POLICY_BACKGROUND_LIMIT_MAX)
 
+/* Waits on one background process at once (the CLI, Python and MCP may
+ * each have one); one more is refused, never a silent replacement. */
+#define BG_WAITERS 4
+
 /* What a background process wrote to one stream: the first half of the
  * room and a ring of the last, by byte offset from the stream's start;
  * what falls between is dropped (so memory is bounded by output_limit). */
@@ -44,9 +48,9 @@ struct bg_ring {
 struct bg_proc {
         bool used;
         bool running;
-        int out[2];   /* our read ends of its stdout, stderr; -1 at EOF */
-        int waiter;   /* a PROC_WAIT connection, or -1 */
-        uint64_t seq; /* for the oldest ended one */
+        int out[2];             /* our read ends of its stdout, stderr; -1 at EOF */
+        int waiter[BG_WAITERS]; /* PROC_WAIT connections, or -1 */
+        uint64_t seq;           /* for the oldest ended one */
         struct sess_proc info;
         struct bg_ring ring[2];
         struct run_result result; /* once ended */
@@ -176,9 +180,9 @@ int sup_start_background(struct supervisor *s, int conn, const struct sess_req *
                          size_t len, psrun_error *err);
 void sup_proc_request(struct supervisor *s, int conn, const struct sess_req *req);
 void sup_bg_finished(struct supervisor *s, struct bg_proc *b, const struct sess_reply *rep);
-/* The poll loop's 3 fds per record (stdout, stderr, waiter), and what
+/* The poll loop's fds per record (stdout, stderr, the waiters), and what
  * came on them. */
-enum { SUP_BG_FDS = 3 };
+enum { SUP_BG_FDS = 2 + BG_WAITERS };
 void sup_bg_pollfds(struct supervisor *s, struct pollfd *p);
 void sup_bg_events(struct supervisor *s, const struct pollfd *p);
 

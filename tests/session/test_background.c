@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Background processes in a session (docs/sessions.md). */
+#include <pthread.h>
+
 #include "session/common.h"
 
 static uint32_t bg_start(struct sess *t, const char *line)
@@ -252,6 +254,55 @@ Test(background, the_cli_detach_ps_logs_kill_wait, .timeout = 60)
                 const char *nl = strchr(r.err, '\n');
                 cr_expect(nl && nl[1] == '\0', "not one line: %s", r.err);
                 test_run_free(&r);
+        }
+        sess_end(&t);
+}
+
+struct waiter {
+        struct sess *t;
+        uint32_t id;
+        int r;
+        int exit_code;
+        char msg[256];
+};
+
+static void *wait_one(void *arg)
+{
+        struct waiter *w = arg;
+        psrun_exec_result wr;
+        psrun_error err = {0};
+        w->r = psrun_process_wait(w->t->s, w->id, 20000, &wr, &err);
+        if (w->r == 0) {
+                w->exit_code = wr.result.exit_code;
+                psrun_exec_result_free(&wr);
+        }
+        snprintf(w->msg, sizeof(w->msg), "%s", err.msg);
+        return NULL;
+}
+
+Test(background, several_waits_at_once_all_get_the_result, .timeout = 60)
+{
+        /* Four callers (the CLI, Python, MCP…) wait on one process at once:
+         * each gets its result; a newer wait never pushes an older one out.
+         * A fifth is refused with one line, not queued silently. */
+        struct sess t;
+        sess_start(&t, NULL);
+        uint32_t id = bg_start(&t, "sleep 1; exit 7");
+        struct waiter w[4];
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++) {
+                w[i] = (struct waiter){.t = &t, .id = id, .r = -1};
+                cr_assert_eq(pthread_create(&th[i], NULL, wait_one, &w[i]), 0);
+        }
+        usleep(300000);
+        psrun_exec_result wr;
+        psrun_error err = {0};
+        cr_expect_eq(psrun_process_wait(t.s, id, 5000, &wr, &err), -EBUSY);
+        cr_expect(strstr(err.msg, "4 waits on background process"), "%s", err.msg);
+        for (int i = 0; i < 4; i++) {
+                pthread_join(th[i], NULL);
+                cr_expect_eq(w[i].r, 0, "waiter %d: %s", i, w[i].msg);
+                cr_expect_eq(w[i].exit_code, 7, "waiter %d", i);
         }
         sess_end(&t);
 }
