@@ -327,8 +327,16 @@ PSRUN_PUBLIC int psrun_install_package(psrun_session *session, const char *packa
                                        const psrun_install_options *options,
                                        psrun_exec_result *result, psrun_error *err);
 
-/* A running exec, for streaming and interactive use. */
+/* The same, returning once the installer runs (the checks and the approver
+ * come first, and fail here): its handle is an exec's, so output and
+ * psrun_exec_cancel work as for psrun_exec_start, and psrun_exec_wait
+ * returns what psrun_install_package would. */
 typedef struct psrun_exec_handle psrun_exec_handle;
+PSRUN_PUBLIC int psrun_install_start(psrun_session *session, const char *package,
+                                     const psrun_install_options *options,
+                                     psrun_exec_handle **handle, psrun_error *err);
+
+/* A running exec (or install), for streaming and interactive use. */
 PSRUN_PUBLIC int psrun_exec_start(psrun_session *session, char *const argv[],
                                   const psrun_exec_options *options, psrun_exec_handle **handle,
                                   psrun_error *err);
@@ -338,6 +346,12 @@ PSRUN_PUBLIC int psrun_exec_write_stdin(psrun_exec_handle *handle, const void *d
                                         psrun_error *err);
 PSRUN_PUBLIC int psrun_exec_close_stdin(psrun_exec_handle *handle);
 PSRUN_PUBLIC int psrun_exec_signal(psrun_exec_handle *handle, int sig, psrun_error *err);
+/* Cancel it, from any thread (one other than the waiter's too): its whole
+ * cgroup is killed, an install's own network freed, and psrun_exec_wait
+ * then returns -ECANCELED ("exec: cancelled", "install: cancelled") with
+ * result filled as it ended, once all of that is gone. The session lives
+ * on. */
+PSRUN_PUBLIC int psrun_exec_cancel(psrun_exec_handle *handle, psrun_error *err);
 /* Wait for the end, fill result, free the handle. */
 PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *handle, psrun_exec_result *result,
                                  psrun_error *err);

@@ -8,6 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +125,10 @@ struct psrun_exec_handle {
         bool have_result;
         struct sess_reply rep;
         char *buf;
+        bool install; /* an installer: its errors say "install" */
+        /* Set by psrun_exec_cancel, maybe from another thread than the
+         * one that waits. */
+        _Atomic bool cancelled;
 };
 
 static void handle_free(psrun_exec_handle *h)
@@ -242,6 +248,7 @@ int session_exec_start(psrun_session *s, const struct sess_req *req_in, const ch
         h->conn = h->out[0] = h->out[1] = h->in_fd = -1;
         h->on_output = o->on_output;
         h->userdata = o->userdata;
+        h->install = req.op == SESS_OP_INSTALL;
         /* The child's ends, closed once the supervisor has them. */
         _cleanup_close_ int child_in = -1, child_out = -1, child_err = -1;
         int fds[3];
@@ -422,6 +429,17 @@ PSRUN_PUBLIC int psrun_exec_signal(psrun_exec_handle *h, int sig, psrun_error *e
         return 0;
 }
 
+/* Kill it as a tree: the supervisor kills the exec's process, then what
+ * is left in its cgroup, and frees an install's network before it sends
+ * the result, so psrun_exec_wait returns only once all of it is gone. */
+PSRUN_PUBLIC int psrun_exec_cancel(psrun_exec_handle *h, psrun_error *err)
+{
+        if (!h)
+                return psrun_error_set(err, EINVAL, "cancel: no handle given");
+        atomic_store(&h->cancelled, true);
+        return psrun_exec_signal(h, SIGKILL, err);
+}
+
 static psrun_network_stats *network_to_public(const struct netns_stats *in)
 {
         if (!in->active)
@@ -490,7 +508,13 @@ PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *h, psrun_exec_result *res, p
                 handle_free(h);
                 return psrun_error_errno(err, ENOMEM, "exec: output");
         }
+        bool cancelled = atomic_load(&h->cancelled);
+        const char *what = h->install ? "install" : "exec";
         handle_free(h);
+        /* Cancelled: even one that ended by itself meanwhile, its result
+         * (filled above) says how. */
+        if (cancelled)
+                return psrun_error_set(err, ECANCELED, "%s: cancelled", what);
         return 0;
 }
 

@@ -3,7 +3,8 @@
  * psrun_install_package, the client's half (the supervisor's is
  * start_install in runtime/session/supervisor.c): check the spec, see
  * whether the session could serve it at all, ask the approver when the
- * policy gates installs, then run the installer as an exec.
+ * policy gates installs, then run the installer as an exec (its handle is
+ * an exec's: psrun_exec_cancel kills it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -92,16 +93,16 @@ static int ask(psrun_session *s, enum install_tool tool_id, const char *spec,
                                spec, tool, a.reason[0] ? ": " : "", a.reason);
 }
 
-PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,
-                                       const psrun_install_options *o, psrun_exec_result *res,
-                                       psrun_error *err)
+PSRUN_PUBLIC int psrun_install_start(psrun_session *s, const char *package,
+                                     const psrun_install_options *o, psrun_exec_handle **ret,
+                                     psrun_error *err)
 {
         static const psrun_install_options defaults = {0};
-        psrun_error local = {0};
-        if (!err)
-                err = &local;
         if (!o)
                 o = &defaults;
+        if (!ret)
+                return psrun_error_set(err, EINVAL, "install: no handle pointer given");
+        *ret = NULL;
         enum install_tool tool;
         int r = !s ? psrun_error_set(err, EINVAL, "install: no session given")
                    : install_tool_from_string(o->tool, &tool, err);
@@ -127,10 +128,8 @@ PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,
                 };
                 r = ask(s, tool, package, &idx, err);
         }
-        if (r < 0) {
-                failed(res, err);
+        if (r < 0)
                 return r;
-        }
         struct sess_req req = {
                 .op = SESS_OP_INSTALL,
                 .timeout_ms = o->timeout_ms,
@@ -143,8 +142,18 @@ PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,
                 .on_output = o->on_output,
                 .userdata = o->userdata,
         };
+        return session_exec_start(s, &req, package, strlen(package) + 1, &eo, ret, err);
+}
+
+PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,
+                                       const psrun_install_options *o, psrun_exec_result *res,
+                                       psrun_error *err)
+{
+        psrun_error local = {0};
+        if (!err)
+                err = &local;
         psrun_exec_handle *h = NULL;
-        r = session_exec_start(s, &req, package, strlen(package) + 1, &eo, &h, err);
+        int r = psrun_install_start(s, package, o, &h, err);
         if (r < 0) {
                 failed(res, err);
                 return r;
