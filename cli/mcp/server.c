@@ -664,11 +664,19 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
         if (!sb)
                 return 0;
         psrun_install_options o = {.tool = tool};
-        psrun_exec_result res;
+        psrun_exec_result res = {0};
         psrun_error e = {0};
         if (slot_error(mcp_slot_get(srv, sb), out))
                 return 0;
-        int r = psrun_install_package(sb->session, package, &o, &res, &e);
+        psrun_exec_handle *h = NULL;
+        int r = psrun_install_start(sb->session, package, &o, &h, &e);
+        if (r >= 0) {
+                /* From here a cancel kills the installer as it does an
+                 * exec: its cgroup, its network. */
+                mcp_job_set_exec(srv, h);
+                r = psrun_exec_wait(h, &res, &e);
+                mcp_job_set_exec(srv, NULL);
+        }
         mcp_slot_put(srv, sb);
         if (r < 0) {
                 psrun_exec_result_free(&res);
