@@ -232,6 +232,9 @@ typedef struct psrun_exec_options {
         const void *stdin_data;
         size_t stdin_len;
         int stdin_fd;
+        /* Each narrows the policy, never widens it: above the policy's
+         * value is -EPERM, `timeout_ms: 20000 is above the policy's timeout
+         * 10s` (the supervisor refuses a raw request's timeout too). */
         uint64_t timeout_ms;   /* 0: the policy's timeout */
         uint64_t output_limit; /* bytes kept per stream; 0: the policy's output_limit */
         /* Streaming: each chunk as it arrives (it is also kept in the result). */
@@ -318,7 +321,7 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *result, i
  */
 typedef struct psrun_install_options {
         const char *tool;          /* "python" (NULL too) or "node" */
-        uint64_t timeout_ms;       /* 0: the policy's timeout */
+        uint64_t timeout_ms;       /* 0: the policy's timeout; above it: -EPERM */
         psrun_output_fn on_output; /* the installer's output as it arrives */
         void *userdata;
 } psrun_install_options;

@@ -10,6 +10,7 @@
  * rather than guessed.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,4 +301,28 @@ int policy_narrowed(const struct policy *p, const char *key, const char *value, 
         *ret = next;
         next = (struct policy){0};
         return 0;
+}
+
+int policy_check_ceiling(const struct policy *p, const char *key, const char *option,
+                         uint64_t value, psrun_error *err)
+{
+        const struct narrow_rule *rule = NULL;
+        for (size_t i = 0; i < ARRAY_SIZE(narrow_rules) && !rule; i++)
+                if (streq(narrow_rules[i].name, key))
+                        rule = &narrow_rules[i];
+        if (!rule || rule->kind != N_LOWER)
+                return psrun_error_set(err, EINVAL, "%s: `%s` is not a limit", option, key);
+        uint64_t ceiling = *FIELD(p, rule, uint64_t);
+        if (value <= ceiling)
+                return 0;
+        _cleanup_free_ char *shown = NULL;
+        if (policy_get_value(p, key, &shown, NULL) < 0)
+                shown = NULL;
+        /* A duration in whole seconds reads as the policy writes it: 10s,
+         * not 10000ms. */
+        size_t n = shown ? strlen(shown) : 0;
+        if (n > 5 && streq(shown + n - 5, "000ms"))
+                strcpy(shown + n - 5, "s");
+        return psrun_error_set(err, EPERM, "%s: %" PRIu64 " is above the policy's %s %s", option,
+                               value, key, shown ? shown : "");
 }

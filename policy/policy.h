@@ -256,6 +256,15 @@ int policy_get_value(const struct policy *p, const char *key, char **ret, psrun_
 int policy_narrowed(const struct policy *p, const char *key, const char *value, struct policy *ret,
                     psrun_error *err);
 
+/* A per-call value of a limit key (an exec's timeout_ms against
+ * `timeout`, its output_limit against `output_limit`) narrows the policy,
+ * never widens it: 0 when value is at most the policy's, -EPERM when above
+ * (`timeout_ms: 20000 is above the policy's timeout 10s`, option naming the
+ * caller's field), -EINVAL for a key that is no such limit. The same rule
+ * as policy_narrowed's for the key. */
+int policy_check_ceiling(const struct policy *p, const char *key, const char *option,
+                         uint64_t value, psrun_error *err);
+
 /* ---- Additions: limits, copying and the pure checks behind the parser ---- */
 
 /* Bounds of the numeric keys (inclusive). */

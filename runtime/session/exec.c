@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -242,6 +243,21 @@ int session_exec_start(psrun_session *s, const struct sess_req *req_in, const ch
 {
         struct sess_req req = *req_in;
         int r;
+        /* The output is kept here, in the embedder's process, but the
+         * policy's output_limit is its ceiling still: a per-call value may
+         * narrow it, never widen it (the supervisor holds timeout_ms). */
+        if (o->output_limit) {
+                struct sess_req info = {.op = SESS_OP_INFO};
+                struct sess_reply irep;
+                r = session_call(session_dir(s), &info, NULL, 0, NULL, 0, &irep, NULL, NULL, err);
+                if (r < 0)
+                        return r;
+                if (o->output_limit > irep.output_limit)
+                        return psrun_error_set(err, EPERM,
+                                               "output_limit: %" PRIu64
+                                               " is above the policy's output_limit %" PRIu64,
+                                               o->output_limit, irep.output_limit);
+        }
         psrun_exec_handle *h = calloc(1, sizeof(*h));
         if (!h)
                 return psrun_error_errno(err, ENOMEM, "exec");

@@ -236,6 +236,12 @@ static struct exec_slot *free_slot(struct supervisor *s)
 int sup_launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int fds[3],
                     psrun_error *err)
 {
+        /* The client is the embedder's process, or anything that can
+         * reach the socket: its timeout narrows the policy's, never
+         * widens it. */
+        int r = policy_check_ceiling(s->pol, "timeout", "timeout_ms", x->timeout_ms, err);
+        if (r < 0)
+                return r;
         struct exec_slot *e = free_slot(s);
         if (!e)
                 return psrun_error_set(err, EAGAIN, "exec: too many concurrent execs (at most %d)",
@@ -255,7 +261,7 @@ int sup_launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int fds
                 p.workdir = (char *) x->cwd;
 
         struct cgroup *cg = NULL;
-        int r = s->backend->exec(s, e, &p, x->inet, fds, &cg, err);
+        r = s->backend->exec(s, e, &p, x->inet, fds, &cg, err);
         if (r < 0)
                 return r;
         struct launch l = e->l;

@@ -10,6 +10,7 @@
 
 #include "common/cleanup.h"
 #include "policy/policy.h"
+#include "runtime/api-internal.h"
 
 static psrun_policy *policy_from(const char *yaml)
 {
@@ -328,4 +329,26 @@ Test(policy_narrow, every_key_has_a_rule)
                 cr_expect_eq(r, ordered ? 0 : -EOPNOTSUPP, "%s=%s: %s", key, value, err.msg);
         }
         psrun_policy_free(p);
+}
+
+/* policy_check_ceiling: a per-call value of a limit narrows it, never
+ * widens it, with the option and the policy's value in one line. */
+Test(policy_narrow, per_call_ceilings)
+{
+        psrun_policy *pp = policy_from("timeout: 10s\noutput_limit: 64K\n");
+        const struct policy *p = &((const struct psrun_policy *) pp)->p;
+        psrun_error err = {0};
+        cr_expect_eq(policy_check_ceiling(p, "timeout", "timeout_ms", 10000, &err), 0);
+        cr_expect_eq(policy_check_ceiling(p, "timeout", "timeout_ms", 1, &err), 0);
+        cr_expect_eq(policy_check_ceiling(p, "timeout", "timeout_ms", 10001, &err), -EPERM);
+        cr_expect_str_eq(err.msg, "timeout_ms: 10001 is above the policy's timeout 10s");
+        cr_expect_eq(policy_check_ceiling(p, "output_limit", "output_limit", 65536, &err), 0);
+        cr_expect_eq(policy_check_ceiling(p, "output_limit", "output_limit", 65537, &err), -EPERM);
+        cr_expect(strstr(err.msg, "output_limit: 65537 is above the policy's output_limit "), "%s",
+                  err.msg);
+        /* Only limits have a ceiling. */
+        cr_expect_eq(policy_check_ceiling(p, "network", "network", 1, &err), -EINVAL);
+        cr_expect_str_eq(err.msg, "network: `network` is not a limit");
+        cr_expect_eq(policy_check_ceiling(p, "nope", "x", 1, &err), -EINVAL);
+        psrun_policy_free(pp);
 }
