@@ -196,6 +196,32 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# bench/compare.sh, the regression guard of the start paths: its bad inputs
+# and one pair of the build against itself (tests/bench/run.sh, ~2 s).
+if [ -x "$BUILD/psrun" ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "== bench: SKIPPED (needs root: starts sandboxes)"
+		total_skip=$((total_skip + 1))
+	else
+		echo "== bench: bench/compare.sh's inputs and one pair"
+		start=$(date +%s)
+		tests/bench/run.sh "$BUILD" </dev/null | grep -v '^ok - ' | tee "$log"
+		bench_status=${PIPESTATUS[0]}
+		line=$(grep -E '^bench: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+		if [ -n "$line" ]; then
+			read -r bp bf <<<"$(sed -E 's/bench: ([0-9]+) passed, ([0-9]+) failed/\1 \2/' <<<"$line")"
+			total_pass=$((total_pass + bp))
+			total_fail=$((total_fail + bf))
+		else
+			total_fail=$((total_fail + 1))
+		fi
+		echo "== bench: ${line:-no summary} ($(($(date +%s) - start)) s)"
+		if [ "$bench_status" -ne 0 ] || [ -z "$line" ]; then
+			failed_tiers="$failed_tiers bench"
+		fi
+	fi
+fi
+
 # psrun mcp under real MCP clients from npm (tests/clients/mcp,
 # docs/mcp.md); its npm packages go to $BUILD/npm.
 if [ -x "$BUILD/psrun" ]; then
