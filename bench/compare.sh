@@ -19,6 +19,10 @@
 # pair to pair (ABBA...), so machine noise hits both alike. Per row it prints
 # both medians, NEW/OLD of the medians, the median of the per-pair ratios
 # (the steadier figure on a busy host) and in how many pairs NEW was faster.
+# Then, when perf is installed, the same pairs again timed by CPU instead of
+# the wall clock: the task-clock of the whole process tree (`perf stat -e
+# task-clock`, children included), which a loaded host's run queue does not
+# inflate the way it does wall time.
 # A row a build cannot run is reported and left out; the exit status is
 # nonzero only when a build fails a run it had started to do.
 #
@@ -26,6 +30,7 @@
 #   COMPARE_PAIRS=40      measured pairs per row (after 3 warm-up pairs)
 #   COMPARE_ROWS="run session-exec oci-run oci-exec"
 #   COMPARE_CPU=N         pin every run to CPU N (taskset)
+#   COMPARE_TASK_CLOCK=0  skip the CPU-time pass (default 1 when perf exists)
 # shellcheck disable=SC2317 # cleanup runs from the EXIT trap
 set -u
 export LC_ALL=C
@@ -69,6 +74,13 @@ if [ -n "${COMPARE_CPU:-}" ]; then
 	}
 	PIN=(taskset -c "$COMPARE_CPU")
 fi
+TASK_CLOCK=${COMPARE_TASK_CLOCK:-1}
+case $TASK_CLOCK in 0 | 1) ;; *)
+	echo "compare: COMPARE_TASK_CLOCK: 0 or 1, not $TASK_CLOCK" >&2
+	exit 2
+	;;
+esac
+command -v perf >/dev/null 2>&1 || TASK_CLOCK=0
 [ "$(id -u)" -eq 0 ] || {
 	echo "compare: needs root" >&2
 	exit 2
@@ -142,17 +154,18 @@ SEQ=0
 one() { # row build
 	local p=${BIN[$2]}
 	case $1 in
-	run) "${PIN[@]}" "$p" run -- true ;;
-	session-exec) PSRUN_SESSION_ROOT=$TMP/$2/sessions "${PIN[@]}" "$p" session exec "${SID[$2]}" -- true ;;
+	run) "${WRAP[@]}" "${PIN[@]}" "$p" run -- true ;;
+	session-exec) PSRUN_SESSION_ROOT=$TMP/$2/sessions "${WRAP[@]}" "${PIN[@]}" "$p" session exec "${SID[$2]}" -- true ;;
 	oci-run)
 		SEQ=$((SEQ + 1))
-		"${PIN[@]}" "$p" --root "$TMP/$2/oci" run --bundle "$TMP/bundle-true" "$TAG-$SEQ"
+		"${WRAP[@]}" "${PIN[@]}" "$p" --root "$TMP/$2/oci" run --bundle "$TMP/bundle-true" "$TAG-$SEQ"
 		;;
-	oci-exec) "${PIN[@]}" "$p" --root "$TMP/$2/oci" exec "$TAG-$2-detached" true ;;
+	oci-exec) "${WRAP[@]}" "${PIN[@]}" "$p" --root "$TMP/$2/oci" exec "$TAG-$2-detached" true ;;
 	esac
 }
 
 declare -A S
+WRAP=()
 ERRORS=0
 ACTIVE=()
 for row in $ROWS; do
@@ -163,39 +176,73 @@ for row in $ROWS; do
 	fi
 done
 echo "compare: $PAIRS pairs of ${ACTIVE[*]}, old=$OLD_SRC new=$NEW_SRC" >&2
-for ((i = 0; i < WARMUP + PAIRS; i++)); do
-	order="old new"
-	((i % 2)) && order="new old"
-	for row in "${ACTIVE[@]}"; do
-		for b in $order; do
-			t0=$EPOCHREALTIME
-			one "$row" "$b" </dev/null >/dev/null 2>"$TMP/err"
-			rc=$?
-			t1=$EPOCHREALTIME
-			if ((rc != 0)); then
-				echo "compare: $row ($b) failed, exit $rc: $(head -c 300 "$TMP/err")" >&2
-				ERRORS=1
-				break 3
-			fi
-			((i < WARMUP)) || S[$row.$b]+="$((${t1/./} - ${t0/./})) "
+
+# measure KEY: every pair of every active row; KEY=wall (µs from bash's
+# clock) or cpu (µs of task-clock from perf stat, the tree's CPU time).
+measure() {
+	local key=$1 i row b order t0 t1 rc v
+	for ((i = 0; i < WARMUP + PAIRS; i++)); do
+		order="old new"
+		((i % 2)) && order="new old"
+		for row in "${ACTIVE[@]}"; do
+			for b in $order; do
+				if [ "$key" = cpu ]; then
+					WRAP=(perf stat "-x," -e task-clock -o "$TMP/perf")
+				else
+					WRAP=()
+				fi
+				t0=$EPOCHREALTIME
+				one "$row" "$b" </dev/null >/dev/null 2>"$TMP/err"
+				rc=$?
+				t1=$EPOCHREALTIME
+				if ((rc != 0)); then
+					echo "compare: $row ($b) failed, exit $rc: $(head -c 300 "$TMP/err")" >&2
+					ERRORS=1
+					return 1
+				fi
+				((i < WARMUP)) && continue
+				if [ "$key" = cpu ]; then
+					v=$(awk -F, '$3 == "task-clock" { printf "%d", $1 * 1000 }' "$TMP/perf")
+					[ -n "$v" ] || {
+						echo "compare: $row ($b): perf stat gave no task-clock" >&2
+						ERRORS=1
+						return 1
+					}
+				else
+					v=$((${t1/./} - ${t0/./}))
+				fi
+				S[$key.$row.$b]+="$v "
+			done
 		done
 	done
-done
+}
 
-printf '%-13s %5s %10s %10s %8s %11s %9s\n' row pairs "old ms" "new ms" new/old "pair-ratio" "new wins"
-for row in "${ACTIVE[@]}"; do
-	paste -d' ' <(tr ' ' '\n' <<<"${S[$row.old]:-}" | grep .) \
-		<(tr ' ' '\n' <<<"${S[$row.new]:-}" | grep .) | awk -v row="$row" '
-		function median(a, n,   i, j, t) {
-			for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j > 0 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-			return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-		}
-		NF == 2 { n++; o[n] = $1; w[n] = $2; r[n] = $2 / $1; if ($2 < $1) wins++ }
-		END {
-			if (n == 0) { printf "%-13s %5d %10s %10s %8s %11s %9s\n", row, 0, "-", "-", "-", "-", "-"; exit }
-			mo = median(o, n); mw = median(w, n)
-			printf "%-13s %5d %10.2f %10.2f %7.2fx %10.2fx %5d/%d\n", row, n, mo / 1000, mw / 1000,
-				mw / mo, median(r, n), wins, n
-		}'
-done
+table() { # key title
+	echo "$2"
+	printf '%-13s %5s %10s %10s %8s %11s %9s\n' row pairs "old ms" "new ms" new/old "pair-ratio" "new wins"
+	for row in "${ACTIVE[@]}"; do
+		paste -d' ' <(tr ' ' '\n' <<<"${S[$1.$row.old]:-}" | grep .) \
+			<(tr ' ' '\n' <<<"${S[$1.$row.new]:-}" | grep .) | awk -v row="$row" '
+			function median(a, n,   i, j, t) {
+				for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j > 0 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+				return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			}
+			NF == 2 && $1 > 0 { n++; o[n] = $1; w[n] = $2; r[n] = $2 / $1; if ($2 < $1) wins++ }
+			END {
+				if (n == 0) { printf "%-13s %5d %10s %10s %8s %11s %9s\n", row, 0, "-", "-", "-", "-", "-"; exit }
+				mo = median(o, n); mw = median(w, n)
+				printf "%-13s %5d %10.2f %10.2f %7.2fx %10.2fx %5d/%d\n", row, n, mo / 1000, mw / 1000,
+					mw / mo, median(r, n), wins + 0, n
+			}'
+	done
+}
+
+WRAP=()
+measure wall
+table wall "wall clock (interleaved pairs)"
+if [ $ERRORS = 0 ] && [ "$TASK_CLOCK" = 1 ]; then
+	measure cpu
+	echo
+	table cpu "CPU time of the process tree (perf stat task-clock, interleaved pairs)"
+fi
 exit $ERRORS

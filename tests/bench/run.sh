@@ -44,13 +44,17 @@ expect_refused "COMPARE_PAIRS not a number" COMPARE_PAIRS COMPARE_PAIRS=4x -- "$
 expect_refused "COMPARE_PAIRS zero" COMPARE_PAIRS COMPARE_PAIRS=0 -- "$BUILD" "$BUILD"
 expect_refused "COMPARE_ROWS unknown row" COMPARE_ROWS COMPARE_ROWS="run fork" -- "$BUILD" "$BUILD"
 expect_refused "COMPARE_CPU not a number" COMPARE_CPU COMPARE_CPU=-1 -- "$BUILD" "$BUILD"
+expect_refused "COMPARE_TASK_CLOCK not 0 or 1" COMPARE_TASK_CLOCK COMPARE_TASK_CLOCK=yes -- "$BUILD" "$BUILD"
 
-# One pair of the build against itself: each row measured, with a ratio.
+# One pair of the build against itself: each row measured, with a ratio, in
+# the wall-clock table and (with perf) the CPU-time table.
+tables=1
+command -v perf >/dev/null 2>&1 && tables=2
 COMPARE_PAIRS=1 COMPARE_ROWS="run session-exec" "$COMPARE" "$BUILD" "$BUILD" >"$out" 2>"$err"
 rc=$?
 for row in run session-exec; do
-	if [ $rc -eq 0 ] && grep -Eq "^$row +1 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+x +[01]/1$" "$out"; then
-		ok "one pair of $row: medians and ratios"
+	if [ $rc -eq 0 ] && [ "$(grep -Ec "^$row +1 +[0-9.]+ +[0-9.]+ +[0-9.]+x +[0-9.]+x +[01]/1$" "$out")" -eq $tables ]; then
+		ok "one pair of $row: medians and ratios ($tables tables)"
 	else
 		not_ok "one pair of $row (exit $rc: $(head -c 300 "$out") $(head -c 300 "$err"))"
 	fi
