@@ -76,6 +76,12 @@ static const char *violations_name(const struct policy *p, size_t offset)
                 *(const enum policy_violations *) (const void *) ((const char *) p + offset));
 }
 
+static const char *limits_name(const struct policy *p, size_t offset)
+{
+        return policy_limits_to_string(
+                *(const enum policy_limits *) (const void *) ((const char *) p + offset));
+}
+
 #define AT(field)    .offset = offsetof(struct policy, field)
 #define COUNT(field) .count_offset = offsetof(struct policy, field)
 #define ENUM(fn)     V_ENUM, .enum_name = (fn)
@@ -119,6 +125,7 @@ static const struct value_key value_keys[] = {
         {"apparmor", ENUM(layer_name), AT(apparmor)},
         {"apparmor_profile", V_STRING, AT(apparmor_profile)},
         {"violations", ENUM(violations_name), AT(violations)},
+        {"limits", ENUM(limits_name), AT(limits)},
         {"pty_limit", V_COUNT, AT(pty_limit)},
         {"inotify_limit", V_COUNT, AT(inotify_limit)},
         {"inotify_watch_limit", V_COUNT, AT(inotify_watch_limit)},

@@ -180,6 +180,8 @@ int policy_write_json(const struct policy *p, FILE *f)
         }
         key(f, &first, "violations");
         json_write_string(f, policy_violations_to_string(p->violations));
+        key(f, &first, "limits");
+        json_write_string(f, policy_limits_to_string(p->limits));
         static const struct {
                 const char *name;
                 size_t offset;

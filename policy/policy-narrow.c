@@ -57,6 +57,12 @@ static const int layer_rank[_POLICY_LAYER_MAX] = {
         [POLICY_LAYER_OFF] = 2,
 };
 
+/* strict refuses where best_effort would run with less. */
+static const int limits_rank[_POLICY_LIMITS_MAX] = {
+        [POLICY_LIMITS_STRICT] = 0,
+        [POLICY_LIMITS_BEST_EFFORT] = 1,
+};
+
 #define AT(field)    .offset = offsetof(struct policy, field)
 #define COUNT(field) .count_offset = offsetof(struct policy, field)
 
@@ -100,6 +106,7 @@ static const struct narrow_rule narrow_rules[] = {
         {"apparmor", N_RANK, AT(apparmor), .rank = layer_rank},
         {"apparmor_profile", .kind = N_NONE},
         {"violations", .kind = N_NONE},
+        {"limits", N_RANK, AT(limits), .rank = limits_rank},
         /* Kernel quotas: 0 allows none, the narrowest. */
         {"pty_limit", N_LOWER, AT(pty_limit)},
         {"inotify_limit", N_LOWER, AT(inotify_limit)},

@@ -542,6 +542,11 @@ static const char *violations_name(int v)
         return policy_violations_to_string((enum policy_violations) v);
 }
 
+static const char *limits_name(int v)
+{
+        return policy_limits_to_string((enum policy_limits) v);
+}
+
 #define OFFSET(field)   .offset = offsetof(struct policy, field)
 #define COUNT(field)    .count_offset = offsetof(struct policy, field)
 #define SIZE_HINT       " (use e.g. 512M, 2G)"
@@ -618,6 +623,7 @@ static const struct policy_key policy_keys[] = {
         {"apparmor_profile", parse_string_key, OFFSET(apparmor_profile), .expect = "a profile name",
          .normalize = normalize_profile},
         {"violations", OFFSET(violations), ENUM_KEY(violations_name)},
+        {"limits", OFFSET(limits), ENUM_KEY(limits_name)},
         {"pty_limit", parse_number_key, OFFSET(pty_limit), QUOTA_KEY(1, POLICY_PTY_LIMIT_MAX)},
         {"inotify_limit", parse_number_key, OFFSET(inotify_limit), QUOTA_KEY(0, POLICY_QUOTA_MAX)},
         {"inotify_watch_limit", parse_number_key, OFFSET(inotify_watch_limit),

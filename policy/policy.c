@@ -336,6 +336,21 @@ static const char *const violations_names[_POLICY_VIOLATIONS_MAX] = {
         [POLICY_VIOLATIONS_FULL] = "full",
 };
 
+static const char *const limits_names[_POLICY_LIMITS_MAX] = {
+        [POLICY_LIMITS_STRICT] = "strict",
+        [POLICY_LIMITS_BEST_EFFORT] = "best_effort",
+};
+
+const char *policy_limits_to_string(enum policy_limits v)
+{
+        return enum_to_string(limits_names, ARRAY_SIZE(limits_names), (int) v);
+}
+
+int policy_limits_from_string(const char *s)
+{
+        return enum_from_string(limits_names, ARRAY_SIZE(limits_names), s);
+}
+
 const char *policy_violations_to_string(enum policy_violations v)
 {
         return enum_to_string(violations_names, ARRAY_SIZE(violations_names), (int) v);
@@ -689,6 +704,7 @@ static const struct enum_check {
         {"apparmor", offsetof(struct policy, apparmor), layer_names, ARRAY_SIZE(layer_names)},
         {"violations", offsetof(struct policy, violations), violations_names,
          ARRAY_SIZE(violations_names)},
+        {"limits", offsetof(struct policy, limits), limits_names, ARRAY_SIZE(limits_names)},
 };
 
 static int check_enums(const struct policy *p, psrun_error *err)

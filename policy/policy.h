@@ -39,6 +39,16 @@ enum policy_violations {
         _POLICY_VIOLATIONS_MAX,
 };
 
+/* What a run does with memory_limit, cpu_limit and pids_limit where no
+ * cgroup can hold them (rootless without a delegated cgroup v2 subtree,
+ * docs/rootless.md): refuse to start, or apply what rlimits can and say
+ * per limit in the result's layers what holds. */
+enum policy_limits {
+        POLICY_LIMITS_STRICT,
+        POLICY_LIMITS_BEST_EFFORT,
+        _POLICY_LIMITS_MAX,
+};
+
 /* The gVisor platform runsc runs the sandbox on (backend: gvisor). */
 enum policy_gvisor_platform {
         POLICY_GVISOR_PLATFORM_AUTO, /* the first that works here (runtime/gvisor-platform.c) */
@@ -127,6 +137,7 @@ struct policy {
         enum policy_layer apparmor;
         char *apparmor_profile; /* NULL: psrun's generated "psrun-default" */
         enum policy_violations violations;
+        enum policy_limits limits;
 
         /* Kernel quotas that the sandbox's user namespace would otherwise
          * share with host root, its creator (docs/security.md). */
@@ -228,6 +239,8 @@ const char *policy_layer_to_string(enum policy_layer v);
 int policy_layer_from_string(const char *s);
 const char *policy_violations_to_string(enum policy_violations v);
 int policy_violations_from_string(const char *s);
+const char *policy_limits_to_string(enum policy_limits v);
+int policy_limits_from_string(const char *s);
 
 /* Closest known policy key to `key` within a small edit distance, or NULL. */
 const char *policy_suggest_key(const char *key);

@@ -39,6 +39,7 @@ WRAP(policy_backend_to_string, enum policy_backend)
 WRAP(policy_gvisor_platform_to_string, enum policy_gvisor_platform)
 WRAP(policy_layer_to_string, enum policy_layer)
 WRAP(policy_violations_to_string, enum policy_violations)
+WRAP(policy_limits_to_string, enum policy_limits)
 WRAP(violation_layer_to_string, enum violation_layer)
 WRAP(oci_status_to_string, enum oci_status)
 WRAP(oci_hook_kind_to_string, enum oci_hook_kind)
@@ -69,6 +70,8 @@ static const struct names_table tables[] = {
          _POLICY_LAYER_MAX + 2, _POLICY_LAYER_MAX},
         {"policy violations", policy_violations_to_string_int, policy_violations_from_string, -2,
          _POLICY_VIOLATIONS_MAX + 2, _POLICY_VIOLATIONS_MAX},
+        {"policy limits", policy_limits_to_string_int, policy_limits_from_string, -2,
+         _POLICY_LIMITS_MAX + 2, _POLICY_LIMITS_MAX},
         {"violation layer", violation_layer_to_string_int, violation_layer_from_string, -2,
          _VIOLATION_LAYER_MAX + 2, _VIOLATION_LAYER_MAX},
         {"oci status", oci_status_to_string_int, status_from_string, -2, _OCI_STATUS_MAX + 2,

@@ -56,6 +56,7 @@ static const struct {
         {"apparmor", "off", NULL},
         {"apparmor_profile", "custom", NULL},
         {"violations", "full", NULL},
+        {"limits", "best_effort", NULL},
         {"pty_limit", "8", NULL},
         {"inotify_limit", "3", NULL},
         {"inotify_watch_limit", "100", NULL},

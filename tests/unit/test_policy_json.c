@@ -168,6 +168,7 @@ static void expect_same_policy(const struct policy *a, const struct policy *b)
         cr_expect_eq(a->apparmor, b->apparmor, "apparmor");
         expect_opt_str_eq(a->apparmor_profile, b->apparmor_profile, "apparmor_profile");
         cr_expect_eq(a->violations, b->violations, "violations");
+        cr_expect_eq(a->limits, b->limits, "limits");
         cr_expect_eq(a->pty_limit, b->pty_limit, "pty_limit");
         cr_expect_eq(a->inotify_limit, b->inotify_limit, "inotify_limit");
         cr_expect_eq(a->inotify_watch_limit, b->inotify_watch_limit, "inotify_watch_limit");
@@ -227,7 +228,7 @@ Test(policy_json, every_field_comes_back)
                           "mounts: [{source: ./rel, target: /workspace/rel, readonly: false}, "
                           "/src:/src]\n"
                           "hostname: box-1\nlandlock: required\napparmor: off\n"
-                          "apparmor_profile: my-profile\nviolations: full\n"
+                          "apparmor_profile: my-profile\nviolations: full\nlimits: best_effort\n"
                           "install_allow_domains: [pypi.test, '@npm']\n"
                           "pip_index_url: http://pypi.test/simple\n"
                           "npm_registry: https://npm.test:8443/registry/\n"
