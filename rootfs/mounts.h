@@ -103,6 +103,12 @@ struct rootfs_plan {
         size_t n_steps, cap_steps;
         char **strings; /* owned copies the steps point into */
         size_t n_strings, cap_strings;
+        /* The host's bind sources are cloned by the child, in its own mount
+         * namespace (rootfs_sources_clone_host), not by the parent: psrun
+         * without root may not clone mounts of the host's namespace. */
+        bool sources_in_child;
+        /* One id mapped (rootfs_options.one_id): no gid=5 for devpts. */
+        bool one_id;
 };
 
 /* Appending copies every string into the plan. Returns 0, -ENOMEM, or -E2BIG
@@ -154,6 +160,12 @@ void rootfs_overlay_free(struct rootfs_overlay *o);
  * On failure *failed is the step's index. */
 int rootfs_sources_clone_nodes(const struct rootfs_plan *plan, int nodes_fd, int *fds,
                                const char *dir, size_t *failed);
+
+/* In the child of a plan with sources_in_child (async-signal-safe): what
+ * rootfs_sources_open would have cloned, from the child's copy of the
+ * host's mount namespace, which its user namespace owns; idmapped binds are
+ * refused (-EOPNOTSUPP). On failure *failed is the step's index. */
+int rootfs_sources_clone_host(const struct rootfs_plan *plan, int *fds, size_t *failed);
 
 /* "mount proc on /proc", "bind /usr on /usr" — for error messages. */
 void mount_step_describe(const struct mount_step *step, char *buf, size_t len);

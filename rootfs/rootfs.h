@@ -40,6 +40,10 @@ struct rootfs_options {
         size_t n_mounts;
         uint64_t pty_limit;      /* max= of the sandbox's devpts instance; 0: the kernel's */
         const char *resolv_conf; /* NULL: no resolver (network none) */
+        /* The sandbox's user namespace maps one id (rootless without
+         * subordinate ids, docs/rootless.md): psrun's own mounts are owned
+         * by uid:gid, not root, and devpts has no tty group. */
+        bool one_id;
 };
 
 int rootfs_plan_standalone(const struct rootfs_options *opts, struct rootfs_plan *plan,

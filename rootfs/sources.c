@@ -165,6 +165,30 @@ static int make_node(int dir, const struct mount_step *s)
         return 0;
 }
 
+/* The steps whose host source is cloned before the pivot. */
+static bool clones_host_source(const struct mount_step *st)
+{
+        return st->op == MOUNT_OP_MASK || (st->op == MOUNT_OP_BIND && st->from_host && !st->node);
+}
+
+int rootfs_sources_clone_host(const struct rootfs_plan *plan, int *fds, size_t *failed)
+{
+        for (size_t i = 0; i < plan->n_steps; i++) {
+                const struct mount_step *st = &plan->steps[i];
+                if (!clones_host_source(st) || fds[i] >= 0)
+                        continue;
+                int r = st->idmap_uids || st->idmap_userns ? -EOPNOTSUPP
+                                                           : clone_source(st, &fds[i]);
+                if (r == -ENOENT && st->optional)
+                        r = 0;
+                if (r < 0) {
+                        *failed = i;
+                        return r;
+                }
+        }
+        return 0;
+}
+
 int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s, psrun_error *err)
 {
         *s = (struct rootfs_sources) ROOTFS_SOURCES_INIT;
@@ -191,7 +215,7 @@ int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s
                                 r = s->nodes_fd;
                         if (r == 0)
                                 r = make_node(s->nodes_fd, st);
-                } else if (st->op == MOUNT_OP_MASK || (st->op == MOUNT_OP_BIND && st->from_host)) {
+                } else if (clones_host_source(st) && !plan->sources_in_child) {
                         r = clone_source(st, &s->fds[i]);
                         if (r == -ENOENT && st->optional)
                                 r = 0;

@@ -156,12 +156,15 @@ int rootfs_add_dev(struct rootfs_plan *plan, uint64_t shm_size, uint64_t pty_lim
         snprintf(opts, sizeof(opts), "mode=1777,size=%llu", (unsigned long long) shm_size);
         /* A new instance with its own max=: the kernel's pool of ptys
          * (kernel.pty.max) is shared by every instance but the host's. */
+        /* With one id mapped there is no tty group to own the ptys. */
+        const char *tty_gid = plan->one_id ? "" : ",gid=5";
         if (pty_limit)
                 snprintf(pts_opts, sizeof(pts_opts),
-                         "newinstance,ptmxmode=0666,mode=0620,gid=5,max=%llu",
+                         "newinstance,ptmxmode=0666,mode=0620%s,max=%llu", tty_gid,
                          (unsigned long long) pty_limit);
         else
-                snprintf(pts_opts, sizeof(pts_opts), "newinstance,ptmxmode=0666,mode=0620,gid=5");
+                snprintf(pts_opts, sizeof(pts_opts), "newinstance,ptmxmode=0666,mode=0620%s",
+                         tty_gid);
         for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(steps); i++)
                 r = rootfs_plan_add(plan, &steps[i]);
         if (r < 0)

@@ -80,6 +80,17 @@ static int add_system_dir(struct rootfs_plan *plan, const struct rootfs_options 
         return r;
 }
 
+/* The owner of psrun's own mounts: root, or the one id mapped. */
+static uid_t root_uid(const struct rootfs_options *o)
+{
+        return o->one_id ? o->uid : 0;
+}
+
+static gid_t root_gid(const struct rootfs_options *o)
+{
+        return o->one_id ? o->gid : 0;
+}
+
 static int add_tmpfs(struct rootfs_plan *plan, const char *path, mode_t mode, uint64_t size,
                      uid_t uid, gid_t gid)
 {
@@ -182,8 +193,9 @@ int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *p
                            psrun_error *err)
 {
         int r = 0;
+        plan->one_id = o->one_id;
         if (!o->readonly)
-                r = add_tmpfs(plan, SCRATCH, 0700, o->workspace_size, 0, 0);
+                r = add_tmpfs(plan, SCRATCH, 0700, o->workspace_size, root_uid(o), root_gid(o));
         for (const char *const *d = system_dirs; r >= 0 && *d; d++)
                 r = add_system_dir(plan, o, *d);
         if (r >= 0 && !o->readonly) {
@@ -195,7 +207,7 @@ int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *p
         if (r >= 0)
                 r = add_tmpfs(plan, "/workspace", 0755, o->workspace_size, o->uid, o->gid);
         if (r >= 0)
-                r = add_tmpfs(plan, "/tmp", 01777, o->tmp_size, 0, 0);
+                r = add_tmpfs(plan, "/tmp", 01777, o->tmp_size, root_uid(o), root_gid(o));
         if (r >= 0)
                 r = rootfs_add_dev(plan, o->tmp_size, o->pty_limit);
         if (r >= 0)
@@ -366,7 +378,7 @@ int rootfs_plan_image(const struct rootfs_options *o, const struct rootfs_image_
 
         r = add_tmpfs(plan, "/workspace", 0755, o->workspace_size, o->uid, o->gid);
         if (r >= 0)
-                r = add_tmpfs(plan, "/tmp", 01777, o->tmp_size, 0, 0);
+                r = add_tmpfs(plan, "/tmp", 01777, o->tmp_size, root_uid(o), root_gid(o));
         if (r >= 0)
                 r = rootfs_add_dev(plan, o->tmp_size, o->pty_limit);
         size_t proc_at = plan->n_steps;

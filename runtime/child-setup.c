@@ -252,11 +252,16 @@ int step_open_sources(struct child_ctx *c)
         const struct rootfs_sources *src = c->sources;
         for (size_t i = 0; i < rp->n_steps; i++)
                 c->host_fds[i] = src && i < src->n ? src->fds[i] : -1;
+        size_t failed = 0;
+        /* Rootless: the host's sources are ours to clone, here. */
+        int r = rp->sources_in_child ? rootfs_sources_clone_host(rp, c->host_fds, &failed) : 0;
+        if (r < 0) {
+                c->index = (uint32_t) failed;
+                return r;
+        }
         if (!src)
                 return 0;
-        size_t failed = 0;
-        int r = rootfs_sources_clone_nodes(rp, src->nodes_fd, c->host_fds, c->plan->base_dir,
-                                           &failed);
+        r = rootfs_sources_clone_nodes(rp, src->nodes_fd, c->host_fds, c->plan->base_dir, &failed);
         if (r < 0)
                 c->index = (uint32_t) failed;
         return r;
@@ -454,7 +459,8 @@ int step_root_id(struct child_ctx *c)
          * needed to reach the bind sources. From here on it is the user
          * namespace's root: an unprivileged id on the host. (Files can only
          * be created in the sandbox's own tmpfs by an id mapped in it.) */
-        if (sys_setresgid(0) < 0 || sys_setresuid(0) < 0)
+        if (sys_setresgid(c->plan->rootless.setup_gid) < 0 ||
+            sys_setresuid(c->plan->rootless.setup_uid) < 0)
                 return -errno;
         /* A credential change clears the parent-death signal: set it again. */
         if (c->plan->pdeathsig && prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)

@@ -20,6 +20,7 @@
 #include "common/fdpass.h"
 #include "common/fileio.h"
 #include "runtime/cgroup/cgroup.h"
+#include "runtime/rootless.h"
 
 /*
  * A new cgroup namespace's root is the cgroup its creator is in at that
@@ -134,15 +135,30 @@ static int release(struct launch *l, char what, psrun_error *err)
         return psrun_error_errno(err, r, "sync: release the child");
 }
 
+/* Rootless: the user's subordinate ranges through the setuid helpers, or
+ * the one id the user may map itself once setgroups is off. Root: the maps
+ * as they are. */
+static int write_id_maps(pid_t pid, const struct plan *plan, psrun_error *err)
+{
+        int r;
+        if (plan->rootless.subids)
+                return idmap_apply_helpers(pid, plan, err);
+        if (plan->rootless.setgroups_deny && (r = write_proc_file(pid, "setgroups", "deny")) < 0)
+                return psrun_error_errno(err, r, "identity: write setgroups");
+        if (plan->uid_map[0] && (r = write_proc_file(pid, "uid_map", plan->uid_map)) < 0)
+                return psrun_error_errno(err, r, "identity: write uid_map");
+        if (plan->gid_map[0] && (r = write_proc_file(pid, "gid_map", plan->gid_map)) < 0)
+                return psrun_error_errno(err, r, "identity: write gid_map");
+        return 0;
+}
+
 int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg, psrun_error *err)
 {
         /* The child waits until its ids are mapped; it then builds its root
          * while we put it in its cgroups. */
-        int r;
-        if (plan->uid_map[0] && (r = write_proc_file(l->pid, "uid_map", plan->uid_map)) < 0)
-                return psrun_error_errno(err, r, "identity: write uid_map");
-        if (plan->gid_map[0] && (r = write_proc_file(l->pid, "gid_map", plan->gid_map)) < 0)
-                return psrun_error_errno(err, r, "identity: write gid_map");
+        int r = write_id_maps(l->pid, plan, err);
+        if (r < 0)
+                return r;
         /* The child makes its cgroup namespace right after this release:
          * it must be in its cgroups by then. */
         if (cgroupns_after_attach(plan, cg) && (r = cgroup_attach(cg, l->pid, err)) < 0)

@@ -28,6 +28,7 @@
 #include "runtime/child.h"
 #include "runtime/launch.h"
 #include "runtime/plan.h"
+#include "runtime/rootless.h"
 #include "runtime/violations-watch.h"
 
 struct supervisor {
@@ -305,9 +306,10 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
                 plan_log_landlock_denials(&plan);
         /* disk_full's tmpfs, from the command (a session has its own). */
         plan.report_workspace = plan.report_exec;
-        run_result_set_layers(res, &plan);
         _cleanup_(cgroup_destroyp) struct cgroup *cg = NULL;
-        r = cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
+        r = plan.rootless.active ? rootless_plan_limits(pol, &plan, o->cgroup_parent, &cg, err)
+                                 : cgroup_create(o->cgroup_parent, &plan.limits, &cg, err);
+        run_result_set_layers(res, &plan);
         if (r < 0)
                 return run_result_setup_error(res, err, r);
         fault_point("run:cgroup");
@@ -356,7 +358,7 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         };
         /* Cgroups of psrun runs that were killed are removed while the
          * sandbox starts up (it runs on the other core meanwhile). */
-        if (r >= 0)
+        if (r >= 0 && cg)
                 (void) cgroup_gc_siblings(cg, NULL);
 
         int init_status;

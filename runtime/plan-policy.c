@@ -15,6 +15,7 @@
 #include "policy/seccomp-notify.h"
 #include "rootfs/rootfs.h"
 #include "runtime/plan.h"
+#include "runtime/rootless.h"
 
 #define SANDBOX_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
@@ -361,6 +362,18 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
         p->uid = pol->uid;
         p->gid = pol->gid;
+        if (rootless_active()) {
+                /* Images are shifted into root's id range by the store: a
+                 * later slice of rootless mode (docs/rootless.md). */
+                r = pol->image ? psrun_error_set(err, EOPNOTSUPP,
+                                                 "image: not supported without root yet "
+                                                 "(docs/rootless.md)")
+                               : rootless_plan_identity(pol, p, err);
+                if (r < 0) {
+                        plan_free(p);
+                        return r;
+                }
+        }
         p->loopback_up = p->net.loopback_up;
         p->use_init = true;
         p->pdeathsig = true;
@@ -431,6 +444,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 .mounts = mounts,
                 .n_mounts = pol->n_mounts,
                 .pty_limit = pol->pty_limit,
+                .one_id = p->rootless.active && !p->rootless.subids,
         };
         /* The lease last but one: the sandbox's resolv.conf names the
          * gateway. plan_free() gives it back. */
@@ -453,6 +467,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         } else if (r >= 0) {
                 r = rootfs_plan_standalone(&ro, &p->rootfs, err);
         }
+        p->rootfs.sources_in_child = p->rootless.active;
         /* `tools` fail the plan, before any command starts. */
         if (r >= 0)
                 r = plan_check_planned_tools(pol, p, err);

@@ -112,6 +112,19 @@ struct plan {
         gid_t gid;
         gid_t *groups;
         size_t n_groups;
+        /* psrun without root (runtime/rootless.h); all zero for root. */
+        struct plan_rootless {
+                bool active;
+                bool subids; /* the maps are the user's subordinate ranges: newuidmap writes them */
+                bool setgroups_deny; /* one id: the kernel takes a gid_map only after "deny" */
+                /* The ids the child takes for its set-up (step_root_id): 0,
+                 * or the one id mapped. */
+                uid_t setup_uid;
+                gid_t setup_gid;
+                /* What holds each limit, for the result's layers: "cgroup",
+                 * "rlimit_as", "not enforced"... (static strings). */
+                const char *memory, *cpu, *pids, *disk, *timeout;
+        } rootless;
 
         /* network: planned and leased by the parent (netns/netns.h); the
          * parent builds it between clone3 and the release */

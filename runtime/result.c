@@ -54,6 +54,26 @@ void run_result_write_network(const struct netns_stats *n, FILE *f)
         fprintf(f, "],\"denied_more\":%llu}", (unsigned long long) n->denied_more);
 }
 
+/* "rootless":true, the identity, and per limit what holds it. */
+static void write_rootless_layers(const struct run_result *r, FILE *f)
+{
+        const struct {
+                const char *name, *value;
+        } limits[] = {
+                {"memory", r->rootless.memory},   {"cpu", r->rootless.cpu},
+                {"pids", r->rootless.pids},       {"disk", r->rootless.disk},
+                {"timeout", r->rootless.timeout},
+        };
+        fputs(",\"rootless\":true,\"identity\":", f);
+        json_write_string(f, r->rootless.identity);
+        fputs(",\"limits\":{", f);
+        for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+                fprintf(f, "%s\"%s\":", i ? "," : "", limits[i].name);
+                json_write_string(f, limits[i].value[0] ? limits[i].value : "not enforced");
+        }
+        fputs("}", f);
+}
+
 void run_result_write_json(const struct run_result *r, FILE *f)
 {
         fputc('{', f);
@@ -85,6 +105,8 @@ void run_result_write_fields(const struct run_result *r, FILE *f)
                 json_write_string(f, r->layers.landlock);
                 fputs(",\"apparmor\":", f);
                 json_write_string(f, r->layers.apparmor);
+                if (r->rootless.active)
+                        write_rootless_layers(r, f);
                 fputs("}", f);
         }
         if (r->reason == RUN_REASON_SETUP_ERROR) {
@@ -149,4 +171,20 @@ void run_result_set_layers(struct run_result *res, const struct plan *plan)
                  plan->apparmor.active ? "on"
                  : plan->apparmor_off  ? "off"
                                        : "unavailable");
+        const struct plan_rootless *rl = &plan->rootless;
+        res->rootless.active = rl->active;
+        if (!rl->active)
+                return;
+        snprintf(res->rootless.identity, sizeof(res->rootless.identity), "%s",
+                 rl->subids ? "subordinate ids" : "one id");
+        const struct {
+                char *out;
+                const char *value;
+        } limits[] = {
+                {res->rootless.memory, rl->memory},   {res->rootless.cpu, rl->cpu},
+                {res->rootless.pids, rl->pids},       {res->rootless.disk, rl->disk},
+                {res->rootless.timeout, rl->timeout},
+        };
+        for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+                snprintf(limits[i].out, 16, "%s", limits[i].value ? limits[i].value : "");
 }

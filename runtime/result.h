@@ -40,6 +40,14 @@ struct run_result {
                 char landlock[16];
                 char apparmor[16];
         } layers;
+        /* Rootless runs only (docs/rootless.md), written into the JSON's
+         * layers: the identity ("subordinate ids", "one id") and what holds
+         * each limit ("cgroup", "rlimit_as", "not enforced", ...). */
+        struct {
+                bool active;
+                char identity[24];
+                char memory[16], cpu[16], pids[16], disk[16], timeout[16];
+        } rootless;
         struct netns_stats network;   /* restricted and full mode */
         struct violations violations; /* what the layers refused (mode off: none) */
 };

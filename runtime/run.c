@@ -23,14 +23,16 @@ int run_sandbox(const struct policy *pol, char *const argv[], const struct run_o
                 r = policy_check_network_alone(pol, err);
         if (r < 0)
                 return run_result_setup_error(res, err, r);
-        /* Mapping a range of ids and creating cgroups are root's. */
-        if (geteuid() != 0)
+        /* Without root the native backend maps the user's own ids and holds
+         * limits as it can (runtime/rootless.h); gVisor's runsc is not run
+         * rootless yet. */
+        if (geteuid() != 0 && pol->backend != POLICY_BACKEND_NATIVE)
                 return run_result_setup_error(
                         res, err,
                         psrun_error_set(err, EPERM,
-                                        "run: psrun needs root: it maps a range of "
-                                        "user ids and creates cgroups (rootless mode "
-                                        "is not supported yet)"));
+                                        "backend: %s needs root (rootless psrun runs only "
+                                        "`backend: native` yet, docs/rootless.md)",
+                                        policy_backend_to_string(pol->backend)));
         const struct backend_ops *b = backend_of(pol->backend);
         if (!b)
                 return run_result_setup_error(res, err,

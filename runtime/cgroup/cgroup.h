@@ -127,6 +127,15 @@ int cgroup_gc(const char *parent, psrun_error *err);
  * the host's tables again: what psrun run does while its sandbox starts. */
 int cgroup_gc_siblings(const struct cgroup *cg, psrun_error *err);
 
+/* Rootless (runtime/cgroup/delegate.c): the parent, for cgroup_create, of
+ * sandboxes in the cgroup v2 subtree systemd delegates to the caller's
+ * user@UID.service (its psrun.slice child, made if missing), in *ret; 1
+ * found, 0 none (cgroup v1, no such unit, not the caller's, not delegated),
+ * -ENOMEM. cgroup_delegated_in is its pure part: the parent from the text
+ * of /proc/self/cgroup. */
+int cgroup_find_delegated(char **ret);
+int cgroup_delegated_in(const char *self_cgroup, uid_t uid, char **ret);
+
 /* Path (for messages and tests) of the cgroup in the named controller
  * hierarchy ("memory", "pids", "unified"), or NULL. */
 const char *cgroup_path(const struct cgroup *cg, const char *controller);

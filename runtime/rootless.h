@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+#pragma once
+
+/*
+ * psrun as a user with no privileges (docs/rootless.md): the identity a
+ * sandbox gets (the user's subordinate ids through newuidmap/newgidmap, or
+ * the user's one id), and what holds its limits when no cgroup can
+ * (rlimits, or a refusal). Root's runs never come here.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/error.h"
+#include "policy/policy.h"
+
+struct plan;
+struct cgroup;
+
+/* One line of /etc/subuid or /etc/subgid: `count` ids from `start`. */
+struct subid_range {
+        uint64_t start, count;
+};
+
+/* Pure: the first line of text ("NAME:START:COUNT" or "UID:START:COUNT")
+ * for the user called name (may be NULL) or with id uid, with a count of at
+ * least 1. 1: found, 0: none, -EINVAL: a malformed line for that user. */
+int subid_find(const char *text, const char *name, uid_t uid, struct subid_range *out);
+
+/* True when psrun runs without root (its effective uid is not 0). */
+bool rootless_active(void);
+
+/* The identity of a rootless sandbox, into the plan: the id maps (the
+ * user's first subordinate range when /etc/subuid and /etc/subgid have one
+ * and newuidmap is installed, else the user's own id, as the policy's
+ * `user` inside), the ids the child takes for its set-up, and the layer's
+ * description for the result. */
+int rootless_plan_identity(const struct policy *pol, struct plan *p, psrun_error *err);
+
+/* The cgroup of a rootless run: in cgroup_parent (the caller's, or the
+ * delegated subtree found from /proc/self/cgroup) when one is writable;
+ * else *cg is NULL and the policy's memory, cpu and pids limits either fail
+ * closed (`limits: strict`, when the policy asked for them) or become
+ * rlimits of the plan. Every limit's enforcement goes into the plan. */
+int rootless_plan_limits(const struct policy *pol, struct plan *p, const char *cgroup_parent,
+                         struct cgroup **cg, psrun_error *err);
+
+/* Writes the plan's id maps of pid with newuidmap and newgidmap (found in
+ * the system's directories, not in $PATH); their first line of complaint is
+ * the error (runtime/idmap.c). */
+int idmap_apply_helpers(pid_t pid, const struct plan *p, psrun_error *err);
