@@ -8,7 +8,9 @@ set -eu
 # the clients tier; crun and dpkg-dev (dpkg-source): the peer tier, which
 # unpacks crun's source package and compares with crun where it runs;
 # runsc: the gVisor backend (backend: gvisor) and its tier; umoci: the image
-# tier's cross-check of layer unpacking. libcurl4 and libssl3 (libcrypto):
+# tier's cross-check of layer unpacking. uidmap (newuidmap, newgidmap),
+# passwd (useradd) and bubblewrap: the rootless tier and bench/rootless.sh.
+# libcurl4 and libssl3 (libcrypto):
 # loaded by image/ at the first pull (dlopen), the -dev package for curl.h;
 # docker-registry, skopeo, apache2-utils (htpasswd): the registry tier's
 # registry, pushes and credentials. containernetworking-plugins (bridge,
@@ -19,6 +21,7 @@ build-essential pkg-config clang-format clang libclang-rt-14-dev
 libseccomp-dev libcap-dev libyaml-dev zlib1g-dev libzstd-dev
 libcriterion-dev
 busybox-static python3 iproute2 nftables procps util-linux
+uidmap bubblewrap passwd
 qemu-system-x86
 docker.io containerd
 podman conmon

@@ -121,6 +121,28 @@ if [ -x "$BUILD/psrun" ]; then
 	fi
 fi
 
+# psrun run as users with no privileges, made and removed by the tier
+# (tests/rootless, docs/rootless.md).
+if [ -x "$BUILD/psrun" ]; then
+	echo "== rootless: psrun run as users without privileges"
+	start=$(date +%s)
+	tests/rootless/run.sh "$BUILD" </dev/null | tee "$log"
+	rl_status=${PIPESTATUS[0]}
+	line=$(grep -E '^rootless: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$log" | tail -1)
+	if [ -n "$line" ]; then
+		read -r rp rf rs <<<"$(sed -E 's/rootless: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped/\1 \2 \3/' <<<"$line")"
+		total_pass=$((total_pass + rp))
+		total_fail=$((total_fail + rf))
+		total_skip=$((total_skip + rs))
+	else
+		total_fail=$((total_fail + 1))
+	fi
+	echo "== rootless: ${line:-no summary} ($(($(date +%s) - start)) s)"
+	if [ "$rl_status" -ne 0 ] || [ -z "$line" ]; then
+		failed_tiers="$failed_tiers rootless"
+	fi
+fi
+
 # The registry client and the image store against Debian's docker-registry
 # in a network namespace the tier creates (tests/registry, docs/images.md).
 if [ -x "$BUILD/tests/registry/imgtool" ]; then
