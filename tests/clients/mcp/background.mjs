@@ -12,48 +12,16 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
+import { check, finish, pidsOf, waitFor } from "./lib.mjs";
 
 const psrun = process.argv[2];
-let passed = 0, failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
-  }
-}
-
-function pidsOf(argv) {
-  const want = argv.join("\0") + "\0";
-  const found = [];
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (readFileSync(`/proc/${p}/cmdline`, "latin1") === want) found.push(Number(p));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-async function waitFor(cond, ms, what) {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const transport = new StdioClientTransport({
   command: psrun,
   args: ["mcp", "-o", "memory_limit=256M", "-o", "install_network=none", "-o",
     "background_limit=2"],
   stderr: "inherit",
+  env: { ...process.env },
 });
 const client = new Client({ name: "psrun-background", version: "1.0.0" });
 await client.connect(transport);
@@ -233,5 +201,4 @@ await check("tools/list: background_limit named, annotations truthful", async ()
 });
 
 await client.close();
-console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
-process.exit(failed ? 1 : 0);
+finish();

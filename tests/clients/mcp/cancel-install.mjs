@@ -11,22 +11,11 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { readdirSync, readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import assert from "node:assert/strict";
+import { check, finish, waitFor } from "./lib.mjs";
 
 const psrun = process.argv[2];
 const root = process.env.PSRUN_SESSION_ROOT;
 const marker = `fakepip-${process.pid}`;
-let passed = 0, failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
-  }
-}
 
 // Host processes of the fake installer: itself and its child (the server's
 // own command line names the marker too, in its PATH).
@@ -54,14 +43,6 @@ function installNets() {
       // not a session directory
     }
   return n;
-}
-
-async function waitFor(cond, ms, what) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 const transport = new StdioClientTransport({
@@ -95,5 +76,4 @@ await check("a cancelled install is killed with its network; the next call is an
 });
 
 await client.close();
-console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -9,20 +9,9 @@ import { Client } from "mcp-sdk-1.0.4/client/index.js";
 import { StdioClientTransport } from "mcp-sdk-1.0.4/client/stdio.js";
 import { CallToolResultSchema } from "mcp-sdk-1.0.4/types.js";
 import assert from "node:assert/strict";
+import { check, finish } from "./lib.mjs";
 
 const psrun = process.argv[2];
-let passed = 0, failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
-  }
-}
 
 // Every message the server sent, to check what it left out.
 const received = [];
@@ -30,6 +19,9 @@ const transport = new StdioClientTransport({
   command: psrun,
   args: ["mcp", "-o", "memory_limit=128M", "-o", "install_network=none"],
   stderr: "inherit",
+  // the tier's PSRUN_SESSION_ROOT reaches the server: its "no session left
+  // behind" check looks there
+  env: { ...process.env },
 });
 const client = new Client({ name: "psrun-old-client", version: "1.0.0" }, { capabilities: {} });
 await client.connect(transport);
@@ -99,5 +91,4 @@ await check("a background process works in 2024-11-05: its id in the text", asyn
 });
 
 await client.close();
-console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -9,22 +9,11 @@ import { Client, ProtocolError } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { readdirSync, readFileSync } from "node:fs";
 import assert from "node:assert/strict";
+import { check, finish, pidsOf, waitFor } from "./lib.mjs";
 
 const psrun = process.argv[2];
 const MODERN = "2026-07-28";
 const VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
-let passed = 0, failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
-  }
-}
 
 // psrun's own words are the first content item; what the sandbox wrote (a
 // command's stdout and stderr, a file's bytes) comes after, in items of
@@ -36,27 +25,6 @@ const sleep = (ms) => new Promise((res) => setTimeout(res, ms));
 
 // Processes of this host whose argv is exactly argv (the sandbox's are
 // visible from here: its pid namespace is a child of ours).
-function pidsOf(argv) {
-  const want = argv.join("\0") + "\0";
-  const found = [];
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (readFileSync(`/proc/${p}/cmdline`, "latin1") === want) found.push(Number(p));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-async function waitFor(cond, ms, what) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 function connectOpts(mode) {
   return [{ name: "psrun-test-2026", version: "1.0.0" }, { versionNegotiation: { mode } }];
@@ -69,6 +37,7 @@ function transport() {
     // cancelled while it waits).
     args: ["mcp", "-o", "memory_limit=128M", "-o", "output_limit=64K", "--max-execs", "1"],
     stderr: "inherit",
+    env: { ...process.env },
   });
 }
 
@@ -323,5 +292,4 @@ for (const [mode, era] of [[{ pin: MODERN }, MODERN], ["legacy", "2025-11-25"]])
   });
 }
 
-console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -7,20 +7,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { spawn } from "node:child_process";
 import assert from "node:assert/strict";
+import { check, finish } from "./lib.mjs";
 
 const psrun = process.argv[2];
-let passed = 0, failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
-  }
-}
 
 // psrun's own words are the first content item; what the sandbox wrote (a
 // command's stdout and stderr, a file's bytes) comes after, in items of
@@ -312,5 +301,4 @@ await check("stateless era: server/discover, resultType, -32022", async () => {
   assert.equal(lines[2].error.data.requested, "1999-01-01");
 });
 
-console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -13,22 +13,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import assert from "node:assert/strict";
+import { check, finish } from "./lib.mjs";
 
 const psrun = process.argv[2];
 const RSS_MAX = 64 << 20; // the server's peak RSS, docs/mcp.md
 const LINE_MAX = 10 << 20; // one JSON-RPC line, docs/mcp.md
-let passed = 0, failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
-  }
-}
 
 // A stdio transport of our own (the SDK's Transport interface), so that the
 // test sees every line the server writes as bytes, and its pid.
@@ -165,5 +154,4 @@ await check(`the server's peak RSS stays under ${mib(RSS_MAX)}, no line over ${m
 });
 
 await client.close();
-console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -10,20 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import assert from "node:assert/strict";
+import { check, finish } from "./lib.mjs";
 
 const psrun = process.argv[2];
-let passed = 0, failed = 0;
-
-async function check(name, fn) {
-  try {
-    await fn();
-    passed++;
-    console.log(`ok ${name}`);
-  } catch (e) {
-    failed++;
-    console.log(`not ok ${name}: ${String(e && e.message ? e.message : e).split("\n")[0]}`);
-  }
-}
 
 // The inspector keeps a catalog and secrets under $HOME: a home of its own,
 // removed at the end.
@@ -82,5 +71,4 @@ try {
   rmSync(home, { recursive: true, force: true });
 }
 
-console.log(`mcp: ${passed} passed, ${failed} failed, 0 skipped`);
-process.exit(failed ? 1 : 0);
+finish();

@@ -48,7 +48,7 @@ summary='^mcp: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$'
 run_client() {
 	local name=$1 script=$2 line status="" got="" own_failed=0
 	mkdir -m 700 "$state/$name"
-	cp "$here/$script" "$build/npm/$script"
+	cp "$here/$script" "$here/lib.mjs" "$build/npm/"
 	while IFS= read -r line; do
 		if [[ $line =~ $summary ]]; then
 			got=1
