@@ -21,9 +21,19 @@ fi
 suffix=$$$RANDOM
 SUB=psrs$suffix # with subordinate ids
 ONE=psro$suffix # without
+# userdel refuses while a process of the user is still exiting: retry, and
+# say so if the user stays.
 cleanup() {
-	userdel "$SUB" 2>/dev/null
-	userdel "$ONE" 2>/dev/null
+	local u i
+	for u in "$SUB" "$ONE"; do
+		id "$u" >/dev/null 2>&1 || continue
+		pkill -KILL -u "$u" 2>/dev/null
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			userdel "$u" 2>/dev/null && break
+			sleep 0.2
+		done
+		id "$u" >/dev/null 2>&1 && echo "rootless: could not remove test user $u" >&2
+	done
 }
 trap cleanup EXIT
 useradd -M -d /nonexistent -s /usr/sbin/nologin "$SUB" || { bad setup "useradd $SUB"; summary; exit 1; }
