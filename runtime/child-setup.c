@@ -134,7 +134,14 @@ int step_not_dumpable(struct child_ctx *c)
         /* Until execve this process holds psrun's host fds and runs psrun's
          * binary: a process of the container (the same uid when there is no
          * user namespace) must not open /proc/PID/fd/N, /proc/PID/cwd or
-         * /proc/PID/exe of it. execve makes the command dumpable again. */
+         * /proc/PID/exe of it. execve makes the command dumpable again.
+         * Rootless with one id, the parent (no privilege) writes our
+         * setgroups and id maps itself, which a non-dumpable process's /proc
+         * files refuse it: we turn it off once they are written
+         * (child_not_dumpable_after_maps). No other process is in our
+         * namespaces before then, and the user could trace psrun anyway. */
+        if (c->plan->rootless.setgroups_deny && !c->plan->rootless.subids)
+                return 0;
         return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ? -errno : 0;
 }
 

@@ -500,6 +500,10 @@ static _Noreturn void child_run(const struct plan *plan, int sync_fd,
          * exist: there are no maps to wait for. */
         if (!attach)
                 wait_parent(&c, CHILD_SYNC_MAPPED);
+        /* The one-id rootless case stayed dumpable for its maps (step_not_dumpable). */
+        if (plan->rootless.setgroups_deny && !plan->rootless.subids &&
+            prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                fail(&c, CHILD_STEP_SYNC, -errno, CHILD_EXIT_SETUP);
 
         umask(0);
         run_steps(&c, setup_steps, ARRAY_SIZE(setup_steps));
