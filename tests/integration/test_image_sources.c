@@ -73,7 +73,7 @@ Test(image_sources, docker_archive_imported_at_first_use_and_verified)
         snprintf(cmd, sizeof(cmd),
                  "set -e; cd %s; mkdir bad; tar -xf img.tar -C bad; "
                  "f=$(cd bad && python3 -c 'import json; print(json.load(open(\"manifest.json\"))"
-                 "[0][\"Layers\"][0])'); printf XXXX | dd of=bad/$f bs=1 seek=600 conv=notrunc "
+                 "[0][\"Layers\"][0])'); printf tamp | dd of=bad/$f bs=1 seek=600 conv=notrunc "
                  "status=none; (cd bad && tar -cf ../bad.tar *)",
                  img.dir);
         cr_assert_eq(test_sh(cmd), 0, "%s", cmd);
