@@ -16,47 +16,14 @@
 #include "integration/image.h"
 #include "session/common.h"
 
-static struct test_image img;
-
-static void setup(void)
-{
-        gv_require();
-        test_image_make(&img, NULL);
-}
-
-static void teardown(void)
-{
-        test_image_remove(&img);
-}
-
-TestSuite(gvisor_image, .init = setup, .fini = teardown, .timeout = 120);
+TEST_IMAGE_SUITE(gvisor_image, img, gv_require, .timeout = 120);
 
 /* psrun run -o backend=gvisor -o image=... -o image_store=... [extra] --
  * /bin/sh -c script */
 static void run_sh(struct test_run *r, const char *const *extra, const char *script)
 {
-        const char *argv[32];
-        size_t n = 0;
-        argv[n++] = "run";
-        argv[n++] = "-o";
-        argv[n++] = "backend=gvisor";
-        argv[n++] = "-o";
-        argv[n++] = img.ref;
-        argv[n++] = "-o";
-        argv[n++] = img.store;
-        for (size_t i = 0; extra && extra[i] && n < 26; i++)
-                argv[n++] = extra[i];
-        argv[n++] = "--";
-        argv[n++] = "/bin/sh";
-        argv[n++] = "-c";
-        argv[n++] = script;
-        argv[n] = NULL;
-        test_run_psrun(r, argv);
-}
-
-static const char *value(const char *kv)
-{
-        return strchr(kv, '=') + 1;
+        static const char *const gvisor[] = {"-o", "backend=gvisor", NULL};
+        test_image_run_sh(r, &img, gvisor, extra, script);
 }
 
 /* No mount of this process's namespace names the test's directory (the
@@ -81,7 +48,7 @@ static struct store_prune_stats remove_and_prune(void)
 {
         struct image_store *s = NULL;
         psrun_error err = {0};
-        cr_assert_eq(image_store_open(value(img.store), &s, &err), 0, "%s", err.msg);
+        cr_assert_eq(image_store_open(test_image_value(img.store), &s, &err), 0, "%s", err.msg);
         char ref[4200], real[4096];
         cr_assert_not_null(realpath(img.layout, real));
         snprintf(ref, sizeof(ref), "oci:%s:v1", real);
@@ -204,9 +171,11 @@ Test(gvisor_image, held_while_the_run_lives_and_nothing_left_after)
 Test(gvisor_image, a_session_on_the_image)
 {
         struct sess t;
-        const char *const kv[] = {"backend",      "gvisor",      "image",
-                                  value(img.ref), "image_store", value(img.store),
-                                  "tools",        "[sh]",        NULL};
+        const char *const kv[] = {"backend",     "gvisor",
+                                  "image",       test_image_value(img.ref),
+                                  "image_store", test_image_value(img.store),
+                                  "tools",       "[sh]",
+                                  NULL};
         sess_start(&t, kv);
         psrun_error err = {0};
         static const char data[] = "from-the-host\n";
@@ -244,30 +213,15 @@ Test(gvisor_image, a_session_on_the_image)
 
 Test(gvisor_image, a_session_missing_a_tool_fails_the_create)
 {
-        char root[64];
-        test_tmp_template(root, sizeof(root), "psrun-sess");
-        cr_assert_not_null(mkdtemp(root));
-        setenv("PSRUN_SESSION_ROOT", root, 1);
-        psrun_policy *p = psrun_policy_new();
-        psrun_error err = {0};
-        cr_assert_eq(psrun_policy_set(p, "backend", "gvisor", &err), 0, "%s", err.msg);
-        cr_assert_eq(psrun_policy_set(p, "image", value(img.ref), &err), 0, "%s", err.msg);
-        cr_assert_eq(psrun_policy_set(p, "image_store", value(img.store), &err), 0, "%s", err.msg);
         /* The host has python3 in /usr/bin; the image has not. */
-        cr_assert_eq(psrun_policy_set(p, "tools", "[sh, python]", &err), 0, "%s", err.msg);
-        psrun_session_options o = {.name = "t"};
-        psrun_session *s = NULL;
-        int r = psrun_session_create(p, &o, &s, &err);
-        psrun_policy_free(p);
-        cr_expect_lt(r, 0, "created without python");
+        const char *const kv[] = {"backend",     "gvisor",
+                                  "image",       test_image_value(img.ref),
+                                  "image_store", test_image_value(img.store),
+                                  "tools",       "[sh, python]",
+                                  NULL};
         char want[700];
         snprintf(want, sizeof(want),
                  "tools: `python` is not in the root of %s (no python3 or python on PATH)",
-                 value(img.ref));
-        cr_expect(strstr(err.msg, want), "got: %s\nwant: %s", err.msg, want);
-        if (s)
-                psrun_session_destroy(s, &err);
-        char cmd[128];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-        test_sh(cmd);
+                 test_image_value(img.ref));
+        sess_expect_create_fails(kv, want);
 }

@@ -68,3 +68,51 @@ static inline void test_image_remove(struct test_image *t)
         snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
         test_sh(cmd);
 }
+
+/* A suite with one image: VAR is built by the suite's init (after
+ * REQUIRE(), which skips or fails where the tier cannot run) and removed by
+ * its fini; further arguments are the suite's Criterion options. */
+#define TEST_IMAGE_SUITE(suite, var, require, ...)                                                 \
+        static struct test_image var;                                                              \
+        static void suite##_init(void)                                                             \
+        {                                                                                          \
+                require();                                                                         \
+                test_image_make(&var, NULL);                                                       \
+        }                                                                                          \
+        static void suite##_fini(void)                                                             \
+        {                                                                                          \
+                test_image_remove(&var);                                                           \
+        }                                                                                          \
+        TestSuite(suite, .init = suite##_init, .fini = suite##_fini, ##__VA_ARGS__)
+
+/* The value of "image=..." or "image_store=..." (t->ref, t->store). */
+static inline const char *test_image_value(const char *kv)
+{
+        return strchr(kv, '=') + 1;
+}
+
+/* psrun run [PRE...] -o image=... -o image_store=... [EXTRA...] --
+ * /bin/sh -c SCRIPT; PRE and EXTRA are NULL-terminated lists of
+ * arguments, either may be NULL. */
+static inline void test_image_run_sh(struct test_run *r, const struct test_image *t,
+                                     const char *const *pre, const char *const *extra,
+                                     const char *script)
+{
+        const char *argv[40];
+        size_t n = 0;
+        argv[n++] = "run";
+        for (size_t i = 0; pre && pre[i] && n < 8; i++)
+                argv[n++] = pre[i];
+        argv[n++] = "-o";
+        argv[n++] = t->ref;
+        argv[n++] = "-o";
+        argv[n++] = t->store;
+        for (size_t i = 0; extra && extra[i] && n < 34; i++)
+                argv[n++] = extra[i];
+        argv[n++] = "--";
+        argv[n++] = "/bin/sh";
+        argv[n++] = "-c";
+        argv[n++] = script;
+        argv[n] = NULL;
+        test_run_psrun(r, argv);
+}

@@ -7,20 +7,7 @@
 #include "integration/common.h"
 #include "integration/image.h"
 
-static struct test_image img;
-
-static void setup(void)
-{
-        test_require_root();
-        test_image_make(&img, NULL);
-}
-
-static void teardown(void)
-{
-        test_image_remove(&img);
-}
-
-TestSuite(image_hostile, .init = setup, .fini = teardown);
+TEST_IMAGE_SUITE(image_hostile, img, test_require_root);
 
 static void expect_probe(const char *user, const char *cmd, const char *arg, const char *want)
 {

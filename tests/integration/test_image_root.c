@@ -12,39 +12,12 @@
 #include "integration/common.h"
 #include "integration/image.h"
 
-static struct test_image img;
-
-static void setup(void)
-{
-        test_require_root();
-        test_image_make(&img, NULL);
-}
-
-static void teardown(void)
-{
-        test_image_remove(&img);
-}
-
-TestSuite(image_root, .init = setup, .fini = teardown);
+TEST_IMAGE_SUITE(image_root, img, test_require_root);
 
 /* psrun run -o image=... -o image_store=... [extra] -- sh -c script */
 static void run_sh(struct test_run *r, const char *const *extra, const char *script)
 {
-        const char *argv[32];
-        size_t n = 0;
-        argv[n++] = "run";
-        argv[n++] = "-o";
-        argv[n++] = img.ref;
-        argv[n++] = "-o";
-        argv[n++] = img.store;
-        for (size_t i = 0; extra && extra[i] && n < 26; i++)
-                argv[n++] = extra[i];
-        argv[n++] = "--";
-        argv[n++] = "/bin/sh";
-        argv[n++] = "-c";
-        argv[n++] = script;
-        argv[n] = NULL;
-        test_run_psrun(r, argv);
+        test_image_run_sh(r, &img, NULL, extra, script);
 }
 
 Test(image_root, the_root_is_the_images)

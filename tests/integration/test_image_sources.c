@@ -12,20 +12,7 @@
 #include "integration/common.h"
 #include "integration/image.h"
 
-static struct test_image img;
-
-static void setup(void)
-{
-        test_require_root();
-        test_image_make(&img, NULL);
-}
-
-static void teardown(void)
-{
-        test_image_remove(&img);
-}
-
-TestSuite(image_sources, .init = setup, .fini = teardown);
+TEST_IMAGE_SUITE(image_sources, img, test_require_root);
 
 static void expect_one_line(struct test_run *r, const char *needle)
 {

@@ -66,6 +66,30 @@ static inline void sess_start(struct sess *t, const char *const *kv)
         cr_assert_gt(t->supervisor, 0);
 }
 
+/* A session with the given settings (as sess_start's) fails to be
+ * created, in one line holding WANT; nothing is left in its fresh root. */
+static inline void sess_expect_create_fails(const char *const *kv, const char *want)
+{
+        char root[64];
+        test_tmp_template(root, sizeof(root), "psrun-sess");
+        cr_assert_not_null(mkdtemp(root));
+        setenv("PSRUN_SESSION_ROOT", root, 1);
+        psrun_policy *p = psrun_policy_new();
+        psrun_error err = {0};
+        for (size_t i = 0; kv && kv[i]; i += 2)
+                cr_assert_eq(psrun_policy_set(p, kv[i], kv[i + 1], &err), 0, "%s", err.msg);
+        psrun_session_options o = {.name = "t"};
+        psrun_session *s = NULL;
+        int r = psrun_session_create(p, &o, &s, &err);
+        psrun_policy_free(p);
+        cr_expect_lt(r, 0, "created; wanted: %s", want);
+        cr_expect(strstr(err.msg, want), "got: %s\nwant: %s", err.msg, want);
+        cr_expect_null(strchr(err.msg, '\n'), "%s", err.msg);
+        if (s)
+                psrun_session_destroy(s, &err);
+        cr_expect_eq(rmdir(root), 0, "%s is not empty after a failed create", root);
+}
+
 /* Gone, or a zombie: a test process may be a child subreaper, and then
  * the supervisor becomes its child when the creating fork exits. A zombie
  * that its parent reaps meanwhile reads as dead ('X') or not at all: gone
