@@ -111,23 +111,31 @@ void rootfs_etc_synth(const struct rootfs_options *o, struct rootfs_etc *e)
         e->resolv_conf = o->resolv_conf ? o->resolv_conf : "# psrun: no DNS in this sandbox\n";
 }
 
+void rootfs_etc_files(const struct rootfs_etc *e, struct rootfs_etc_file files[ROOTFS_ETC_FILES])
+{
+        const struct rootfs_etc_file f[ROOTFS_ETC_FILES] = {
+                {"passwd", e->passwd},
+                {"group", e->group},
+                {"hosts", e->hosts},
+                {"hostname", e->hostname},
+                {"nsswitch.conf", e->nsswitch},
+                {"resolv.conf", e->resolv_conf},
+        };
+        memcpy(files, f, sizeof(f));
+}
+
 int rootfs_add_etc(struct rootfs_plan *plan, const struct rootfs_options *o)
 {
         struct rootfs_etc e;
+        struct rootfs_etc_file files[ROOTFS_ETC_FILES];
         rootfs_etc_synth(o, &e);
+        rootfs_etc_files(&e, files);
         int r = rootfs_plan_mkdir_p(plan, "/etc", 0755);
-        if (r >= 0)
-                r = add_file(plan, "/etc/passwd", e.passwd);
-        if (r >= 0)
-                r = add_file(plan, "/etc/group", e.group);
-        if (r >= 0)
-                r = add_file(plan, "/etc/hosts", e.hosts);
-        if (r >= 0)
-                r = add_file(plan, "/etc/hostname", e.hostname);
-        if (r >= 0)
-                r = add_file(plan, "/etc/nsswitch.conf", e.nsswitch);
-        if (r >= 0)
-                r = add_file(plan, "/etc/resolv.conf", e.resolv_conf);
+        for (size_t i = 0; r >= 0 && i < ROOTFS_ETC_FILES; i++) {
+                char path[64];
+                snprintf(path, sizeof(path), "/etc/%s", files[i].name);
+                r = add_file(plan, path, files[i].text);
+        }
         for (const char *const *p = host_etc_entries; r >= 0 && *p; p++)
                 r = add_host_entry(plan, *p);
         return r;

@@ -61,6 +61,14 @@ struct rootfs_etc {
 };
 void rootfs_etc_synth(const struct rootfs_options *opts, struct rootfs_etc *e);
 
+/* Its files, by name below /etc, in the order psrun writes them: passwd
+ * and group first (an image root merges those with the image's own). */
+#define ROOTFS_ETC_FILES 6
+struct rootfs_etc_file {
+        const char *name, *text;
+};
+void rootfs_etc_files(const struct rootfs_etc *e, struct rootfs_etc_file files[ROOTFS_ETC_FILES]);
+
 /* An image root (docs/images.md, "Mounting"): the layers' directories as
  * one read-only overlay (an upper in a tmpfs of workspace_size bytes when
  * opts->readonly is false), with psrun's /etc files (/etc/passwd and

@@ -342,18 +342,15 @@ int rootfs_plan_image(const struct rootfs_options *o, const struct rootfs_image_
                 r = top_add(ov, dirs[i], NULL);
         if (r >= 0 && img->workdir && strcmp(img->workdir, "/") != 0)
                 r = top_add(ov, img->workdir, NULL);
-        if (r >= 0)
-                r = top_add(ov, "etc/passwd", passwd);
-        if (r >= 0)
-                r = top_add(ov, "etc/group", group);
-        if (r >= 0)
-                r = top_add(ov, "etc/hosts", e.hosts);
-        if (r >= 0)
-                r = top_add(ov, "etc/hostname", e.hostname);
-        if (r >= 0)
-                r = top_add(ov, "etc/nsswitch.conf", e.nsswitch);
-        if (r >= 0)
-                r = top_add(ov, "etc/resolv.conf", e.resolv_conf);
+        struct rootfs_etc_file files[ROOTFS_ETC_FILES];
+        rootfs_etc_files(&e, files);
+        files[0].text = passwd;
+        files[1].text = group;
+        for (size_t i = 0; r >= 0 && i < ROOTFS_ETC_FILES; i++) {
+                char path[64];
+                snprintf(path, sizeof(path), "etc/%s", files[i].name);
+                r = top_add(ov, path, files[i].text);
+        }
         for (size_t i = 0; r >= 0 && i < o->n_mounts; i++) {
                 struct stat st;
                 bool dir = stat(o->mounts[i].source, &st) < 0 || S_ISDIR(st.st_mode);
