@@ -270,6 +270,18 @@ static void stats_to_info(const struct store_pull_stats *st, psrun_image_info *i
         info->network = st->network;
 }
 
+/* What a pull or an import hands back: REC and ST as OUT (when asked);
+ * REC is freed. */
+static int record_done(struct image_store *s, struct image_record *rec,
+                       const struct store_pull_stats *st, psrun_image_info *out, psrun_error *err)
+{
+        int r = out ? record_to_info(s, rec, out, err) : 0;
+        if (out && r >= 0)
+                stats_to_info(st, out);
+        image_record_free(rec);
+        return r < 0 ? r : 0;
+}
+
 /* ---- local sources' names ---- */
 
 /* A tag of a local source, as the reference grammar's: 1-128 of
@@ -405,13 +417,7 @@ PSRUN_PUBLIC int psrun_image_pull(const char *reference, const psrun_image_optio
         registries_free(&regs);
         if (r < 0)
                 return r;
-        if (out) {
-                r = record_to_info(s, &rec, out, err);
-                if (r >= 0)
-                        stats_to_info(&st, out);
-        }
-        image_record_free(&rec);
-        return r < 0 ? r : 0;
+        return record_done(s, &rec, &st, out, err);
 }
 
 static int import_docker_archive(const char *source, const psrun_image_options *o,
@@ -432,13 +438,7 @@ static int import_docker_archive(const char *source, const psrun_image_options *
                                                       err);
         if (r < 0)
                 return r;
-        if (out) {
-                r = record_to_info(s, &rec, out, err);
-                if (r >= 0)
-                        stats_to_info(&st, out);
-        }
-        image_record_free(&rec);
-        return r < 0 ? r : 0;
+        return record_done(s, &rec, &st, out, err);
 }
 
 PSRUN_PUBLIC int psrun_image_import(const char *source, const psrun_image_options *o,
@@ -466,13 +466,7 @@ PSRUN_PUBLIC int psrun_image_import(const char *source, const psrun_image_option
                 r = image_store_import_oci(s, dir, tag, name, o && o->fetch_only, &rec, &st, err);
         if (r < 0)
                 return r;
-        if (out) {
-                r = record_to_info(s, &rec, out, err);
-                if (r >= 0)
-                        stats_to_info(&st, out);
-        }
-        image_record_free(&rec);
-        return r < 0 ? r : 0;
+        return record_done(s, &rec, &st, out, err);
 }
 
 /* A store that is not there holds no image: listing, inspecting and
