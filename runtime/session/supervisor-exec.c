@@ -233,19 +233,28 @@ static struct exec_slot *free_slot(struct supervisor *s)
         return NULL;
 }
 
+/* Whether a request could start at all, checked before anything is built
+ * for it (an install's network): the client is the embedder's process,
+ * or anything that can reach the socket, so its timeout narrows the
+ * policy's, never widens it; and a slot must be free. */
+static int check_admissible(struct supervisor *s, uint64_t timeout_ms, psrun_error *err)
+{
+        int r = policy_check_ceiling(s->pol, "timeout", "timeout_ms", timeout_ms, err);
+        if (r < 0)
+                return r;
+        if (!free_slot(s))
+                return psrun_error_set(err, EAGAIN, "exec: too many concurrent execs (at most %d)",
+                                       MAX_EXECS);
+        return 0;
+}
+
 int sup_launch_exec(struct supervisor *s, int conn, struct exec_spec *x, int fds[3],
                     psrun_error *err)
 {
-        /* The client is the embedder's process, or anything that can
-         * reach the socket: its timeout narrows the policy's, never
-         * widens it. */
-        int r = policy_check_ceiling(s->pol, "timeout", "timeout_ms", x->timeout_ms, err);
+        int r = check_admissible(s, x->timeout_ms, err);
         if (r < 0)
                 return r;
         struct exec_slot *e = free_slot(s);
-        if (!e)
-                return psrun_error_set(err, EAGAIN, "exec: too many concurrent execs (at most %d)",
-                                       MAX_EXECS);
         _cleanup_free_ char **envp = merge_env(s->tmpl.envp, x->env);
         if (!envp)
                 return psrun_error_errno(err, ENOMEM, "exec");
@@ -370,6 +379,13 @@ int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req
                 .cwd = "/workspace",
                 .timeout_ms = req->timeout_ms,
         };
+        /* Refused for the request's own fault before a network is
+         * leased for it: on a host whose resolv.conf names no
+         * nameserver, a refused timeout is still that, not the
+         * network's error. */
+        r = check_admissible(s, req->timeout_ms, err);
+        if (r < 0)
+                return r;
         r = install_net_prepare(s->pol, s->dir, &x.inet, err);
         if (r < 0)
                 return r;
