@@ -38,11 +38,13 @@ session      session      *
 VM_HOST_COLUMN=${VM_HOST_COLUMN:-1}
 
 VM_KERNEL_PACKAGE=${VM_KERNEL_PACKAGE:-linux-image-cloud-amd64}
-# Modules loaded at boot (dependencies follow from modules.dep); the kernel
+# Modules loaded at boot (dependencies follow from modules.dep; nfnetlink_log
+# is what a network's NFLOG refusals are read through; before 6.2 the
+# named counters' objref expression is nft_objref, a module); the kernel
 # can load further ones on demand from those copied in.
 VM_MODULES=${VM_MODULES:-"overlay veth dummy tun loop nf_tables nft_chain_nat nft_nat
 nft_masq nft_ct nft_reject_inet nft_fib_inet nft_limit nft_log nft_redir nft_quota
-nf_log_syslog"}
+nf_log_syslog nfnetlink_log nft_objref"}
 # Host programs copied into the VM with their libraries, when installed.
 VM_EXTRA_BINS=${VM_EXTRA_BINS:-"bash ip nft"}
 # Cgroup the tests run in. The root cgroup, because psrun nests its cgroups
