@@ -41,8 +41,9 @@ function transport() {
   });
 }
 
-// Every message the server sends, to see what a cancelled request gets.
-const received = [];
+// Every message the server sends, to see what a cancelled request gets, and
+// every one the client has written to the server's stdin.
+const received = [], sent = [];
 const t = transport();
 const client = new Client(...connectOpts("auto"));
 await client.connect(t);
@@ -50,6 +51,11 @@ const onmessage = t.onmessage;
 t.onmessage = (m, extra) => {
   received.push(m);
   onmessage(m, extra);
+};
+const send = t.send.bind(t);
+t.send = (m, options) => {
+  sent.push(m);
+  return send(m, options);
 };
 
 await check("auto negotiation: server/discover picks 2026-07-28", async () => {
@@ -164,7 +170,7 @@ await check("sandbox_exec: a cancel kills the exec it names, and gets no answer"
   const ac = new AbortController();
   const call = client.callTool({ name: "sandbox_exec",
     arguments: { command: `${a.join(" ")} & ${b.join(" ")}; wait` } }, { signal: ac.signal });
-  const sent = received.length;
+  const seen = received.length;
   await waitFor(() => pidsOf(a).length && pidsOf(b).length, 10000, "the command to start");
   ac.abort("test cancels");
   await assert.rejects(call);
@@ -173,21 +179,28 @@ await check("sandbox_exec: a cancel kills the exec it names, and gets no answer"
   // cancelled one could have had.
   const r = await client.callTool({ name: "sandbox_exec", arguments: { command: "echo after" } });
   assert.match(all(r), /after/);
-  const answers = received.slice(sent).filter((m) => "id" in m && (m.result || m.error));
+  const answers = received.slice(seen).filter((m) => "id" in m && (m.result || m.error));
   assert.equal(answers.length, 1, `answers after the cancel: ${JSON.stringify(answers).slice(0, 200)}`);
 });
 
 await check("sandbox_exec: a cancelled request waiting for its sandbox never runs", async () => {
   const a = ["sleep", "3003.25"];
   const first = new AbortController(), second = new AbortController();
-  const sent = received.length;
+  const seen = received.length;
+  // The second is sent only once the first holds the sandbox's one slot:
+  // two calls sent at once start in either order (each has a worker of its
+  // own), and the second, first to its slot, ran before any cancel.
   const calls = [
     client.callTool({ name: "sandbox_exec", arguments: { command: a.join(" ") } },
       { signal: first.signal }),
-    client.callTool({ name: "sandbox_exec", arguments: { command: "echo ran > queued.txt" } },
-      { signal: second.signal }),
   ];
   await waitFor(() => pidsOf(a).length, 10000, "the first command to start");
+  const written = sent.length;
+  calls.push(client.callTool({ name: "sandbox_exec",
+    arguments: { command: "echo ran > queued.txt" } }, { signal: second.signal }));
+  // On the server's stdin before the cancels: the server reads it first.
+  await waitFor(() => sent.slice(written).some((m) => m.method === "tools/call"), 10000,
+    "the second request to be written");
   second.abort("test cancels the queued one");
   first.abort("test cancels the running one");
   for (const c of calls) await assert.rejects(c);
@@ -195,7 +208,7 @@ await check("sandbox_exec: a cancelled request waiting for its sandbox never run
   const r = await client.callTool({ name: "sandbox_exec",
     arguments: { command: "test -e queued.txt && echo ran || echo never" } });
   assert.equal(item(r, 1), "STDOUT:\nnever\n");
-  const answers = received.slice(sent).filter((m) => "id" in m && (m.result || m.error));
+  const answers = received.slice(seen).filter((m) => "id" in m && (m.result || m.error));
   assert.equal(answers.length, 1, "only the last request is answered");
 });
 
