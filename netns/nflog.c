@@ -88,7 +88,10 @@ int nflog_open(uint16_t group, struct nflog **ret, psrun_error *err)
                 r = -ENOMEM;
         if (r < 0) {
                 close(fd);
-                return psrun_error_errno(err, r, "network: nflog: bind group %u", group);
+                return psrun_error_errno(err, r, "network: nflog: bind group %u%s", group,
+                                         r == -EINVAL ? " (no nfnetlink_log in this kernel? "
+                                                        "modprobe nfnetlink_log)"
+                                                      : "");
         }
         nl->fd = fd;
         *ret = nl;

@@ -391,7 +391,15 @@ int nft_add_sandbox_table(int fd, const struct netns_plan *p, psrun_error *err)
         add_log_refusal(&b, p);
         add_postrouting(&b, p);
         nft_batch_end(&b);
-        return transact(fd, &b, "add table", p->table, err);
+        int r = transact(fd, &b, "add table", p->table, err);
+        /* The batch names every expression psrun uses: a kernel without
+         * one of their modules says only ENOENT. */
+        if (r == -ENOENT && err)
+                psrun_error_set(err, ENOENT,
+                                "network: nft: add table %s: an nf_tables module is missing "
+                                "(nft_objref, nft_ct, nft_limit, nft_log, nft_reject_inet?)",
+                                p->table);
+        return r;
 }
 
 int nft_delete_table(int fd, const char *table, psrun_error *err)
