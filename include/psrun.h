@@ -416,6 +416,19 @@ PSRUN_PUBLIC int psrun_process_wait(psrun_session *session, uint32_t id, int64_t
  * owned by the sandbox's user. A full workspace is -ENOSPC. */
 PSRUN_PUBLIC int psrun_write_file(psrun_session *session, const char *path, const void *data,
                                   size_t len, unsigned mode, psrun_error *err);
+/* The same, cancellable from another thread: once *cancel is non-zero
+ * (read atomically, so set it with an atomic store) the write in flight
+ * stops within a chunk (1 MiB), its temporary file is removed and the call
+ * returns -ECANCELED ("write_file: cancelled"). path then holds what it
+ * held before, or the whole new file when the cancel came after the
+ * rename: never part of one. The session's next write is not delayed.
+ * cancel NULL: psrun_write_file. */
+typedef struct psrun_write_options {
+        const int *cancel;
+} psrun_write_options;
+PSRUN_PUBLIC int psrun_write_file_opts(psrun_session *session, const char *path, const void *data,
+                                       size_t len, unsigned mode,
+                                       const psrun_write_options *options, psrun_error *err);
 
 typedef struct psrun_file_data {
         char *data;    /* malloc'd, NUL-terminated */

@@ -622,7 +622,11 @@ static int tool_write_file(struct server *srv, const struct mcp_call *call,
         struct sandbox *sb = pick_sandbox(srv, call, out);
         if (!sb)
                 return 0;
-        if (psrun_write_file(sb->session, path, data, len, 0644, err) < 0)
+        /* A cancel stops the writer within a chunk and leaves the old file
+         * (docs/mcp.md, "Cancellation"). */
+        struct job *j = mcp_current_job();
+        psrun_write_options o = {.cancel = j ? &j->cancelled : NULL};
+        if (psrun_write_file_opts(sb->session, path, data, len, 0644, &o, err) < 0)
                 return session_error(srv, sb, out, "Cannot write the file", err);
         fprintf(out->text, "Successfully wrote %zu bytes to ", len);
         mcp_write_path(out->text, path);

@@ -63,7 +63,8 @@ struct job {
         const struct mj *token;      /* _meta.progressToken during a tools/call */
         psrun_exec_handle *exec;     /* its running exec, for a cancel */
         struct sandbox *sb;          /* the sandbox its tool picked */
-        bool cancelled;              /* no more output for it, progress neither */
+        int cancelled;               /* no more output for it, progress neither; set atomically
+                                      * (a file write in flight reads it: psrun_write_options) */
         unsigned long long progress; /* the last progress number sent */
         uint64_t last_progress_ms;   /* when (CLOCK_MONOTONIC) */
         uint64_t started_ms;

@@ -71,7 +71,7 @@ static bool cancelled_locked(struct server *srv, const char *id, size_t len)
 
 static void kill_job_locked(struct job *j)
 {
-        j->cancelled = true;
+        __atomic_store_n(&j->cancelled, 1, __ATOMIC_RELEASE);
         psrun_error err = {0};
         if (j->exec && psrun_exec_signal(j->exec, SIGKILL, &err) < 0)
                 fprintf(stderr, "psrun: mcp: cancel: %s\n", err.msg);

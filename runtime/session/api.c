@@ -68,9 +68,26 @@ int session_recv_reply(int fd, struct sess_reply *rep, int *fd_out, psrun_error 
         return r;
 }
 
-int session_call(const char *dir, const struct sess_req *req, const char *payload,
-                 size_t payload_len, const int *fds, int n_fds, struct sess_reply *reply,
-                 int *fd_out, int *keep_fd, psrun_error *err)
+/* Until the reply is there: 0; -ECANCELED once *cancel is set (checked
+ * every CANCEL_POLL_MS). */
+#define CANCEL_POLL_MS 50
+static int wait_reply(int fd, const int *cancel)
+{
+        for (;;) {
+                if (__atomic_load_n(cancel, __ATOMIC_ACQUIRE))
+                        return -ECANCELED;
+                struct pollfd p = {.fd = fd, .events = POLLIN};
+                int n = poll(&p, 1, CANCEL_POLL_MS);
+                if (n < 0 && errno != EINTR)
+                        return -errno;
+                if (n > 0)
+                        return 0;
+        }
+}
+
+static int call(const char *dir, const struct sess_req *req, const char *payload,
+                size_t payload_len, const int *fds, int n_fds, struct sess_reply *reply,
+                int *fd_out, int *keep_fd, const int *cancel, const char *what, psrun_error *err)
 {
         _cleanup_close_ int fd = -1;
         int r = connect_control(dir, &fd);
@@ -92,6 +109,18 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
                                          "session: send the request");
         if (fd_out)
                 *fd_out = -1;
+        if (cancel) {
+                /* A cancellable request is answered when it is done,
+                 * however long that takes; a cancel hangs up, which the
+                 * other end sees (POLLRDHUP) and stops. */
+                r = wait_reply(fd, cancel);
+                if (r == -ECANCELED) {
+                        (void) shutdown(fd, SHUT_RDWR);
+                        return psrun_error_set(err, ECANCELED, "%s: cancelled", what);
+                }
+                if (r < 0)
+                        return psrun_error_errno(err, r, "session: wait for the supervisor");
+        }
         r = session_recv_reply(fd, reply, fd_out, err);
         if (r == -EPROTONOSUPPORT || r == -EPROTO)
                 return r;
@@ -108,6 +137,23 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
         if (keep_fd)
                 *keep_fd = TAKE_FD(fd);
         return 0;
+}
+
+int session_call(const char *dir, const struct sess_req *req, const char *payload,
+                 size_t payload_len, const int *fds, int n_fds, struct sess_reply *reply,
+                 int *fd_out, int *keep_fd, psrun_error *err)
+{
+        return call(dir, req, payload, payload_len, fds, n_fds, reply, fd_out, keep_fd, NULL, NULL,
+                    err);
+}
+
+int session_call_cancellable(const char *dir, const struct sess_req *req, const char *payload,
+                             size_t payload_len, const int *fds, int n_fds,
+                             struct sess_reply *reply, const int *cancel, const char *what,
+                             psrun_error *err)
+{
+        return call(dir, req, payload, payload_len, fds, n_fds, reply, NULL, NULL, cancel, what,
+                    err);
 }
 
 int session_alive(const char *dir)

@@ -184,8 +184,9 @@ int ws_open_parent(const struct ws *w, const char *field, const char *path, cons
         return 0;
 }
 
-PSRUN_PUBLIC int psrun_write_file(psrun_session *s, const char *path, const void *data, size_t len,
-                                  unsigned mode, psrun_error *err)
+PSRUN_PUBLIC int psrun_write_file_opts(psrun_session *s, const char *path, const void *data,
+                                       size_t len, unsigned mode, const psrun_write_options *o,
+                                       psrun_error *err)
 {
         const char *rel;
         int r = ws_relative("path", path, &rel, err);
@@ -224,8 +225,18 @@ PSRUN_PUBLIC int psrun_write_file(psrun_session *s, const char *path, const void
                         return psrun_error_errno(err, r, "write_file: %zu bytes into a memfd", len);
         }
         struct sess_reply rep;
+        if (o && o->cancel)
+                return session_call_cancellable(session_dir(s), &req, payload, payload_len,
+                                                memfd >= 0 ? &memfd : NULL, memfd >= 0 ? 1 : 0,
+                                                &rep, o->cancel, "write_file", err);
         return session_call(session_dir(s), &req, payload, payload_len, memfd >= 0 ? &memfd : NULL,
                             memfd >= 0 ? 1 : 0, &rep, NULL, NULL, err);
+}
+
+PSRUN_PUBLIC int psrun_write_file(psrun_session *s, const char *path, const void *data, size_t len,
+                                  unsigned mode, psrun_error *err)
+{
+        return psrun_write_file_opts(s, path, data, len, mode, NULL, err);
 }
 
 /*

@@ -22,6 +22,14 @@ int session_call(const char *dir, const struct sess_req *req, const char *payloa
                  size_t payload_len, const int *fds, int n_fds, struct sess_reply *reply,
                  int *fd_out, int *keep_fd, psrun_error *err);
 
+/* The same without fds back, answered only when done: with *cancel set
+ * meanwhile, the connection is shut (the supervisor's side sees the hang-up
+ * and stops) and it returns -ECANCELED ("WHAT: cancelled"). */
+int session_call_cancellable(const char *dir, const struct sess_req *req, const char *payload,
+                             size_t payload_len, const int *fds, int n_fds,
+                             struct sess_reply *reply, const int *cancel, const char *what,
+                             psrun_error *err);
+
 /* Reads one reply (and an fd passed with it into *fd_out, if asked):
  * -EPIPE at EOF, session_check_hdr's errors for a reply of another
  * version. */

@@ -16,10 +16,13 @@
  * a small write must not pay each time). The supervisor passes it each
  * WRITE request with its connection and goes on serving; the writer
  * answers the client on that connection. A failed write removes its
- * temporary file: nothing is left but what was there before.
+ * temporary file: nothing is left but what was there before. A client that
+ * hangs up (psrun_write_file_opts' cancel) cancels its write: the writer
+ * looks before each chunk, so it stops within one and is free for the next.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +56,16 @@
 struct writer {
         struct ws w;
         int usage_fd, limit_fd; /* the session's cgroup's; -1: no memory controller */
+        int conn;               /* the client of the write in hand; -1: none */
 };
+
+/* Whether the client of the write in hand hung up (a cancel). */
+static bool client_gone(const struct writer *wr)
+{
+        struct pollfd p = {.fd = wr->conn, .events = POLLRDHUP};
+        return wr->conn >= 0 && poll(&p, 1, 0) > 0 &&
+               (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
 
 /* 0 when the session's cgroup can take `bytes` more; -EDQUOT (and the
  * limit in *limit) when it cannot. */
@@ -73,6 +85,8 @@ static int write_chunks(const struct writer *wr, int fd, const char *data, size_
 {
         for (size_t off = 0; off < len;) {
                 size_t n = len - off < WRITE_CHUNK ? len - off : WRITE_CHUNK;
+                if (client_gone(wr))
+                        return -ECANCELED;
                 int r = room_for(wr, n, limit);
                 if (r < 0)
                         return r;
@@ -94,6 +108,8 @@ static int write_error(const struct writer *wr, const char *shown, int r, uint64
                 return psrun_error_set(err, EDQUOT, "write_file: %s: memory_limit %s reached",
                                        shown, size);
         }
+        if (r == -ECANCELED)
+                return psrun_error_set(err, ECANCELED, "write_file: %s: cancelled", shown);
         if (r == -ENOSPC) {
                 format_size(wr->w.disk_limit, size, sizeof(size));
                 return psrun_error_set(err, ENOSPC,
@@ -129,6 +145,9 @@ static int write_as_user(const struct writer *wr, const char *path, const char *
         r = write_chunks(wr, fd, data, len, &limit);
         if (r >= 0 && fchmod(fd, (mode_t) (mode & 0777)) < 0)
                 r = -errno;
+        /* The last look: a cancel before the rename leaves the old file. */
+        if (r >= 0 && client_gone(wr))
+                r = -ECANCELED;
         if (r >= 0 && renameat(dir, tmp, dir, name) < 0)
                 r = -errno;
         if (r < 0) {
@@ -203,7 +222,7 @@ static void close_all_but(int *keep, size_t n)
         (void) syscall(SYS_close_range, from, ~0U, 0);
 }
 
-static _Noreturn void writer_serve(int sock, const struct writer *wr)
+static _Noreturn void writer_serve(int sock, struct writer *wr)
 {
         static char buf[sizeof(struct sess_req) + SESSION_MSG_MAX] __attribute__((aligned(16)));
         for (;;) {
@@ -215,6 +234,7 @@ static _Noreturn void writer_serve(int sock, const struct writer *wr)
                 int data_fd = in.n_fds > 1 ? in.fds[1] : -1;
                 fdpass_close(&in, 2);
                 psrun_error err = {0};
+                wr->conn = conn;
                 int r = in.truncated ? psrun_error_set(&err, EPROTO, "write_file: truncated")
                                      : do_write(wr, buf, (size_t) n, data_fd, &err);
                 if (conn >= 0) {
@@ -260,6 +280,7 @@ static int files_start(struct supervisor *s, psrun_error *err)
                       .disk_limit = s->tmpl.reported.disk_bytes},
                 .usage_fd = -1,
                 .limit_fd = -1,
+                .conn = -1,
         };
         r = cgroup_memory_fds(s->cg, &wr.usage_fd, &wr.limit_fd);
         if (r < 0 && r != -EOPNOTSUPP) {

@@ -207,6 +207,40 @@ Test(files, binary_round_trip_and_ranges, .timeout = 30)
         sess_end(&t);
 }
 
+/* A write cancelled before its answer (the cancel already set: the
+ * client hangs up at once) stops the writer: no temporary file stays, the
+ * old file is intact, and the next write goes through. */
+Test(files, cancelled_write_leaves_the_old_file, .timeout = 60)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        psrun_error err = {0};
+        cr_assert_eq(psrun_write_file(t.s, "f", "old", 3, 0644, &err), 0, "%s", err.msg);
+        size_t size = 64U << 20;
+        char *big = malloc(size);
+        cr_assert_not_null(big);
+        memset(big, 'n', size);
+        int cancel = 1;
+        psrun_write_options o = {.cancel = &cancel};
+        cr_expect_eq(psrun_write_file_opts(t.s, "f", big, size, 0644, &o, &err), -ECANCELED);
+        cr_expect_str_eq(err.msg, "write_file: cancelled");
+        free(big);
+        /* The writer goes on a moment after the call returns; it is done
+         * once the next write is answered (one writer, in order). */
+        cr_assert_eq(psrun_write_file(t.s, "g", "next", 4, 0644, &err), 0, "%s", err.msg);
+        psrun_file_entry *e;
+        size_t n;
+        cr_assert_eq(psrun_list_files(t.s, NULL, 0, &e, &n, &err), 0, "%s", err.msg);
+        cr_expect_eq(n, 2, "entries: %zu (a temp file left?)", n);
+        psrun_file_entries_free(e, n);
+        psrun_file_data d;
+        cr_assert_eq(psrun_read_file(t.s, "f", 0, 0, &d, &err), 0, "%s", err.msg);
+        cr_expect_eq(d.len, 3);
+        cr_expect_str_eq(d.data, "old");
+        free(d.data);
+        sess_end(&t);
+}
+
 Test(files, hundred_mib_and_a_full_workspace, .timeout = 60)
 {
         struct sess t;

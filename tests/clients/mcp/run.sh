@@ -17,6 +17,8 @@
 #                    wait, background_limit, destroy
 #   cancel-install.mjs the 1.x SDK cancelling a sandbox_install_package (a
 #                    fake installer): killed, its network freed
+#   cancel-write.mjs the 1.x SDK cancelling a large sandbox_write_file half
+#                    way (a slow writer: cpu_limit): no file left, next call
 # Each runs with a session root of its own; after each, a check that no
 # session is left. Needs root (sessions) and node. Prints one line per check
 # and, at the end, "mcp: P passed, F failed, S skipped".
@@ -83,6 +85,7 @@ run_client hostile hostile.mjs
 run_client agent-loop agent-loop.mjs
 run_client background background.mjs
 run_client cancel-install cancel-install.mjs
+run_client cancel-write cancel-write.mjs
 run_client sdk-1.0.4 client-1.0.mjs
 # The 2.x client declares node >= 20; the inspector declares >= 22.19 but
 # its CLI mode runs on 20 (what this tier is checked with).
