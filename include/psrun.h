@@ -324,6 +324,12 @@ typedef struct psrun_install_options {
         uint64_t timeout_ms;       /* 0: the policy's timeout; above it: -EPERM */
         psrun_output_fn on_output; /* the installer's output as it arrives */
         void *userdata;
+        /* Non-NULL: once *cancel is non-zero (set it from any thread with an
+         * atomic store), the waiting thread cancels the install within 50 ms
+         * as psrun_exec_cancel does, and the wait returns -ECANCELED. Unlike
+         * psrun_exec_cancel from another thread, it cannot race the wait's
+         * end (which frees the handle). */
+        const int *cancel;
 } psrun_install_options;
 
 PSRUN_PUBLIC int psrun_install_package(psrun_session *session, const char *package,

@@ -130,7 +130,18 @@ struct psrun_exec_handle {
         /* Set by psrun_exec_cancel, maybe from another thread than the
          * one that waits. */
         _Atomic bool cancelled;
+        /* The caller's cancel flag, read by the waiter (NULL: none). */
+        const int *cancel_flag;
 };
+
+/* How often a waiter with a cancel flag looks at it. */
+#define CANCEL_POLL_MS 50
+
+void session_exec_set_cancel(psrun_exec_handle *h, const int *cancel)
+{
+        if (h)
+                h->cancel_flag = cancel;
+}
 
 static void handle_free(psrun_exec_handle *h)
 {
@@ -362,7 +373,13 @@ static int pump(psrun_exec_handle *h, psrun_error *err)
                 {want_in ? h->in_fd : -1, POLLOUT, 0},
                 {h->have_result ? -1 : h->conn, POLLIN, 0},
         };
-        if (poll(pfd, 4, -1) < 0)
+        if (h->cancel_flag && !atomic_load(&h->cancelled) &&
+            __atomic_load_n(h->cancel_flag, __ATOMIC_ACQUIRE)) {
+                int r = psrun_exec_cancel(h, err);
+                if (r < 0)
+                        return r;
+        }
+        if (poll(pfd, 4, h->cancel_flag ? CANCEL_POLL_MS : -1) < 0)
                 return errno == EINTR ? 0 : psrun_error_errno(err, errno, "exec: poll");
         for (int i = 0; i < 2; i++) {
                 if (!pfd[i].revents)

@@ -142,7 +142,10 @@ PSRUN_PUBLIC int psrun_install_start(psrun_session *s, const char *package,
                 .on_output = o->on_output,
                 .userdata = o->userdata,
         };
-        return session_exec_start(s, &req, package, strlen(package) + 1, &eo, ret, err);
+        r = session_exec_start(s, &req, package, strlen(package) + 1, &eo, ret, err);
+        if (r >= 0)
+                session_exec_set_cancel(*ret, o->cancel);
+        return r;
 }
 
 PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,

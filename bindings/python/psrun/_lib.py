@@ -136,6 +136,7 @@ class InstallOptions(ctypes.Structure):
         ("timeout_ms", c_uint64),
         ("on_output", OUTPUT_FN),
         ("userdata", c_void_p),
+        ("cancel", ctypes.POINTER(c_int)),
     ]
 
 

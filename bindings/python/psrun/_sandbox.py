@@ -2,6 +2,7 @@
 """Sandbox: one psrun session (docs/sessions.md) from Python."""
 import asyncio
 import ctypes
+import errno
 import json
 import os
 from dataclasses import dataclass, field
@@ -28,10 +29,34 @@ class InstallDenied(PsrunError):
     lack of one, refused; the message says who denied what."""
 
 
+class Cancelled(PsrunError):
+    """A call ended by its Cancel (or, for AsyncSandbox, its task's
+    cancellation): what it started is gone; the sandbox lives on."""
+
+
+class Cancel:
+    """A cancel for a call in flight (install_package(cancel=...)): cancel()
+    from any thread ends it within about 50 ms; the call then raises
+    Cancelled once the installer's processes and network are gone. One
+    Cancel can serve several calls; once cancelled, it stays so."""
+
+    def __init__(self):
+        # Read by libpsrun's waiting thread (an aligned int: the store is
+        # whole).
+        self._flag = ctypes.c_int(0)
+
+    def cancel(self) -> None:
+        self._flag.value = 1
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self._flag.value)
+
+
 def _check(r: int, err: C.Error, denied=PsrunError) -> int:
     if r < 0:
         code = err.code or -r
-        cls = denied if code == 1 else PsrunError  # EPERM
+        cls = denied if code == 1 else Cancelled if code == errno.ECANCELED else PsrunError
         raise cls(code, err.msg.decode("utf-8", "replace"))
     return r
 
@@ -518,13 +543,21 @@ class Sandbox:
             self._lib.psrun_exec_result_free(ctypes.byref(res))
 
     def install_package(self, package: str, tool: str = "python", *,
-                        timeout: Optional[float] = None) -> ExecResult:
+                        timeout: Optional[float] = None,
+                        cancel: Optional[Cancel] = None) -> ExecResult:
         """Install one package into /workspace (python: pip, node: npm) over
         the policy's install network; the next exec finds it. Returns the
         installer's result (ok: installed). Raises PsrunError (field
         "package" or "tool") for a bad spec, InstallDenied when approval
-        was refused, PsrunError when no network could reach an index."""
+        was refused, PsrunError when no network could reach an index,
+        Cancelled when cancel.cancel() ended it (from another thread; the
+        installer's processes and network are gone then), and a timeout
+        ends it with reason "timeout"."""
+        if cancel is not None and not isinstance(cancel, Cancel):
+            raise TypeError(f"cancel: {type(cancel).__name__} is not a psrun.Cancel")
         opts = C.InstallOptions(tool=tool.encode())
+        if cancel is not None:
+            opts.cancel = ctypes.pointer(cancel._flag)
         if timeout is not None:
             opts.timeout_ms = max(1, int(timeout * 1000))
         res = C.ExecResultC()
@@ -664,7 +697,20 @@ class AsyncSandbox:
         return await asyncio.to_thread(self.sandbox.exec, command, **kw)
 
     async def install_package(self, package, tool="python", **kw) -> ExecResult:
-        return await asyncio.to_thread(self.sandbox.install_package, package, tool, **kw)
+        """Sandbox.install_package in a thread; cancelling the task cancels
+        the install: CancelledError is raised once its processes are gone."""
+        cancel = kw.pop("cancel", None) or Cancel()
+        fut = asyncio.ensure_future(
+            asyncio.to_thread(self.sandbox.install_package, package, tool, cancel=cancel, **kw))
+        try:
+            return await asyncio.shield(fut)
+        except asyncio.CancelledError:
+            cancel.cancel()
+            try:
+                await fut
+            except PsrunError:
+                pass
+            raise
 
     async def write_file(self, path, data, mode=0o644) -> int:
         return await asyncio.to_thread(self.sandbox.write_file, path, data, mode)
