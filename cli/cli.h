@@ -135,6 +135,12 @@ int cli_usage_error(struct cli_call *c, psrun_error *err, const char *fmt, ...)
 /* The report of psrun's own commands: the message on stderr, EXIT_PSRUN. */
 int cli_fail(const psrun_error *err);
 
+/* `psrun policy`: fill in what the policy leaves to psrun (the host's
+ * resolvers, a layer's `auto`, the installers' index URLs, the image
+ * store), as a sandbox started now would get it (cli/policy.c). */
+struct policy;
+int cli_policy_effective(struct policy *p, psrun_error *err);
+
 /* Parses argv (argv[0]: the command's name) against cmd: options up to the
  * first positional argument or `--` (with CMD_ID_FIRST, the first argument
  * may precede them), then the positional count. Returns 0, 1 when --help

@@ -140,19 +140,9 @@ static int cmd_policy(struct cli_call *c, psrun_error *err)
         int r = load_policy(c, &pol, err);
         if (r >= 0)
                 r = policy_validate(&pol, err);
-        /* The effective values: an empty dns_upstream means the host's
-         * resolvers, read when a sandbox starts; shown as they are now. */
-        if (r >= 0 && pol.n_dns_upstream == 0) {
-                char **ns = NULL;
-                size_t n = 0;
-                if (netns_host_resolvers(&ns, &n) == 0 && n > 0) {
-                        strv_free(pol.dns_upstream);
-                        pol.dns_upstream = ns;
-                        pol.n_dns_upstream = n;
-                } else {
-                        strv_free(ns);
-                }
-        }
+        /* What psrun will use: the values it decides at a start, decided. */
+        if (r >= 0)
+                r = cli_policy_effective(&pol, err);
         if (r >= 0 && (policy_write_json(&pol, stdout) < 0 || fflush(stdout) != 0))
                 r = psrun_error_errno(err, EIO, "policy: write");
         return r;

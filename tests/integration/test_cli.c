@@ -7,6 +7,8 @@
 
 #include "common/cleanup.h"
 #include "integration/common.h"
+#include "policy/apparmor.h"
+#include "policy/landlock.h"
 
 TestSuite(cli, .timeout = 60);
 
@@ -394,7 +396,7 @@ Test(cli, policy_prints_the_effective_dns_upstream)
         if (!first[0])
                 cr_skip_test("the host's /etc/resolv.conf names no nameserver");
         struct test_run r;
-        test_run_psrun(&r, (const char *const[]){"policy", NULL});
+        test_run_psrun(&r, (const char *const[]){"policy", "-o", "network=restricted", NULL});
         cr_assert_eq(r.status, 0, "%s", r.err);
         char want[160];
         snprintf(want, sizeof(want), "\"dns_upstream\": [\"%s\"", first);
@@ -404,5 +406,64 @@ Test(cli, policy_prints_the_effective_dns_upstream)
                        (const char *const[]){"policy", "-o", "dns_upstream=[198.18.0.53]", NULL});
         cr_assert_eq(r.status, 0, "%s", r.err);
         cr_expect(strstr(r.out, "\"dns_upstream\": [\"198.18.0.53\"]"), "%s", r.out);
+        test_run_free(&r);
+}
+
+/* What `psrun policy` prints is a policy psrun takes back: read again it
+ * prints the same, and `psrun run` starts with it. With `network: none`,
+ * which refuses dns_upstream, no resolvers are filled in. */
+Test(cli, policy_output_reads_back_and_runs, .init = test_require_root)
+{
+        static const char *const networks[] = {"network=none", "network=restricted"};
+        for (size_t i = 0; i < sizeof(networks) / sizeof(networks[0]); i++) {
+                struct test_run a, b, run;
+                test_run_psrun(&a, (const char *const[]){"policy", "-o", networks[i], NULL});
+                cr_assert_eq(a.status, 0, "%s", a.err);
+                char *file = policy_file(a.out);
+                test_run_psrun(&b, (const char *const[]){"policy", "-p", file, NULL});
+                cr_expect_eq(b.status, 0, "%s: %s", networks[i], b.err);
+                cr_expect_str_eq(b.out, a.out, "%s: read back, it prints otherwise", networks[i]);
+                test_run_psrun(&run, (const char *const[]){"run", "-p", file, "--", "true", NULL});
+                cr_expect_eq(run.status, 0, "%s: psrun run refuses its own output: %s", networks[i],
+                             run.err);
+                if (i == 0)
+                        cr_expect(strstr(a.out, "\"dns_upstream\": []"), "%s", a.out);
+                unlink(file);
+                free(file);
+                test_run_free(&a);
+                test_run_free(&b);
+                test_run_free(&run);
+        }
+}
+
+/* The values psrun decides at a start, decided: a layer's `auto` as this
+ * host resolves it, the installers' index URLs, the image store. */
+Test(cli, policy_prints_the_effective_layers_and_defaults)
+{
+        struct test_run r;
+        test_run_psrun(&r, (const char *const[]){"policy", "-o", "image=busybox:1", NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_expect(!strstr(r.out, "\"auto\"") || strstr(r.out, "\"gvisor_platform\": \"auto\""),
+                  "%s", r.out);
+        cr_expect(!strstr(r.out, "\"landlock\": \"auto\""), "%s", r.out);
+        cr_expect(strstr(r.out, landlock_abi() > 0 ? "\"landlock\": \"required\""
+                                                   : "\"landlock\": \"off\""),
+                  "%s", r.out);
+        cr_expect(strstr(r.out, apparmor_enabled() == 1 ? "\"apparmor\": \"required\""
+                                                        : "\"apparmor\": \"off\""),
+                  "%s", r.out);
+        cr_expect(strstr(r.out, "\"pip_index_url\": \"https://pypi.org/simple\""), "%s", r.out);
+        cr_expect(strstr(r.out, "\"npm_registry\": \"https://registry.npmjs.org/\""), "%s", r.out);
+        char want[4096 + 32];
+        snprintf(want, sizeof(want), "\"image_store\": \"%s\"", psrun_image_store_default());
+        cr_expect(strstr(r.out, want), "no `%s` in: %s", want, r.out);
+        test_run_free(&r);
+        /* Given ones stay as given, `off` too. */
+        test_run_psrun(&r, (const char *const[]){"policy", "-o", "landlock=off", "-o",
+                                                 "pip_index_url=https://pypi.test/simple", NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        cr_expect(strstr(r.out, "\"landlock\": \"off\""), "%s", r.out);
+        cr_expect(strstr(r.out, "\"pip_index_url\": \"https://pypi.test/simple\""), "%s", r.out);
+        cr_expect(!strstr(r.out, "\"image_store\""), "no image, no store: %s", r.out);
         test_run_free(&r);
 }
