@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: MIT
 """The package as a user installs it: into a venv (--system-site-packages,
 for Debian's setuptools and wheel), offline, imported from outside the
-source tree, finding libpsrun.so next to the psrun on PATH."""
+source tree, with PSRUN_LIBRARY unset finding the libpsrun.so of an
+installed prefix (not the build tree's): next to the psrun on PATH (its
+../lib), and on the system's library path without a psrun on PATH. The
+check is the library the process maps."""
 import os
 import shutil
 import subprocess
@@ -47,27 +50,54 @@ class InstallTest(unittest.TestCase):
                                   "--no-build-isolation", "--no-index", src],
                                  capture_output=True, text=True)
             self.assertEqual(pip.returncode, 0, pip.stdout + pip.stderr)
-            state = os.path.join(tmp, "state")
-            os.mkdir(state, 0o700)
-            env = dict(os.environ, PATH=build + os.pathsep + os.environ.get("PATH", ""),
-                       PSRUN_SESSION_ROOT=state)
-            env.pop("PSRUN_LIBRARY", None)
-            env.pop("PYTHONPATH", None)
-            code = ("import psrun, sys\n"
-                    "assert '/site-packages/' in psrun.__file__, psrun.__file__\n"
-                    "sb = psrun.Sandbox(timeout=30)\n"
-                    "try:\n"
-                    "    r = sb.exec('echo installed')\n"
-                    "    sys.stdout.write(r.stdout.decode())\n"
-                    "finally:\n"
-                    "    sb.destroy()\n")
-            run = subprocess.run([os.path.join(venv, "bin", "python"), "-c", code], cwd=tmp,
-                                 env=env, capture_output=True, text=True, timeout=60)
-            self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
-            self.assertEqual(run.stdout, "installed\n")
-            self.assertEqual(os.listdir(state), [], "a session left behind")
+            # psrun as a package installs it, outside the source tree: the
+            # binary in PREFIX/bin, the library in PREFIX/lib.
+            prefix = os.path.join(tmp, "prefix")
+            os.makedirs(os.path.join(prefix, "bin"))
+            os.makedirs(os.path.join(prefix, "lib"))
+            shutil.copy2(os.path.join(build, "psrun"), os.path.join(prefix, "bin", "psrun"))
+            installed = os.path.join(prefix, "lib", "libpsrun.so")
+            shutil.copy2(os.path.join(build, "libpsrun.so"), installed)
+            os.symlink("libpsrun.so", installed + ".0")
+            # Where each lookup must find it with PSRUN_LIBRARY unset: next
+            # to the psrun on PATH (its ../lib), and on the system's library
+            # path with no psrun on PATH.
+            cases = [("psrun on PATH", {"PATH": os.path.join(prefix, "bin") + ":/usr/bin:/bin"}),
+                     ("library path", {"PATH": "/usr/bin:/bin",
+                                       "LD_LIBRARY_PATH": os.path.join(prefix, "lib")})]
+            for name, extra in cases:
+                with self.subTest(name):
+                    self._run_from_venv(venv, tmp, dict(extra), installed, build)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+
+    def _run_from_venv(self, venv, tmp, extra, installed, build):
+        state = tempfile.mkdtemp(prefix="state.", dir=tmp)
+        os.chmod(state, 0o700)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PSRUN_LIBRARY", "PYTHONPATH", "LD_LIBRARY_PATH")}
+        env.update(extra, PSRUN_SESSION_ROOT=state)
+        # The library the package loaded, as the process maps it.
+        code = ("import psrun, sys\n"
+                "assert '/site-packages/' in psrun.__file__, psrun.__file__\n"
+                "sb = psrun.Sandbox(timeout=30)\n"
+                "try:\n"
+                "    r = sb.exec('echo installed')\n"
+                "    sys.stdout.write(r.stdout.decode())\n"
+                "finally:\n"
+                "    sb.destroy()\n"
+                "maps = {l.split()[-1] for l in open('/proc/self/maps') if 'libpsrun' in l}\n"
+                "sys.stdout.write(' '.join(sorted(maps)) + '\\n')\n")
+        run = subprocess.run([os.path.join(venv, "bin", "python"), "-c", code], cwd=tmp,
+                             env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        lines = run.stdout.splitlines()
+        self.assertEqual(lines[0], "installed")
+        maps = lines[1].split()
+        self.assertEqual([os.path.realpath(m) for m in maps], [os.path.realpath(installed)],
+                         f"libpsrun mapped from {maps}, not the installed {installed}")
+        self.assertFalse(any(m.startswith(build + os.sep) for m in maps), maps)
+        self.assertEqual(os.listdir(state), [], "a session left behind")
 
 
 if __name__ == "__main__":
