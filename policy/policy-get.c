@@ -214,36 +214,13 @@ static void write_value(FILE *f, const struct policy *p, const struct value_key 
                 break;
         }
         case V_PORTS:
-                fputc('[', f);
-                for (size_t i = 0; i < p->n_allow_ports; i++)
-                        fprintf(f, "%s%u", i ? ", " : "", (unsigned) p->allow_ports[i]);
-                fputc(']', f);
+                policy_json_write_ports(f, p);
                 break;
-        case V_APPROVE: {
-                uint32_t bit;
-                bool any = false;
-                fputc('[', f);
-                for (size_t i = 0; policy_action_name_at(i, &bit); i++)
-                        if (p->approve & bit) {
-                                fputs(any ? ", " : "", f);
-                                json_write_string(f, policy_action_name_at(i, NULL));
-                                any = true;
-                        }
-                fputc(']', f);
+        case V_APPROVE:
+                policy_json_write_approve(f, p);
                 break;
-        }
         case V_ENV:
-                fputc('{', f);
-                for (size_t i = 0; i < p->n_env; i++) {
-                        fputs(i ? ", " : "", f);
-                        json_write_string(f, p->env[i].name);
-                        fputs(": ", f);
-                        if (p->env[i].value)
-                                json_write_string(f, p->env[i].value);
-                        else
-                                fputs("null", f);
-                }
-                fputc('}', f);
+                policy_json_write_env(f, p);
                 break;
         case V_USER:
                 fprintf(f, "%u:%u", (unsigned) p->uid, (unsigned) p->gid);

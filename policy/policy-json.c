@@ -53,6 +53,43 @@ static void duration_value(FILE *f, bool *first, const char *name, uint64_t ms)
         json_write_string(f, buf);
 }
 
+void policy_json_write_ports(FILE *f, const struct policy *p)
+{
+        fputc('[', f);
+        for (size_t i = 0; i < p->n_allow_ports; i++)
+                fprintf(f, "%s%u", i ? ", " : "", (unsigned) p->allow_ports[i]);
+        fputc(']', f);
+}
+
+void policy_json_write_approve(FILE *f, const struct policy *p)
+{
+        uint32_t bit;
+        bool any = false;
+        fputc('[', f);
+        for (size_t i = 0; policy_action_name_at(i, &bit); i++)
+                if (p->approve & bit) {
+                        fputs(any ? ", " : "", f);
+                        json_write_string(f, policy_action_name_at(i, NULL));
+                        any = true;
+                }
+        fputc(']', f);
+}
+
+void policy_json_write_env(FILE *f, const struct policy *p)
+{
+        fputc('{', f);
+        for (size_t i = 0; i < p->n_env; i++) {
+                fputs(i ? ", " : "", f);
+                json_write_string(f, p->env[i].name);
+                fputs(": ", f);
+                if (p->env[i].value)
+                        json_write_string(f, p->env[i].value);
+                else
+                        fputs("null", f);
+        }
+        fputc('}', f);
+}
+
 int policy_write_json(const struct policy *p, FILE *f)
 {
         bool first = true;
@@ -70,10 +107,7 @@ int policy_write_json(const struct policy *p, FILE *f)
         /* Also read by a session's install network with `network: none`. */
         if (p->network != POLICY_NETWORK_NONE || p->install_network != POLICY_NETWORK_NONE) {
                 key(f, &first, "allow_ports");
-                fputc('[', f);
-                for (size_t i = 0; i < p->n_allow_ports; i++)
-                        fprintf(f, "%s%u", i ? ", " : "", (unsigned) p->allow_ports[i]);
-                fputc(']', f);
+                policy_json_write_ports(f, p);
                 strv_value(f, &first, "allow_cidrs", p->allow_cidrs, p->n_allow_cidrs);
                 strv_value(f, &first, "allow_private", p->allow_private, p->n_allow_private);
                 strv_value(f, &first, "dns_upstream", p->dns_upstream, p->n_dns_upstream);
@@ -102,16 +136,7 @@ int policy_write_json(const struct policy *p, FILE *f)
                 json_write_string(f, p->npm_registry);
         }
         key(f, &first, "approve");
-        fputc('[', f);
-        uint32_t bit;
-        bool any = false;
-        for (size_t i = 0; policy_action_name_at(i, &bit); i++)
-                if (p->approve & bit) {
-                        fputs(any ? ", " : "", f);
-                        json_write_string(f, policy_action_name_at(i, NULL));
-                        any = true;
-                }
-        fputc(']', f);
+        policy_json_write_approve(f, p);
         key(f, &first, "memory_limit");
         size_value(f, p->memory_limit);
         key(f, &first, "cpu_limit");
@@ -135,17 +160,7 @@ int policy_write_json(const struct policy *p, FILE *f)
         key(f, &first, "background_limit");
         fprintf(f, "%" PRIu64, p->background_limit);
         key(f, &first, "env");
-        fputc('{', f);
-        for (size_t i = 0; i < p->n_env; i++) {
-                fputs(i ? ", " : "", f);
-                json_write_string(f, p->env[i].name);
-                fputs(": ", f);
-                if (p->env[i].value)
-                        json_write_string(f, p->env[i].value);
-                else
-                        fputs("null", f);
-        }
-        fputc('}', f);
+        policy_json_write_env(f, p);
         key(f, &first, "workdir");
         json_write_string(f, p->workdir ? p->workdir : POLICY_DEFAULT_WORKDIR);
         key(f, &first, "readonly_rootfs");

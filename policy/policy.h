@@ -224,6 +224,11 @@ int policy_set_key(struct policy *p, const char *key_eq_value, psrun_error *err)
  * the timeout as "300000ms", env as a mapping): loading it back over the
  * defaults gives the same policy. Returns 0 or -EIO. */
 int policy_write_json(const struct policy *p, FILE *f);
+/* The JSON values of allow_ports, approve and env as policy_write_json
+ * writes them (policy_get_value's too). */
+void policy_json_write_ports(FILE *f, const struct policy *p);
+void policy_json_write_approve(FILE *f, const struct policy *p);
+void policy_json_write_env(FILE *f, const struct policy *p);
 
 /* Cross-field checks run after all sources are applied. */
 int policy_validate(const struct policy *p, psrun_error *err);
