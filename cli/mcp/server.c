@@ -341,6 +341,17 @@ static int write_exec(const struct sandbox *sb, const struct mj *timeout,
                       const psrun_exec_result *res_shown, size_t cap, struct mcp_tool_out *out);
 
 /* mcp_slot_get's refusal as a result: true when there is one. */
+/* The end of a started exec or install, a cancel of the call killing it
+ * meanwhile (one that came before: at once). */
+static int wait_cancellable(struct server *srv, psrun_exec_handle *h, psrun_exec_result *res,
+                            psrun_error *err)
+{
+        mcp_job_set_exec(srv, h);
+        int r = psrun_exec_wait(h, res, err);
+        mcp_job_set_exec(srv, NULL);
+        return r;
+}
+
 static bool slot_error(int r, struct mcp_tool_out *out)
 {
         if (r == -ECANCELED)
@@ -400,11 +411,8 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                 mcp_slot_put(srv, sb);
                 return session_error(srv, sb, out, "The command could not be started", err);
         }
-        /* From here a cancel kills it (one that came meanwhile: now). */
-        mcp_job_set_exec(srv, h);
         psrun_exec_result res;
-        r = psrun_exec_wait(h, &res, err);
-        mcp_job_set_exec(srv, NULL);
+        r = wait_cancellable(srv, h, &res, err);
         mcp_slot_put(srv, sb);
         if (r < 0) {
                 psrun_exec_result_free(&res);
@@ -674,13 +682,10 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
                 return 0;
         psrun_exec_handle *h = NULL;
         int r = psrun_install_start(sb->session, package, &o, &h, &e);
-        if (r >= 0) {
-                /* From here a cancel kills the installer as it does an
-                 * exec: its cgroup, its network. */
-                mcp_job_set_exec(srv, h);
-                r = psrun_exec_wait(h, &res, &e);
-                mcp_job_set_exec(srv, NULL);
-        }
+        /* A cancel kills the installer as it does an exec: its cgroup, its
+         * network. */
+        if (r >= 0)
+                r = wait_cancellable(srv, h, &res, &e);
         mcp_slot_put(srv, sb);
         if (r < 0) {
                 psrun_exec_result_free(&res);
@@ -742,6 +747,14 @@ static int write_install(const char *package, const char *tool, const psrun_exec
         return mcp_write_result_json(out->structured, &res);
 }
 
+static int too_many_sandboxes(struct mcp_tool_out *out)
+{
+        return tool_error(out,
+                          "Too many sandboxes (%d are alive): destroy one with sandbox_destroy "
+                          "first.",
+                          MAX_SANDBOXES);
+}
+
 static int tool_create(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
                        psrun_error *err)
 {
@@ -751,10 +764,7 @@ static int tool_create(struct server *srv, const struct mcp_call *call, struct m
                 alive += srv->sandboxes[i] != NULL;
         pthread_mutex_unlock(&srv->lock);
         if (alive == MAX_SANDBOXES)
-                return tool_error(out,
-                                  "Too many sandboxes (%d are alive): destroy one with "
-                                  "sandbox_destroy first.",
-                                  MAX_SANDBOXES);
+                return too_many_sandboxes(out);
         unsigned char rnd[16];
         if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
                 return psrun_error_errno(err, errno, "sandbox_create: getrandom");
@@ -778,10 +788,7 @@ static int tool_create(struct server *srv, const struct mcp_call *call, struct m
         pthread_mutex_unlock(&srv->lock);
         if (slot == MAX_SANDBOXES) {
                 mcp_sandbox_free(sb, true);
-                return tool_error(out,
-                                  "Too many sandboxes (%d are alive): destroy one with "
-                                  "sandbox_destroy first.",
-                                  MAX_SANDBOXES);
+                return too_many_sandboxes(out);
         }
         fprintf(out->text,
                 "Created sandbox %s. Pass it as `handle` to the other tools; it lives until "
