@@ -56,6 +56,27 @@ static int count_install_nets(const struct sess *t)
         return n;
 }
 
+/* A session whose PATH has first a fake `python3` (the installer) that
+ * prints "started", starts a child and sleeps: marker (TAG-PID) names both
+ * on the host. Skips where installs are a known failure. */
+static void start_with_fake_installer(struct sess *t, const char *tag, char *marker, size_t size)
+{
+        snprintf(marker, size, "%s-%d", tag, (int) getpid());
+        char path[160];
+        snprintf(path, sizeof(path), "{PATH: /workspace/%s:/usr/bin:/bin}", marker);
+        /* The install network's DNS proxy needs an upstream; the host's
+         * resolv.conf may name none (the kernel-matrix VM's does not), and
+         * the fake installer asks nothing: a test address will do. */
+        sess_start(t, (const char *const[]){"env", path, "dns_upstream", "[192.0.2.53]", NULL});
+        char line[512];
+        snprintf(line, sizeof(line),
+                 "mkdir -p /workspace/%s && printf '#!/bin/sh\\nsh -c \"sleep 600; true\" "
+                 "%s-child &\\necho started\\nsleep 600\\ntrue\\n' > /workspace/%s/python3 && "
+                 "chmod 755 /workspace/%s/python3",
+                 marker, marker, marker, marker);
+        sess_sh_ok(t, line);
+}
+
 struct canceller {
         psrun_exec_handle *h;
         const char *marker;
@@ -83,21 +104,8 @@ static void *cancel_thread(void *arg)
 Test(install_cancel, a_cancelled_install_is_gone_and_the_session_goes_on, .timeout = 60)
 {
         char marker[64];
-        snprintf(marker, sizeof(marker), "fakepip-%d", (int) getpid());
-        char path[160];
-        snprintf(path, sizeof(path), "{PATH: /workspace/%s:/usr/bin:/bin}", marker);
         struct sess t;
-        /* The install network's DNS proxy needs an upstream; the host's
-         * resolv.conf may name none (the kernel-matrix VM's does not), and
-         * the fake installer asks nothing: a test address will do. */
-        sess_start(&t, (const char *const[]){"env", path, "dns_upstream", "[192.0.2.53]", NULL});
-        char line[512];
-        snprintf(line, sizeof(line),
-                 "mkdir -p /workspace/%s && printf '#!/bin/sh\\nsh -c \"sleep 600; true\" "
-                 "%s-child &\\necho started\\nsleep 600\\ntrue\\n' > /workspace/%s/python3 && "
-                 "chmod 755 /workspace/%s/python3",
-                 marker, marker, marker, marker);
-        sess_sh_ok(&t, line);
+        start_with_fake_installer(&t, "fakepip", marker, sizeof(marker));
 
         psrun_exec_handle *h = NULL;
         psrun_error err = {0};
@@ -155,22 +163,9 @@ static void *flag_thread(void *arg)
  * flag set from another thread, ends with everything gone. */
 Test(install_cancel, the_cancel_flag_ends_a_blocking_install, .timeout = 60)
 {
-        if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0)
-                cr_skip_test("known failure on pure cgroup v2 (the VM): an install here fails this "
-                             "test");
         char marker[64];
-        snprintf(marker, sizeof(marker), "fakepip-flag-%d", (int) getpid());
-        char path[160];
-        snprintf(path, sizeof(path), "{PATH: /workspace/%s:/usr/bin:/bin}", marker);
         struct sess t;
-        sess_start(&t, (const char *const[]){"env", path, NULL});
-        char line[512];
-        snprintf(line, sizeof(line),
-                 "mkdir -p /workspace/%s && printf '#!/bin/sh\\nsh -c \"sleep 600; true\" "
-                 "%s-child &\\nsleep 600\\ntrue\\n' > /workspace/%s/python3 && "
-                 "chmod 755 /workspace/%s/python3",
-                 marker, marker, marker, marker);
-        sess_sh_ok(&t, line);
+        start_with_fake_installer(&t, "fakepip-flag", marker, sizeof(marker));
         struct flagger f = {.marker = marker};
         psrun_install_options o = {.tool = "python", .cancel = &f.flag};
         pthread_t th;
