@@ -243,6 +243,13 @@ typedef struct psrun_exec_options {
         /* Nonzero: the command's stdout/stderr are these fds, not captured. */
         int pass_output;
         int stdout_fd, stderr_fd;
+        /* Non-NULL: once *cancel is non-zero (set it from any thread with an
+         * atomic store), the waiting thread cancels the exec within 50 ms
+         * as psrun_exec_cancel does and the wait returns -ECANCELED; set
+         * before the start, nothing starts. Unlike psrun_exec_cancel or
+         * psrun_exec_signal from another thread, it cannot race the wait's
+         * end (which frees the handle). */
+        const int *cancel;
 } psrun_exec_options;
 
 /* What the network allowed and refused (`psrun run --json`'s "network"):

@@ -340,18 +340,15 @@ static void on_output(void *userdata, int stream, const char *data, size_t len)
 static int write_exec(const struct sandbox *sb, const struct mj *timeout,
                       const psrun_exec_result *res_shown, size_t cap, struct mcp_tool_out *out);
 
-/* mcp_slot_get's refusal as a result: true when there is one. */
-/* The end of a started exec or install, a cancel of the call killing it
- * meanwhile (one that came before: at once). */
-static int wait_cancellable(struct server *srv, psrun_exec_handle *h, psrun_exec_result *res,
-                            psrun_error *err)
+/* The calling request's stop flag (struct job): what its exec, install or
+ * file write looks at, set by a cancel and by the sandbox's destroy. */
+static const int *halt_flag(void)
 {
-        mcp_job_set_exec(srv, h);
-        int r = psrun_exec_wait(h, res, err);
-        mcp_job_set_exec(srv, NULL);
-        return r;
+        struct job *j = mcp_current_job();
+        return j ? &j->halt : NULL;
 }
 
+/* mcp_slot_get's refusal as a result: true when there is one. */
 static bool slot_error(int r, struct mcp_tool_out *out)
 {
         if (r == -ECANCELED)
@@ -405,6 +402,8 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         /* At most max_execs at once in one sandbox; the others wait here. */
         if (slot_error(mcp_slot_get(srv, sb), out))
                 return 0;
+        /* A cancel or the sandbox's destroy kills it, its whole cgroup. */
+        o.cancel = halt_flag();
         psrun_exec_handle *h = NULL;
         int r = psrun_exec_start(sb->session, argv, &o, &h, err);
         if (r < 0) {
@@ -412,10 +411,15 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
                 return session_error(srv, sb, out, "The command could not be started", err);
         }
         psrun_exec_result res;
-        r = wait_cancellable(srv, h, &res, err);
+        r = psrun_exec_wait(h, &res, err);
         mcp_slot_put(srv, sb);
         if (r < 0) {
                 psrun_exec_result_free(&res);
+                if (r == -ECANCELED && sb->dead)
+                        return tool_error(out,
+                                          "The command was killed: its sandbox %s was "
+                                          "destroyed meanwhile.",
+                                          sb->handle);
                 return session_error(srv, sb, out, "The command failed", err);
         }
 
@@ -632,8 +636,7 @@ static int tool_write_file(struct server *srv, const struct mcp_call *call,
                 return 0;
         /* A cancel stops the writer within a chunk and leaves the old file
          * (docs/mcp.md, "Cancellation"). */
-        struct job *j = mcp_current_job();
-        psrun_write_options o = {.cancel = j ? &j->cancelled : NULL};
+        psrun_write_options o = {.cancel = halt_flag()};
         if (psrun_write_file_opts(sb->session, path, data, len, 0644, &o, err) < 0)
                 return session_error(srv, sb, out, "Cannot write the file", err);
         fprintf(out->text, "Successfully wrote %zu bytes to ", len);
@@ -675,7 +678,7 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
         struct sandbox *sb = pick_sandbox(srv, call, out);
         if (!sb)
                 return 0;
-        psrun_install_options o = {.tool = tool};
+        psrun_install_options o = {.tool = tool, .cancel = halt_flag()};
         psrun_exec_result res = {0};
         psrun_error e = {0};
         if (slot_error(mcp_slot_get(srv, sb), out))
@@ -685,7 +688,7 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
         /* A cancel kills the installer as it does an exec: its cgroup, its
          * network. */
         if (r >= 0)
-                r = wait_cancellable(srv, h, &res, &e);
+                r = psrun_exec_wait(h, &res, &e);
         mcp_slot_put(srv, sb);
         if (r < 0) {
                 psrun_exec_result_free(&res);
@@ -812,11 +815,9 @@ static int tool_destroy(struct server *srv, const struct mcp_call *call, struct 
                 if (srv->sandboxes[i] == sb)
                         srv->sandboxes[i] = NULL;
         sb->dead = true;
-        for (struct job *j = srv->jobs; j; j = j->next) {
-                psrun_error e = {0};
-                if (j->sb == sb && j->exec && psrun_exec_signal(j->exec, SIGKILL, &e) < 0)
-                        fprintf(stderr, "psrun: mcp: destroy: %s\n", e.msg);
-        }
+        for (struct job *j = srv->jobs; j; j = j->next)
+                if (j->sb == sb)
+                        __atomic_store_n(&j->halt, 1, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&srv->changed);
         while (first && sb->refs > 1)
                 pthread_cond_wait(&srv->changed, &srv->lock);

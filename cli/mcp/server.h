@@ -61,10 +61,10 @@ struct job {
         uint64_t seq;                /* its line's number */
         char *id;                    /* the raw JSON of its id; NULL until known */
         const struct mj *token;      /* _meta.progressToken during a tools/call */
-        psrun_exec_handle *exec;     /* its running exec, for a cancel */
         struct sandbox *sb;          /* the sandbox its tool picked */
-        int cancelled;               /* no more output for it, progress neither; set atomically
-                                      * (a file write in flight reads it: psrun_write_options) */
+        int cancelled;               /* no more output for it, progress neither */
+        int halt;                    /* its exec, install or file write stops (their cancel
+                                      * flag): set atomically, by a cancel or a destroy */
         unsigned long long progress; /* the last progress number sent */
         uint64_t last_progress_ms;   /* when (CLOCK_MONOTONIC) */
         uint64_t started_ms;
@@ -125,9 +125,6 @@ void mcp_job_progress(struct server *srv, const char *message, size_t len);
  * (the request was cancelled) or -ESRCH (the sandbox was destroyed). */
 int mcp_slot_get(struct server *srv, struct sandbox *sb);
 void mcp_slot_put(struct server *srv, struct sandbox *sb);
-/* Set or clear the calling thread's running exec; 1 when the request was
- * cancelled meanwhile (the exec was killed). */
-int mcp_job_set_exec(struct server *srv, psrun_exec_handle *h);
 
 /* The tools (server.c). */
 int mcp_backend_call(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,

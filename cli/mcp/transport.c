@@ -4,8 +4,9 @@
  * lines from stdin and queues them; workers (started as needed, up to
  * MAX_WORKERS) handle them at once, each writing its answer as one whole
  * line under out_lock, so answers come in any order, each with its id. A
- * notifications/cancelled is the reader's own: it kills the exec of the
- * request it names at once. A heartbeat thread sends notifications/progress
+ * notifications/cancelled is the reader's own: it raises the stop flag of
+ * the request it names, which that request's exec, install or file write
+ * acts on within 50 ms. A heartbeat thread sends notifications/progress
  * for every request that carries a progress token and has said nothing for
  * cfg.progress_ms, so that a client resetting its timeout on progress
  * survives a silent command.
@@ -72,9 +73,7 @@ static bool cancelled_locked(struct server *srv, const char *id, size_t len)
 static void kill_job_locked(struct job *j)
 {
         __atomic_store_n(&j->cancelled, 1, __ATOMIC_RELEASE);
-        psrun_error err = {0};
-        if (j->exec && psrun_exec_signal(j->exec, SIGKILL, &err) < 0)
-                fprintf(stderr, "psrun: mcp: cancel: %s\n", err.msg);
+        __atomic_store_n(&j->halt, 1, __ATOMIC_RELEASE);
 }
 
 static bool backend_cancelled(void *userdata, const struct mj *id)
@@ -86,15 +85,17 @@ static bool backend_cancelled(void *userdata, const struct mj *id)
                 /* The request is known now: a cancel finds it by its id. */
                 if (!current_job->id)
                         current_job->id = strndup(id->text, id->text_len);
-                current_job->cancelled = current_job->cancelled || r;
+                if (r)
+                        kill_job_locked(current_job);
         }
         pthread_mutex_unlock(&srv->lock);
         return r;
 }
 
-/* notifications/cancelled: kill the exec of the request it names if that
- * one is running, and remember the cancel so that the request gets no
- * answer (proto.h) and, if still queued, does not run. */
+/* notifications/cancelled: stop the exec, install or file write of the
+ * request it names if that one is running (its halt flag, which the
+ * waiter looks at: no other thread touches its handle), and remember the cancel so that the request
+ * gets no answer (proto.h) and, if still queued, does not run. */
 static void cancel(struct server *srv, const char *request_id)
 {
         pthread_mutex_lock(&srv->lock);
@@ -120,20 +121,6 @@ static void cancel(struct server *srv, const char *request_id)
                 drop_first_cancel(srv);
 out:
         pthread_mutex_unlock(&srv->lock);
-}
-
-int mcp_job_set_exec(struct server *srv, psrun_exec_handle *h)
-{
-        struct job *j = current_job;
-        if (!j)
-                return 0;
-        pthread_mutex_lock(&srv->lock);
-        j->exec = h;
-        int r = j->cancelled;
-        if (h && r)
-                kill_job_locked(j); /* the cancel came while it was starting */
-        pthread_mutex_unlock(&srv->lock);
-        return r;
 }
 
 /* ---- exec slots ---- */

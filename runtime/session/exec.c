@@ -137,12 +137,6 @@ struct psrun_exec_handle {
 /* How often a waiter with a cancel flag looks at it. */
 #define CANCEL_POLL_MS 50
 
-void session_exec_set_cancel(psrun_exec_handle *h, const int *cancel)
-{
-        if (h)
-                h->cancel_flag = cancel;
-}
-
 static void handle_free(psrun_exec_handle *h)
 {
         if (!h)
@@ -254,6 +248,9 @@ int session_exec_start(psrun_session *s, const struct sess_req *req_in, const ch
 {
         struct sess_req req = *req_in;
         int r;
+        if (o->cancel && __atomic_load_n(o->cancel, __ATOMIC_ACQUIRE))
+                return psrun_error_set(err, ECANCELED, "%s: cancelled",
+                                       req.op == SESS_OP_INSTALL ? "install" : "exec");
         /* The output is kept here, in the embedder's process, but the
          * policy's output_limit is its ceiling still: a per-call value may
          * narrow it, never widen it (the supervisor holds timeout_ms). */
@@ -275,6 +272,7 @@ int session_exec_start(psrun_session *s, const struct sess_req *req_in, const ch
         h->conn = h->out[0] = h->out[1] = h->in_fd = -1;
         h->on_output = o->on_output;
         h->userdata = o->userdata;
+        h->cancel_flag = o->cancel;
         h->install = req.op == SESS_OP_INSTALL;
         /* The child's ends, closed once the supervisor has them. */
         _cleanup_close_ int child_in = -1, child_out = -1, child_err = -1;

@@ -141,11 +141,9 @@ PSRUN_PUBLIC int psrun_install_start(psrun_session *s, const char *package,
                 .timeout_ms = o->timeout_ms,
                 .on_output = o->on_output,
                 .userdata = o->userdata,
+                .cancel = o->cancel,
         };
-        r = session_exec_start(s, &req, package, strlen(package) + 1, &eo, ret, err);
-        if (r >= 0)
-                session_exec_set_cancel(*ret, o->cancel);
-        return r;
+        return session_exec_start(s, &req, package, strlen(package) + 1, &eo, ret, err);
 }
 
 PSRUN_PUBLIC int psrun_install_package(psrun_session *s, const char *package,

@@ -44,10 +44,6 @@ int session_exec_start(struct psrun_session *s, const struct sess_req *req, cons
                        size_t len, const struct psrun_exec_options *o,
                        struct psrun_exec_handle **ret, psrun_error *err);
 
-/* A flag the waiter of h looks at (psrun_install_options.cancel): once it
- * is set, the waiter cancels h itself. */
-void session_exec_set_cancel(struct psrun_exec_handle *h, const int *cancel);
-
 /* The state directory of a handle's session, and its approver. */
 const char *session_dir(const struct psrun_session *s);
 struct psrun_approval;

@@ -649,3 +649,50 @@ Test(session, a_session_wide_oom_spares_init, .timeout = 60)
         psrun_exec_result_free(&res);
         sess_end(&t);
 }
+
+/* Raises the exec's cancel flag at its first output. */
+static void raise_on_output(void *userdata, int stream, const char *data, size_t len)
+{
+        __atomic_store_n((int *) userdata, 1, __ATOMIC_RELEASE);
+}
+
+/* psrun_exec_options.cancel: raised while the exec runs, its whole tree is
+ * killed and the wait says cancelled; raised before, nothing starts. The
+ * flag is how another thread stops an exec without touching the handle
+ * that the wait frees (psrun mcp's cancel and destroy). */
+Test(session, the_cancel_flag_ends_an_exec_and_one_raised_before_starts_nothing, .timeout = 30)
+{
+        struct sess t;
+        sess_start(&t, NULL);
+        int flag = 0;
+        psrun_exec_options o = {.cancel = &flag, .on_output = raise_on_output, .userdata = &flag};
+        psrun_exec_result res;
+        psrun_error err = {0};
+        uint64_t t0 = ms_now();
+        int r = psrun_exec(t.s, (char *[]){"/bin/sh", "-c", "sleep 600 & echo up; sleep 600", NULL},
+                           &o, &res, &err);
+        cr_expect_eq(r, -ECANCELED, "exec: %d %s", r, err.msg);
+        cr_expect_str_eq(err.msg, "exec: cancelled");
+        cr_expect_lt(ms_now() - t0, 20000, "the exec ran on");
+        psrun_exec_result_free(&res);
+        /* Only this counting shell runs as the execs' uid (see runaway). */
+        res = sess_sh(&t,
+                      "me=$(id -u); n=0; for p in /proc/[0-9]*; do"
+                      " while read -r k v r; do [ \"$k\" = Uid: ] && [ \"$v\" = \"$me\" ] &&"
+                      " n=$((n + 1)); done < $p/status; done 2>/dev/null; echo $n",
+                      NULL);
+        cr_expect_str_eq(res.stdout_data, "1\n", "processes of the execs' uid: %s",
+                         res.stdout_data);
+        psrun_exec_result_free(&res);
+
+        /* Raised before: refused, and the command never ran. */
+        o = (psrun_exec_options){.cancel = &flag};
+        r = psrun_exec(t.s, (char *[]){"/bin/sh", "-c", ": > /workspace/ran", NULL}, &o, &res,
+                       &err);
+        cr_expect_eq(r, -ECANCELED, "exec: %d %s", r, err.msg);
+        psrun_exec_result_free(&res);
+        res = sess_sh(&t, "test -e /workspace/ran && echo ran || echo never", NULL);
+        cr_expect_str_eq(res.stdout_data, "never\n");
+        psrun_exec_result_free(&res);
+        sess_end(&t);
+}
