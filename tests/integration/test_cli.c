@@ -382,17 +382,26 @@ Test(cli, run_applies_policy_sources_in_command_line_order, .init = test_require
         free(file);
 }
 
-/* psrun policy prints what psrun will use: an empty dns_upstream is the
- * host's resolvers (/etc/resolv.conf's nameservers), a given one itself. */
-Test(cli, policy_prints_the_effective_dns_upstream)
+/* The first nameserver of the host's /etc/resolv.conf into first (""
+ * when it names none, as the kernel-matrix VM's does). */
+static void host_first_nameserver(char first[128])
 {
         FILE *f = fopen("/etc/resolv.conf", "re");
-        char line[256], first[128] = "";
+        char line[256];
+        first[0] = '\0';
         while (f && !first[0] && fgets(line, sizeof(line), f))
                 if (sscanf(line, " nameserver %127s", first) != 1 || strchr(first, '%'))
                         first[0] = '\0';
         if (f)
                 fclose(f);
+}
+
+/* psrun policy prints what psrun will use: an empty dns_upstream is the
+ * host's resolvers (/etc/resolv.conf's nameservers), a given one itself. */
+Test(cli, policy_prints_the_effective_dns_upstream)
+{
+        char first[128];
+        host_first_nameserver(first);
         if (!first[0])
                 cr_skip_test("the host's /etc/resolv.conf names no nameserver");
         struct test_run r;
@@ -411,13 +420,23 @@ Test(cli, policy_prints_the_effective_dns_upstream)
 
 /* What `psrun policy` prints is a policy psrun takes back: read again it
  * prints the same, and `psrun run` starts with it. With `network: none`,
- * which refuses dns_upstream, no resolvers are filled in. */
+ * which refuses dns_upstream, no resolvers are filled in. A host whose
+ * resolv.conf names no nameserver has no resolvers to print, and
+ * `restricted` then needs them given (which `psrun run` says). */
 Test(cli, policy_output_reads_back_and_runs, .init = test_require_root)
 {
-        static const char *const networks[] = {"network=none", "network=restricted"};
+        char first[128];
+        host_first_nameserver(first);
+        const char *const networks[] = {"network=none", "network=restricted"};
+        const char *const upstream = first[0] ? "dns_upstream=[]" : "dns_upstream=[198.18.0.53]";
         for (size_t i = 0; i < sizeof(networks) / sizeof(networks[0]); i++) {
                 struct test_run a, b, run;
-                test_run_psrun(&a, (const char *const[]){"policy", "-o", networks[i], NULL});
+                if (i == 0)
+                        test_run_psrun(&a,
+                                       (const char *const[]){"policy", "-o", networks[i], NULL});
+                else
+                        test_run_psrun(&a, (const char *const[]){"policy", "-o", networks[i], "-o",
+                                                                 upstream, NULL});
                 cr_assert_eq(a.status, 0, "%s", a.err);
                 char *file = policy_file(a.out);
                 test_run_psrun(&b, (const char *const[]){"policy", "-p", file, NULL});
