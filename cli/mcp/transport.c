@@ -94,8 +94,9 @@ static bool backend_cancelled(void *userdata, const struct mj *id)
 
 /* notifications/cancelled: stop the exec, install or file write of the
  * request it names if that one is running (its halt flag, which the
- * waiter looks at: no other thread touches its handle), and remember the cancel so that the request
- * gets no answer (proto.h) and, if still queued, does not run. */
+ * waiter looks at: no other thread touches its handle), and remember the
+ * cancel so that the request gets no answer (proto.h) and, if still
+ * queued, does not run. */
 static void cancel(struct server *srv, const char *request_id)
 {
         pthread_mutex_lock(&srv->lock);
