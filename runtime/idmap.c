@@ -81,7 +81,7 @@ static int run_helper(const char *name, pid_t pid, const char *map, psrun_error 
                 return 0;
         msg[strcspn(msg, "\n")] = '\0';
         return psrun_error_set(err, EPERM, "identity: %s %s refused: %s (check /etc/%s)", name,
-                               map[0] ? argv[2] : "", msg[0] ? msg : "no reason given",
+                               pid_text, msg[0] ? msg : "no reason given",
                                strcmp(name, "newuidmap") == 0 ? "subuid" : "subgid");
 }
 
