@@ -291,13 +291,17 @@ int cli_dispatch(const struct command_set *set, const struct command *cmd, int a
 
 enum { G_ROOT, G_LOG, G_LOG_FORMAT, G_DEBUG, G_SYSTEMD_CGROUP, G_ROOTLESS, G_CGROUP_MANAGER };
 static const struct option_def global_options[] = {
-        [G_ROOT] = {"root", 0, "DIR", "OCI state directory (default /run/psrun)"},
+        [G_ROOT] = {"root", 0, "DIR",
+                    "OCI state directory (default /run/psrun; rootless: "
+                    "$XDG_RUNTIME_DIR/psrun/oci)"},
         [G_LOG] = {"log", 0, "FILE", "OCI commands log here instead of stderr"},
         [G_LOG_FORMAT] = {"log-format", 0, "text|json", "format of the log (default text)"},
         [G_DEBUG] = {"debug", 0, NULL, "log debug messages too"},
         [G_SYSTEMD_CGROUP] = {"systemd-cgroup", 0, NULL,
                               "accepted for runc compatibility; refused at create"},
-        [G_ROOTLESS] = {"rootless", 0, "true|false|auto", "accepted for runc compatibility"},
+        [G_ROOTLESS] = {"rootless", 0, "true|false|auto",
+                        "OCI commands without root (default auto: unless uid 0 of the "
+                        "initial user namespace)"},
         [G_CGROUP_MANAGER] = {"cgroup-manager", 0, "cgroupfs|systemd|disabled",
                               "how container cgroups are managed (default cgroupfs)"},
         {0},

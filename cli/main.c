@@ -258,8 +258,8 @@ static void print_usage(FILE *out)
         for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
                 fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
         fprintf(out, "\nOCI runtime commands (runc's interface, for Docker, containerd and "
-                     "Kubernetes;\nglobal options --root, --log, --log-format, --debug come "
-                     "first):\n");
+                     "Kubernetes;\nglobal options --root, --log, --log-format, --debug, "
+                     "--rootless come first):\n");
         for (size_t i = 0; i < oci_command_set.n_commands; i++)
                 fprintf(out, "  %-10s %s\n", oci_command_set.commands[i].name,
                         oci_command_set.commands[i].summary);

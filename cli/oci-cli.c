@@ -25,6 +25,7 @@
 #include "cli/cli.h"
 #include "runtime/oci/container.h"
 #include "runtime/oci/features.h"
+#include "runtime/oci/rootless.h"
 #include "cli/oci-log.h"
 #include "runtime/oci/signal.h"
 #include "runtime/oci/state.h"
@@ -99,15 +100,28 @@ static bool no_cgroups(void)
         return cli_globals.cgroup_manager && strcmp(cli_globals.cgroup_manager, "disabled") == 0;
 }
 
-/* After the options: the root check where the command starts processes,
- * and the state root when the command has one. */
+/* --rootless, decided once (cli_parse_globals checked the word). */
+static bool rootless(void)
+{
+        return oci_rootless_active(
+                (enum oci_rootless_mode) oci_rootless_mode_from_string(cli_globals.rootless));
+}
+
+/* After the options: the root check where the command starts processes
+ * (rootless: none), and the state root when the command has one: --root,
+ * or the user's own when rootless (runtime/oci/rootless.h). */
 static int prepare(struct cli_call *c, psrun_error *err)
 {
         int r = 0;
-        if (c->cmd->flags & CMD_AS_ROOT)
+        bool rl = rootless();
+        if ((c->cmd->flags & CMD_AS_ROOT) && !rl)
                 r = oci_require_root(c->cmd->name, err);
         if (r >= 0 && (c->cmd->flags & CMD_STATE_ROOT)) {
-                r = oci_root_open(cli_globals.root, &c->root, err);
+                _cleanup_free_ char *mine = NULL;
+                if (!cli_globals.root && rl)
+                        r = oci_rootless_root(true, &mine, err);
+                if (r >= 0)
+                        r = oci_root_open(mine ? mine : cli_globals.root, &c->root, err);
                 if (r >= 0)
                         oci_root_set_log(c->root, oci_log_sink, NULL);
         }
@@ -175,6 +189,7 @@ static int fill_create(const struct cli_call *p, struct oci_create_options *o, p
                 .detached = true,
                 .no_cgroups = no_cgroups(),
                 .systemd_cgroup = systemd_cgroup(),
+                .rootless = rootless(),
         };
         int r = 0;
         if (p->value[CR_PRESERVE])

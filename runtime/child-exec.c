@@ -94,7 +94,7 @@ int step_bounding(struct child_ctx *c)
 int step_groups(struct child_ctx *c)
 {
         /* One-id rootless map: the kernel refuses setgroups in it. */
-        if (c->plan->rootless.setgroups_deny)
+        if (c->plan->rootless.setgroups_deny || c->plan->rootless.groups_denied)
                 return 0;
         if (syscall(SYS_setgroups, c->plan->n_groups, c->plan->groups) < 0)
                 return -errno;

@@ -117,6 +117,9 @@ struct plan {
                 bool active;
                 bool subids; /* the maps are the user's subordinate ranges: newuidmap writes them */
                 bool setgroups_deny; /* one id: the kernel takes a gid_map only after "deny" */
+                /* An exec joins a user namespace that denies setgroups
+                 * (OCI, rootless): the process keeps its groups. */
+                bool groups_denied;
                 /* The ids the child takes for its set-up (step_root_id): 0,
                  * or the one id mapped. */
                 uid_t setup_uid;

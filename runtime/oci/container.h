@@ -38,6 +38,9 @@ struct oci_create_options {
         bool detached;
         bool no_cgroups;     /* --cgroup-manager disabled */
         bool systemd_cgroup; /* --systemd-cgroup: refused, psrun drives cgroupfs only */
+        /* --rootless (runtime/oci/rootless.h): no root needed; no cgroup
+         * where the user cannot write one. */
+        bool rootless;
 };
 
 /* Creates the container and leaves its init waiting for start. With

@@ -37,14 +37,15 @@
 #include "runtime/oci/console.h"
 #include "runtime/oci/hooks.h"
 #include "runtime/oci/plan.h"
+#include "runtime/oci/rootless.h"
 
 int oci_require_root(const char *what, psrun_error *err)
 {
         if (geteuid() == 0)
                 return 0;
         return psrun_error_set(err, EPERM,
-                               "%s: psrun needs root: it creates namespaces and cgroups for the "
-                               "container (rootless mode is not supported yet)",
+                               "%s: psrun needs root here (--rootless false): run it as root, or "
+                               "with --rootless true or auto (docs/rootless.md)",
                                what);
 }
 
@@ -306,6 +307,29 @@ static int check_annotations_size(const struct oci_config *config, psrun_error *
         return 0;
 }
 
+/* Rootless, the container's cgroup could not be made (error r): where the
+ * user may not write it, the container goes without one, its planned paths
+ * out of the state, and what its limits become is decided and logged
+ * (runtime/oci/rootless.h). Any other failure stays one. */
+static int rootless_without_cgroup(struct oci_root *root, struct oci_container *c,
+                                   struct oci_state *st, const struct oci_config *config,
+                                   struct plan *plan, int r, psrun_error *err)
+{
+        if (r != -EACCES && r != -EPERM && r != -EROFS)
+                return r;
+        oci_root_log(root, LOG_LEVEL_DEBUG, "create %s: no cgroup (%s)", st->id, err->msg);
+        psrun_error_clear(err);
+        strv_free(st->cgroup_paths);
+        st->cgroup_paths = NULL;
+        char said[320];
+        r = oci_rootless_limits(config, plan, said, sizeof(said), err);
+        if (r >= 0)
+                r = oci_state_write(c, st, err);
+        if (r >= 0 && said[0])
+                oci_root_log(root, LOG_LEVEL_WARNING, "create %s: %s", st->id, said);
+        return r;
+}
+
 int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t *ret_pid,
                int *ret_pidfd, psrun_error *err)
 {
@@ -322,7 +346,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
         r = oci_id_validate(o->id, err);
         if (r < 0)
                 return r;
-        r = oci_require_root("create", err);
+        r = o->rootless ? 0 : oci_require_root("create", err);
         if (r < 0)
                 return r;
         r = check_cgroup_manager(o, err);
@@ -357,6 +381,7 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 .preserve_fds = o->preserve_fds,
                 .socket_activation = o->socket_activation,
                 .listen_fds = o->listen_fds,
+                .rootless = o->rootless,
         };
         r = plan_from_oci(&config, &po, &plan, err);
         if (r < 0)
@@ -413,6 +438,8 @@ int oci_create(struct oci_root *root, const struct oci_create_options *o, pid_t 
                 else
                         r = cgroup_create_at(lx ? lx->cgroups_path : NULL, o->id,
                                              given ? &res : NULL, &cg, err);
+                if (r < 0 && o->rootless)
+                        r = rootless_without_cgroup(root, c, &st, &config, &plan, r, err);
         }
         if (r >= 0)
                 fault_point("create:cgroups");

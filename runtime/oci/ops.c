@@ -10,13 +10,15 @@
 
 #include "common/cleanup.h"
 #include "runtime/oci/container.h"
+#include "runtime/oci/rootless.h"
 
 static int open_cgroup(const struct oci_state *st, struct cgroup **cg, psrun_error *err)
 {
         *cg = NULL;
         if (!st->cgroup_paths || !st->cgroup_paths[0])
                 return psrun_error_set(err, EOPNOTSUPP,
-                                       "container \"%s\" has no cgroup (--cgroup-manager disabled)",
+                                       "container \"%s\" has no cgroup (rootless, or "
+                                       "--cgroup-manager disabled)",
                                        st->id);
         return cgroup_open(st->cgroup_paths, cg, err);
 }
@@ -41,8 +43,43 @@ int oci_get_state(struct oci_root *root, const char *id, struct oci_state *st, p
         return 0;
 }
 
+static bool has_cgroup(const struct oci_state *st)
+{
+        return st->cgroup_paths && st->cgroup_paths[0];
+}
+
+/* A container without a cgroup (rootless, --cgroup-manager disabled): its
+ * processes are those of its pid namespace. SIGKILL goes to its init only:
+ * the kernel kills every other process of the namespace with it, also
+ * those forked meanwhile. A container that shares psrun's pid namespace is
+ * refused (oci_pidns_pids). */
+static int signal_pidns(const struct oci_state *st, int sig, psrun_error *err)
+{
+        _cleanup_close_ int pidfd = -1;
+        if (oci_pin_init(st, &pidfd, NULL) < 0)
+                return -ENOENT; /* init gone: so is its pid namespace */
+        _cleanup_free_ pid_t *pids = NULL;
+        size_t n = 0;
+        int r = oci_pidns_pids(st->pid, &pids, &n, err);
+        if (r == -ESRCH)
+                return -ENOENT;
+        if (r < 0)
+                return psrun_error_prefix(err, "kill --all: container \"%s\"", st->id);
+        if (sig == SIGKILL) {
+                if (syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+                        return psrun_error_errno(err, errno, "kill: container \"%s\"", st->id);
+                return 0;
+        }
+        for (size_t i = 0; i < n; i++)
+                if (kill(pids[i], sig) < 0 && errno != ESRCH)
+                        return psrun_error_errno(err, errno, "kill %d", (int) pids[i]);
+        return 0;
+}
+
 static int signal_all(const struct oci_state *st, int sig, psrun_error *err)
 {
+        if (!has_cgroup(st))
+                return signal_pidns(st, sig, err);
         struct cgroup *cg = NULL;
         int r = open_cgroup(st, &cg, err);
         if (r < 0)
@@ -264,11 +301,34 @@ int oci_update(struct oci_root *root, const char *id, const struct oci_resources
         return r;
 }
 
+/* The processes of a container without a cgroup: its pid namespace's. */
+static int pids_without_cgroup(const struct oci_state *st, pid_t **ret, size_t *n, psrun_error *err)
+{
+        _cleanup_close_ int pidfd = -1;
+        if (oci_pin_init(st, &pidfd, NULL) < 0)
+                return 0;
+        int r = oci_pidns_pids(st->pid, ret, n, err);
+        if (r == -ESRCH)
+                return 0;
+        return r < 0 ? psrun_error_prefix(err, "ps: container \"%s\"", st->id) : 0;
+}
+
 int oci_pids(struct oci_root *root, const char *id, pid_t **ret, size_t *n, psrun_error *err)
 {
         struct cgroup *cg = NULL;
         *ret = NULL;
         *n = 0;
+        {
+                _cleanup_(oci_container_closep) struct oci_container *c = NULL;
+                _cleanup_(oci_state_free) struct oci_state st = {0};
+                int r = oci_open_locked(root, id, OCI_LOCK_SHARED, &c, &st, err);
+                if (r < 0)
+                        return r;
+                if (st.status == OCI_STATUS_STOPPED)
+                        return 0; /* a stopped container has no processes */
+                if (!has_cgroup(&st))
+                        return pids_without_cgroup(&st, ret, n, err);
+        }
         int r = open_live_cgroup(root, id, &cg, err);
         if (r == -ESRCH) {
                 psrun_error_clear(err); /* a stopped container has no processes */

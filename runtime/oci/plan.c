@@ -19,6 +19,7 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "runtime/oci/rootless.h"
 #include "runtime/run.h"
 #include "policy/policy.h"
 
@@ -530,12 +531,36 @@ int plan_from_oci(const struct oci_config *c, const struct oci_plan_options *o, 
                         .uid_map = p->uid_map,
                         .gid_map = p->gid_map,
                         .path = user ? user->path : NULL,
+                        .rootless = o->rootless,
                 };
                 r = oci_rootfs_plan(c, o->bundle, &userns, &p->rootfs, err);
         }
+        /* Root of a user namespace (rootless podman's) writes its maps as
+         * root does; a user without privileges has its own rules. */
+        if (r >= 0 && o->rootless && geteuid() != 0)
+                r = oci_rootless_plan_identity(c, p, err);
         if (r < 0)
                 plan_free(p);
         return r;
+}
+
+/* A user namespace that denies setgroups (a rootless container mapping only
+ * its user's ids) refuses any setgroups, an empty list too: the exec's
+ * process keeps the groups it has, and a config asking for some is
+ * refused rather than given none. */
+static int plan_joined_setgroups(pid_t pid, struct plan *p, psrun_error *err)
+{
+        char path[64], buf[16] = "";
+        snprintf(path, sizeof(path), "/proc/%d/setgroups", (int) pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || read_into(fd, buf, sizeof(buf)) < 0 || strncmp(buf, "deny", 4) != 0)
+                return 0;
+        if (p->n_groups)
+                return psrun_error_set(err, EPERM,
+                                       "process.user.additionalGids: the container's user "
+                                       "namespace denies setgroups (it maps only its user's ids)");
+        p->rootless.groups_denied = true;
+        return 0;
 }
 
 /* Which of pid's namespaces differ from ours: those are the ones to enter
@@ -588,6 +613,8 @@ int plan_for_exec(const struct oci_config *c, const struct oci_process *proc, pi
         char root_dir[64];
         snprintf(root_dir, sizeof(root_dir), "/proc/%d/root", (int) pid);
         int r = plan_process(c, proc, p->join_flags & CLONE_NEWUSER, root_dir, p, err);
+        if (r >= 0 && (p->join_flags & CLONE_NEWUSER))
+                r = plan_joined_setgroups(pid, p, err);
         if (r >= 0)
                 r = plan_cpu_affinity(proc, p, err);
         if (r >= 0)

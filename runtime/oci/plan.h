@@ -25,6 +25,9 @@ struct oci_plan_options {
         unsigned preserve_fds;  /* --preserve-fds */
         bool socket_activation; /* LISTEN_FDS (oci_create_options) */
         unsigned listen_fds;
+        /* Rootless (runtime/oci/rootless.h): the identity of a user without
+         * privileges, the host's device nodes bound rather than made. */
+        bool rootless;
 };
 
 /* The container's init: namespaces, root filesystem and process. */
@@ -56,6 +59,7 @@ struct oci_userns {
         bool new_userns;
         const char *uid_map, *gid_map; /* new_userns */
         const char *path;              /* joined, or NULL */
+        bool rootless;                 /* no device node can be made: the host's are bound */
 };
 
 /* The mount steps for the container's root (runtime/oci/rootfs.c). */

@@ -427,14 +427,15 @@ static int add_mount(struct rootfs_plan *plan, const struct oci_mount *m, const 
                 .target = m->destination,
                 .flags = m->flags,
                 .data = m->data,
-                /* In a user namespace the kernel lets proc and sysfs be
-                 * mounted only where a full instance is visible: before the
-                 * host's root leaves. An overlay's lowerdir, upperdir and
-                 * workdir are host paths: made then too. (Made detached,
-                 * attached in the config's order.) */
-                .early =
-                        (new_userns && (strcmp(type, "proc") == 0 || strcmp(type, "sysfs") == 0)) ||
-                        strcmp(type, "overlay") == 0,
+                /* In a user namespace (a new one, or rootless psrun's
+                 * own, as under rootless podman) the kernel lets proc and
+                 * sysfs be mounted only where a full instance is visible:
+                 * before the host's root leaves. An overlay's lowerdir,
+                 * upperdir and workdir are host paths: made then too. (Made
+                 * detached, attached in the config's order.) */
+                .early = ((new_userns || (userns && userns->rootless)) &&
+                          (strcmp(type, "proc") == 0 || strcmp(type, "sysfs") == 0)) ||
+                         strcmp(type, "overlay") == 0,
         };
         r = add(plan, &s, err);
         if (r >= 0 && (m->attr_set || m->attr_clr)) {
@@ -497,8 +498,36 @@ static int host_id(const struct oci_id_mapping *m, size_t n, uint32_t id, uint32
         return -ERANGE;
 }
 
+/* Rootless: no node can be made, not even in a tmpfs of psrun's (mknod
+ * needs CAP_MKNOD of the initial user namespace): the host's node at the
+ * same path is bound, when it is the device the config names. Its owner
+ * and mode stay the host's, as with runc. */
+static int add_host_device(struct rootfs_plan *plan, const struct oci_device *d, size_t i,
+                           mode_t mode, dev_t dev, psrun_error *err)
+{
+        struct stat st;
+        const char *why = NULL;
+        if (stat(d->path, &st) < 0)
+                why = strerror(errno);
+        else if ((st.st_mode & S_IFMT) != (mode & S_IFMT) || st.st_rdev != dev)
+                why = "the host's node there is another device";
+        if (why)
+                return psrun_error_set(err, EPERM,
+                                       "linux.devices[%zu]: %s: a rootless container gets the "
+                                       "host's device node bound (a user makes none), and %s",
+                                       i, d->path, why);
+        struct mount_step f = {.op = MOUNT_OP_MKFILE, .target = d->path, .mode = 0600};
+        struct mount_step b = {.op = MOUNT_OP_BIND,
+                               .source = d->path,
+                               .target = d->path,
+                               .from_host = true,
+                               .single = true};
+        int r = add(plan, &f, err);
+        return r < 0 ? r : add(plan, &b, err);
+}
+
 static int add_devices(struct rootfs_plan *plan, const struct oci_config *c, bool new_userns,
-                       psrun_error *err)
+                       bool rootless, psrun_error *err)
 {
         const struct oci_linux *l = c->linux_;
         for (size_t i = 0; l && i < l->n_devices; i++) {
@@ -511,6 +540,12 @@ static int add_devices(struct rootfs_plan *plan, const struct oci_config *c, boo
                 uid_t uid = d->uid.set ? (uid_t) d->uid.value : 0;
                 gid_t gid = d->gid.set ? (gid_t) d->gid.value : 0;
                 dev_t dev = makedev((unsigned) d->major, (unsigned) d->minor);
+                if (rootless) {
+                        r = add_host_device(plan, d, i, mode, dev, err);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (new_userns) {
                         /* No mknod in a user namespace: the parent makes the
                          * node (the config's, not whatever the host has at
@@ -762,7 +797,7 @@ int oci_rootfs_plan(const struct oci_config *c, const char *bundle, const struct
         if (r >= 0 && has_tmpfs_dev(c))
                 r = add_default_devices(plan, c, err);
         if (r >= 0)
-                r = add_devices(plan, c, new_userns, err);
+                r = add_devices(plan, c, new_userns, userns && userns->rootless, err);
         if (r >= 0 && c->process && c->process->cwd) {
                 /* runc makes a missing working directory. */
                 r = rootfs_plan_mkdir_p(plan, c->process->cwd, 0755);

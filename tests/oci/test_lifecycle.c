@@ -305,11 +305,12 @@ Test(oci_lifecycle, exec_adds_capabilities)
         cr_expect(contains(o.err, "CAP_NOPE"), "%s", o.err);
 }
 
-Test(oci_lifecycle, non_root_is_refused)
+/* A copy of psrun that uid 1000 can reach wherever the checkout is, run as
+ * uid 1000 with `--root ROOT rootless create` (rootless: "--rootless=..."),
+ * its output through a pipe into out; returns its wait status. */
+static int create_as_uid_1000(const char *rootless, char *out, size_t size)
 {
-        /* A copy of psrun that uid 1000 can reach wherever the checkout is,
-         * run as uid 1000 with its output through a pipe. */
-        char copy[400], root[64], cmd[1000], out[1024] = "";
+        char copy[400], root[64], cmd[1000];
         snprintf(copy, sizeof(copy), "%s/psrun", B.dir);
         snprintf(cmd, sizeof(cmd), "cp %s %s", test_psrun_path(), copy);
         cr_assert_eq(system(cmd), 0);
@@ -325,13 +326,14 @@ Test(oci_lifecycle, non_root_is_refused)
                 if (setgroups(0, NULL) < 0 || setresgid(1000, 1000, 1000) < 0 ||
                     setresuid(1000, 1000, 1000) < 0)
                         _exit(99);
-                execl(copy, copy, "--root", root, "create", "--bundle", B.dir, "c1", (char *) NULL);
+                execl(copy, copy, rootless, "--root", root, "create", "--bundle", B.dir, "c1",
+                      (char *) NULL);
                 _exit(98);
         }
         close(fds[1]);
         size_t n = 0;
         ssize_t k;
-        while ((k = read(fds[0], out + n, sizeof(out) - 1 - n)) > 0)
+        while ((k = read(fds[0], out + n, size - 1 - n)) > 0)
                 n += (size_t) k;
         out[n] = '\0';
         close(fds[0]);
@@ -339,8 +341,26 @@ Test(oci_lifecycle, non_root_is_refused)
         cr_assert_eq(waitpid(pid, &status, 0), pid);
         snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
         cr_expect_eq(system(cmd), 0);
+        return status;
+}
+
+Test(oci_lifecycle, non_root_with_rootless_false_is_refused)
+{
+        char out[1024] = "";
+        int status = create_as_uid_1000("--rootless=false", out, sizeof(out));
         cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x: %s", status, out);
-        cr_expect(contains(out, "needs root"), "%s", out);
+        cr_expect(contains(out, "needs root here (--rootless false)"), "%s", out);
+}
+
+Test(oci_lifecycle, non_root_without_a_user_namespace_is_refused)
+{
+        /* Rootless by default (auto): a config of root's, with no user
+         * namespace, is refused in one line, as runc refuses it. */
+        char out[1024] = "";
+        int status = create_as_uid_1000("--rootless=auto", out, sizeof(out));
+        cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "status %#x: %s", status, out);
+        cr_expect(contains(out, "a rootless container needs a user namespace"), "%s", out);
+        cr_expect(!strchr(out, '\n') || !strchr(strchr(out, '\n') + 1, '\n'), "%s", out);
 }
 
 Test(oci_lifecycle, bad_paths_leave_nothing)
