@@ -156,5 +156,8 @@ else
 	ok "hostile: another user's private directory is not readable (bind refused or EACCES)"
 fi
 rm -rf "$secret"
+
+# --- the OCI runtime as these users, and rootless podman ---
+. "$(dirname "$0")/rootless-oci.sh"
 summary
 [ "$fail" -eq 0 ]
