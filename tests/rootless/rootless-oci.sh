@@ -230,8 +230,11 @@ if [ -n "$vpid" ] && ! oas "$ONE" "$PSRUN" list 2>/dev/null | grep -q v1 &&
 	! oas "$ONE" "$PSRUN" --root "$SUB_ROOT" state v1 >/dev/null 2>&1 &&
 	! oas "$ONE" "$PSRUN" --root "$SUB_ROOT" kill v1 KILL >/dev/null 2>&1 &&
 	! oas "$ONE" "$PSRUN" --root "$SUB_ROOT" delete --force v1 >/dev/null 2>&1 &&
+	! oas "$ONE" "$PSRUN" --root "$SUB_ROOT" exec v1 true >/dev/null 2>&1 &&
+	! oas "$ONE" "$PSRUN" --root "$SUB_ROOT" create --bundle "$B1" intruder >/dev/null 2>&1 &&
+	[ ! -e "$SUB_ROOT/intruder" ] &&
 	! as "$ONE" kill -KILL "$vpid" 2>/dev/null && sleep 0.2 && [ "$(state_of "$SUB" v1)" = running ]; then
-	ok "hostile: another user cannot see, kill or delete a user's container (its root, its pid)"
+	ok "hostile: another user cannot see, kill, delete or exec into a user's container, nor create in its root"
 else
 	bad "oci other user" "pid '$vpid', state $(state_of "$SUB" v1)"
 fi
