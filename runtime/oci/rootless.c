@@ -226,10 +226,11 @@ static const char *asked_limit(const struct oci_resources *r)
                   (m->kernel_tcp.set && m->kernel_tcp.value > 0)))
                 return "linux.resources.memory";
         const struct oci_cpu *cpu = r->cpu;
-        if (cpu && ((cpu->quota.set && cpu->quota.value > 0) || (cpu->shares.set && cpu->shares.value) ||
-                    (cpu->cpus && cpu->cpus[0]) || (cpu->mems && cpu->mems[0]) ||
-                    (cpu->realtime_runtime.set && cpu->realtime_runtime.value > 0) ||
-                    (cpu->idle.set && cpu->idle.value)))
+        if (cpu &&
+            ((cpu->quota.set && cpu->quota.value > 0) || (cpu->shares.set && cpu->shares.value) ||
+             (cpu->cpus && cpu->cpus[0]) || (cpu->mems && cpu->mems[0]) ||
+             (cpu->realtime_runtime.set && cpu->realtime_runtime.value > 0) ||
+             (cpu->idle.set && cpu->idle.value)))
                 return "linux.resources.cpu";
         if (r->pids && r->pids->limit.set && r->pids->limit.value > 0)
                 return "linux.resources.pids";
@@ -297,14 +298,14 @@ int oci_rootless_limits(const struct oci_config *c, struct plan *p, char *said, 
         if (!asked)
                 return 0;
         if (!mode || strcmp(mode, "strict") == 0)
-                return psrun_error_set(err, EPERM,
-                                       "%s: a limit needs a cgroup, and this user cannot write "
-                                       "the container's (cgroup v1, or no delegated cgroup v2 "
-                                       "subtree): run as root, give the user a delegated "
-                                       "subtree, or set the annotation "
-                                       OCI_ROOTLESS_LIMITS_ANNOTATION
-                                       "=best_effort for rlimits (docs/rootless.md)",
-                                       asked);
+                return psrun_error_set(
+                        err, EPERM,
+                        "%s: a limit needs a cgroup, and this user cannot write "
+                        "the container's (cgroup v1, or no delegated cgroup v2 "
+                        "subtree): run as root, give the user a delegated "
+                        "subtree, or set the annotation " OCI_ROOTLESS_LIMITS_ANNOTATION
+                        "=best_effort for rlimits (docs/rootless.md)",
+                        asked);
         /* Best effort: RLIMIT_AS bounds each process's address space (not
          * the container's sum); RLIMIT_NPROC the processes of the
          * container's uid, which the kernel counts in the container's own

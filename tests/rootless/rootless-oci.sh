@@ -98,6 +98,16 @@ else
 	else
 		bad "oci one id ps" "$(cat "$out" "$err")"
 	fi
+	# kill --all with a signal other than SIGKILL: to each process of the
+	# pid namespace (init, a sleep as pid 1, ignores SIGTERM).
+	if oas "$ONE" "$PSRUN" kill --all o1 TERM 2>"$err" && sleep 0.3 && ! pgrep -f "sleep $long" >/dev/null &&
+		[ "$(state_of "$ONE" o1)" = running ]; then
+		ok "oci one id: kill --all TERM without a cgroup reaches the daemonized exec"
+	else
+		bad "oci one id kill --all TERM" "left: $(pgrep -af "sleep $long") $(cat "$err")"
+	fi
+	oas "$ONE" "$PSRUN" exec o1 sh -c "setsid sleep $long >/dev/null 2>&1 &" 2>"$err"
+	sleep 0.2
 	if oas "$ONE" "$PSRUN" delete --force o1 2>"$err" && sleep 0.3 && ! pgrep -f "sleep $long" >/dev/null &&
 		[ ! -e "$ONE_ROOT/o1" ]; then
 		ok "oci one id: delete --force kills the whole container, the daemonized process too, and its state"

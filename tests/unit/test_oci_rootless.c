@@ -153,6 +153,12 @@ Test(oci_rootless, limits_refused_unless_best_effort)
                 }
         cr_expect(found);
 
+        _cleanup_(oci_config_free) struct oci_config bad = {0};
+        parse(CONFIG_HEAD "\"annotations\": {\"run.psrun.limits\": \"maybe\"}}", &bad);
+        cr_expect_eq(oci_rootless_limits(&bad, &p, said, sizeof(said), &err), -EINVAL);
+        cr_expect(strstr(err.msg, "run.psrun.limits: \"maybe\" is not strict or best_effort"), "%s",
+                  err.msg);
+
         /* No pid namespace of its own: nothing could kill it whole. */
         p.clone_flags = 0;
         cr_expect_eq(oci_rootless_limits(&none, &p, said, sizeof(said), &err), -EPERM);
