@@ -30,6 +30,13 @@ static const char *find_helper(const char *name, char *buf, size_t size)
         return NULL;
 }
 
+bool idmap_have_helpers(void)
+{
+        char buf[64];
+        return find_helper("newuidmap", buf, sizeof(buf)) &&
+               find_helper("newgidmap", buf, sizeof(buf));
+}
+
 /* helper PID INSIDE OUTSIDE COUNT..., from the map's lines; its stderr's
  * first line into *err when it fails. */
 static int run_helper(const char *name, pid_t pid, const char *map, psrun_error *err)

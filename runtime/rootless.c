@@ -106,21 +106,6 @@ static int subid_lookup(const char *file, const char *name, uid_t uid, struct su
         return r;
 }
 
-/* newuidmap and newgidmap, where the uidmap package installs them. */
-static bool have_helpers(void)
-{
-        static const char *const dirs[] = {"/usr/bin", "/bin", "/usr/sbin", "/sbin"};
-        bool u = false, g = false;
-        for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-                char p[64];
-                snprintf(p, sizeof(p), "%s/newuidmap", dirs[i]);
-                u = u || access(p, X_OK) == 0;
-                snprintf(p, sizeof(p), "%s/newgidmap", dirs[i]);
-                g = g || access(p, X_OK) == 0;
-        }
-        return u && g;
-}
-
 int rootless_plan_identity(const struct policy *pol, struct plan *p, psrun_error *err)
 {
         uid_t me = geteuid();
@@ -134,7 +119,7 @@ int rootless_plan_identity(const struct policy *pol, struct plan *p, psrun_error
         if (r < 0)
                 return r;
         p->rootless.active = true;
-        if (r > 0 && have_helpers()) {
+        if (r > 0 && idmap_have_helpers()) {
                 uint64_t nu = su.count < ROOTLESS_ID_COUNT ? su.count : ROOTLESS_ID_COUNT;
                 uint64_t ng = sg.count < ROOTLESS_ID_COUNT ? sg.count : ROOTLESS_ID_COUNT;
                 if ((uint64_t) pol->uid >= nu || (uint64_t) pol->gid >= ng)

@@ -46,6 +46,10 @@ int rootless_plan_identity(const struct policy *pol, struct plan *p, psrun_error
 int rootless_plan_limits(const struct policy *pol, struct plan *p, const char *cgroup_parent,
                          struct cgroup **cg, psrun_error *err);
 
+/* Whether newuidmap and newgidmap are installed (in the system's
+ * directories, where the uidmap package puts them; never from $PATH). */
+bool idmap_have_helpers(void);
+
 /* Writes the plan's id maps of pid with newuidmap and newgidmap (found in
  * the system's directories, not in $PATH); their first line of complaint is
  * the error (runtime/idmap.c). */

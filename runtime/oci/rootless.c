@@ -17,6 +17,7 @@
 #include "common/cleanup.h"
 #include "common/fileio.h"
 #include "runtime/plan.h"
+#include "runtime/rootless.h"
 
 int oci_rootless_mode_from_string(const char *s)
 {
@@ -137,22 +138,6 @@ static bool only_own_id(const struct oci_id_mapping *m, size_t n, uint32_t own)
         return n == 1 && m[0].size == 1 && m[0].host_id == own;
 }
 
-/* newuidmap and newgidmap, where the uidmap package installs them (never
- * from $PATH: runtime/idmap.c looks in the same places). */
-static bool have_id_helpers(void)
-{
-        static const char *const dirs[] = {"/usr/bin", "/bin", "/usr/sbin", "/sbin"};
-        bool u = false, g = false;
-        for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-                char p[64];
-                snprintf(p, sizeof(p), "%s/newuidmap", dirs[i]);
-                u = u || access(p, X_OK) == 0;
-                snprintf(p, sizeof(p), "%s/newgidmap", dirs[i]);
-                g = g || access(p, X_OK) == 0;
-        }
-        return u && g;
-}
-
 /* The id the child sets itself up as: the namespace's root when it is
  * mapped, else the first id mapped. */
 static uint32_t setup_id(const struct oci_id_mapping *m, size_t n)
@@ -204,7 +189,7 @@ int oci_rootless_plan_identity(const struct oci_config *c, struct plan *p, psrun
         }
         /* Anything else is the setuid helpers' to check against
          * /etc/subuid and /etc/subgid, range by range. */
-        if (!have_id_helpers())
+        if (!idmap_have_helpers())
                 return psrun_error_set(err, ENOENT,
                                        "linux.uidMappings: ids beyond the user's own need "
                                        "newuidmap and newgidmap (package uidmap), which are not "
