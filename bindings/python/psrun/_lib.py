@@ -86,6 +86,7 @@ class ExecOptions(ctypes.Structure):
         ("pass_output", c_int),
         ("stdout_fd", c_int),
         ("stderr_fd", c_int),
+        ("cancel", ctypes.POINTER(c_int)),
     ]
 
 
