@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* psrun_gc through the library, as an embedder cleans up after a process
  * of its that was killed: a one-shot run's and a session's leftovers. */
+#include <fcntl.h>
+#include <sys/file.h>
+
 #include "session/common.h"
 
 TestSuite(gc, .timeout = 60);
@@ -58,6 +61,22 @@ Test(gc, killed_supervisor_is_cleaned_up_through_the_library)
         snprintf(dir, sizeof(dir), "%s/t", t.root);
         struct stat sb;
         cr_assert_eq(stat(dir, &sb), 0, "the killed session left no state: nothing to test");
+        /* The session counts as alive while anything holds its lock: the
+         * supervisor's processes that die with it (PR_SET_PDEATHSIG) may
+         * still be on their way out, under load for a while, and gc rightly
+         * leaves a live session alone. */
+        char lock[300];
+        snprintf(lock, sizeof(lock), "%s/lock", dir);
+        bool unlocked = false;
+        for (int i = 0; i < 300 && !unlocked; i++) {
+                int fd = open(lock, O_RDONLY | O_CLOEXEC);
+                unlocked = fd < 0 || flock(fd, LOCK_SH | LOCK_NB) == 0;
+                if (fd >= 0)
+                        close(fd);
+                if (!unlocked)
+                        usleep(10000);
+        }
+        cr_assert(unlocked, "3 s after its supervisor died, the session's lock is still held");
 
         psrun_gc_options o = {.session_dir = t.root};
         psrun_gc_stats st;
