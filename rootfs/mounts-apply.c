@@ -30,13 +30,13 @@
  * working directory or volume is enough) would create x in one of them, on
  * the host, as real root: the CVE-2024-21626 class one step before the
  * chdir. Symbolic links in the image still resolve as they would with this
- * root, clamped to it.
+ * root, clamped to it. root: this process's root, opened once for all the
+ * steps (runtime/child-setup.c, step_mounts): nothing between them changes
+ * the process's root, and a mount on "/" stacks above the root a lookup
+ * starts from, as it would for open("/").
  */
-static int open_in_root(const char *path, int flags)
+static int open_in_root(int root, const char *path, int flags)
 {
-        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (root < 0)
-                return -errno;
         struct open_how how = {.flags = (uint64_t) flags | O_CLOEXEC,
                                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
         for (int tries = 0;; tries++) {
@@ -59,7 +59,7 @@ struct target {
         char buf[PATH_MAX];
 };
 
-static int open_parent(const char *path, struct target *t)
+static int open_parent(int root, const char *path, struct target *t)
 {
         size_t len = strlen(path);
         if (len >= sizeof(t->buf))
@@ -78,7 +78,7 @@ static int open_parent(const char *path, struct target *t)
         }
         if (!t->name[0])
                 t->name = ".";
-        t->dir = open_in_root(parent, O_PATH | O_DIRECTORY);
+        t->dir = open_in_root(root, parent, O_PATH | O_DIRECTORY);
         return t->dir < 0 ? t->dir : 0;
 }
 
@@ -101,11 +101,11 @@ static int setattr_fd(int fd, uint64_t attr, bool recursive)
 
 /* attr_set on the mount now at the step's target (looked up again: the fd
  * of the target taken before the mount is the directory it covers). */
-static int setattr_target(const struct mount_step *s)
+static int setattr_target(int root, const struct mount_step *s)
 {
         if (!s->attr_set)
                 return 0;
-        _cleanup_close_ int fd = open_in_root(s->target, O_PATH);
+        _cleanup_close_ int fd = open_in_root(root, s->target, O_PATH);
         return fd < 0 ? fd : setattr_fd(fd, s->attr_set, s->recursive);
 }
 
@@ -130,9 +130,9 @@ static int give(const struct mount_step *s, int dir, const char *name)
 }
 
 /* A detached tree attached at the step's target. */
-static int attach(const struct mount_step *s, int tree)
+static int attach(int root, const struct mount_step *s, int tree)
 {
-        _cleanup_close_ int target = open_in_root(s->target, O_PATH);
+        _cleanup_close_ int target = open_in_root(root, s->target, O_PATH);
         if (target < 0)
                 return target;
         if (move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
@@ -140,7 +140,7 @@ static int attach(const struct mount_step *s, int tree)
         return 0;
 }
 
-static int bind_from_fd(const struct mount_step *s, int tree)
+static int bind_from_fd(int root, const struct mount_step *s, int tree)
 {
         /* The detached copy of the source is made read-only (etc.) before it
          * is attached: never visible with weaker flags. */
@@ -149,10 +149,10 @@ static int bind_from_fd(const struct mount_step *s, int tree)
                 if (r < 0)
                         return r;
         }
-        return attach(s, tree);
+        return attach(root, s, tree);
 }
 
-static int bind_in_root(const struct mount_step *s)
+static int bind_in_root(int root, const struct mount_step *s)
 {
         /* A source inside the root (a path bound onto itself to be made
          * read-only), resolved as targets are. Not copied with open_tree(): a
@@ -167,13 +167,13 @@ static int bind_in_root(const struct mount_step *s)
          * above (-EXDEV otherwise). MS_REC unless asked otherwise: a
          * non-recursive bind of a tree with locked submounts is refused in a
          * user namespace, and would hide them. */
-        _cleanup_close_ int source = open_in_root(s->source, O_PATH);
+        _cleanup_close_ int source = open_in_root(root, s->source, O_PATH);
         if (source < 0)
                 return source;
         struct stat want, got;
         if (fstat(source, &want) < 0)
                 return -errno;
-        _cleanup_close_ int target = open_in_root(s->target, O_PATH);
+        _cleanup_close_ int target = open_in_root(root, s->target, O_PATH);
         if (target < 0)
                 return target;
         bool dir = S_ISDIR(want.st_mode);
@@ -186,13 +186,13 @@ static int bind_in_root(const struct mount_step *s)
                 r = -errno;
         if (r < 0)
                 return r;
-        _cleanup_close_ int bound = open_in_root(s->target, O_PATH);
+        _cleanup_close_ int bound = open_in_root(root, s->target, O_PATH);
         if (bound < 0 || fstat(bound, &got) < 0 || got.st_dev != want.st_dev ||
             got.st_ino != want.st_ino) {
                 (void) umount2(s->target, MNT_DETACH);
                 return bound < 0 ? bound : -EXDEV;
         }
-        return setattr_target(s);
+        return setattr_target(root, s);
 }
 
 static int mask_file(const struct mount_step *s, int target, int null_tree)
@@ -215,9 +215,9 @@ static int mask_file(const struct mount_step *s, int target, int null_tree)
         return 0;
 }
 
-static int mask(const struct mount_step *s, int null_tree)
+static int mask(int root, const struct mount_step *s, int null_tree)
 {
-        _cleanup_close_ int target = open_in_root(s->target, O_PATH);
+        _cleanup_close_ int target = open_in_root(root, s->target, O_PATH);
         if (target < 0)
                 return target;
         struct stat st;
@@ -252,10 +252,10 @@ static int make_node(const struct mount_step *s, int dir, const char *name)
 }
 
 /* The steps that create an entry: in the directory that holds it. */
-static int create_entry(const struct mount_step *s)
+static int create_entry(int root, const struct mount_step *s)
 {
         struct target t;
-        int r = open_parent(s->target, &t);
+        int r = open_parent(root, s->target, &t);
         if (r < 0)
                 return r;
         _cleanup_close_ int dir = t.dir;
@@ -308,24 +308,24 @@ static int propagate(int target, unsigned long flags)
         return mount_setattr(target, "", at, &a, sizeof(a)) < 0 ? -errno : 0;
 }
 
-static int mount_new(const struct mount_step *s, int host_fd)
+static int mount_new(int root, const struct mount_step *s, int host_fd)
 {
         if (s->early) {
                 /* Made before the pivot (mount_step_apply_early). */
                 if (host_fd < 0)
                         return -EBADF;
-                return bind_from_fd(s, host_fd);
+                return bind_from_fd(root, s, host_fd);
         }
-        _cleanup_close_ int target = open_in_root(s->target, O_PATH);
+        _cleanup_close_ int target = open_in_root(root, s->target, O_PATH);
         if (target < 0)
                 return target;
         if (!s->fstype)
                 return propagate(target, s->flags);
         int r = mount_at(target, s->source, s->fstype, s->flags, s->data);
-        return r < 0 ? r : setattr_target(s);
+        return r < 0 ? r : setattr_target(root, s);
 }
 
-int mount_step_apply(const struct mount_step *s, int host_fd)
+int mount_step_apply(const struct mount_step *s, int root, int host_fd)
 {
         _cleanup_close_ int target = -1;
 
@@ -335,17 +335,17 @@ int mount_step_apply(const struct mount_step *s, int host_fd)
         case MOUNT_OP_SYMLINK:
         case MOUNT_OP_WRITE:
         case MOUNT_OP_MKNOD:
-                return create_entry(s);
+                return create_entry(root, s);
         case MOUNT_OP_BIND:
                 if (s->from_host)
-                        return host_fd < 0 ? -ENOENT : bind_from_fd(s, host_fd);
-                return bind_in_root(s);
+                        return host_fd < 0 ? -ENOENT : bind_from_fd(root, s, host_fd);
+                return bind_in_root(root, s);
         case MOUNT_OP_MOUNT:
-                return mount_new(s, host_fd);
+                return mount_new(root, s, host_fd);
         case MOUNT_OP_MASK:
-                return mask(s, host_fd);
+                return mask(root, s, host_fd);
         case MOUNT_OP_SETATTR:
-                target = open_in_root(s->target, O_PATH);
+                target = open_in_root(root, s->target, O_PATH);
                 return target < 0 ? target : setattr_fd(target, s->attr_set, s->recursive);
         case MOUNT_OP_DETACH:
                 /* Only psrun's own /.oldroot, before anything of the

@@ -172,8 +172,10 @@ void mount_step_describe(const struct mount_step *step, char *buf, size_t len);
 
 /* Applying a step (rootfs/mounts-apply.c), for the child: async-signal-safe.
  * host_fd: the detached copy (open_tree) of a from_host BIND's source, made
- * before the pivot, or -1. Returns 0 or -errno. */
-int mount_step_apply(const struct mount_step *step, int host_fd);
+ * before the pivot, or -1. root: an O_PATH fd of this process's root, in
+ * which every path of the step is resolved (openat2 RESOLVE_IN_ROOT).
+ * Returns 0 or -errno. */
+int mount_step_apply(const struct mount_step *step, int root, int host_fd);
 /* An `early` MOUNT before the pivot: the new instance made as a detached
  * mount (fsopen/fsmount); returns its fd, which mount_step_apply attaches
  * (host_fd) at the step's place in the order, or -errno. */

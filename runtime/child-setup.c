@@ -409,8 +409,14 @@ int step_root_propagation(struct child_ctx *c)
 int step_mounts(struct child_ctx *c)
 {
         const struct rootfs_plan *rp = &c->plan->rootfs;
+        if (!rp->n_steps)
+                return 0;
+        /* The root once for every step: each resolves its paths in it. */
+        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (root < 0)
+                return -errno;
         for (size_t i = 0; i < rp->n_steps; i++) {
-                int r = mount_step_apply(&rp->steps[i], c->host_fds[i]);
+                int r = mount_step_apply(&rp->steps[i], root, c->host_fds[i]);
                 if (c->host_fds[i] >= 0) {
                         close(c->host_fds[i]);
                         c->host_fds[i] = -1;
