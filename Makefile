@@ -100,7 +100,7 @@ $(INTERP_C:.c=.o): $(INTERP_C)
 
 $(SHARED): $(LIB_OBJS) $(INTERP_C:.c=.o) libpsrun.sym
 	$(CC) -shared $(LDFLAGS) -Wl,--version-script=libpsrun.sym -Wl,-soname,libpsrun.so.0 \
-		-Wl,-e,psrun_image_entry -o $@ $(LIB_OBJS) $(INTERP_C:.c=.o) $(PKG_LIBS) -lm
+		-Wl,-e,psrun_image_entry -o $@ $(LIB_OBJS) $(INTERP_C:.c=.o) $(PKG_LIBS)
 
 # The public static library: one relocatable object in which every symbol
 # but psrun_* (include/psrun.h) is made local, so a program linking it sees
@@ -117,7 +117,8 @@ $(PC): psrun.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@REQUIRES@|$(PKGS)|' $< > $@
 
 # psrun links its libraries statically: no dynamic loading of libraries at
-# every start (~2 ms, ~60 page faults); only libc is shared. (Netlink,
+# every start (~2 ms, ~60 page faults); only libc is shared, and no libm
+# (runtime/cgroup/res.c does its one curve by hand). (Netlink,
 # nf_tables included, is written by hand in netns/netlink.c: neither libnl
 # nor libnftables, which exists only as a shared library.) STATIC=0 links
 # every library dynamically.
@@ -125,9 +126,9 @@ STATIC ?= 1
 STATIC_PKGS := libseccomp libcap yaml-0.1 zlib libzstd
 ifeq ($(STATIC)$(SANITIZE),1)
 PSRUN_LIBS = -Wl,-Bstatic $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -Wl,-Bdynamic \
-             -lpthread -lm
+             -lpthread
 else
-PSRUN_LIBS = $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -lpthread -lm
+PSRUN_LIBS = $(shell pkg-config --libs $(STATIC_PKGS) 2>/dev/null) -lpthread
 endif
 
 $(PSRUN): $(CLI_SRCS:%.c=$(BUILD)/%.o) $(ARCHIVE)
@@ -168,7 +169,7 @@ $(API_EXAMPLE): $(API_EXAMPLE).c include/psrun.h $(SHARED)
 		-l:libpsrun.so -Wl,-rpath,$(abspath $(BUILD))
 $(API_EXAMPLE)-static: $(API_EXAMPLE).c include/psrun.h $(STATIC_LIB)
 	$(CC) -O2 -std=gnu11 -Wall -Wextra -Werror -Iinclude $(LDFLAGS) -o $@ $< $(STATIC_LIB) \
-		$(shell pkg-config --static --libs $(PKGS) 2>/dev/null) -ldl -lpthread -lm
+		$(shell pkg-config --static --libs $(PKGS) 2>/dev/null) -ldl -lpthread
 $(API_EXAMPLE)-pkgconfig: $(API_EXAMPLE).c $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
 	rm -rf $(API_STAGE)
 	$(MAKE) --no-print-directory install DESTDIR=$(API_STAGE) PREFIX=/usr >/dev/null

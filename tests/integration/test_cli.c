@@ -484,3 +484,41 @@ Test(cli, policy_prints_the_effective_layers_and_defaults)
         cr_expect(!strstr(r.out, "\"image_store\""), "no image, no store: %s", r.out);
         test_run_free(&r);
 }
+
+/* The shared libraries an ELF file names (readelf -d), one per line. */
+static void needed_of(const char *path, char *out, size_t len)
+{
+        char cmd[4200];
+        snprintf(cmd, sizeof(cmd), "readelf -d '%s'", path);
+        FILE *f = popen(cmd, "r");
+        cr_assert(f, "popen readelf");
+        char line[512];
+        size_t n = 0;
+        out[0] = '\0';
+        while (fgets(line, sizeof(line), f)) {
+                char *lib = strstr(line, "(NEEDED)") ? strchr(line, '[') : NULL;
+                char *end = lib ? strchr(lib, ']') : NULL;
+                if (!end)
+                        continue;
+                n += (size_t) snprintf(out + n, n < len ? len - n : 0, "%.*s\n",
+                                       (int) (end - lib - 1), lib + 1);
+        }
+        cr_assert_eq(pclose(f), 0, "readelf -d %s failed", path);
+        cr_assert(strstr(out, "libc.so"), "%s: no libc among: %s", path, out);
+}
+
+Test(cli, psrun_and_libpsrun_load_no_libm)
+{
+        /* Each library the dynamic linker maps costs every start (mmaps,
+         * relocations, page faults): the one use psrun had of libm, the cpu
+         * shares curve, is computed by hand. */
+        char needed[4096], lib[4200];
+        needed_of(test_psrun_path(), needed, sizeof(needed));
+        cr_expect_not(strstr(needed, "libm.so"), "psrun loads libm: %s", needed);
+        snprintf(lib, sizeof(lib), "%s", test_psrun_path());
+        char *slash = strrchr(lib, '/');
+        cr_assert(slash);
+        snprintf(slash + 1, sizeof(lib) - (size_t) (slash + 1 - lib), "libpsrun.so");
+        needed_of(lib, needed, sizeof(needed));
+        cr_expect_not(strstr(needed, "libm.so"), "libpsrun.so loads libm: %s", needed);
+}

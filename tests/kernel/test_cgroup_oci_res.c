@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/bpf.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,22 @@ Test(cgroup_oci, shares_to_weight_like_runc_and_crun)
                 uint64_t w = cgroup_cpu_shares_to_weight(s);
                 cr_assert_geq(w, last, "not monotonic at %llu", (unsigned long long) s);
                 last = w;
+        }
+}
+
+Test(cgroup_oci, shares_to_weight_without_libm_agrees_with_libm_for_every_share)
+{
+        /* psrun links no libm: the curve's log2 and 10^y are its own
+         * (runtime/cgroup/res.c). Every share value gives libm's weight. */
+        for (uint64_t s = 2; s <= 262144; s++) {
+                double l = log2((double) s);
+                double w = pow(10.0, (l * l + 125.0 * l) / 612.0 - 7.0 / 34.0);
+                uint64_t want = (uint64_t) ceil(w - 1e-6);
+                want = want < 1 ? 1 : want > 10000 ? 10000 : want;
+                uint64_t got = cgroup_cpu_shares_to_weight(s);
+                if (got != want)
+                        cr_assert_fail("shares %llu: %llu, libm says %llu", (unsigned long long) s,
+                                       (unsigned long long) got, (unsigned long long) want);
         }
 }
 
