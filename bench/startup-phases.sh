@@ -7,8 +7,9 @@
 # psrun RUNS times (default 80) under `perf record` on a handful of scheduler
 # and syscall tracepoints (cheap: no sampling, no ptrace), then cuts each run
 # into phases at syscalls that mark them (the first landlock_create_ruleset
-# ends start-up, the first statfs starts the cgroup work, clone3, pivot_root,
-# the command's seccomp, the exec of `true`, the exits, ...) and prints the
+# ends start-up, the first statfs starts the cgroup work, the first
+# open_tree the bind sources, clone3, pivot_root, the command's seccomp, the
+# exec of `true`, the exits, ...) and prints the
 # median, p10 and p90 of each. p10 is the best estimate of a phase's own cost
 # on a noisy machine. A phase whose marker syscall is gone (because the code
 # changed) prints n/a. Also counts page faults per process, which are costly
@@ -41,8 +42,8 @@ cp "$PSRUN" "$TMP/psrun-under-test"
 
 events="sched:sched_process_exec,sched:sched_process_exit,sched:sched_process_fork"
 events="$events,syscalls:sys_enter_exit_group,exceptions:page_fault_user"
-for s in prctl landlock_create_ruleset seccomp statfs mkdir socketpair clone3 sendto \
-	pivot_root umount clone vfork waitid rmdir; do
+for s in prctl landlock_create_ruleset seccomp statfs mkdir open_tree socketpair clone3 sendto \
+	poll pivot_root umount clone vfork waitid rmdir; do
 	events="$events,syscalls:sys_enter_$s,syscalls:sys_exit_$s"
 done
 
@@ -98,19 +99,24 @@ for t, pid, ev, args in events:
     if ev == "sys_exit_waitid" and args.strip() != "0x0":
         continue
     key = f"{r}:{ev}"
+    # psrun's syscalls after clone3 are told apart from the same ones
+    # before it (the violations watch's audit socket sends too).
+    if r == "p" and "p:sys_exit_clone3" in d and ev not in ("sys_exit_clone3", "sched_process_exit"):
+        key = f"p:after:{ev}"
     d.setdefault(key, t)
     d[key + ":last"] = t
 
 phases = [
     ("psrun: exec + dynamic linking", "p:exec", "p:sys_enter_prctl"),
     ("psrun: constructors, main, policy, rootfs plan", "p:sys_enter_prctl", "p:sys_enter_landlock_create_ruleset"),
-    ("psrun: Landlock ruleset", "p:sys_enter_landlock_create_ruleset", "p:sys_enter_seccomp"),
-    ("psrun: seccomp compile (libseccomp)", "p:sys_enter_seccomp", "p:sys_enter_statfs"),
-    ("psrun: cgroup gc of dead runs", "p:sys_enter_statfs", "p:sys_enter_mkdir"),
-    ("psrun: cgroup mkdir + limits", "p:sys_enter_mkdir", "p:sys_enter_socketpair"),
+    ("psrun: Landlock ruleset, violations watch", "p:sys_enter_landlock_create_ruleset", "p:sys_enter_statfs"),
+    ("psrun: cgroup hierarchies (mountinfo, /proc/self/cgroup)", "p:sys_enter_statfs", "p:sys_enter_mkdir"),
+    ("psrun: cgroup mkdir + limits", "p:sys_enter_mkdir", "p:sys_enter_open_tree"),
+    ("psrun: bind sources cloned (open_tree)", "p:sys_enter_open_tree", "p:sys_enter_socketpair"),
     ("psrun: clone3 (7 namespaces, copy of psrun)", "p:sys_enter_clone3", "p:sys_exit_clone3"),
-    ("psrun: id maps + cgroup attach, release child", "p:sys_exit_clone3", "p:sys_enter_sendto"),
-    ("init: hostname, lo, fds, root tmpfs", "p:sys_enter_sendto", "i:sys_enter_pivot_root"),
+    ("psrun: id maps + cgroup attach, release child", "p:sys_exit_clone3", "p:after:sys_enter_sendto"),
+    ("psrun: cgroup gc of dead runs (child builds its root)", "p:after:sys_enter_sendto:last", "p:after:sys_enter_poll"),
+    ("init: hostname, lo, fds, root tmpfs", "p:after:sys_enter_sendto", "i:sys_enter_pivot_root"),
     ("init: pivot_root", "i:sys_enter_pivot_root", "i:sys_exit_pivot_root"),
     ("init: mounts, detach old root", "i:sys_exit_pivot_root", "i:sys_exit_umount:last"),
     ("init: fork the command", "i:sys_exit_umount:last", "c:sys_exit_clone"),
@@ -119,9 +125,9 @@ phases = [
     ("command: execve", "c:sys_exit_seccomp", "c:exec"),
     ("true: ld.so, libc, exit", "c:exec", "c:sched_process_exit"),
     ("init: reap, report, exit", "c:sched_process_exit", "i:sched_process_exit"),
-    ("init's exit until psrun's waitid returns", "i:sched_process_exit", "p:sys_exit_waitid"),
-    ("psrun: cgroup stats, kill, rmdir", "p:sys_exit_waitid", "p:sys_exit_rmdir:last"),
-    ("psrun: exit", "p:sys_exit_rmdir:last", "p:sched_process_exit"),
+    ("init's exit until psrun's waitid returns", "i:sched_process_exit", "p:after:sys_exit_waitid"),
+    ("psrun: cgroup stats, kill, rmdir", "p:after:sys_exit_waitid", "p:after:sys_exit_rmdir:last"),
+    ("psrun: exit", "p:after:sys_exit_rmdir:last", "p:sched_process_exit"),
     ("total (exec of psrun to its exit)", "p:exec", "p:sched_process_exit"),
 ]
 print(f"{len(runs)} runs; ms per phase")
