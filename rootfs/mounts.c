@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/cleanup.h"
+#include "common/names.h"
 
 static const char *keep_string(struct rootfs_plan *plan, const char *s, size_t len)
 {
@@ -119,6 +120,17 @@ void rootfs_plan_free(struct rootfs_plan *plan)
         free(plan->steps);
         rootfs_overlay_free(plan->overlay);
         memset(plan, 0, sizeof(*plan));
+}
+
+bool rootfs_plan_mounts_cgroupfs(const struct rootfs_plan *plan)
+{
+        for (size_t i = 0; i < plan->n_steps; i++) {
+                const struct mount_step *s = &plan->steps[i];
+                if (s->op == MOUNT_OP_MOUNT && s->fstype &&
+                    (streq(s->fstype, "cgroup") || streq(s->fstype, "cgroup2")))
+                        return true;
+        }
+        return false;
 }
 
 void mount_step_describe(const struct mount_step *s, char *buf, size_t len)

@@ -118,6 +118,9 @@ int rootfs_plan_add(struct rootfs_plan *plan, const struct mount_step *step);
  * earlier step has not already created. */
 int rootfs_plan_mkdir_p(struct rootfs_plan *plan, const char *path, mode_t mode);
 void rootfs_plan_free(struct rootfs_plan *plan);
+/* Whether a step mounts a cgroup file system (v1 or v2): what the cgroup
+ * namespace of the process that mounts it shows. */
+bool rootfs_plan_mounts_cgroupfs(const struct rootfs_plan *plan);
 /* Replace step index's source with a copy of source. 0 or -ENOMEM. */
 int rootfs_plan_set_source(struct rootfs_plan *plan, size_t index, const char *source);
 

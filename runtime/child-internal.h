@@ -35,6 +35,11 @@ struct child_ctx {
         const struct child_attach *attach; /* plan->zygote: its cgroups to join */
         dev_t self_dev;                    /* psrun's own executable, by step_self_exe */
         ino_t self_ino;
+        /* plan->cgroupns_confined: the cgroup namespace quota's file, opened
+         * by step_user_quotas (before the pivot: the root's /proc/sys is
+         * read-only), written once that namespace exists; its index. */
+        int cgroup_quota_fd;
+        uint32_t cgroup_quota_index;
 };
 
 /*
@@ -146,6 +151,8 @@ int step_not_dumpable(struct child_ctx *c);
 int step_join(struct child_ctx *c);
 int step_private_mounts(struct child_ctx *c);
 int step_cgroupns(struct child_ctx *c);
+int step_cgroupns_confined(struct child_ctx *c);
+int step_cgroup_quota_confined(struct child_ctx *c);
 int step_hostname(struct child_ctx *c);
 int step_domainname(struct child_ctx *c);
 int step_loopback(struct child_ctx *c);

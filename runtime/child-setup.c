@@ -210,9 +210,30 @@ int step_cgroupns(struct child_ctx *c)
         /* After the joins: the namespace belongs to the user namespace the
          * child ends up in. The parent attached us to our cgroups already,
          * so they are the namespace's root (runtime/launch.c). */
-        if (!c->plan->unshare_cgroupns)
+        if (!c->plan->unshare_cgroupns || c->plan->cgroupns_confined)
                 return 0;
         return unshare(CLONE_NEWCGROUP) < 0 ? -errno : 0;
+}
+
+int step_cgroupns_confined(struct child_ctx *c)
+{
+        /* Once released as confined: in every cgroup by now, before the
+         * command exists (nothing of the root shows the namespace). */
+        if (!c->plan->unshare_cgroupns || !c->plan->cgroupns_confined)
+                return 0;
+        return unshare(CLONE_NEWCGROUP) < 0 ? -errno : 0;
+}
+
+int step_cgroup_quota_confined(struct child_ctx *c)
+{
+        if (c->cgroup_quota_fd < 0)
+                return 0;
+        const struct plan_user_quota *q = &c->plan->user_quotas[c->cgroup_quota_index];
+        int r = write_all(c->cgroup_quota_fd, q->value, strlen(q->value));
+        close(c->cgroup_quota_fd);
+        c->cgroup_quota_fd = -1;
+        c->index = c->cgroup_quota_index;
+        return r;
 }
 
 int step_hostname(struct child_ctx *c)
@@ -493,6 +514,13 @@ int step_user_quotas(struct child_ctx *c)
                 int fd = open(q->path, O_WRONLY | O_CLOEXEC);
                 if (fd < 0 && errno == ENOENT)
                         continue; /* not in this kernel */
+                if (fd >= 0 && q->cgroupns && p->cgroupns_confined) {
+                        /* Written once our own cgroup namespace is made
+                         * (step_cgroup_quota_confined), as if made here. */
+                        c->cgroup_quota_fd = fd;
+                        c->cgroup_quota_index = (uint32_t) i;
+                        continue;
+                }
                 int r = fd < 0 ? -errno : write_all(fd, q->value, strlen(q->value));
                 if (fd >= 0)
                         close(fd);

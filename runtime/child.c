@@ -487,6 +487,7 @@ static _Noreturn void child_run(const struct plan *plan, int sync_fd,
                 .exec_path = exec_path,
                 .listener = -1,
                 .attach = attach,
+                .cgroup_quota_fd = -1,
         };
 
         /* If psrun dies, so does the sandbox: pid 1's death takes down the
@@ -515,6 +516,8 @@ static _Noreturn void child_run(const struct plan *plan, int sync_fd,
         /* Meanwhile the parent put us in our cgroups: only once we are there
          * may the command start, so everything it does is limited. */
         wait_parent(&c, CHILD_SYNC_CONFINED);
+        run_step(&c, CHILD_STEP_JOIN, step_cgroupns_confined);
+        run_step(&c, CHILD_STEP_USER_QUOTAS, step_cgroup_quota_confined);
 
         if (plan->spawn_command)
                 spawn_command(&c);

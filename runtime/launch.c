@@ -35,6 +35,16 @@ static bool cgroupns_after_attach(const struct plan *plan, struct cgroup *cg)
         return (plan->clone_flags & CLONE_NEWCGROUP) && cgroup_attach_after_clone(cg);
 }
 
+/* Whether the child may make that namespace only once it is confined, at
+ * the end of its set-up: nothing of its root shows the namespace (no
+ * cgroup file system is mounted in it), so the attach (a v1 cgroup.procs
+ * write waits for an RCU grace period: 0.2 ms idle, milliseconds on a busy
+ * host) overlaps the child's root instead of coming before it. */
+static bool cgroupns_when_confined(const struct plan *plan, struct cgroup *cg)
+{
+        return cgroupns_after_attach(plan, cg) && !rootfs_plan_mounts_cgroupfs(&plan->rootfs);
+}
+
 /* The sync socket; with the command's pid on its messages when the plan
  * reports its exec (runtime/violations-watch.h). */
 static int sync_pair(const struct plan *plan, int sv[2], psrun_error *err)
@@ -73,6 +83,7 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
                 late = *plan;
                 late.clone_flags &= ~(uint64_t) CLONE_NEWCGROUP;
                 late.unshare_cgroupns = true;
+                late.cgroupns_confined = cgroupns_when_confined(plan, cg);
                 plan = &late;
         }
         /* Bind sources and device nodes, opened here with the caller's ids
@@ -159,12 +170,14 @@ int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg,
         int r = write_id_maps(l->pid, plan, err);
         if (r < 0)
                 return r;
-        /* The child makes its cgroup namespace right after this release:
-         * it must be in its cgroups by then. */
-        if (cgroupns_after_attach(plan, cg) && (r = cgroup_attach(cg, l->pid, err)) < 0)
+        /* The child makes its cgroup namespace right after this release,
+         * unless it can wait for the next (cgroupns_when_confined): it must
+         * be in its cgroups by then. */
+        bool first = cgroupns_after_attach(plan, cg) && !cgroupns_when_confined(plan, cg);
+        if (first && (r = cgroup_attach(cg, l->pid, err)) < 0)
                 return r;
         r = release(l, CHILD_SYNC_MAPPED, err);
-        if (r >= 0 && cg && !cgroupns_after_attach(plan, cg))
+        if (r >= 0 && cg && !first)
                 r = cgroup_attach(cg, l->pid, err);
         return r;
 }

@@ -158,24 +158,26 @@ static void plan_quotas(const struct policy *pol, struct plan *p)
         const struct {
                 const char *path;
                 uint64_t value;
+                bool cgroupns;
         } quotas[] = {
-                {"/proc/sys/user/max_inotify_instances", pol->inotify_limit},
-                {"/proc/sys/user/max_inotify_watches", pol->inotify_watch_limit},
-                {"/proc/sys/user/max_fanotify_groups", pol->fanotify_limit},
-                {"/proc/sys/user/max_fanotify_marks", pol->fanotify_mark_limit},
-                {"/proc/sys/user/max_user_namespaces", pol->namespace_limit},
-                {"/proc/sys/user/max_mnt_namespaces", pol->namespace_limit},
-                {"/proc/sys/user/max_pid_namespaces", pol->namespace_limit},
-                {"/proc/sys/user/max_net_namespaces", pol->namespace_limit},
-                {"/proc/sys/user/max_ipc_namespaces", pol->namespace_limit},
-                {"/proc/sys/user/max_uts_namespaces", pol->namespace_limit},
-                {"/proc/sys/user/max_cgroup_namespaces", pol->namespace_limit},
-                {"/proc/sys/user/max_time_namespaces", pol->namespace_limit},
+                {"/proc/sys/user/max_inotify_instances", pol->inotify_limit, false},
+                {"/proc/sys/user/max_inotify_watches", pol->inotify_watch_limit, false},
+                {"/proc/sys/user/max_fanotify_groups", pol->fanotify_limit, false},
+                {"/proc/sys/user/max_fanotify_marks", pol->fanotify_mark_limit, false},
+                {"/proc/sys/user/max_user_namespaces", pol->namespace_limit, false},
+                {"/proc/sys/user/max_mnt_namespaces", pol->namespace_limit, false},
+                {"/proc/sys/user/max_pid_namespaces", pol->namespace_limit, false},
+                {"/proc/sys/user/max_net_namespaces", pol->namespace_limit, false},
+                {"/proc/sys/user/max_ipc_namespaces", pol->namespace_limit, false},
+                {"/proc/sys/user/max_uts_namespaces", pol->namespace_limit, false},
+                {"/proc/sys/user/max_cgroup_namespaces", pol->namespace_limit, true},
+                {"/proc/sys/user/max_time_namespaces", pol->namespace_limit, false},
         };
         _Static_assert(ARRAY_SIZE(quotas) <= PLAN_MAX_USER_QUOTAS, "PLAN_MAX_USER_QUOTAS");
         for (size_t i = 0; i < ARRAY_SIZE(quotas); i++) {
                 struct plan_user_quota *q = &p->user_quotas[p->n_user_quotas++];
                 q->path = quotas[i].path;
+                q->cgroupns = quotas[i].cgroupns;
                 snprintf(q->value, sizeof(q->value), "%llu", (unsigned long long) quotas[i].value);
         }
         p->rlimits[p->n_rlimits++] = (struct plan_rlimit){

@@ -69,6 +69,7 @@ struct plan_join {
 struct plan_user_quota {
         const char *path; /* static storage */
         char value[24];
+        bool cgroupns; /* max_cgroup_namespaces (plan->cgroupns_confined) */
 };
 
 #define PLAN_MAX_USER_QUOTAS 16
@@ -76,8 +77,13 @@ struct plan_user_quota {
 struct plan {
         uint64_t clone_flags; /* CLONE_NEW* */
         /* Set by launch_clone only: the child makes its cgroup namespace with
-         * unshare() once the parent has put it in its cgroups (v1). */
+         * unshare() once the parent has put it in its cgroups (v1): after
+         * its joins (step_cgroupns), or, when no mount of its root is a
+         * cgroup file system (which would show the namespace's root), only
+         * once it is released with CHILD_SYNC_CONFINED, so that the parent
+         * attaches it while it builds its root (cgroupns_confined). */
         bool unshare_cgroupns;
+        bool cgroupns_confined;
         /* Entered first, user namespace first (OCI paths); fds owned here. */
         struct plan_join joins[PLAN_MAX_JOINS];
         size_t n_joins;

@@ -125,6 +125,37 @@ Test(defaults, proc_masked_and_read_only)
         cr_expect_eq(access("/proc/sys/kernel/hostname", F_OK), 0, "host lacks /proc/sys?");
 }
 
+/* The command sees its own cgroups as the root of every hierarchy: its
+ * cgroup namespace was made only once psrun had put it in all of them
+ * (the v1 ones after the clone, while the child built its root:
+ * runtime/launch.c cgroupns_when_confined), and its quota still holds. */
+Test(defaults, cgroup_namespace_root_is_the_sandboxs_cgroup_in_every_hierarchy)
+{
+        /* The quota too: capped as every other kind of namespace is. */
+        const char *argv[] = {"run",
+                              "-o",
+                              "namespace_limit=3",
+                              "--",
+                              "cat",
+                              "/proc/sys/user/max_cgroup_namespaces",
+                              "/proc/self/cgroup",
+                              NULL};
+        struct test_run r;
+        test_run_psrun(&r, argv);
+        cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+        cr_assert_eq(strncmp(r.out, "3\n", 2), 0, "max_cgroup_namespaces: %s", r.out);
+        int lines = 0;
+        for (char *l = r.out + 2; *l; lines++) {
+                char *end = strchr(l, '\n');
+                cr_assert(end, "unterminated line: %s", l);
+                cr_expect(end - l >= 2 && end[-1] == '/' && end[-2] == ':',
+                          "not the namespace's root: %.*s\n(all: %s)", (int) (end - l), l, r.out);
+                l = end + 1;
+        }
+        cr_expect_gt(lines, 0, "no /proc/self/cgroup lines");
+        test_run_free(&r);
+}
+
 Test(defaults, only_loopback)
 {
         struct test_run r;
