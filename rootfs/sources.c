@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -24,6 +25,7 @@
 
 #include "common/cleanup.h"
 #include "common/fileio.h"
+#include "common/names.h"
 #include "rootfs/mounts.h"
 
 static int step_error(psrun_error *err, const struct mount_step *s, int r)
@@ -171,11 +173,44 @@ static bool clones_host_source(const struct mount_step *st)
         return st->op == MOUNT_OP_MASK || (st->op == MOUNT_OP_BIND && st->from_host && !st->node);
 }
 
+/* Whether the root gets a procfs of its own at /proc, and the host's /proc
+ * is a full one (not subset=pid) to judge its files by: the same kernel's
+ * files, as a fresh instance will show them. */
+static bool judge_proc_masks(const struct rootfs_plan *plan)
+{
+        bool fresh = false;
+        for (size_t i = 0; !fresh && i < plan->n_steps; i++) {
+                const struct mount_step *st = &plan->steps[i];
+                fresh = st->op == MOUNT_OP_MOUNT && st->fstype && streq(st->fstype, "proc") &&
+                        st->target && streq(st->target, "/proc");
+        }
+        struct stat sb;
+        return fresh && stat("/proc/version", &sb) == 0;
+}
+
+/* A mask of /proc/X needs its clone of /dev/null only where X is a file:
+ * a directory gets a tmpfs, and a path this kernel lacks is skipped (the
+ * mask is optional). Each clone is a mount namespace which, closed unused,
+ * costs the kernel an RCU grace period to free; most of the default masks
+ * name files few kernels have. A wrong guess never leaves a file unmasked:
+ * a file to mask with no clone fails the run (mounts-apply.c, mask_file:
+ * -ENODEV). */
+static bool mask_needs_no_clone(const struct mount_step *st, bool judge)
+{
+        if (!judge || st->op != MOUNT_OP_MASK || strncmp(st->target, "/proc/", 6) != 0)
+                return false;
+        struct stat sb;
+        if (lstat(st->target, &sb) < 0)
+                return errno == ENOENT;
+        return S_ISDIR(sb.st_mode);
+}
+
 int rootfs_sources_clone_host(const struct rootfs_plan *plan, int *fds, size_t *failed)
 {
+        bool judge = judge_proc_masks(plan);
         for (size_t i = 0; i < plan->n_steps; i++) {
                 const struct mount_step *st = &plan->steps[i];
-                if (!clones_host_source(st) || fds[i] >= 0)
+                if (!clones_host_source(st) || fds[i] >= 0 || mask_needs_no_clone(st, judge))
                         continue;
                 int r = st->idmap_uids || st->idmap_userns ? -EOPNOTSUPP
                                                            : clone_source(st, &fds[i]);
@@ -207,9 +242,12 @@ int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s
         s->n = plan->n_steps;
         for (size_t i = 0; i < s->n; i++)
                 s->fds[i] = -1;
+        bool judge = judge_proc_masks(plan);
         for (size_t i = 0; i < plan->n_steps; i++) {
                 const struct mount_step *st = &plan->steps[i];
                 int r = 0;
+                if (mask_needs_no_clone(st, judge))
+                        continue;
                 if (st->op == MOUNT_OP_BIND && st->node) {
                         if (s->nodes_fd < 0 && (s->nodes_fd = nodes_tmpfs()) < 0)
                                 r = s->nodes_fd;
