@@ -189,6 +189,28 @@ static int add_workdir(struct rootfs_plan *plan, const struct rootfs_options *o)
         return 0;
 }
 
+/* The default masks that can apply in this root: those under /proc
+ * (mounted next) or under a top directory an earlier step made. The
+ * host-/usr root has no /sys (a user mount comes after the masks), so
+ * its /sys masks were skipped by the child every time, each after a
+ * clone of /dev/null made for it before the clone3 (rootfs/sources.c). */
+static void masks_in_root(const struct rootfs_plan *plan, const char **out, size_t cap)
+{
+        size_t n = 0;
+        for (const char *const *p = rootfs_default_masked_paths; *p && n + 1 < cap; p++) {
+                const char *slash = strchr(*p + 1, '/');
+                size_t top = slash ? (size_t) (slash - *p) : strlen(*p);
+                bool made = strncmp(*p, "/proc/", 6) == 0;
+                for (size_t i = 0; !made && i < plan->n_steps; i++) {
+                        const char *t = plan->steps[i].target;
+                        made = t && strlen(t) == top && strncmp(t, *p, top) == 0;
+                }
+                if (made)
+                        out[n++] = *p;
+        }
+        out[n] = NULL;
+}
+
 int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *plan,
                            psrun_error *err)
 {
@@ -210,9 +232,10 @@ int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *p
                 r = add_tmpfs(plan, "/tmp", 01777, o->tmp_size, root_uid(o), root_gid(o));
         if (r >= 0)
                 r = rootfs_add_dev(plan, o->tmp_size, o->pty_limit);
+        const char *masked[32];
+        masks_in_root(plan, masked, ARRAY_SIZE(masked));
         if (r >= 0)
-                r = rootfs_add_proc(plan, rootfs_default_masked_paths,
-                                    rootfs_default_readonly_paths);
+                r = rootfs_add_proc(plan, masked, rootfs_default_readonly_paths);
         if (r < 0)
                 return psrun_error_errno(err, r, "rootfs: plan");
 

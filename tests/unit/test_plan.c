@@ -19,6 +19,7 @@
 #include "lib/testlib.h"
 #include "policy/policy.h"
 #include "rootfs/mounts.h"
+#include "rootfs/rootfs.h"
 #include "runtime/oci/config.h"
 #include "runtime/oci/plan.h"
 #include "runtime/plan.h"
@@ -115,6 +116,33 @@ Test(plan, from_policy)
         cr_assert_lt(find_step(&p, 0, "symlink /dev/core -> /proc/kcore"), 0,
                      "/dev/core is the OCI default devices' only");
         cr_assert_geq(find_step(&p, 0, "mount devpts on /dev/pts"), 0);
+}
+
+Test(plan, host_root_plans_the_masks_that_can_apply_in_it)
+{
+        /* The host-/usr root has no /sys: its masks would be skipped by
+         * the child, after a clone of /dev/null made for each. Every /proc
+         * mask stays. */
+        _cleanup_(policy_free) struct policy pol;
+        policy_from_text(&pol, "landlock: off\napparmor: off\n");
+        char *argv[] = {"true", NULL};
+        struct plan_options ro = {0};
+        _cleanup_(plan_free) struct plan p;
+        psrun_error err = {0};
+        cr_assert_eq(plan_from_policy(&pol, argv, &ro, &p, &err), 0, "%s", err.msg);
+        size_t proc = 0;
+        for (const char *const *m = rootfs_default_masked_paths; *m; m++) {
+                char want[256];
+                snprintf(want, sizeof(want), "mask %s", *m);
+                bool in_proc = strncmp(*m, "/proc/", 6) == 0;
+                proc += in_proc;
+                if (in_proc)
+                        cr_expect_geq(find_step(&p, 0, want), 0, "no %s", want);
+                else
+                        cr_expect_lt(find_step(&p, 0, want), 0, "%s planned in a root without it",
+                                     want);
+        }
+        cr_assert_gt(proc, 0);
 }
 
 Test(plan, from_policy_refuses_no_command)
