@@ -39,10 +39,13 @@ static bool cgroupns_after_attach(const struct plan *plan, struct cgroup *cg)
  * the end of its set-up: nothing of its root shows the namespace (no
  * cgroup file system is mounted in it), so the attach (a v1 cgroup.procs
  * write waits for an RCU grace period: 0.2 ms idle, milliseconds on a busy
- * host) overlaps the child's root instead of coming before it. */
+ * host) overlaps the child's root instead of coming before it. Not for an
+ * OCI bundle: its prestart and createRuntime hooks, which run before that
+ * release, see the container's namespaces as runc makes them. */
 static bool cgroupns_when_confined(const struct plan *plan, struct cgroup *cg)
 {
-        return cgroupns_after_attach(plan, cg) && !rootfs_plan_mounts_cgroupfs(&plan->rootfs);
+        return cgroupns_after_attach(plan, cg) && plan->root != PLAN_ROOT_BUNDLE &&
+               !rootfs_plan_mounts_cgroupfs(&plan->rootfs);
 }
 
 /* The sync socket; with the command's pid on its messages when the plan
