@@ -189,18 +189,24 @@ static int add_workdir(struct rootfs_plan *plan, const struct rootfs_options *o)
         return 0;
 }
 
-/* The default masks that can apply in this root: those under /proc
- * (mounted next) or under a top directory an earlier step made. The
- * host-/usr root has no /sys (a user mount comes after the masks), so
- * its /sys masks were skipped by the child every time, each after a
- * clone of /dev/null made for it before the clone3 (rootfs/sources.c). */
-static void masks_in_root(const struct rootfs_plan *plan, const char **out, size_t cap)
+/* The default masks of one kind: proc, those under /proc (mounted with
+ * them); else the others (/sys's) — added after the policy's mounts, so
+ * that a bind of the host's /sys is masked as psrun's own would be —
+ * where a step made their top directory or the root has its own (every:
+ * an image's). The host-/usr root has no /sys of its own: without such
+ * a mount its /sys masks would be skipped by the child every time, each
+ * after a clone of /dev/null made for it before the clone3
+ * (rootfs/sources.c). */
+static void default_masks(const struct rootfs_plan *plan, bool proc, bool every, const char **out,
+                          size_t cap)
 {
         size_t n = 0;
         for (const char *const *p = rootfs_default_masked_paths; *p && n + 1 < cap; p++) {
+                if ((strncmp(*p, "/proc/", 6) == 0) != proc)
+                        continue;
                 const char *slash = strchr(*p + 1, '/');
                 size_t top = slash ? (size_t) (slash - *p) : strlen(*p);
-                bool made = strncmp(*p, "/proc/", 6) == 0;
+                bool made = proc || every;
                 for (size_t i = 0; !made && i < plan->n_steps; i++) {
                         const char *t = plan->steps[i].target;
                         made = t && strlen(t) == top && strncmp(t, *p, top) == 0;
@@ -209,6 +215,21 @@ static void masks_in_root(const struct rootfs_plan *plan, const char **out, size
                         out[n++] = *p;
         }
         out[n] = NULL;
+}
+
+/* The policy's mounts, then the masks that are not /proc's over them. */
+static int add_user_mounts(struct rootfs_plan *plan, const struct rootfs_user_mount *mounts,
+                           size_t n, bool image, psrun_error *err)
+{
+        for (size_t i = 0; i < n; i++) {
+                int r = add_user_mount(plan, &mounts[i], i, err);
+                if (r < 0)
+                        return r;
+        }
+        const char *masked[32];
+        default_masks(plan, false, image, masked, ARRAY_SIZE(masked));
+        int r = rootfs_add_masks(plan, masked, NULL);
+        return r < 0 ? psrun_error_errno(err, r, "rootfs: plan") : 0;
 }
 
 int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *plan,
@@ -233,17 +254,14 @@ int rootfs_plan_standalone(const struct rootfs_options *o, struct rootfs_plan *p
         if (r >= 0)
                 r = rootfs_add_dev(plan, o->tmp_size, o->pty_limit);
         const char *masked[32];
-        masks_in_root(plan, masked, ARRAY_SIZE(masked));
+        default_masks(plan, true, false, masked, ARRAY_SIZE(masked));
         if (r >= 0)
                 r = rootfs_add_proc(plan, masked, rootfs_default_readonly_paths);
         if (r < 0)
                 return psrun_error_errno(err, r, "rootfs: plan");
-
-        for (size_t i = 0; i < o->n_mounts; i++) {
-                r = add_user_mount(plan, &o->mounts[i], i, err);
-                if (r < 0)
-                        return r;
-        }
+        r = add_user_mounts(plan, o->mounts, o->n_mounts, false, err);
+        if (r < 0)
+                return r;
 
         r = add_workdir(plan, o);
         if (r < 0)
@@ -402,9 +420,10 @@ int rootfs_plan_image(const struct rootfs_options *o, const struct rootfs_image_
         if (r >= 0)
                 r = rootfs_add_dev(plan, o->tmp_size, o->pty_limit);
         size_t proc_at = plan->n_steps;
+        const char *masked[32];
+        default_masks(plan, true, false, masked, ARRAY_SIZE(masked));
         if (r >= 0)
-                r = rootfs_add_proc(plan, rootfs_default_masked_paths,
-                                    rootfs_default_readonly_paths);
+                r = rootfs_add_proc(plan, masked, rootfs_default_readonly_paths);
         if (r < 0)
                 return psrun_error_errno(err, r, "rootfs: plan");
         /* A new proc needs a whole one in the namespace ("not too
@@ -414,11 +433,9 @@ int rootfs_plan_image(const struct rootfs_options *o, const struct rootfs_image_
                 if (plan->steps[i].op == MOUNT_OP_MOUNT && plan->steps[i].fstype &&
                     strcmp(plan->steps[i].fstype, "proc") == 0)
                         plan->steps[i].early = true;
-        for (size_t i = 0; i < o->n_mounts; i++) {
-                r = add_user_mount(plan, &o->mounts[i], i, err);
-                if (r < 0)
-                        return r;
-        }
+        r = add_user_mounts(plan, o->mounts, o->n_mounts, true, err);
+        if (r < 0)
+                return r;
         r = add_workdir(plan, o);
         if (r >= 0 && o->readonly) {
                 struct mount_step ro = {.op = MOUNT_OP_SETATTR,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Each default of DESIGN.md's table, observed from inside the sandbox. */
+#include <dirent.h>
 #include <unistd.h>
 
 #include "integration/common.h"
@@ -123,6 +124,36 @@ Test(defaults, proc_masked_and_read_only)
         expect_read_only("/proc/sys/kernel/hostname");
         expect_read_only("/proc/sysrq-trigger");
         cr_expect_eq(access("/proc/sys/kernel/hostname", F_OK), 0, "host lacks /proc/sys?");
+}
+
+/* A policy that binds the host's /sys gets psrun's /sys masks over it:
+ * /sys/firmware (ACPI tables, DMI serials, EFI variables) is an empty
+ * mask, not the host's. */
+Test(defaults, a_bind_of_the_hosts_sys_is_masked)
+{
+        DIR *d = opendir("/sys/firmware");
+        size_t host_entries = 0;
+        for (struct dirent *e; d && (e = readdir(d));)
+                host_entries += e->d_name[0] != '.';
+        if (d)
+                closedir(d);
+        if (host_entries == 0)
+                cr_skip_test("this host's /sys/firmware is empty: a mask would look the same");
+        const char *argv[] = {"run",
+                              "-o",
+                              "mounts=[/sys:/sys:ro]",
+                              "--",
+                              "/bin/sh",
+                              "-c",
+                              "ls -A /sys/firmware; echo --; ls /sys/class",
+                              NULL};
+        struct test_run r;
+        test_run_psrun(&r, argv);
+        cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+        /* The bind is there (/sys/class listed), the mask empty. */
+        cr_expect(strncmp(r.out, "--\n", 3) == 0, "/sys/firmware is the host's: %s", r.out);
+        cr_expect(strstr(r.out, "\nnet\n"), "no host /sys/class: %s", r.out);
+        test_run_free(&r);
 }
 
 /* The command sees its own cgroups as the root of every hierarchy: its

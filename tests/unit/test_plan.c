@@ -145,6 +145,32 @@ Test(plan, host_root_plans_the_masks_that_can_apply_in_it)
         cr_assert_gt(proc, 0);
 }
 
+/* A policy's bind of the host's /sys gets /sys's masks over it, as
+ * psrun's own /sys would: they come after the policy's mounts. */
+Test(plan, sys_masks_cover_a_bind_of_the_hosts_sys)
+{
+        _cleanup_(policy_free) struct policy pol;
+        policy_from_text(&pol, "landlock: off\napparmor: off\nmounts: [/sys:/sys:ro]\n");
+        char *argv[] = {"true", NULL};
+        struct plan_options ro = {0};
+        _cleanup_(plan_free) struct plan p;
+        psrun_error err = {0};
+        cr_assert_eq(plan_from_policy(&pol, argv, &ro, &p, &err), 0, "%s", err.msg);
+        long bind = find_step(&p, 0, "bind /sys on /sys");
+        cr_assert_geq(bind, 0, "no bind of /sys planned");
+        size_t sys = 0;
+        for (const char *const *m = rootfs_default_masked_paths; *m; m++) {
+                if (strncmp(*m, "/sys/", 5) != 0)
+                        continue;
+                char want[256];
+                snprintf(want, sizeof(want), "mask %s", *m);
+                cr_expect_gt(find_step(&p, (size_t) bind, want), bind, "no %s after the bind",
+                             want);
+                sys++;
+        }
+        cr_assert_gt(sys, 0);
+}
+
 Test(plan, from_policy_refuses_no_command)
 {
         _cleanup_(policy_free) struct policy pol;
