@@ -10,12 +10,16 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "image/store.h"
 #include "image/unpack.h"
 
 struct image_store {
         char *root;
         int dirfd;
         struct unpack_limits limits; /* every layer's, image_store_set_limits */
+        image_store_runner run;      /* image_store_set_runner, or NULL */
+        void *run_ctx;
+        char *owners; /* image_store_set_owners, or NULL: IMAGE_OWNERS_SHIFTED */
 };
 
 /* locks/<name>, flock'ed with op (LOCK_SH / LOCK_EX), the fd in *ret. */

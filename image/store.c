@@ -37,6 +37,7 @@ void image_store_close(struct image_store *s)
                 return;
         safe_close(s->dirfd);
         free(s->root);
+        free(s->owners);
         free(s);
 }
 
@@ -567,19 +568,99 @@ static int remove_entry(const char *path, const struct stat *sb, int type, struc
         return remove(path) < 0 && errno != ENOENT ? -1 : 0;
 }
 
-/* Removes a tree of the store (root-owned; the layer's own symlinks are
- * not followed: FTW_PHYS). */
-int store_remove_tree(struct image_store *s, const char *rel)
+/* Runs fn where the store's layers may be changed (image_store_set_runner). */
+static int store_run(struct image_store *s, image_store_fn fn, void *arg, psrun_error *err)
 {
+        return s->run ? s->run(s->run_ctx, fn, arg, err) : fn(arg, err);
+}
+
+struct remove_args {
+        struct image_store *s;
+        const char *rel;
+};
+
+static int remove_tree_here(void *arg, psrun_error *err)
+{
+        const struct remove_args *a = arg;
         _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "%s/%s", s->root, rel) < 0)
+        if (asprintf(&path, "%s/%s", a->s->root, a->rel) < 0)
                 return -ENOMEM;
         struct stat st;
-        if (fstatat(s->dirfd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        if (fstatat(a->s->dirfd, a->rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (!S_ISDIR(st.st_mode))
-                return unlinkat(s->dirfd, rel, 0) < 0 ? -errno : 0;
+                return unlinkat(a->s->dirfd, a->rel, 0) < 0 ? -errno : 0;
         return nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0 ? -errno : 0;
+}
+
+/* Removes a tree of the store (its layers' owners' to remove: through the
+ * runner; the layer's own symlinks are not followed: FTW_PHYS). */
+int store_remove_tree(struct image_store *s, const char *rel)
+{
+        psrun_error err = {0};
+        struct remove_args a = {s, rel};
+        return store_run(s, remove_tree_here, &a, &err);
+}
+
+void image_store_set_runner(struct image_store *s, image_store_runner run, void *ctx)
+{
+        s->run = run;
+        s->run_ctx = ctx;
+}
+
+const char *image_store_owners(const struct image_store *s)
+{
+        return s->owners ? s->owners : IMAGE_OWNERS_SHIFTED;
+}
+
+#define OWNERS_FILE "owners"
+
+static int read_owners(struct image_store *s, char *buf, size_t size)
+{
+        _cleanup_close_ int fd = openat(s->dirfd, OWNERS_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        return 0;
+}
+
+int image_store_set_owners(struct image_store *s, const char *owners, psrun_error *err)
+{
+        char have[128] = "";
+        int r = read_owners(s, have, sizeof(have));
+        if (r == -ENOENT) {
+                /* Written whole, by rename, before any layer: never a store
+                 * of two kinds, whichever of two first pulls wins. */
+                char tmp[64];
+                snprintf(tmp, sizeof(tmp), "tmp/owners-%d", (int) getpid());
+                _cleanup_close_ int fd = openat(
+                        s->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+                if (fd < 0 || write_all(fd, owners, strlen(owners)) < 0 ||
+                    write_all(fd, "\n", 1) < 0)
+                        return store_io_error(s, errno, OWNERS_FILE, err);
+                if (renameat2(s->dirfd, tmp, s->dirfd, OWNERS_FILE, RENAME_NOREPLACE) < 0 &&
+                    errno != EEXIST) {
+                        r = -errno;
+                        unlinkat(s->dirfd, tmp, 0);
+                        return store_io_error(s, -r, OWNERS_FILE, err);
+                }
+                unlinkat(s->dirfd, tmp, 0);
+                r = read_owners(s, have, sizeof(have));
+        }
+        if (r < 0)
+                return psrun_error_errno(err, r, "image: store %s: %s", s->root, OWNERS_FILE);
+        if (strcmp(have, owners) != 0)
+                return psrun_error_set(err, EXDEV,
+                                       "image: store %s: its layers are owned as `%s`, and this "
+                                       "user's now are `%s`: use another store (docs/rootless.md)",
+                                       s->root, have, owners);
+        free(s->owners);
+        s->owners = strdup(owners);
+        return s->owners ? 0 : psrun_error_errno(err, ENOMEM, "image");
 }
 
 void image_store_set_limits(struct image_store *s, const struct unpack_limits *limits)
@@ -607,11 +688,47 @@ char *image_store_layer_path(const struct image_store *s, const char *digest)
         return p;
 }
 
+struct unpack_args {
+        struct image_store *s;
+        const struct descriptor *d;
+        char tmp[96], final[96];
+};
+
+/* tmp/layer-<hex> made, unpacked and renamed into layers/ (a directory the
+ * layer's root owns: only that id moves it), or removed again. */
+static int unpack_here(void *arg, psrun_error *err)
+{
+        const struct unpack_args *a = arg;
+        struct image_store *s = a->s;
+        const struct descriptor *d = a->d;
+        /* what a killed unpack left: its lock is free, so it is garbage */
+        struct remove_args rm = {s, a->tmp};
+        int r = remove_tree_here(&rm, err);
+        if (r < 0)
+                return psrun_error_errno(err, r, "image: store %s: removing %s", s->root, a->tmp);
+        if (mkdirat(s->dirfd, a->tmp, 0755) < 0)
+                return store_io_error(s, errno, a->tmp, err);
+        char blob[96];
+        snprintf(blob, sizeof(blob), "blobs/sha256/%s", d->digest + 7);
+        _cleanup_close_ int bfd = openat(s->dirfd, blob, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        _cleanup_close_ int dfd =
+                openat(s->dirfd, a->tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (bfd < 0 || dfd < 0)
+                r = psrun_error_errno(err, errno, "image: store %s: layer %s", s->root, d->digest);
+        else
+                r = unpack_into(s, bfd, d, dfd, err);
+        if (r >= 0 && (syncfs(dfd) < 0 || renameat(s->dirfd, a->tmp, s->dirfd, a->final) < 0))
+                r = store_io_error(s, errno, d->digest, err);
+        if (r < 0)
+                remove_tree_here(&rm, &(psrun_error){0});
+        return r;
+}
+
 static int unpack_layer_once(struct image_store *s, const struct descriptor *d,
                              struct store_pull_stats *st, psrun_error *err)
 {
         const char *hex = d->digest + 7;
-        char name[96], tmp[96], final[96];
+        char name[96], final[96];
         snprintf(final, sizeof(final), "layers/sha256/%s", hex);
         struct stat sb;
         if (fstatat(s->dirfd, final, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
@@ -623,27 +740,12 @@ static int unpack_layer_once(struct image_store *s, const struct descriptor *d,
                 return r;
         if (fstatat(s->dirfd, final, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(sb.st_mode))
                 return 0;
-        /* what a killed unpack left: its lock is free, so it is garbage */
-        snprintf(tmp, sizeof(tmp), "tmp/layer-%s", hex);
-        if ((r = store_remove_tree(s, tmp)) < 0)
-                return psrun_error_errno(err, r, "image: store %s: removing %s", s->root, tmp);
-        if (mkdirat(s->dirfd, tmp, 0755) < 0)
-                return store_io_error(s, errno, tmp, err);
-        char blob[96];
-        snprintf(blob, sizeof(blob), "blobs/sha256/%s", hex);
-        _cleanup_close_ int bfd = openat(s->dirfd, blob, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        _cleanup_close_ int dfd =
-                openat(s->dirfd, tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (bfd < 0 || dfd < 0)
-                r = psrun_error_errno(err, errno, "image: store %s: layer %s", s->root, d->digest);
-        else
-                r = unpack_into(s, bfd, d, dfd, err);
-        if (r >= 0 && (syncfs(dfd) < 0 || renameat(s->dirfd, tmp, s->dirfd, final) < 0))
-                r = store_io_error(s, errno, d->digest, err);
-        if (r < 0) {
-                store_remove_tree(s, tmp);
+        struct unpack_args a = {.s = s, .d = d};
+        snprintf(a.tmp, sizeof(a.tmp), "tmp/layer-%s", hex);
+        snprintf(a.final, sizeof(a.final), "%s", final);
+        r = store_run(s, unpack_here, &a, err);
+        if (r < 0)
                 return r;
-        }
         st->layers_unpacked++;
         return 0;
 }

@@ -83,6 +83,28 @@ static inline void image_store_closep(struct image_store **s)
 const char *image_store_root(const struct image_store *s);
 void image_store_set_limits(struct image_store *s, const struct unpack_limits *limits);
 
+/*
+ * Runs fn(arg, err) where the store's layers may be written, moved and
+ * removed: an unprivileged user's store, whose layers belong to the user's
+ * subordinate ids, runs it in a user namespace mapped onto them
+ * (runtime/image-rootless.c). Unpacking (from making tmp/layer-<hex> to
+ * its rename into layers/) and every tree removal go through it; without a
+ * runner fn is called in place.
+ */
+typedef int (*image_store_fn)(void *arg, psrun_error *err);
+typedef int (*image_store_runner)(void *ctx, image_store_fn fn, void *arg, psrun_error *err);
+void image_store_set_runner(struct image_store *s, image_store_runner run, void *ctx);
+
+/* How the store's layer files are owned: IMAGE_OWNERS_SHIFTED (root's
+ * store: the image's ids + the sandbox's host base), or what an
+ * unprivileged user's store says in its root's `owners` file ("subordinate
+ * ids START", "one id UID"). image_store_set_owners writes that file at the
+ * first use and refuses, one line, a store whose file says otherwise: its
+ * layers would be owned by ids the sandbox does not map. */
+#define IMAGE_OWNERS_SHIFTED "shifted"
+int image_store_set_owners(struct image_store *s, const char *owners, psrun_error *err);
+const char *image_store_owners(const struct image_store *s);
+
 /* Pulls a registry reference (image/reference.h). A digest reference whose
  * record is there asks no registry; a tag is resolved again (tags move),
  * and what is present is not fetched again. */

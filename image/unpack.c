@@ -148,10 +148,24 @@ static void cache_drop(struct unpack *u)
  * whiteouts): the image's root, shifted. */
 static int own_as_root(struct unpack *u, int dirfd, const char *name)
 {
+        if (u->lim->keep_owner)
+                return 0;
         if (fchownat(dirfd, name, u->lim->uid_shift, u->lim->gid_shift,
                      AT_SYMLINK_NOFOLLOW | (*name ? 0 : AT_EMPTY_PATH)) < 0)
                 return -errno;
         return 0;
+}
+
+/* An entry's owner, shifted; nothing with keep_owner (the unpacker's own
+ * id owns every file). */
+static int own_entry(struct unpack *u, int dirfd, const char *name, int flags)
+{
+        if (u->lim->keep_owner)
+                return 0;
+        return fchownat(dirfd, name, u->e->uid + u->lim->uid_shift, u->e->gid + u->lim->gid_shift,
+                        flags) < 0
+                       ? -errno
+                       : 0;
 }
 
 /* The parent directory, made (0755, root's) where missing, as an fd owned
@@ -292,8 +306,10 @@ static bool xattr_kept(const char *name)
 
 static int set_opaque(struct unpack *u, int fd)
 {
+        /* Without root trusted.* cannot be written; the user's overlays are
+         * mounted with userxattr and read the user.* mark alone. */
         static const char *const names[] = {"trusted.overlay.opaque", "user.overlay.opaque"};
-        for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+        for (size_t i = u->lim->unprivileged ? 1 : 0; i < ARRAY_SIZE(names); i++)
                 if (fsetxattr(fd, names[i], "y", 1, 0) < 0)
                         return fail(u, errno, "marking the directory opaque (%s): %s", names[i],
                                     strerror(errno));
@@ -301,31 +317,37 @@ static int set_opaque(struct unpack *u, int fd)
         return 0;
 }
 
-static uint32_t shifted_uid(struct unpack *u)
+/* The mode an entry gets: the image's, but never a setuid or setgid file
+ * in an unprivileged user's store, which that user could run on the host
+ * as the owner (a subordinate id) it shows. */
+static mode_t entry_mode(struct unpack *u, bool is_dir)
 {
-        return u->e->uid + u->lim->uid_shift;
-}
-
-static uint32_t shifted_gid(struct unpack *u)
-{
-        return u->e->gid + u->lim->gid_shift;
+        mode_t m = u->e->mode;
+        if (u->lim->unprivileged && !is_dir && (m & (S_ISUID | S_ISGID))) {
+                u->st->setid_cleared++;
+                m &= ~(mode_t) (S_ISUID | S_ISGID);
+        }
+        return m;
 }
 
 /* Owner, xattrs, then mode (chown clears setuid bits and capabilities, so
  * it goes first), on an fd of a regular file or directory. */
 static int set_meta_fd(struct unpack *u, int fd, bool is_dir)
 {
-        if (fchown(fd, shifted_uid(u), shifted_gid(u)) < 0)
-                return fail_errno(u, errno, "chown");
+        int k = own_entry(u, fd, "", AT_EMPTY_PATH);
+        if (k < 0)
+                return fail_errno(u, k, "chown");
         for (size_t i = 0; i < u->e->n_xattrs; i++) {
                 const struct tar_xattr *x = &u->e->xattrs[i];
                 if (is_dir && is_opaque_xattr(x)) {
-                        int k = set_opaque(u, fd);
-                        if (k < 0)
+                        if ((k = set_opaque(u, fd)) < 0)
                                 return k;
                         continue;
                 }
-                if (!xattr_kept(x->name)) {
+                /* A file capability is inert in the sandbox (no_new_privs),
+                 * and without root only the user namespace's own. */
+                if (!xattr_kept(x->name) ||
+                    (u->lim->unprivileged && !strcmp(x->name, "security.capability"))) {
                         u->st->dropped_xattrs++;
                         continue;
                 }
@@ -338,7 +360,7 @@ static int set_meta_fd(struct unpack *u, int fd, bool is_dir)
                                     number_shown(x->name, u->shown + 200, 100), strerror(errno));
                 }
         }
-        if (fchmod(fd, u->e->mode) < 0)
+        if (fchmod(fd, entry_mode(u, is_dir)) < 0)
                 return fail_errno(u, errno, "chmod");
         return 0;
 }
@@ -430,8 +452,8 @@ static int apply_symlink(struct unpack *u, int dirfd, const char *base)
         cache_forget(u);
         if (symlinkat(u->e->linkpath, dirfd, base) < 0)
                 return fail_errno(u, errno, "symlink");
-        if (fchownat(dirfd, base, shifted_uid(u), shifted_gid(u), AT_SYMLINK_NOFOLLOW) < 0)
-                return fail_errno(u, errno, "chown");
+        if ((k = own_entry(u, dirfd, base, AT_SYMLINK_NOFOLLOW)) < 0)
+                return fail_errno(u, k, "chown");
         /* Xattrs on a symlink: only trusted.* and security.*, none kept. */
         u->st->dropped_xattrs += u->e->n_xattrs;
         struct timespec ts[2] = {entry_mtime(u->e), entry_mtime(u->e)};
@@ -503,10 +525,10 @@ static int apply_fifo(struct unpack *u, int dirfd, const char *base)
                 return k;
         if (mkfifoat(dirfd, base, 0600) < 0)
                 return fail_errno(u, errno, "mkfifo");
-        if (fchownat(dirfd, base, shifted_uid(u), shifted_gid(u), AT_SYMLINK_NOFOLLOW) < 0)
-                return fail_errno(u, errno, "chown");
+        if ((k = own_entry(u, dirfd, base, AT_SYMLINK_NOFOLLOW)) < 0)
+                return fail_errno(u, k, "chown");
         /* Nothing but this layer writes here, so the name is still the FIFO. */
-        if (fchmodat(dirfd, base, u->e->mode, 0) < 0)
+        if (fchmodat(dirfd, base, entry_mode(u, false), 0) < 0)
                 return fail_errno(u, errno, "chmod");
         struct timespec ts[2] = {entry_mtime(u->e), entry_mtime(u->e)};
         if (utimensat(dirfd, base, ts, AT_SYMLINK_NOFOLLOW) < 0)
@@ -647,7 +669,7 @@ static int unpack_run(struct unpack *u, int fd)
         _cleanup_close_ int rootfd = open_in_root(u->root, "", O_RDONLY | O_DIRECTORY);
         if (rootfd < 0)
                 return psrun_error_errno(u->err, rootfd, "layer: the layer directory");
-        if (fchown(rootfd, u->lim->uid_shift, u->lim->gid_shift) < 0 || fchmod(rootfd, 0755) < 0)
+        if (own_as_root(u, rootfd, "") < 0 || fchmod(rootfd, 0755) < 0)
                 return psrun_error_errno(u->err, errno, "layer: the layer directory");
 
         for (;;) {

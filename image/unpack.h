@@ -37,10 +37,13 @@
  *   them inert in the sandbox); other xattrs (security.selinux, trusted.*,
  *   ACLs, overlay's own but opaque) are dropped and counted;
  * - owners are the image's ids plus uid_shift/gid_shift (an id at or past
- *   id_count, when set, is refused: the sandbox would not map it); mtimes
- *   are kept, directories' set last.
+ *   id_count, when set, is refused: the sandbox would not map it), or left
+ *   as the unpacker's (keep_owner); mtimes are kept, directories' set last;
+ * - in an unprivileged user's store (unprivileged) setuid/setgid bits of
+ *   files and security.capability are dropped, and no trusted.* is written.
  */
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -54,6 +57,13 @@ struct unpack_limits {
         uint64_t max_entries; /* entries of this layer (0: UNPACK_DEFAULT_MAX_ENTRIES) */
         uint32_t uid_shift, gid_shift; /* added to every owner (0: none) */
         uint32_t id_count;             /* owners must be below it (0: any id) */
+        /* An unprivileged user's store (docs/rootless.md, "Images"): no
+         * trusted.* xattr (the opaque mark is user.overlay.opaque alone),
+         * no security.capability, and no setuid or setgid bit on a file. */
+        bool unprivileged;
+        /* Owners are not set at all: every entry is the unpacker's own
+         * (a user with no subordinate ids), whatever id the image gives. */
+        bool keep_owner;
 };
 
 struct unpack_stats {
@@ -61,6 +71,7 @@ struct unpack_stats {
         uint64_t whiteouts, opaques;
         uint64_t skipped_devices, skipped_other; /* devices; aufs metadata */
         uint64_t dropped_xattrs;
+        uint64_t setid_cleared; /* setuid/setgid bits taken off (unprivileged) */
         enum layer_compression compression;
 };
 
