@@ -112,8 +112,10 @@ static void json_info(const psrun_image_info *in)
         json_str_or_null(in->working_dir);
         fputs(",\"User\":", stdout);
         json_str_or_null(in->user);
-        printf("},\"size\":%" PRId64 ",\"unpacked\":%s,\"layers\":[", in->size,
+        printf("},\"size\":%" PRId64 ",\"unpacked\":%s,\"owners\":", in->size,
                in->unpacked ? "true" : "false");
+        json_write_string(stdout, in->owners);
+        fputs(",\"layers\":[", stdout);
         for (size_t i = 0; i < in->n_layers; i++) {
                 printf("%s{\"digest\":", i ? "," : "");
                 json_write_string(stdout, in->layers[i].digest);
@@ -151,6 +153,11 @@ static void print_pulled(const psrun_image_info *in, bool quiet)
                        in->blobs_fetched, in->blobs_fetched == 1 ? "" : "s", size,
                        in->blobs_resumed ? " resuming an interrupted pull" : "", in->blobs_present,
                        in->layers_unpacked, in->layers_unpacked == 1 ? "" : "s");
+        if (strcmp(in->owners, "one id") == 0)
+                printf("Owners: one id (no /etc/subuid range: every file is this user's, "
+                       "whatever owner the image gives it)\n");
+        else if (strcmp(in->owners, "shifted") != 0)
+                printf("Owners: %s\n", in->owners);
 }
 
 /* ---- pull, import ---- */
@@ -373,8 +380,8 @@ static int sub_inspect(struct cli_call *c, psrun_error *err)
         printf("Env:\n");
         for (size_t i = 0; i < in.n_env; i++)
                 printf("  %s\n", in.env[i]);
-        printf("Size:       %s (packed), %s\nLayers:\n", size,
-               in.unpacked ? "unpacked" : "not unpacked");
+        printf("Size:       %s (packed), %s\nOwners:     %s\nLayers:\n", size,
+               in.unpacked ? "unpacked" : "not unpacked", in.owners);
         for (size_t i = 0; i < in.n_layers; i++) {
                 human_size(in.layers[i].size, size, sizeof(size));
                 printf("  %s %9s %s\n", in.layers[i].digest, size,

@@ -81,10 +81,12 @@ static int resolve_npm_registry(struct policy *p)
         return set_default(&p->npm_registry, NPM_REGISTRY_DEFAULT);
 }
 
-/* The store an image is taken from ($PSRUN_IMAGE_STORE, else psrun's). */
+/* The store an image is taken from ($PSRUN_IMAGE_STORE, else psrun's, or
+ * a user's own; none for a user with no home). */
 static int resolve_image_store(struct policy *p)
 {
-        return p->image ? set_default(&p->image_store, psrun_image_store_default()) : 0;
+        const char *store = psrun_image_store_default();
+        return p->image && store ? set_default(&p->image_store, store) : 0;
 }
 
 static const struct effective {

@@ -571,6 +571,11 @@ typedef struct psrun_image_info {
         psrun_image_layer *layers; /* lowest first */
         size_t n_layers;
         int unpacked; /* every layer is unpacked in the store */
+        /* How the store owns the layers' files: "shifted" (root's store: the
+         * image's ids onto the sandboxes' host range), "subordinate ids" (a
+         * user's: onto that user's /etc/subuid range), "one id" (a user with
+         * no range: every file the user's, whatever the image says). */
+        char owners[24];
         /* From the image config (NULL, 0: not set there). */
         char *os, *architecture, *created;
         char **env; /* "NAME=value" */
@@ -585,7 +590,9 @@ typedef struct psrun_image_info {
 } psrun_image_info;
 
 /* The store's default root: $PSRUN_IMAGE_STORE when set (absolute), else
- * /var/lib/psrun/images. Static storage. */
+ * /var/lib/psrun/images for root and $XDG_DATA_HOME/psrun/images
+ * (~/.local/share/psrun/images) for any other user; NULL when a user has
+ * neither. Static (thread-local) storage. */
 PSRUN_PUBLIC const char *psrun_image_store_default(void);
 
 /* Pull a registry reference ("python:3.11-slim", "host:5000/repo:tag",

@@ -92,10 +92,15 @@ static int run_helper(const char *name, pid_t pid, const char *map, psrun_error 
                                strcmp(name, "newuidmap") == 0 ? "subuid" : "subgid");
 }
 
+int idmap_apply_maps(pid_t pid, const char *uid_map, const char *gid_map, psrun_error *err)
+{
+        int r = run_helper("newuidmap", pid, uid_map, err);
+        if (r >= 0)
+                r = run_helper("newgidmap", pid, gid_map, err);
+        return r;
+}
+
 int idmap_apply_helpers(pid_t pid, const struct plan *p, psrun_error *err)
 {
-        int r = run_helper("newuidmap", pid, p->uid_map, err);
-        if (r >= 0)
-                r = run_helper("newgidmap", pid, p->gid_map, err);
-        return r;
+        return idmap_apply_maps(pid, p->uid_map, p->gid_map, err);
 }

@@ -24,14 +24,24 @@
 #include "image/registry.h"
 #include "image/store.h"
 #include "runtime/image-api.h"
+#include "runtime/image-rootless.h"
 #include "runtime/plan.h"
+#include "runtime/rootless.h"
 
 #define CONFIG_MAX (8u << 20) /* an image config blob, at most */
 
 const char *image_store_default_root(void)
 {
         const char *e = getenv("PSRUN_IMAGE_STORE");
-        return e && e[0] == '/' ? e : IMAGE_STORE_DEFAULT;
+        if (e && e[0] == '/')
+                return e;
+        if (!rootless_active())
+                return IMAGE_STORE_DEFAULT;
+        /* A user's own store, never root's nor a shared path. */
+        static __thread char user_root[PATH_MAX];
+        psrun_error err = {0};
+        return image_rootless_default_root(user_root, sizeof(user_root), &err) < 0 ? NULL
+                                                                                   : user_root;
 }
 
 PSRUN_PUBLIC const char *psrun_image_store_default(void)
@@ -55,14 +65,46 @@ static int make_parents(const char *root, psrun_error *err)
         return 0;
 }
 
+/* A user's store (docs/rootless.md, "Images"): checked to be the user's
+ * alone, its layers owned through the user's subordinate ids or as the
+ * user, as its `owners` file says. The runner's context lives as long as
+ * the thread: the same user's ids for every store it opens. */
+static int open_user_store(const char *root, uint64_t max_size, struct image_store **ret,
+                           psrun_error *err)
+{
+        static __thread struct image_rootless rl;
+        int r = image_rootless_check_root(root, err);
+        if (r < 0 || (r = image_rootless_init(&rl, err)) < 0)
+                return r;
+        _cleanup_(image_store_closep) struct image_store *s = NULL;
+        if ((r = image_store_open(root, &s, err)) < 0 ||
+            (r = image_store_set_owners(s, rl.owners, err)) < 0)
+                return r;
+        struct unpack_limits lim = {.max_bytes = max_size};
+        image_rootless_limits(&rl, &lim);
+        image_store_set_limits(s, &lim);
+        image_store_set_runner(s, image_rootless_run, &rl);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
 int image_api_store_open(const char *root, uint64_t max_size, struct image_store **ret,
                          psrun_error *err)
 {
         if (!root)
                 root = image_store_default_root();
+        if (!root) {
+                psrun_error e = {0};
+                char buf[PATH_MAX];
+                image_rootless_default_root(buf, sizeof(buf), &e);
+                *err = e;
+                return -e.code;
+        }
         if (root[0] != '/')
                 return psrun_error_set(err, EINVAL, "image: store `%s` is not an absolute path",
                                        root);
+        if (rootless_active())
+                return open_user_store(root, max_size, ret, err);
         int r = make_parents(root, err);
         if (r < 0)
                 return r;
@@ -76,6 +118,17 @@ int image_api_store_open(const char *root, uint64_t max_size, struct image_store
         };
         image_store_set_limits(*ret, &lim);
         return 0;
+}
+
+/* The store's owners as the public info says them: "shifted" (root's),
+ * "subordinate ids" or "one id" (a user's), without the ids. */
+static void owners_to_info(const struct image_store *s, psrun_image_info *info)
+{
+        const char *o = image_store_owners(s);
+        size_t n = strncmp(o, "subordinate ids", 15) == 0 ? 15
+                   : strncmp(o, "one id", 6) == 0         ? 6
+                                                          : strlen(o);
+        snprintf(info->owners, sizeof(info->owners), "%.*s", (int) n, o);
 }
 
 static int open_store(const psrun_image_options *o, struct image_store **s, psrun_error *err)
@@ -235,6 +288,7 @@ static int record_to_info(struct image_store *s, const struct image_record *rec,
                  rec->config.digest ? rec->config.digest : "");
         info->size = rec->config.size;
         info->unpacked = rec->unpacked;
+        owners_to_info(s, info);
         if (rec->n_layers) {
                 info->layers = calloc(rec->n_layers, sizeof(*info->layers));
                 if (!info->layers)
@@ -475,7 +529,7 @@ static int open_existing(const psrun_image_options *o, struct image_store **s, p
 {
         const char *root = o && o->store ? o->store : image_store_default_root();
         struct stat st;
-        if (root[0] == '/' && stat(root, &st) < 0 && errno == ENOENT)
+        if (root && root[0] == '/' && lstat(root, &st) < 0 && errno == ENOENT)
                 return 0;
         return open_store(o, s, err);
 }

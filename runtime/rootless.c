@@ -106,27 +106,44 @@ static int subid_lookup(const char *file, const char *name, uid_t uid, struct su
         return r;
 }
 
+int rootless_subids(struct subid_range *uids, struct subid_range *gids, psrun_error *err)
+{
+        uid_t me = geteuid();
+        const struct passwd *pw = getpwuid(me);
+        const char *name = pw ? pw->pw_name : NULL;
+        *uids = *gids = (struct subid_range){0};
+        int r = subid_lookup("/etc/subuid", name, me, uids, err);
+        if (r > 0)
+                r = subid_lookup("/etc/subgid", name, me, gids, err);
+        if (r <= 0)
+                return r;
+        if (!idmap_have_helpers())
+                return 0;
+        if (uids->count > ROOTLESS_ID_COUNT)
+                uids->count = ROOTLESS_ID_COUNT;
+        if (gids->count > ROOTLESS_ID_COUNT)
+                gids->count = ROOTLESS_ID_COUNT;
+        return 1;
+}
+
 int rootless_plan_identity(const struct policy *pol, struct plan *p, psrun_error *err)
 {
         uid_t me = geteuid();
         gid_t my_gid = getegid();
         const struct passwd *pw = getpwuid(me);
         const char *name = pw ? pw->pw_name : NULL;
-        struct subid_range su = {0}, sg = {0};
-        int r = subid_lookup("/etc/subuid", name, me, &su, err);
-        if (r > 0)
-                r = subid_lookup("/etc/subgid", name, me, &sg, err);
+        struct subid_range su, sg;
+        int r = rootless_subids(&su, &sg, err);
         if (r < 0)
                 return r;
         p->rootless.active = true;
-        if (r > 0 && idmap_have_helpers()) {
-                uint64_t nu = su.count < ROOTLESS_ID_COUNT ? su.count : ROOTLESS_ID_COUNT;
-                uint64_t ng = sg.count < ROOTLESS_ID_COUNT ? sg.count : ROOTLESS_ID_COUNT;
-                if ((uint64_t) pol->uid >= nu || (uint64_t) pol->gid >= ng)
+        if (r > 0) {
+                uint64_t nu = su.count, ng = sg.count;
+                if ((uint64_t) p->uid >= nu || (uint64_t) p->gid >= ng)
                         return psrun_error_set(err, ERANGE,
                                                "identity: user %u:%u is past the %llu:%llu ids "
                                                "/etc/subuid and /etc/subgid give %s",
-                                               (unsigned) pol->uid, (unsigned) pol->gid,
+                                               (unsigned) p->uid, (unsigned) p->gid,
                                                (unsigned long long) nu, (unsigned long long) ng,
                                                name ? name : "this user");
                 /* Exactly the range the files give (newuidmap checks it
@@ -138,17 +155,16 @@ int rootless_plan_identity(const struct policy *pol, struct plan *p, psrun_error
                 p->rootless.subids = true;
                 return 0;
         }
-        /* One id: the user, as the policy's user inside (1000, or 0 with
-         * `user: root`); the user's group as its group. */
-        snprintf(p->uid_map, sizeof(p->uid_map), "%u %u 1\n", (unsigned) pol->uid, (unsigned) me);
-        snprintf(p->gid_map, sizeof(p->gid_map), "%u %u 1\n", (unsigned) pol->gid,
-                 (unsigned) my_gid);
+        /* One id: the user, as the sandbox's user inside (the policy's
+         * `user`, 1000 or 0 with `user: root`, or an image's User); the
+         * user's group as its group. */
+        snprintf(p->uid_map, sizeof(p->uid_map), "%u %u 1\n", (unsigned) p->uid, (unsigned) me);
+        snprintf(p->gid_map, sizeof(p->gid_map), "%u %u 1\n", (unsigned) p->gid, (unsigned) my_gid);
         p->rootless.setgroups_deny = true;
-        p->rootless.setup_uid = pol->uid;
-        p->rootless.setup_gid = pol->gid;
+        p->rootless.setup_uid = p->uid;
+        p->rootless.setup_gid = p->gid;
         return 0;
 }
-
 /* The limits a policy asks for: those it sets to other than psrun's
  * defaults. The defaults are psrun's choice, not the caller's: where no
  * cgroup can hold them they become rlimits and the result says so, rather

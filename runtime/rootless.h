@@ -31,10 +31,15 @@ int subid_find(const char *text, const char *name, uid_t uid, struct subid_range
 /* True when psrun runs without root (its effective uid is not 0). */
 bool rootless_active(void);
 
+/* The user's first ranges in /etc/subuid and /etc/subgid, each capped at
+ * 65536 ids: 1 when both are there and newuidmap/newgidmap are installed
+ * (so they can be mapped), 0 when not, -errno on a malformed file. */
+int rootless_subids(struct subid_range *uids, struct subid_range *gids, psrun_error *err);
+
 /* The identity of a rootless sandbox, into the plan: the id maps (the
- * user's first subordinate range when /etc/subuid and /etc/subgid have one
- * and newuidmap is installed, else the user's own id, as the policy's
- * `user` inside), the ids the child takes for its set-up, and the layer's
+ * user's first subordinate range when rootless_subids has one, else the
+ * user's own id, as the plan's uid inside: the policy's `user` or the
+ * image's User), the ids the child takes for its set-up, and the layer's
  * description for the result. */
 int rootless_plan_identity(const struct policy *pol, struct plan *p, psrun_error *err);
 
@@ -54,3 +59,6 @@ bool idmap_have_helpers(void);
  * the system's directories, not in $PATH); their first line of complaint is
  * the error (runtime/idmap.c). */
 int idmap_apply_helpers(pid_t pid, const struct plan *p, psrun_error *err);
+/* The same for any maps: uid_map and gid_map lines ("inside outside
+ * count\n"...). */
+int idmap_apply_maps(pid_t pid, const char *uid_map, const char *gid_map, psrun_error *err);

@@ -56,6 +56,7 @@ class _Info(ctypes.Structure):
         ("layers", _P(_Layer)),
         ("n_layers", C.c_size_t),
         ("unpacked", C.c_int),
+        ("owners", ctypes.c_char * 24),
         ("os", C.c_char_p),
         ("architecture", C.c_char_p),
         ("created", C.c_char_p),
@@ -146,6 +147,7 @@ class Image:
     bytes_fetched: int = 0
     layers_unpacked: int = 0
     network: bool = False
+    owners: str = "shifted"  # "subordinate ids" or "one id" in a user's store
 
 
 @dataclass
@@ -186,7 +188,7 @@ def _image(i: _Info) -> Image:
         cmd=_strv(i.cmd, i.n_cmd), working_dir=_s(i.working_dir), user=_s(i.user),
         blobs_fetched=i.blobs_fetched, blobs_present=i.blobs_present,
         bytes_fetched=i.bytes_fetched, layers_unpacked=i.layers_unpacked,
-        network=bool(i.network))
+        network=bool(i.network), owners=i.owners.decode())
 
 
 def _enc(v):

@@ -47,6 +47,9 @@ class ImagesTest(unittest.TestCase):
         self.assertEqual((img.working_dir, img.user, img.env), ("/srv", "7", ["PATH=/bin"]))
         self.assertEqual(len(img.layers), 1)
         self.assertTrue(img.unpacked)
+        # Root's store: the image's ids onto the sandboxes' host range (the
+        # field after `unpacked`, read through the struct's layout).
+        self.assertEqual(img.owners, "shifted")
         self.assertEqual(img.blobs_fetched, 2)
         again = images.import_(f"oci:{self.layout}:v1", store=self.store)
         self.assertEqual((again.blobs_fetched, again.blobs_present), (0, 2))
