@@ -72,6 +72,10 @@ struct mount_step {
         bool idmap_recursive;
 };
 
+/* Most layers an image root may have (a manifest has at most 256): the
+ * child of a rootless run keeps an fd of each on its stack. */
+#define ROOTFS_MAX_LOWERS 256
+
 /* Most steps one plan may hold: the child keeps a per-step fd on its stack
  * (it must not allocate), and no real root needs more than a few hundred. */
 #define ROOTFS_MAX_STEPS 4096
@@ -95,6 +99,14 @@ struct rootfs_overlay {
         uint32_t id_shift; /* the host id of the sandbox's 0: owner of psrun's entries */
         struct rootfs_top_entry *top;
         size_t n_top;
+        /* Rootless (docs/rootless.md, "Images"): made by the child in the
+         * sandbox's user namespace (rootfs_overlay_make_in_child), since
+         * only there may an unprivileged user mount an overlay, on the
+         * layers' directories as the child opened them in its own mount
+         * namespace (the overlay takes no layer of another namespace's);
+         * the tmpfs sizes as fsconfig text, made by the parent. */
+        bool in_child;
+        char top_size[24], upper_size_text[24];
 };
 
 struct rootfs_plan {
@@ -154,6 +166,11 @@ int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s
 void rootfs_sources_close(struct rootfs_sources *s);
 /* The image root's overlay, detached (rootfs/overlay.c): its fd in *ret. */
 int rootfs_overlay_open(const struct rootfs_overlay *o, int *ret, psrun_error *err);
+/* The same, made by the child of a rootless run in its own user namespace
+ * (async-signal-safe), on lower_fds (the layers' directories, top first,
+ * opened in the child's mount namespace), mounted with userxattr: 0 with
+ * the detached overlay in *ret, or -errno. */
+int rootfs_overlay_make_in_child(const struct rootfs_overlay *o, const int *lower_fds, int *ret);
 void rootfs_overlay_free(struct rootfs_overlay *o);
 
 /* In the child, while its mount namespace is still a private copy of the

@@ -76,17 +76,19 @@ static int tmpfs_mount(uint64_t size, uint32_t owner, int *ret, psrun_error *err
         return 0;
 }
 
-/* Each entry's parents are made as directories when missing. */
-static int make_parents(int root, const char *path, uint32_t owner)
+/* Each entry's parents are made as directories when missing. Owner -1:
+ * the maker's (async-signal-safe: the child of a rootless run calls it). */
+static int make_parents(int root, const char *path, uid_t uid, gid_t gid)
 {
         char buf[4096];
-        if (strlen(path) >= sizeof(buf))
+        size_t n = strlen(path);
+        if (n >= sizeof(buf))
                 return -ENAMETOOLONG;
-        strcpy(buf, path);
+        memcpy(buf, path, n + 1);
         for (char *p = strchr(buf, '/'); p; p = strchr(p + 1, '/')) {
                 *p = '\0';
                 if (mkdirat(root, buf, 0755) == 0) {
-                        if (fchownat(root, buf, owner, owner, AT_SYMLINK_NOFOLLOW) < 0 ||
+                        if (fchownat(root, buf, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ||
                             fchmodat(root, buf, 0755, 0) < 0)
                                 return -errno;
                 } else if (errno != EEXIST) {
@@ -97,31 +99,45 @@ static int make_parents(int root, const char *path, uint32_t owner)
         return 0;
 }
 
-static int write_top(int root, const struct rootfs_overlay *o, psrun_error *err)
+/* psrun's entries into the top layer; on failure *failed is the entry. */
+static int write_top_entries(int root, const struct rootfs_overlay *o, uid_t uid, gid_t gid,
+                             size_t *failed)
 {
         for (size_t i = 0; i < o->n_top; i++) {
                 const struct rootfs_top_entry *e = &o->top[i];
-                int r = make_parents(root, e->path, o->id_shift);
+                *failed = i;
+                int r = make_parents(root, e->path, uid, gid);
                 if (r < 0)
-                        return psrun_error_errno(err, r, "rootfs: image root: %s", e->path);
+                        return r;
                 if (!e->data) {
                         if (mkdirat(root, e->path, 0755) < 0 && errno != EEXIST)
-                                return psrun_error_errno(err, errno, "rootfs: image root: %s",
-                                                         e->path);
+                                return -errno;
                 } else {
-                        _cleanup_close_ int fd =
+                        int fd =
                                 openat(root, e->path,
                                        O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-                        if (fd < 0 || write_all(fd, e->data, e->len) < 0)
-                                return psrun_error_errno(err, errno, "rootfs: image root: %s",
-                                                         e->path);
+                        if (fd < 0)
+                                return -errno;
+                        r = write_all(fd, e->data, e->len);
+                        close(fd);
+                        if (r < 0)
+                                return r;
                 }
                 /* The modes as written whatever psrun's umask (a session's
                  * supervisor runs with 077). */
-                if (fchownat(root, e->path, o->id_shift, o->id_shift, AT_SYMLINK_NOFOLLOW) < 0 ||
+                if (fchownat(root, e->path, uid, gid, AT_SYMLINK_NOFOLLOW) < 0 ||
                     fchmodat(root, e->path, e->data ? 0644 : 0755, 0) < 0)
-                        return psrun_error_errno(err, errno, "rootfs: image root: %s", e->path);
+                        return -errno;
         }
+        return 0;
+}
+
+static int write_top(int root, const struct rootfs_overlay *o, psrun_error *err)
+{
+        size_t failed = 0;
+        int r = write_top_entries(root, o, o->id_shift, o->id_shift, &failed);
+        if (r < 0)
+                return psrun_error_errno(err, r, "rootfs: image root: %s", o->top[failed].path);
         return 0;
 }
 
@@ -190,6 +206,105 @@ int rootfs_overlay_open(const struct rootfs_overlay *o, int *ret, psrun_error *e
                 return psrun_error_errno(err, errno, "rootfs: image root: overlay");
         *ret = mnt;
         return 0;
+}
+
+/* ---- made by the child, in the sandbox's user namespace (rootless) ---- */
+
+/* "/proc/self/fd/N" + sub, without stdio (async-signal-safe). */
+static void fd_path(char buf[64], int fd, const char *sub)
+{
+        static const char prefix[] = "/proc/self/fd/";
+        char digits[12];
+        size_t n = 0, k = sizeof(prefix) - 1;
+        unsigned v = (unsigned) fd;
+        do
+                digits[n++] = (char) ('0' + v % 10);
+        while ((v /= 10) && n < sizeof(digits));
+        memcpy(buf, prefix, k);
+        while (n)
+                buf[k++] = digits[--n];
+        size_t sl = strlen(sub);
+        if (k + sl >= 64)
+                sl = 63 - k;
+        memcpy(buf + k, sub, sl);
+        buf[k + sl] = '\0';
+}
+
+static int child_tmpfs(const char *size)
+{
+        int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+        if (fs < 0)
+                return -errno;
+        int r = 0;
+        if (fsconfig(fs, FSCONFIG_SET_STRING, "size", size, 0) < 0 ||
+            fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0755", 0) < 0 ||
+            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                r = -errno;
+        int mnt = r < 0 ? r : fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+        if (mnt < 0 && r == 0)
+                r = -errno;
+        close(fs);
+        return r < 0 ? r : mnt;
+}
+
+static int child_set_path(int fs, const char *key, int dirfd, const char *sub)
+{
+        char path[64];
+        fd_path(path, dirfd, sub);
+        return fsconfig(fs, FSCONFIG_SET_STRING, key, path, 0) < 0 ? -errno : 0;
+}
+
+int rootfs_overlay_make_in_child(const struct rootfs_overlay *o, const int *lower_fds, int *ret)
+{
+        size_t failed = 0;
+        int top = child_tmpfs(o->top_size), upper = -1, fs = -1, r;
+        if (top < 0)
+                return top;
+        /* Owned by whoever makes them: the user namespace's 0, or the one id
+         * mapped, as the sandbox sees its own root. */
+        r = write_top_entries(top, o, (uid_t) -1, (gid_t) -1, &failed);
+        if (r >= 0 && mount_setattr(top, "", AT_EMPTY_PATH,
+                                    &(struct mount_attr){.attr_set = MOUNT_ATTR_RDONLY},
+                                    sizeof(struct mount_attr)) < 0)
+                r = -errno;
+        if (r >= 0 && (fs = fsopen("overlay", FSOPEN_CLOEXEC)) < 0)
+                r = -errno;
+        /* Opaque directories are marked user.overlay.opaque in a user's
+         * store: trusted.* is host root's alone. */
+        if (r >= 0 && fsconfig(fs, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
+                r = -errno;
+        if (r >= 0)
+                r = child_set_path(fs, "lowerdir+", top, "");
+        for (size_t i = 0; r >= 0 && i < o->n_lowers; i++)
+                r = child_set_path(fs, "lowerdir+", lower_fds[i], "");
+        if (r >= 0 && o->writable) {
+                upper = child_tmpfs(o->upper_size_text);
+                r = upper < 0 ? upper : 0;
+                if (r >= 0 &&
+                    (mkdirat(upper, "upper", 0755) < 0 || fchmodat(upper, "upper", 0755, 0) < 0 ||
+                     mkdirat(upper, "work", 0700) < 0))
+                        r = -errno;
+                if (r >= 0)
+                        r = child_set_path(fs, "upperdir", upper, "/upper");
+                if (r >= 0)
+                        r = child_set_path(fs, "workdir", upper, "/work");
+        }
+        if (r >= 0 && fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+                r = -errno;
+        if (r >= 0) {
+                uint64_t attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+                if (!o->writable)
+                        attr |= MOUNT_ATTR_RDONLY;
+                int mnt = fsmount(fs, FSMOUNT_CLOEXEC, (unsigned) attr);
+                if (mnt < 0)
+                        r = -errno;
+                else
+                        *ret = mnt;
+        }
+        safe_close(top);
+        safe_close(upper);
+        safe_close(fs);
+        return r;
 }
 
 static bool is_whiteout(const struct stat *st)

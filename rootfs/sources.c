@@ -227,7 +227,10 @@ int rootfs_sources_clone_host(const struct rootfs_plan *plan, int *fds, size_t *
 int rootfs_sources_open(const struct rootfs_plan *plan, struct rootfs_sources *s, psrun_error *err)
 {
         *s = (struct rootfs_sources) ROOTFS_SOURCES_INIT;
-        if (plan->overlay) {
+        /* An overlay the child makes (in_child) has no source here: the
+         * child opens the layers in its own mount namespace, as the
+         * overlay takes only layers of the mounter's namespace. */
+        if (plan->overlay && !plan->overlay->in_child) {
                 int r = rootfs_overlay_open(plan->overlay, &s->root_fd, err);
                 if (r < 0)
                         return r;

@@ -351,12 +351,17 @@ static int top_add(struct rootfs_overlay *ov, const char *path, const char *data
 int rootfs_plan_image(const struct rootfs_options *o, const struct rootfs_image_options *img,
                       struct rootfs_plan *plan, psrun_error *err)
 {
+        if (img->n_lowers > ROOTFS_MAX_LOWERS)
+                return psrun_error_set(err, E2BIG,
+                                       "image: %zu layers, more than the %d psrun mounts",
+                                       img->n_lowers, ROOTFS_MAX_LOWERS);
         struct rootfs_overlay *ov = calloc(1, sizeof(*ov));
         if (!ov || !(ov->lowers = calloc(img->n_lowers + 1, sizeof(char *)))) {
                 free(ov);
                 return psrun_error_errno(err, ENOMEM, "rootfs: plan");
         }
         plan->overlay = ov;
+        plan->one_id = o->one_id;
         for (; ov->n_lowers < img->n_lowers; ov->n_lowers++)
                 if (!(ov->lowers[ov->n_lowers] = strdup(img->lowers[ov->n_lowers])))
                         return psrun_error_errno(err, ENOMEM, "rootfs: plan");
@@ -413,6 +418,14 @@ int rootfs_plan_image(const struct rootfs_options *o, const struct rootfs_image_
                                                ov->top[i].path, bad,
                                                r == -ELOOP ? "a symlink" : "not a directory");
         }
+
+        /* The tmpfs sizes as a child that makes the overlay passes them. */
+        uint64_t top_bytes = 1 << 20;
+        for (size_t i = 0; i < ov->n_top; i++)
+                top_bytes += ov->top[i].len + 4096;
+        snprintf(ov->top_size, sizeof(ov->top_size), "%llu", (unsigned long long) top_bytes);
+        snprintf(ov->upper_size_text, sizeof(ov->upper_size_text), "%llu",
+                 (unsigned long long) ov->upper_size);
 
         r = add_tmpfs(plan, "/workspace", 0755, o->workspace_size, o->uid, o->gid);
         if (r >= 0)

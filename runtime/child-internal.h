@@ -27,6 +27,7 @@ struct child_ctx {
         int sync_fd;
         uint32_t index; /* set by a failing step that has parts */
         int *host_fds;  /* per mount step: detached copy of a host bind source, or -1 */
+        int *lower_fds; /* rootless image root: its layers' directories (ROOTFS_MAX_LOWERS) */
         const struct rootfs_sources *sources; /* the parent's (launch_clone), or NULL */
         int rootfs_fd;     /* PLAN_ROOT_BUNDLE: O_PATH fd of the bundle's root, then its copy */
         int console_slave; /* -1: no terminal */
@@ -158,6 +159,8 @@ int step_domainname(struct child_ctx *c);
 int step_loopback(struct child_ctx *c);
 int step_open_sources(struct child_ctx *c);
 int step_open_rootfs(struct child_ctx *c);
+int step_image_layers(struct child_ctx *c);
+int step_image_overlay(struct child_ctx *c);
 int step_root_private(struct child_ctx *c);
 int step_root_tmpfs(struct child_ctx *c);
 int step_copy_rootfs(struct child_ctx *c);

@@ -299,6 +299,8 @@ int step_open_rootfs(struct child_ctx *c)
 {
         /* An image root: the overlay the parent made (rootfs/overlay.c). */
         if (c->plan->root == PLAN_ROOT_IMAGE) {
+                if (c->plan->rootfs.overlay && c->plan->rootfs.overlay->in_child)
+                        return 0; /* made by step_image_overlay */
                 if (!c->sources || c->sources->root_fd < 0)
                         return -EBADF;
                 c->rootfs_fd = c->sources->root_fd;
@@ -308,6 +310,52 @@ int step_open_rootfs(struct child_ctx *c)
                 return 0;
         c->rootfs_fd = open(c->plan->rootfs_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
         return c->rootfs_fd < 0 ? -errno : 0;
+}
+
+/* A rootless image root's overlay (rootfs.overlay->in_child), or NULL. */
+static const struct rootfs_overlay *overlay_in_child(const struct child_ctx *c)
+{
+        const struct rootfs_overlay *o = c->plan->rootfs.overlay;
+        return c->plan->root == PLAN_ROOT_IMAGE && o && o->in_child ? o : NULL;
+}
+
+int step_image_layers(struct child_ctx *c)
+{
+        /* Rootless: the layers' directories, opened in this mount
+         * namespace (an overlay takes layers of its mounter's namespace
+         * only) and with psrun's own ids still, which the user's 0700
+         * store lets through where the user namespace's root is refused. */
+        const struct rootfs_overlay *o = overlay_in_child(c);
+        if (!o)
+                return 0;
+        if (o->n_lowers > ROOTFS_MAX_LOWERS)
+                return -E2BIG;
+        for (size_t i = 0; i < o->n_lowers; i++) {
+                c->lower_fds[i] = open(o->lowers[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (c->lower_fds[i] < 0) {
+                        int r = -errno;
+                        c->index = (uint32_t) i;
+                        while (i--)
+                                close(c->lower_fds[i]);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+int step_image_overlay(struct child_ctx *c)
+{
+        /* The overlay an unprivileged user may mount only in a user
+         * namespace of its own, here as its root (or its one id), before
+         * the quotas leave no mount namespace to make (a detached mount is
+         * one). */
+        const struct rootfs_overlay *o = overlay_in_child(c);
+        if (!o)
+                return 0;
+        int r = rootfs_overlay_make_in_child(o, c->lower_fds, &c->rootfs_fd);
+        for (size_t i = 0; i < o->n_lowers; i++)
+                close(c->lower_fds[i]);
+        return r;
 }
 
 int step_root_private(struct child_ctx *c)

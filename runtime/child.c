@@ -40,6 +40,7 @@ static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_ROOT_PRIVATE] = "rootfs: make mounts private",
         [CHILD_STEP_ROOT_TMPFS] = "rootfs: mount the new root",
         [CHILD_STEP_ROOT_BUNDLE] = "rootfs: bind the bundle's root",
+        [CHILD_STEP_IMAGE_ROOT] = "rootfs: image root: overlay in the user namespace",
         [CHILD_STEP_PIVOT] = "rootfs: pivot_root",
         [CHILD_STEP_ROOT_PROPAGATION] = "rootfs: rootfsPropagation",
         [CHILD_STEP_MOUNT] = "rootfs",
@@ -116,6 +117,7 @@ static const struct child_step_def setup_steps[] = {
          * the sandbox would reach the host. */
         {CHILD_STEP_ROOT_PRIVATE, step_root_private},
         {CHILD_STEP_MOUNT, step_open_sources},
+        {CHILD_STEP_IMAGE_ROOT, step_image_layers},
         {CHILD_STEP_ROOT_BUNDLE, step_copy_rootfs},
         {CHILD_STEP_PRIVATE_MOUNTS, step_private_mounts},
         {CHILD_STEP_CGROUP, step_attach_self},
@@ -127,6 +129,7 @@ static const struct child_step_def setup_steps[] = {
         {CHILD_STEP_DOMAINNAME, step_domainname},
         {CHILD_STEP_LOOPBACK, step_loopback},
         {CHILD_STEP_ROOT_ID, step_root_id},
+        {CHILD_STEP_IMAGE_ROOT, step_image_overlay},
         /* Detached, before anything is mounted over the base directory
          * (under which host paths an overlay names may lie), and before the
          * quotas: a detached mount is a mount namespace, and psrun run's
@@ -476,11 +479,13 @@ static _Noreturn void child_run(const struct plan *plan, int sync_fd,
                                 const struct child_attach *attach)
 {
         int host_fds[ROOTFS_MAX_STEPS];
+        int lower_fds[ROOTFS_MAX_LOWERS];
         char exec_path[PATH_MAX];
         struct child_ctx c = {
                 .plan = plan,
                 .sync_fd = sync_fd,
                 .host_fds = host_fds,
+                .lower_fds = lower_fds,
                 .sources = sources,
                 .rootfs_fd = -1,
                 .console_slave = -1,

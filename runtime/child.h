@@ -54,6 +54,7 @@ enum child_step {
         CHILD_STEP_IOPRIO,       /* plan->ioprio */
         CHILD_STEP_CPU_AFFINITY, /* plan->cpus_final */
         CHILD_STEP_KEYRING,      /* plan->session_keyring */
+        CHILD_STEP_IMAGE_ROOT,   /* rootless: the image's overlay in the user namespace */
         _CHILD_STEP_MAX,
 };
 

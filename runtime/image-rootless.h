@@ -19,7 +19,7 @@
 #include "image/unpack.h"
 
 struct image_rootless {
-        bool subids;   /* layers owned by the subordinate range */
+        bool subids;    /* layers owned by the subordinate range */
         uint32_t count; /* ids of the range mapped (at most 65536) */
         uid_t uid;
         gid_t gid;

@@ -27,7 +27,9 @@
 #include "image/registries.h"
 #include "image/store.h"
 #include "policy/policy.h"
+#include "runtime/image-api.h"
 #include "runtime/plan.h"
+#include "runtime/rootless.h"
 
 /* Read when present: the registries file of docs/images.md. */
 #define REGISTRIES_FILE "/etc/psrun/registries.json"
@@ -44,21 +46,6 @@ void plan_image_free(struct plan_image *img)
         free(img->user);
         free(img->reference);
         *img = (struct plan_image){0};
-}
-
-static int mkdir_parents(const char *path)
-{
-        char buf[PATH_MAX];
-        if (strlen(path) >= sizeof(buf))
-                return -ENAMETOOLONG;
-        strcpy(buf, path);
-        for (char *p = strchr(buf + 1, '/'); p; p = strchr(p + 1, '/')) {
-                *p = '\0';
-                if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                *p = '/';
-        }
-        return 0;
 }
 
 int plan_image_check_reference(const char *image, psrun_error *err)
@@ -166,21 +153,16 @@ int plan_image_resolve(const struct policy *pol, struct plan_image *img, psrun_e
         int r = plan_image_check_reference(pol->image, err);
         if (r < 0)
                 return r;
-        const char *root = pol->image_store ? pol->image_store : POLICY_DEFAULT_IMAGE_STORE;
-        r = mkdir_parents(root);
-        if (r < 0)
-                return psrun_error_errno(err, r, "image_store: %s", root);
+        /* Opened as every face opens it (runtime/image-api.c): root's
+         * store shifted by PSRUN_ID_BASE, a user's through the user's ids. */
+        const char *root = pol->image_store    ? pol->image_store
+                           : rootless_active() ? NULL
+                                               : POLICY_DEFAULT_IMAGE_STORE;
         _cleanup_(image_store_closep) struct image_store *s = NULL;
-        r = image_store_open(root, &s, err);
+        r = image_api_store_open(root, pol->image_max_size, &s, err);
         if (r < 0)
                 return r;
-        struct unpack_limits lim = {
-                .max_bytes = pol->image_max_size,
-                .uid_shift = PSRUN_ID_BASE,
-                .gid_shift = PSRUN_ID_BASE,
-                .id_count = PSRUN_ID_COUNT,
-        };
-        image_store_set_limits(s, &lim);
+        snprintf(img->owners, sizeof(img->owners), "%s", image_store_owners(s));
 
         bool oci = strncmp(pol->image, "oci:", 4) == 0;
         bool archive = strncmp(pol->image, "docker-archive:", 15) == 0;
@@ -297,6 +279,12 @@ int plan_check_planned_tools(const struct policy *pol, const struct plan *p, psr
          * closed here); otherwise the host's root, whose /usr the sandbox
          * is given. */
         _cleanup_close_ int root = -1;
+        /* Only the sandbox's user namespace may mount a user's overlay. */
+        if (p->rootfs.overlay && p->rootfs.overlay->in_child)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "tools: not checked in an image root without root yet "
+                                       "(docs/rootless.md): leave `tools` out, or check in "
+                                       "the command");
         if (p->rootfs.overlay) {
                 int r = rootfs_overlay_open(p->rootfs.overlay, &root, err);
                 if (r < 0)

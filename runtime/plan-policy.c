@@ -347,6 +347,23 @@ static int plan_image_user(const struct policy *pol, const struct plan_image *im
         return 0;
 }
 
+/* A user's image is owned the way the sandbox maps ids: by the subordinate
+ * range the sandbox maps, or by the user's one id (runtime/image-rootless.c
+ * writes the store's owners from the same lookup). */
+static int image_owners_match(const struct plan_image *img, struct plan *p, psrun_error *err)
+{
+        bool sub = strncmp(img->owners, "subordinate ids", 15) == 0;
+        bool one = strncmp(img->owners, "one id", 6) == 0;
+        if ((!sub && !one) || sub != p->rootless.subids)
+                return psrun_error_set(err, EXDEV,
+                                       "image: %s: its layers are owned as `%s`, which this "
+                                       "sandbox's %s identity does not map (docs/rootless.md)",
+                                       img->reference, img->owners,
+                                       p->rootless.subids ? "subordinate-id" : "one-id");
+        p->rootless.image_owners = sub ? "subordinate ids" : "one id";
+        return 0;
+}
+
 int plan_from_policy(const struct policy *pol, char *const argv[], const struct plan_options *o,
                      struct plan *p, psrun_error *err)
 {
@@ -364,18 +381,6 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         snprintf(p->gid_map, sizeof(p->gid_map), "0 %u %u\n", PSRUN_ID_BASE, PSRUN_ID_COUNT);
         p->uid = pol->uid;
         p->gid = pol->gid;
-        if (rootless_active()) {
-                /* Images are shifted into root's id range by the store: a
-                 * later slice of rootless mode (docs/rootless.md). */
-                r = pol->image ? psrun_error_set(err, EOPNOTSUPP,
-                                                 "image: not supported without root yet "
-                                                 "(docs/rootless.md)")
-                               : rootless_plan_identity(pol, p, err);
-                if (r < 0) {
-                        plan_free(p);
-                        return r;
-                }
-        }
         p->loopback_up = p->net.loopback_up;
         p->use_init = true;
         p->pdeathsig = true;
@@ -394,6 +399,17 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                         return r;
                 }
                 p->root = PLAN_ROOT_IMAGE;
+        }
+        /* Rootless, after the image's User: the one-id map maps the
+         * sandbox's uid, whichever it is. */
+        if (rootless_active()) {
+                r = rootless_plan_identity(pol, p, err);
+                if (r >= 0 && pol->image)
+                        r = image_owners_match(&img, p, err);
+                if (r < 0) {
+                        plan_free(p);
+                        return r;
+                }
         }
         /* The policy's workdir wins; left at its default, an image's
          * WorkingDir is taken. */
@@ -457,7 +473,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 struct rootfs_image_options io = {
                         .lowers = (const char *const *) img.lowers,
                         .n_lowers = img.n_lowers,
-                        .id_shift = PSRUN_ID_BASE,
+                        .id_shift = p->rootless.active ? 0 : PSRUN_ID_BASE,
                         .workdir = p->workdir,
                 };
                 r = rootfs_plan_image(&ro, &io, &p->rootfs, err);
@@ -470,6 +486,9 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 r = rootfs_plan_standalone(&ro, &p->rootfs, err);
         }
         p->rootfs.sources_in_child = p->rootless.active;
+        /* Rootless, only the sandbox's user namespace may mount the overlay. */
+        if (p->rootfs.overlay)
+                p->rootfs.overlay->in_child = p->rootless.active;
         /* `tools` fail the plan, before any command starts. */
         if (r >= 0)
                 r = plan_check_planned_tools(pol, p, err);

@@ -133,6 +133,9 @@ struct plan {
                 /* What holds each limit, for the result's layers: "cgroup",
                  * "rlimit_as", "not enforced"... (static strings). */
                 const char *memory, *cpu, *pids, *disk, *timeout;
+                /* With an image: how its layers' files are owned
+                 * ("subordinate ids", "one id"), NULL without one. */
+                const char *image_owners;
         } rootless;
 
         /* network: planned and leased by the parent (netns/netns.h); the
@@ -303,6 +306,7 @@ struct plan_image {
         char *workdir; /* NULL: none */
         char *user;    /* NULL: none */
         char *reference;
+        char owners[64]; /* the store's (image_store_owners) */
 };
 /* Resolves the policy's image in its store (image_store, opened with the
  * sandbox's id shift and image_max_size): the record when there is one,

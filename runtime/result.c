@@ -66,6 +66,10 @@ static void write_rootless_layers(const struct run_result *r, FILE *f)
         };
         fputs(",\"rootless\":true,\"identity\":", f);
         json_write_string(f, r->rootless.identity);
+        if (r->rootless.image_owners[0]) {
+                fputs(",\"image_owners\":", f);
+                json_write_string(f, r->rootless.image_owners);
+        }
         fputs(",\"limits\":{", f);
         for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
                 fprintf(f, "%s\"%s\":", i ? "," : "", limits[i].name);
@@ -187,4 +191,6 @@ void run_result_set_layers(struct run_result *res, const struct plan *plan)
         };
         for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
                 snprintf(limits[i].out, 16, "%s", limits[i].value ? limits[i].value : "");
+        snprintf(res->rootless.image_owners, sizeof(res->rootless.image_owners), "%s",
+                 rl->image_owners ? rl->image_owners : "");
 }

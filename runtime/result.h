@@ -42,11 +42,13 @@ struct run_result {
         } layers;
         /* Rootless runs only (docs/rootless.md), written into the JSON's
          * layers: the identity ("subordinate ids", "one id") and what holds
-         * each limit ("cgroup", "rlimit_as", "not enforced", ...). */
+         * each limit ("cgroup", "rlimit_as", "not enforced", ...), and with
+         * an image how its files are owned ("subordinate ids", "one id"). */
         struct {
                 bool active;
                 char identity[24];
                 char memory[16], cpu[16], pids[16], disk[16], timeout[16];
+                char image_owners[24]; /* "": no image */
         } rootless;
         struct netns_stats network;   /* restricted and full mode */
         struct violations violations; /* what the layers refused (mode off: none) */

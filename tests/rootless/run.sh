@@ -51,7 +51,7 @@ as() { # USER CMD...: in / with a clean environment, no supplementary groups of 
 	(cd / && exec setpriv --reuid="$u" --regid="$u" --init-groups env -i PATH=/usr/bin:/bin "$@")
 }
 out=$(mktemp) && err=$(mktemp)
-trap 'cleanup; rm -f "$out" "$err"' EXIT
+trap 'cleanup; declare -F images_cleanup >/dev/null && images_cleanup; rm -f "$out" "$err"' EXIT
 sub_start=$(grep "^$SUB:" /etc/subuid | cut -d: -f2)
 sub_uid=$(id -u "$SUB")
 one_uid=$(id -u "$ONE")
@@ -159,5 +159,8 @@ rm -rf "$secret"
 
 # --- the OCI runtime as these users, and rootless podman ---
 . "$(dirname "$0")/rootless-oci.sh"
+
+# --- images: a user's own store (tests/rootless/images.sh) ---
+. "$(dirname "$0")/images.sh"
 summary
 [ "$fail" -eq 0 ]
