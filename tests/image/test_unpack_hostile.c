@@ -537,6 +537,46 @@ Test(unpack_hostile, setuid_caps_owners_and_mtimes_are_kept_shifted, .init = set
         cr_assert_eq(s.st_gid, 200000);
 }
 
+/* A user's own store (docs/rootless.md, "Images"): no setuid or setgid
+ * file the user could run on the host, no file capability, no trusted.*
+ * (opaque by user.overlay.opaque alone); with keep_owner no owner is set,
+ * any id taken. */
+Test(unpack_hostile, a_users_store_drops_setid_caps_and_trusted_and_keeps_its_owner, .init = setup,
+     .fini = teardown)
+{
+        struct tarbuf b = {0};
+        char *rec = NULL;
+        size_t rlen = 0;
+        static const char cap[20] = {0x01, 0x00, 0x00, 0x02, 0x00, 0x20};
+        tb_pax_record(&rec, &rlen, "SCHILY.xattr.security.capability", cap, sizeof(cap));
+        tb_pax_record(&rec, &rlen, "SCHILY.xattr.user.note", "hi", 2);
+        tb_pax(&b, 'x', rec, rlen);
+        free(rec);
+        tb_header(&b, "bin/ping", '0', 0, NULL, 04755, 70000, 7);
+        tb_header(&b, "bin/sg", '0', 0, NULL, 02755, 0, 0);
+        tb_header(&b, "home", '5', 0, NULL, 02750, 1000, 1000);
+        tb_header(&b, "home/.wh..wh..opq", '0', 0, NULL, 0644, 0, 0);
+        struct unpack_limits lim = {.unprivileged = true, .keep_owner = true};
+        struct unpack_stats st;
+        expect_applied(&b, &lim, &st);
+        struct stat s;
+        cr_assert_eq(stat(in_layer(&w, "bin/ping"), &s), 0);
+        cr_assert_eq(s.st_mode & 07777, 0755);
+        cr_assert_eq(s.st_uid, geteuid(), "owner %u: keep_owner sets none", (unsigned) s.st_uid);
+        cr_assert_eq(stat(in_layer(&w, "bin/sg"), &s), 0);
+        cr_assert_eq(s.st_mode & 07777, 0755);
+        cr_assert_eq(st.setid_cleared, 2);
+        char v[32];
+        cr_assert_eq(getxattr(in_layer(&w, "bin/ping"), "security.capability", v, sizeof(v)), -1);
+        cr_assert_eq(getxattr(in_layer(&w, "bin/ping"), "user.note", v, sizeof(v)), 2);
+        /* A directory keeps its setgid bit: nothing runs as it. */
+        cr_assert_eq(stat(in_layer(&w, "home"), &s), 0);
+        cr_assert_eq(s.st_mode & 07777, 02750);
+        cr_assert_eq(s.st_uid, geteuid());
+        cr_assert_eq(getxattr(in_layer(&w, "home"), "user.overlay.opaque", v, sizeof(v)), 1);
+        cr_assert_eq(getxattr(in_layer(&w, "home"), "trusted.overlay.opaque", v, sizeof(v)), -1);
+}
+
 Test(unpack_hostile, owners_the_sandbox_cannot_map_are_refused, .init = setup, .fini = teardown)
 {
         struct tarbuf b = {0};
