@@ -197,12 +197,26 @@ static int recv_all(int fd, void *p, size_t n)
         return 0;
 }
 
-/* The forked helper: a user namespace of its own, then fn once the parent
- * has written its maps; its result and error back on the socket. */
-static _Noreturn void helper(int sock, image_store_fn fn, void *arg)
+/* The forked helper: a user namespace of its own, then fn once its maps
+ * are written (by the parent's newuidmap, or, with one id, by itself); its
+ * result and error back on the socket. */
+static _Noreturn void helper(int sock, const struct image_rootless *rl, image_store_fn fn,
+                             void *arg)
 {
         psrun_error e = {0};
         int r = unshare(CLONE_NEWUSER) < 0 ? -errno : 0;
+        if (r >= 0 && !rl->subids) {
+                /* One id: the user as the namespace's 0, written by the
+                 * user itself (the kernel wants setgroups denied first). */
+                char map[32];
+                snprintf(map, sizeof(map), "0 %u 1\n", (unsigned) rl->uid);
+                r = write_proc_file(getpid(), "setgroups", "deny");
+                if (r >= 0)
+                        r = write_proc_file(getpid(), "uid_map", map);
+                snprintf(map, sizeof(map), "0 %u 1\n", (unsigned) rl->gid);
+                if (r >= 0)
+                        r = write_proc_file(getpid(), "gid_map", map);
+        }
         char c = r < 0 ? 'x' : 'u';
         if (send_all(sock, &c, 1) < 0 || r < 0)
                 _exit(1);
@@ -219,8 +233,12 @@ static _Noreturn void helper(int sock, image_store_fn fn, void *arg)
 int image_rootless_run(void *ctx, image_store_fn fn, void *arg, psrun_error *err)
 {
         const struct image_rootless *rl = ctx;
-        if (!rl->subids)
-                return fn(arg, err);
+        return rl->subids ? image_rootless_run_ns(rl, fn, arg, err) : fn(arg, err);
+}
+
+int image_rootless_run_ns(const struct image_rootless *rl, image_store_fn fn, void *arg,
+                          psrun_error *err)
+{
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
                 return psrun_error_errno(err, errno, "image: socketpair");
@@ -235,7 +253,7 @@ int image_rootless_run(void *ctx, image_store_fn fn, void *arg, psrun_error *err
         }
         if (pid == 0) {
                 close(sv[0]);
-                helper(sv[1], fn, arg);
+                helper(sv[1], rl, fn, arg);
         }
         close(sv[1]);
         char c = 0;
@@ -243,7 +261,7 @@ int image_rootless_run(void *ctx, image_store_fn fn, void *arg, psrun_error *err
         if (r < 0 || c != 'u')
                 r = psrun_error_errno(err, c == 'x' ? EPERM : EPIPE,
                                       "image: a user namespace for the store's layers");
-        if (r >= 0)
+        if (r >= 0 && rl->subids)
                 r = idmap_apply_maps(pid, rl->uid_map, rl->gid_map, err);
         if (r >= 0) {
                 c = 'g';

@@ -47,3 +47,8 @@ void image_rootless_limits(const struct image_rootless *rl, struct unpack_limits
  * rl's maps (written by newuidmap/newgidmap), its result and error handed
  * back; without subordinate ids fn runs in place. */
 int image_rootless_run(void *ctx, image_store_fn fn, void *arg, psrun_error *err);
+/* fn in a forked helper in a user namespace of its own in every case: the
+ * subordinate maps as above, or with one id the user as its 0 (the helper
+ * writes that map itself). */
+int image_rootless_run_ns(const struct image_rootless *rl, image_store_fn fn, void *arg,
+                          psrun_error *err);

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,6 +30,7 @@
 #include "image/store.h"
 #include "policy/policy.h"
 #include "runtime/image-api.h"
+#include "runtime/image-rootless.h"
 #include "runtime/plan.h"
 #include "runtime/rootless.h"
 
@@ -270,6 +273,43 @@ int plan_check_tools(const struct policy *pol, int root, char *const *envp, psru
         return 0;
 }
 
+struct tools_args {
+        const struct policy *pol;
+        const struct plan *p;
+};
+
+/* In the helper's user namespace: a mount namespace of its own, the
+ * layers opened there, the overlay made as the sandbox's child makes it. */
+static int tools_here(void *arg, psrun_error *err)
+{
+        const struct tools_args *a = arg;
+        const struct rootfs_overlay *o = a->p->rootfs.overlay;
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                return psrun_error_errno(err, errno, "tools: a mount namespace");
+        int fds[ROOTFS_MAX_LOWERS];
+        if (o->n_lowers > ROOTFS_MAX_LOWERS)
+                return psrun_error_set(err, E2BIG, "tools: too many layers");
+        for (size_t i = 0; i < o->n_lowers; i++)
+                if ((fds[i] = open(o->lowers[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) <
+                    0)
+                        return psrun_error_errno(err, errno, "tools: %s", o->lowers[i]);
+        _cleanup_close_ int root = -1;
+        int r = rootfs_overlay_make_in_child(o, fds, &root);
+        if (r < 0)
+                return psrun_error_errno(err, r, "tools: the image root");
+        return plan_check_tools(a->pol, root, a->p->envp, err);
+}
+
+static int tools_in_user_namespace(const struct policy *pol, const struct plan *p, psrun_error *err)
+{
+        struct image_rootless rl;
+        int r = image_rootless_init(&rl, err);
+        if (r < 0)
+                return r;
+        struct tools_args a = {pol, p};
+        return image_rootless_run_ns(&rl, tools_here, &a, err);
+}
+
 int plan_check_planned_tools(const struct policy *pol, const struct plan *p, psrun_error *err)
 {
         if (!pol->n_tools)
@@ -279,12 +319,10 @@ int plan_check_planned_tools(const struct policy *pol, const struct plan *p, psr
          * closed here); otherwise the host's root, whose /usr the sandbox
          * is given. */
         _cleanup_close_ int root = -1;
-        /* Only the sandbox's user namespace may mount a user's overlay. */
+        /* Only a user namespace of the user's may mount a user's overlay:
+         * the same one, in a helper's (runtime/image-rootless.c). */
         if (p->rootfs.overlay && p->rootfs.overlay->in_child)
-                return psrun_error_set(err, EOPNOTSUPP,
-                                       "tools: not checked in an image root without root yet "
-                                       "(docs/rootless.md): leave `tools` out, or check in "
-                                       "the command");
+                return tools_in_user_namespace(pol, p, err);
         if (p->rootfs.overlay) {
                 int r = rootfs_overlay_open(p->rootfs.overlay, &root, err);
                 if (r < 0)

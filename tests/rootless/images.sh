@@ -31,7 +31,8 @@ images_run() {
 	mkdir -p "$t/bin" "$t/etc" "$t/app" "$t/root"
 	cp /bin/busybox "$t/bin/"
 	local c
-	for c in sh cat ls stat id touch; do ln -s busybox "$t/bin/$c"; done
+	for c in sh cat ls stat id touch true; do ln -s busybox "$t/bin/$c"; done
+	ln -s busybox "$t/bin/python3" # for `tools: [python]`
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$t/etc/passwd"
 	echo owned >"$t/app/owned" && chown 7:8 "$t/app/owned"
 	cp /bin/busybox "$t/app/suid" && chmod 4755 "$t/app/suid"
@@ -127,9 +128,19 @@ images_run() {
 		bad "images one id run" "$(cat "$out" "$err" | tr '\n' ' ')"
 	fi
 
-	# `tools` is looked for in the overlay root's parent opens: not rootless.
-	check_refused "images: tools with a rootless image root is refused, one line" "tools: not checked" \
-		asd "$ONE" "$PSRUN" run -o image="$ref" -o 'tools=[python]' -- true
+	# `tools`, looked for in the overlay as a helper in a user namespace
+	# of the user's mounts it.
+	for u in "$SUB" "$ONE"; do
+		[ "$u" = "$SUB" ] && [ -z "$sub_start" ] && continue
+		if asd "$u" "$PSRUN" run -o image="$ref" -o 'tools=[python]' -- true 2>"$err"; then
+			ok "images: tools found in the image root (${u%%"$suffix"})"
+		else
+			bad "images tools ($u)" "$(cat "$err")"
+		fi
+		check_refused "images: a tool the image lacks is refused, one line (${u%%"$suffix"})" \
+			'tools: `node` is not in the root of' \
+			asd "$u" "$PSRUN" run -o image="$ref" -o 'tools=[node]' -- true
+	done
 
 	# --- the store is the user's alone ---
 	local line
