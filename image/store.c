@@ -632,7 +632,11 @@ int image_store_set_owners(struct image_store *s, const char *owners, psrun_erro
 {
         char have[128] = "";
         int r = read_owners(s, have, sizeof(have));
-        if (r == -ENOENT) {
+        /* Root's stores predate the file: no file is root's kind. */
+        if (r == -ENOENT && strcmp(owners, IMAGE_OWNERS_SHIFTED) == 0) {
+                snprintf(have, sizeof(have), "%s", owners);
+                r = 0;
+        } else if (r == -ENOENT) {
                 /* Written whole, by rename, before any layer: never a store
                  * of two kinds, whichever of two first pulls wins. */
                 char tmp[64];
@@ -655,8 +659,9 @@ int image_store_set_owners(struct image_store *s, const char *owners, psrun_erro
                 return psrun_error_errno(err, r, "image: store %s: %s", s->root, OWNERS_FILE);
         if (strcmp(have, owners) != 0)
                 return psrun_error_set(err, EXDEV,
-                                       "image: store %s: its layers are owned as `%s`, and this "
-                                       "user's now are `%s`: use another store (docs/rootless.md)",
+                                       "image: store %s: its layers are owned as `%s`, not as "
+                                       "`%s` as this user's ids ask: use another store "
+                                       "(docs/rootless.md)",
                                        s->root, have, owners);
         free(s->owners);
         s->owners = strdup(owners);

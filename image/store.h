@@ -99,8 +99,9 @@ void image_store_set_runner(struct image_store *s, image_store_runner run, void 
  * store: the image's ids + the sandbox's host base), or what an
  * unprivileged user's store says in its root's `owners` file ("subordinate
  * ids START", "one id UID"). image_store_set_owners writes that file at the
- * first use and refuses, one line, a store whose file says otherwise: its
- * layers would be owned by ids the sandbox does not map. */
+ * first use (root's kind, IMAGE_OWNERS_SHIFTED, is a store without one) and
+ * refuses, one line, a store whose file says otherwise: its layers would be
+ * owned by ids the sandbox does not map. */
 #define IMAGE_OWNERS_SHIFTED "shifted"
 int image_store_set_owners(struct image_store *s, const char *owners, psrun_error *err);
 const char *image_store_owners(const struct image_store *s);

@@ -110,6 +110,12 @@ int image_api_store_open(const char *root, uint64_t max_size, struct image_store
                 return r;
         if ((r = image_store_open(root, ret, err)) < 0)
                 return r;
+        /* A user's store is not root's: its layers are the user's ids'. */
+        if ((r = image_store_set_owners(*ret, IMAGE_OWNERS_SHIFTED, err)) < 0) {
+                image_store_close(*ret);
+                *ret = NULL;
+                return r;
+        }
         struct unpack_limits lim = {
                 .max_bytes = max_size,
                 .uid_shift = PSRUN_ID_BASE,

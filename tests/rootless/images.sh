@@ -160,6 +160,9 @@ images_run() {
 	else
 		ok "images: another user's store is neither readable nor writable"
 	fi
+	# Root does not take a user's store for its own (its owners differ).
+	check_refused "images: root refuses a user's store, one line" "owned as \`one id $one_uid\`" \
+		"$PSRUN" image ls --store "$store_one"
 	mkdir -m 700 "$IMG/rootstore"
 	check_refused "images: root's store is refused" "belongs to uid 0" \
 		as "$ONE" "$PSRUN" image import --store "$IMG/rootstore" "$ref"

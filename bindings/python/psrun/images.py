@@ -212,9 +212,11 @@ def _options(keep: _Keep, store=None, registries=None, auth_file=None, ca_file=N
                     1 if fetch_only else 0)
 
 
-def store_default() -> str:
-    """The store's root when store= is not given."""
-    return os.fsdecode(_L().psrun_image_store_default())
+def store_default() -> Optional[str]:
+    """The store's root when store= is not given: root's, or a user's own
+    ($XDG_DATA_HOME/psrun/images); None for a user with no home."""
+    root = _L().psrun_image_store_default()
+    return os.fsdecode(root) if root is not None else None
 
 
 def _one(fn, reference: str, **kw) -> Image:
