@@ -37,6 +37,10 @@ images_run() {
 	echo owned >"$t/app/owned" && chown 7:8 "$t/app/owned"
 	cp /bin/busybox "$t/app/suid" && chmod 4755 "$t/app/suid"
 	chmod 700 "$t/root"
+	# A device node (skipped, as root's store skips it) and a whiteout
+	# (overlay's char 0/0, which a user may make).
+	mknod "$t/app/devnode" c 1 3
+	: >"$t/app/.wh.gone"
 	if ! python3 "$src/tests/integration/mkimage.py" "$IMG/layout" v1 "$t" \
 		'{"Env": ["PATH=/bin"], "WorkingDir": "/app"}' >/dev/null; then
 		bad images "mkimage.py failed"
@@ -79,10 +83,11 @@ images_run() {
 		if [ "$(stat -c %a "$store_sub")" = 700 ] && [ -n "$layer" ] &&
 			[ "$(stat -c %u:%g "$layer/app/owned")" = "$((sub_start + 7)):$((sub_start + 8))" ] &&
 			[ "$(stat -c %u "$layer/app")" = "$sub_start" ] &&
-			[ "$(stat -c %a "$layer/app/suid")" = 755 ]; then
-			ok "images subids: outside, uid N is the range's start + N, the store 0700, no setuid bit"
+			[ "$(stat -c %a "$layer/app/suid")" = 755 ] && [ ! -e "$layer/app/devnode" ] &&
+			[ "$(stat -c %F:%t:%T "$layer/app/gone")" = "character special file:0:0" ]; then
+			ok "images subids: outside, uid N is the range's start + N, the store 0700, no setuid bit, no device, the whiteout made"
 		else
-			bad "images subids owners" "$(stat -c '%a %u:%g %n' "$store_sub" "$layer/app" "$layer/app/owned" "$layer/app/suid" 2>&1 | tr '\n' ' ')"
+			bad "images subids owners" "$(stat -c '%a %u:%g %F %n' "$store_sub" "$layer/app" "$layer/app/owned" "$layer/app/suid" "$layer/app/devnode" "$layer/app/gone" 2>&1 | tr '\n' ' ')"
 		fi
 		if asd "$SUB" "$PSRUN" run --json -o image="$ref" -- sh -c \
 			'id -u; pwd; stat -c "%u:%g" /app/owned /root; touch /x 2>/dev/null && echo writable; echo w >/workspace/f && cat /workspace/f; grep -c "^sandbox:x:1000:" /etc/passwd' \
@@ -113,8 +118,9 @@ images_run() {
 	fi
 	layer=$(ls -d "$store_one"/layers/sha256/* 2>/dev/null | head -1)
 	if [ -n "$layer" ] && [ "$(stat -c %u "$layer/app/owned")" = "$one_uid" ] &&
-		[ "$(stat -c %a "$layer/app/suid")" = 755 ]; then
-		ok "images one id: outside, the user owns the files, no setuid bit"
+		[ "$(stat -c %a "$layer/app/suid")" = 755 ] && [ ! -e "$layer/app/devnode" ] &&
+		[ "$(stat -c %F:%t:%T "$layer/app/gone")" = "character special file:0:0" ]; then
+		ok "images one id: outside, the user owns the files, no setuid bit, no device, the whiteout made"
 	else
 		bad "images one id owners" "$(stat -c '%a %u:%g %n' "$layer/app/owned" "$layer/app/suid" 2>&1 | tr '\n' ' ')"
 	fi
