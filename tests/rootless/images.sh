@@ -27,6 +27,13 @@ images_run() {
 	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 	IMG=$(mktemp -d /tmp/psrun-rlimg.XXXXXX)
 	chmod 755 "$IMG" # the test users reach their stores below it
+	# Overlayfs in a user namespace (Linux 5.11): a user mounts one.
+	mkdir -m 777 "$IMG/probe"
+	if ! as "$ONE" unshare --user --map-root-user --mount sh -c \
+		"cd $IMG/probe && mkdir a b m && mount -t overlay -o lowerdir=a:b,userxattr none m" 2>/dev/null; then
+		skipped images "this kernel mounts no overlayfs in a user namespace (Linux 5.11 or later)"
+		return
+	fi
 	local t=$IMG/tree
 	mkdir -p "$t/bin" "$t/etc" "$t/app" "$t/root"
 	cp /bin/busybox "$t/bin/"
