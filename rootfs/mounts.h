@@ -51,6 +51,11 @@ struct mount_step {
                               * in a tmpfs of its own, source its name there: a
                               * user namespace cannot mknod (OCI linux.devices) */
         bool single;         /* BIND: the source mount alone, not its submounts */
+        unsigned long peers; /* BIND (from_host): what the parent's clone keeps of the
+                              * source's peer group: 0, private (nothing reaches
+                              * the host or comes from it); MS_SLAVE, mounts made
+                              * on the host below it come in; MS_SHARED, both ways.
+                              * Only a config's (r)shared or (r)slave asks. */
         bool existing;       /* WRITE: the file must exist (sysctls): no create, no truncate */
         bool early;          /* MOUNT (OCI, user namespace): made (detached) before the
                               * pivot, while the host's /proc and /sys are still there to

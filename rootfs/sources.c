@@ -129,8 +129,17 @@ static int clone_source(const struct mount_step *s, int *ret)
         if (tree < 0)
                 return -errno;
         /* A clone of a shared mount stays in its peer group: mounts made
-         * below it in the sandbox would reach the host's. */
-        struct mount_attr a = {.propagation = MS_PRIVATE};
+         * below it in the sandbox would reach the host's. So it is made
+         * private, unless the config asked for its mounts to propagate
+         * (Kubernetes' Bidirectional and HostToContainer volumes): a slave
+         * receives the host's and sends nothing back; shared is the bind as
+         * the kernel makes it, in the source's peer group both ways. */
+        if (s->peers == MS_SHARED && !mask) {
+                *ret = tree;
+                return 0;
+        }
+        struct mount_attr a = {.propagation =
+                                       s->peers == MS_SLAVE && !mask ? MS_SLAVE : MS_PRIVATE};
         if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a, sizeof(a)) < 0) {
                 int r = -errno;
                 close(tree);

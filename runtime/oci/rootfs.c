@@ -184,6 +184,7 @@ static int add_bind(struct rootfs_plan *plan, const struct oci_mount *m, const c
                 .target = m->destination,
                 .from_host = true,
                 .single = m->bind != OCI_BIND_RECURSIVE,
+                .peers = m->propagation & (MS_SHARED | MS_SLAVE),
                 /* As mount(8) does: flags apply to the bind mount itself. */
                 .attr_set = attr_of_flags(m->flags),
         };

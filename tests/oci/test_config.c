@@ -465,6 +465,76 @@ Test(oci_config, mounts_inside_do_not_reach_a_shared_host_mount)
         cr_expect(!file_on_host, "the file went to the host's directory");
 }
 
+/* Whether this process's mount table has a mount at `path`. */
+static bool host_has_mount(const char *path)
+{
+        char line[2048], want[700];
+        snprintf(want, sizeof(want), " %s ", path);
+        bool found = false;
+        FILE *f = fopen("/proc/self/mountinfo", "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (strstr(line, want))
+                        found = true;
+        if (f)
+                fclose(f);
+        return found;
+}
+
+/*
+ * A bind of a shared host directory with a propagation option, as
+ * containerd writes Kubernetes' volumes (Bidirectional: rshared,
+ * HostToContainer: rslave, None: rprivate): a tmpfs the host mounts below
+ * it after the start must show inside for rshared and rslave only, and a
+ * tmpfs the container mounts there must reach the host for rshared only.
+ * The test's own mount namespace plays the host, so nothing it mounts
+ * outlives it, failure or not.
+ */
+static void propagation_case(const char *id, const char *option, bool want_in, bool want_out)
+{
+        char dir[600], from_host[700], from_inside[700], mounts[900];
+        snprintf(dir, sizeof(dir), "%s/prop-%s", B.dir, id);
+        snprintf(from_host, sizeof(from_host), "%s/from-host", dir);
+        snprintf(from_inside, sizeof(from_inside), "%s/from-inside", dir);
+        cr_assert_eq(mkdir(dir, 0755), 0, "%s", strerror(errno));
+        cr_assert_eq(mkdir(from_host, 0755), 0, "%s", strerror(errno));
+        cr_assert_eq(mkdir(from_inside, 0755), 0, "%s", strerror(errno));
+        cr_assert_eq(mount(dir, dir, NULL, MS_BIND, NULL), 0, "bind: %s", strerror(errno));
+        cr_assert_eq(mount(NULL, dir, NULL, MS_SHARED, NULL), 0, "shared: %s", strerror(errno));
+        snprintf(mounts, sizeof(mounts),
+                 ",{\"destination\":\"/vol\",\"type\":\"bind\",\"source\":\"%s\","
+                 "\"options\":[\"rbind\",\"%s\",\"rw\"]}",
+                 dir, option);
+        oci_up(id, &(struct cfg){.caps = "[\"CAP_SYS_ADMIN\"]", .mounts_extra = mounts});
+        cr_assert_eq(mount("host-made", from_host, "tmpfs", 0, NULL), 0, "tmpfs: %s",
+                     strerror(errno));
+        struct out o;
+        cr_assert_eq(psrun(&o, NULL, "exec", id, "sh", "-c",
+                           "awk '$5 == \"/vol/from-host\"' /proc/self/mountinfo; "
+                           "mount -t tmpfs inside /vol/from-inside && echo mounted",
+                           NULL),
+                     0, "%s: exec: %s", option, o.err);
+        cr_expect(contains(o.out, "mounted"), "%s: the container's mount failed: %s", option,
+                  o.out);
+        cr_expect_eq(contains(o.out, "/vol/from-host"), want_in,
+                     "%s: the host's mount below the bind is %s inside: %s", option,
+                     want_in ? "not" : "also", o.out);
+        cr_expect_eq(host_has_mount(from_inside), want_out,
+                     "%s: the container's mount below the bind %s the host", option,
+                     want_out ? "did not reach" : "reached");
+        cr_assert_eq(psrun(&o, NULL, "delete", "--force", id, NULL), 0, "%s", o.err);
+}
+
+Test(oci_config, bind_propagation_options_reach_the_host_as_asked)
+{
+        cr_assert_eq(unshare(CLONE_NEWNS), 0, "%s", strerror(errno));
+        cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL), 0, "%s", strerror(errno));
+        propagation_case("c1", "rshared", true, true);
+        propagation_case("c2", "rslave", true, false);
+        propagation_case("c3", "slave", true, false);
+        propagation_case("c4", "rprivate", false, false);
+        propagation_case("c5", "shared", true, true);
+}
+
 Test(oci_config, layers_psrun_cannot_apply_are_refused)
 {
         struct out o;
