@@ -64,7 +64,10 @@ def is_static(elf):
     return True
 
 
-def rootfs(busybox, out):
+def rootfs(busybox, out, hardlinks=False):
+    """hardlinks: each applet a hard link to /bin/busybox, as in Docker's
+    busybox images (a mask on one applet then masks that name alone), not a
+    symbolic link."""
     with open(busybox, "rb") as f:
         binary = f.read()
     if not is_static(binary):
@@ -86,7 +89,10 @@ def rootfs(busybox, out):
                 continue
             if path.split("/")[0] not in ("bin", "sbin", "usr"):
                 continue
-            tar.addfile(info(path, tarfile.SYMTYPE, 0o777, target="/bin/busybox"))
+            if hardlinks:
+                tar.addfile(info(path, tarfile.LNKTYPE, 0o755, target="bin/busybox"))
+            else:
+                tar.addfile(info(path, tarfile.SYMTYPE, 0o777, target="/bin/busybox"))
         for name, text in (("etc/passwd", PASSWD), ("etc/group", GROUP)):
             data = text.encode()
             tar.addfile(info(name, tarfile.REGTYPE, 0o644, len(data)), io.BytesIO(data))

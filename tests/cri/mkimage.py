@@ -7,7 +7,10 @@
       The pod sandbox image: /pause (a static binary) as its command.
   mkimage.py busybox BUSYBOX NAME[,NAME...] OUT.tar
       The container image: the host's static busybox with its applets
-      (tests/clients/mkimage.py's root filesystem), under every NAME.
+      (tests/clients/mkimage.py's root filesystem, the applets hard links
+      as in Docker's busybox images: critest masks /bin/ls alone), and a
+      small pgrep in sh (critest's execSync timeout spec runs one; Debian's
+      busybox has none), under every NAME.
 
 Fixed owners and times, as tests/clients/mkimage.py: the same inputs give
 the same digests.
@@ -24,6 +27,20 @@ import mkimage as base  # noqa: E402  tests/clients/mkimage.py
 
 CREATED = "2023-11-14T22:13:20Z"
 MEDIA_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+# pgrep PATTERN: the pids whose command name matches the extended regular
+# expression, and status 1 for none, as procps' pgrep; never itself.
+PGREP = """#!/bin/sh
+st=1
+for d in /proc/[0-9]*; do
+	[ "${d#/proc/}" = "$$" ] && continue
+	read -r comm 2>/dev/null <"$d/comm" || continue
+	if printf '%s\\n' "$comm" | grep -qE -- "$1"; then
+		echo "${d#/proc/}"
+		st=0
+	fi
+done
+exit $st
+"""
 
 
 def pause_layer(binary):
@@ -92,7 +109,11 @@ def main(argv):
         write_layout(pause_layer(argv[2]), names, ["/pause"], argv[4])
     else:
         rootfs = argv[4] + ".rootfs"
-        base.rootfs(argv[2], rootfs)
+        base.rootfs(argv[2], rootfs, hardlinks=True)
+        with tarfile.open(rootfs, "a", format=tarfile.GNU_FORMAT) as tar:
+            data = PGREP.encode()
+            tar.addfile(base.info("usr/bin/pgrep", tarfile.REGTYPE, 0o755, len(data)),
+                        io.BytesIO(data))
         with open(rootfs, "rb") as f:
             layer = f.read()
         os.unlink(rootfs)
