@@ -194,8 +194,8 @@ check-vm: deps
 	@scripts/vm-check.sh $(BUILD)
 
 # The walls of docs/architecture.md (includes, printing, libpsrun's files).
-# The CRI tier with critest's whole non-serial suite, psrun and runc side by
-# side (tests/cri/run.sh; `make check` runs a focused selection).
+# The CRI tier alone, critest's whole non-serial suite with psrun and runc
+# side by side (tests/cri/run.sh; `make check` runs it among the tiers).
 check-cri: deps all
 	@CRI_CRITEST=full tests/cri/run.sh $(BUILD)
 

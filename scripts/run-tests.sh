@@ -300,7 +300,7 @@ fi
 
 # containerd's CRI with psrun and runc as runtime handlers (tests/cri,
 # docs/testing.md): a crictl pod life cycle per handler and critest's
-# focused selection side by side (CRI_CRITEST=full: `make check-cri`).
+# whole non-serial suite side by side (as `make check-cri`).
 # critest and crictl are built from cri-tools' vendored sources into
 # $BUILD/cri by scripts/fetch-cri-tools.sh (cached; the tier skips, saying
 # why, where there is no Go or no source).
