@@ -79,36 +79,8 @@ fi
 
 # --- clean-up -------------------------------------------------------------------
 WORK=$(mktemp -d "$(realpath "$BUILD/peer")/run.XXXXXX")
-CG_DIRS=() # this run's cgroup, one per hierarchy
-CG_HOME=() # where this shell was before
-# "MOUNTPOINT PATH" of this process's cgroup in every hierarchy: a v1
-# hierarchy is the mount whose super options name its controllers, v2 the
-# cgroup2 mount.
-own_cgroups() {
-	awk 'FNR == NR { split($0, c, ":"); want[c[2]] = c[3]; next }
-		{
-			for (i = 7; $i != "-"; i++) ;
-			type = $(i + 1); opts = "," $(i + 3) ","
-			if (type == "cgroup2" && ("" in want)) print $5, want[""]
-			if (type != "cgroup") next
-			for (k in want) {
-				if (k == "") continue
-				n = split(k, ctl, ","); ok = 1
-				for (j = 1; j <= n; j++) if (index(opts, "," ctl[j] ",") == 0) ok = 0
-				if (ok) print $5, want[k]
-			}
-		}' /proc/self/cgroup /proc/self/mountinfo
-}
-# Processes in this run's cgroups, never this shell (which sits in the
-# run's cgroup itself while the tests run): between two tests, whatever is
-# there is a leftover of the last one.
-cgroup_pids() {
-	local d
-	for d in "${CG_DIRS[@]}"; do
-		[ -d "$d" ] || continue
-		find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null || true
-	done | sort -un | grep -vxE "$$|$BASHPID" || true
-}
+# shellcheck source=tests/lib/cgroup.sh
+. "$HERE/../lib/cgroup.sh"
 # Containers a failed test left: killed, whatever their state (a frozen
 # one is thawed, or SIGKILL would wait).
 reap_leftovers() {
@@ -119,7 +91,7 @@ reap_leftovers() {
 			echo THAWED >"$s" 2>/dev/null || true
 		done
 	done
-	pids=$(cgroup_pids)
+	pids=$(cg_pids)
 	# shellcheck disable=SC2086
 	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
 	pids=$(find /proc/[0-9]*/root -maxdepth 0 -lname "$WORK/*" 2>/dev/null |
@@ -130,21 +102,12 @@ reap_leftovers() {
 }
 cleanup() {
 	set +e
-	local d m
+	local m
 	# Back to where this shell came from, then the run's subtree goes.
-	for d in "${CG_HOME[@]}"; do
-		echo $$ >"$d/cgroup.procs" 2>/dev/null
-	done
+	cg_leave
 	reap_leftovers
 	sleep 0.2
-	for d in "${CG_DIRS[@]}"; do
-		for _ in $(seq 1 30); do
-			[ -d "$d" ] || break
-			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null && break
-			sleep 0.1
-		done
-		[ ! -d "$d" ] || echo "# clean-up: cgroup left: $d" >&2
-	done
+	cg_remove 30
 	awk -v d="$WORK" '{ if (index($5, d "/") == 1) print length($5) " " $5 }' /proc/self/mountinfo |
 		sort -rn | cut -d' ' -f2- | while read -r m; do umount -l "$m"; done
 	if [ -z "${PEER_KEEP:-}" ]; then
@@ -160,18 +123,7 @@ trap 'exit 143' TERM
 # This shell moves into a new cgroup below its own in every hierarchy:
 # psrun nests the containers' cgroups below its caller's, so whatever a test
 # leaves is found there, and nothing lands outside this run's subtree.
-while read -r m path; do
-	home=$m${path%/}
-	d=$home/psrun-peer-${WORK##*.}
-	mkdir "$d" || continue
-	# A v1 cpuset cgroup takes no process before it has CPUs and nodes.
-	for f in cpuset.cpus cpuset.mems; do
-		[ -f "$d/$f" ] && [ -z "$(cat "$d/$f")" ] && cat "$home/$f" >"$d/$f"
-	done
-	CG_DIRS+=("$d")
-	CG_HOME+=("$home")
-	echo $$ >"$d/cgroup.procs" || echo "# cgroups: could not join $d" >&2
-done < <(own_cgroups)
+cg_enter "psrun-peer-${WORK##*.}"
 
 # --- known failures ----------------------------------------------------------------
 # "fail FILE:TEST REASON": the test fails with psrun, for REASON;
