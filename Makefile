@@ -51,7 +51,7 @@ TEST_BINS := $(foreach t,$(TEST_TIERS),$(if $(wildcard tests/$(t)/*.c),$(BUILD)/
 IMAGE_TOOL := $(BUILD)/tests/registry/imgtool
 HELPERS := $(patsubst tests/helper/%.c,$(BUILD)/tests/helper/%,$(wildcard tests/helper/*.c))
 
-.PHONY: all deps tests check check-cri check-layering check-layering-test print-lib-srcs check-unit check-vm demo bench bench-agent bench-image clean install format format-check fuzz fuzz-build \
+.PHONY: all deps tests check check-cri check-layering check-layering-test print-lib-srcs check-unit check-vm demo bench bench-agent bench-cri bench-image clean install format format-check fuzz fuzz-build \
         soak
 
 all: $(PSRUN) $(SHARED) $(STATIC_LIB) $(PC)
@@ -232,6 +232,11 @@ bench: deps
 bench-image: deps
 	@$(MAKE) --no-print-directory $(PSRUN)
 	@bench/image-pull.sh $(PSRUN)
+
+# 50 pods through containerd's CRI, psrun against runc (bench/cri-pods.sh).
+bench-cri: deps
+	@$(MAKE) --no-print-directory $(PSRUN)
+	@bench/cri-pods.sh $(BUILD)
 
 # The agent faces (MCP server, Python binding) against the session API.
 bench-agent: deps

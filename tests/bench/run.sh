@@ -5,7 +5,8 @@
 #
 # bench/compare.sh, the regression guard, kept working: its bad inputs fail
 # with one line naming the field, and one pair of BUILD against itself prints
-# a ratio for each row asked for. Needs root (it starts sandboxes).
+# a ratio for each row asked for; bench/cri-pods.sh's bad inputs too (its
+# small real run is the cri tier's). Needs root (it starts sandboxes).
 set -u
 BUILD=${1:-build}
 SRCDIR=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,7 +30,7 @@ expect_refused() {
 		shift
 	done
 	shift
-	env "${envs[@]}" "$COMPARE" "$@" >"$out" 2>"$err"
+	env "${envs[@]}" "${SCRIPT:-$COMPARE}" "$@" >"$out" 2>"$err"
 	rc=$?
 	if [ $rc -eq 2 ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -q "$field" "$err"; then
 		ok "$name"
@@ -45,6 +46,12 @@ expect_refused "COMPARE_PAIRS zero" COMPARE_PAIRS COMPARE_PAIRS=0 -- "$BUILD" "$
 expect_refused "COMPARE_ROWS unknown row" COMPARE_ROWS COMPARE_ROWS="run fork" -- "$BUILD" "$BUILD"
 expect_refused "COMPARE_CPU not a number" COMPARE_CPU COMPARE_CPU=-1 -- "$BUILD" "$BUILD"
 expect_refused "COMPARE_TASK_CLOCK not 0 or 1" COMPARE_TASK_CLOCK COMPARE_TASK_CLOCK=yes -- "$BUILD" "$BUILD"
+
+SCRIPT=$SRCDIR/bench/cri-pods.sh
+expect_refused "BENCH_PODS zero" BENCH_PODS BENCH_PODS=0 -- "$BUILD"
+expect_refused "BENCH_INFLIGHT not a number" BENCH_INFLIGHT BENCH_INFLIGHT=8x -- "$BUILD"
+expect_refused "BENCH_ROUNDS negative" BENCH_ROUNDS BENCH_ROUNDS=-1 -- "$BUILD"
+unset SCRIPT
 
 # One pair of the build against itself: each row measured, with a ratio, in
 # the wall-clock table and (with perf) the CPU-time table.

@@ -16,6 +16,7 @@
 #                       critest)
 #   CRI_FOCUS=RE        the ginkgo focus of the focus selection
 #   CRI_KEEP=1          keep the work directory
+#   CRI_BENCH=0         no run of bench/cri-pods.sh at its smallest
 #
 # Prints "ok/not ok/skip - NAME" lines, then "cri: N passed, N failed,
 # N skipped" and exits nonzero iff a check failed. Needs root. Everything
@@ -73,6 +74,27 @@ done
 # shellcheck source=tests/cri/critest.sh
 . "$HERE/critest.sh"
 critest_side_by_side
+
+# The CRI benchmark (bench/cri-pods.sh) kept working, at its smallest: two
+# pods per handler on a containerd of its own, every column printed,
+# nothing left.
+bench_check() {
+	local out rc h bad=""
+	out=$(BENCH_PODS=2 BENCH_INFLIGHT=2 BENCH_ROUNDS=1 timeout -k 10 300 \
+		"$REPO/bench/cri-pods.sh" "$BUILD" 2>&1 </dev/null) && rc=0 || rc=$?
+	for h in psrun runc; do
+		grep -Eq "^$h +2 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0 0 0 0 0 0$" <<<"$out" || bad="$bad $h's row;"
+		grep -Eq "^$h: p50 of each step: runp [0-9.]+ ms, create [0-9.]+ ms, start [0-9.]+ ms$" <<<"$out" || bad="$bad $h's steps;"
+	done
+	grep -Eq '^psrun/runc: p50 [0-9.]+, p95 [0-9.]+, runtime cpu [0-9.]+, pods cpu [0-9.]+$' <<<"$out" || bad="$bad the ratios;"
+	grep -Eq '^goal \(psrun p50 <= 0.5 x runc.s\): (met|not met \([0-9.]+\))$' <<<"$out" || bad="$bad the goal;"
+	if [ "$rc" -eq 0 ] && [ -z "$bad" ]; then
+		ok "bench/cri-pods.sh: 2 pods per handler, every column, nothing left"
+	else
+		not_ok "bench/cri-pods.sh: 2 pods per handler" "exit $rc, missing:$bad $(tail -n 4 <<<"$out" | tr '\n' '|')"
+	fi
+}
+[ "${CRI_BENCH:-1}" = 0 ] || bench_check
 
 summary
 [ "$FAILED" -eq 0 ]

@@ -9,10 +9,7 @@
 # own, netns, the CNI bridge, WORK) goes in cleanup, trapped on EXIT.
 #
 # The sourcing script sets BUILD, REPO and HERE (tests/cri) and defines
-# ok, not_ok, skip_tier (says why and exits) and summary; with
-# CRI_SHIM_CGROUPS=1 each handler's shims (and the runtime processes they
-# start) run in a cgroup of their own, CG_PATH/shim-HANDLER, made here in
-# every hierarchy (containerd's ShimCgroup). Defined here: WORK,
+# ok, not_ok, skip_tier (says why and exits) and summary. Defined here: WORK,
 # ID, SOCK, SUBNET, CG_PATH (this run's cgroup, as the pods' parent names
 # it), PSRUN, RUNC, TOOLS, CRITEST, CRICTL, IMAGE, PAUSE_IMAGE, and the
 # functions cri (crictl on this containerd) and remove_pods.
@@ -135,16 +132,6 @@ for i in "${!CG_MOUNTS[@]}"; do
 	case "${CG_MOUNTS[$i]}" in */memory) CG_PATH=${CG_PATHS[$i]} ;; esac
 done
 [ -n "$CG_PATH" ] || skip_tier "no cgroup v1 memory hierarchy to give the pods a parent in"
-if [ -n "${CRI_SHIM_CGROUPS:-}" ]; then
-	for d in "${CG_DIRS[@]}"; do
-		mkdir "$d/shim-psrun" "$d/shim-runc"
-		for f in cpuset.cpus cpuset.mems; do
-			[ -f "$d/$f" ] || continue
-			cat "$d/$f" >"$d/shim-psrun/$f"
-			cat "$d/$f" >"$d/shim-runc/$f"
-		done
-	done
-fi
 
 # --- images, CNI, containerd ---------------------------------------------------
 PAUSE_IMAGE=psrun.test/pause:1
@@ -203,9 +190,6 @@ runtime_entry() { # NAME BINARY
         BinaryName = "$2"
         Root = "$WORK/state-$1"
 EOF
-	# The shim (and so the runtime it runs) in a cgroup of the handler's
-	# own, for the benchmark to account its CPU time.
-	[ -z "${CRI_SHIM_CGROUPS:-}" ] || echo "        ShimCgroup = \"$CG_PATH/shim-$1\""
 }
 # The pause container asks for oom_score_adj -998, which only a holder
 # of CAP_SYS_RESOURCE may set: where this process lacks it (a container
