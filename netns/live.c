@@ -6,7 +6,8 @@
 #include "common/cleanup.h"
 #include "netns/dns-proxy.h"
 
-int netns_up(const struct netns_plan *plan, pid_t pid, struct netns_live *live, psrun_error *err)
+static int up(const struct netns_plan *plan, pid_t pid, int ns_fd, struct netns_live *live,
+              psrun_error *err)
 {
         *live = (struct netns_live) NETNS_LIVE_INIT;
         live->plan = plan;
@@ -14,10 +15,21 @@ int netns_up(const struct netns_plan *plan, pid_t pid, struct netns_live *live, 
                 return 0;
         /* The firewall and the veth first, then the proxy: it pins what
          * it answers in the table. */
-        int r = netns_setup(plan, pid, &live->state, err);
+        int r = ns_fd >= 0 ? netns_setup_ns(plan, ns_fd, &live->state, err)
+                           : netns_setup(plan, pid, &live->state, err);
         if (r >= 0)
                 r = dns_proxy_start(plan, live->state.nft, &live->proxy, err);
         return r;
+}
+
+int netns_up(const struct netns_plan *plan, pid_t pid, struct netns_live *live, psrun_error *err)
+{
+        return up(plan, pid, -1, live, err);
+}
+
+int netns_up_ns(const struct netns_plan *plan, int ns_fd, struct netns_live *live, psrun_error *err)
+{
+        return up(plan, 0, ns_fd, live, err);
 }
 
 void netns_down(struct netns_live *live, struct netns_stats *stats)

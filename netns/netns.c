@@ -293,6 +293,24 @@ static int claim_nflog_group(struct netns_plan *p, psrun_error *err)
         return -EBUSY;
 }
 
+int netns_claim_nflog(struct netns_plan *p, psrun_error *err)
+{
+        return p->veth ? claim_nflog_group(p, err) : 0;
+}
+
+static void fill_resolv_conf(struct netns_plan *p)
+{
+        char gw[INET_ADDRSTRLEN];
+        inet_ntop(AF_INET, &p->gateway, gw, sizeof(gw));
+        /* The proxy on the gateway is the only resolver the sandbox can
+         * reach; glibc's defaults (5 s, 2 attempts) would make a refused
+         * name slow, so fail fast. */
+        snprintf(p->resolv_conf, sizeof(p->resolv_conf),
+                 "# psrun: the DNS proxy on the gateway\nnameserver %s\noptions timeout:2 "
+                 "attempts:2\n",
+                 gw);
+}
+
 int netns_lease(struct netns_plan *p, psrun_error *err)
 {
         if (!p->veth)
@@ -306,15 +324,25 @@ int netns_lease(struct netns_plan *p, psrun_error *err)
                 netns_release(p);
                 return r;
         }
-        char gw[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, &p->gateway, gw, sizeof(gw));
-        /* The proxy on the gateway is the only resolver the sandbox can
-         * reach; glibc's defaults (5 s, 2 attempts) would make a refused
-         * name slow, so fail fast. */
-        snprintf(p->resolv_conf, sizeof(p->resolv_conf),
-                 "# psrun: the DNS proxy on the gateway\nnameserver %s\noptions timeout:2 "
-                 "attempts:2\n",
-                 gw);
+        fill_resolv_conf(p);
+        return 0;
+}
+
+int netns_lease_private(struct netns_plan *p, psrun_error *err)
+{
+        if (!p->veth)
+                return 0;
+        /* The namespace holds this one sandbox: the pool's first /30 is
+         * free there. The host's routes (which pasta copies in) rule out a
+         * pool they touch. */
+        int r = addr_pool_pick(p, err);
+        if (r < 0)
+                return r;
+        uint32_t net = ntohl(p->pool.base.s_addr);
+        p->gateway.s_addr = htonl(net + 1);
+        p->sandbox.s_addr = htonl(net + 2);
+        p->nflog_group = NETNS_NFLOG_BASE;
+        fill_resolv_conf(p);
         return 0;
 }
 
@@ -352,7 +380,9 @@ static int enable_forwarding(psrun_error *err)
         return 0;
 }
 
-int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st, psrun_error *err)
+/* The network namespace of the sandbox: child's (by pid) or ns_fd. */
+static int setup(const struct netns_plan *p, pid_t child, int ns_fd, struct netns_state *st,
+                 psrun_error *err)
 {
         *st = (struct netns_state) NETNS_STATE_INIT;
         if (!p->veth)
@@ -368,12 +398,22 @@ int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st,
         if (r >= 0)
                 r = enable_forwarding(err);
         if (r >= 0) {
-                r = veth_create(p, child, err);
+                r = ns_fd >= 0 ? veth_create_ns(p, ns_fd, err) : veth_create(p, child, err);
                 st->veth_made = r >= 0;
         }
         if (r >= 0)
                 fault_point("net:veth");
         return r;
+}
+
+int netns_setup(const struct netns_plan *p, pid_t child, struct netns_state *st, psrun_error *err)
+{
+        return setup(p, child, -1, st, err);
+}
+
+int netns_setup_ns(const struct netns_plan *p, int ns_fd, struct netns_state *st, psrun_error *err)
+{
+        return setup(p, 0, ns_fd, st, err);
 }
 
 void netns_remove_table(const struct netns_plan *p, struct netns_state *st)

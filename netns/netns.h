@@ -159,6 +159,15 @@ int netns_plan(const struct netns_request *req, struct netns_plan *plan, psrun_e
  * pool is given), claim an NFLOG group and fill resolv_conf. No-op without
  * a veth. */
 int netns_lease(struct netns_plan *plan, psrun_error *err);
+/* For a namespace that holds this sandbox's network alone (a rootless
+ * run's router namespace, runtime/router.c): the pool's first /30 (the
+ * pool checked against this namespace's routes, as netns_lease does), no
+ * lease file, no NFLOG group yet; resolv_conf filled. */
+int netns_lease_private(struct netns_plan *plan, psrun_error *err);
+/* Claims the plan's NFLOG group in the calling thread's namespace (the
+ * slot's, else the next free one), as netns_lease does; released by
+ * netns_release(). No-op without a veth. */
+int netns_claim_nflog(struct netns_plan *plan, psrun_error *err);
 /* Gives the lease back (removes its file). Safe to call twice. */
 void netns_release(struct netns_plan *plan);
 
@@ -168,6 +177,9 @@ void netns_release(struct netns_plan *plan);
  * permitted"). On failure what was made is in *st for netns_teardown(). */
 int netns_setup(const struct netns_plan *plan, pid_t child, struct netns_state *st,
                 psrun_error *err);
+/* The same into the network namespace ns_fd (not the child's, by pid). */
+int netns_setup_ns(const struct netns_plan *plan, int ns_fd, struct netns_state *st,
+                   psrun_error *err);
 /* Deletes the table: once the sandbox is gone, never before (until then
  * it is what confines it). netns_teardown() does it too, if not yet done.
  * Deleting needs nothing more of the caller, but the kernel frees what it
@@ -200,6 +212,10 @@ struct netns_live {
  * must outlive the network; no-op without a veth. Fails closed, naming the
  * step; what was made is undone by netns_down / netns_live_close. */
 int netns_up(const struct netns_plan *plan, pid_t pid, struct netns_live *live, psrun_error *err);
+/* The same into the network namespace ns_fd, made before the sandbox that
+ * is to be cloned into it (runtime/router.c). */
+int netns_up_ns(const struct netns_plan *plan, int ns_fd, struct netns_live *live,
+                psrun_error *err);
 /* Once every process of the network is gone (never before: until then
  * the table is what confines them): stops the proxy (its counts to stats,
  * when not NULL) and deletes the table. The nf_tables socket stays open
@@ -240,6 +256,7 @@ uint64_t nflog_read(struct nflog *nl, size_t *budget, nflog_fn fn, void *userdat
 
 /* netns/veth.c */
 int veth_create(const struct netns_plan *plan, pid_t child, psrun_error *err);
+int veth_create_ns(const struct netns_plan *plan, int child_ns, psrun_error *err);
 void veth_delete(const char *host_if);
 
 /* netns/nft.c: the table, through an nf_tables netlink socket of the

@@ -199,6 +199,11 @@ int veth_create(const struct netns_plan *p, pid_t child, psrun_error *err)
         _cleanup_close_ int child_ns = open(path, O_RDONLY | O_CLOEXEC);
         if (child_ns < 0)
                 return psrun_error_errno(err, errno, "network: veth: open %s", path);
+        return veth_create_ns(p, child_ns, err);
+}
+
+int veth_create_ns(const struct netns_plan *p, int child_ns, psrun_error *err)
+{
         _cleanup_close_ int fd = nl_open(NETLINK_ROUTE);
         if (fd < 0)
                 return psrun_error_errno(err, fd, "network: veth: netlink socket for %s",
