@@ -138,9 +138,11 @@ int step_not_dumpable(struct child_ctx *c)
          * Rootless with one id, the parent (no privilege) writes our
          * setgroups and id maps itself, which a non-dumpable process's /proc
          * files refuse it: we turn it off once they are written
-         * (child_not_dumpable_after_maps). No other process is in our
-         * namespaces before then, and the user could trace psrun anyway. */
-        if (c->plan->rootless.setgroups_deny && !c->plan->rootless.subids)
+         * (child_not_dumpable_after_maps); so does a rootless router
+         * (runtime/router.c), for the maps below its own. No other process
+         * is in our namespaces before then, and the user could trace psrun
+         * anyway. */
+        if (plan_maps_by_user(c->plan))
                 return 0;
         return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ? -errno : 0;
 }

@@ -506,9 +506,8 @@ static _Noreturn void child_run(const struct plan *plan, int sync_fd,
          * exist: there are no maps to wait for. */
         if (!attach)
                 wait_parent(&c, CHILD_SYNC_MAPPED);
-        /* The one-id rootless case stayed dumpable for its maps (step_not_dumpable). */
-        if (plan->rootless.setgroups_deny && !plan->rootless.subids &&
-            prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        /* Maps written by the user stayed dumpable for them (step_not_dumpable). */
+        if (plan_maps_by_user(plan) && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 fail(&c, CHILD_STEP_SYNC, -errno, CHILD_EXIT_SETUP);
 
         umask(0);

@@ -21,6 +21,7 @@
 #include "common/fileio.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/rootless.h"
+#include "runtime/router.h"
 
 /*
  * A new cgroup namespace's root is the cgroup its creator is in at that
@@ -101,6 +102,19 @@ int launch_clone(const struct plan *plan, struct cgroup *cg, struct launch *l, p
                 return r;
 
         int pidfd = -1;
+        if (plan->rootless.router) {
+                /* The router clones it into the network it holds. */
+                pid_t pid = 0;
+                struct router *rt = NULL;
+                r = router_clone(plan, cg, &sources, sv[0], sv[1], &rt, &pid, &pidfd, err);
+                close(sv[1]);
+                if (r < 0) {
+                        close(sv[0]);
+                        return r;
+                }
+                *l = (struct launch){.pid = pid, .pidfd = pidfd, .sync_fd = sv[0], .router = rt};
+                return 0;
+        }
         pid_t pid = clone_into(plan->clone_flags, cg, &pidfd);
         if (pid == 0) {
                 close(sv[0]);
@@ -155,6 +169,9 @@ static int release(struct launch *l, char what, psrun_error *err)
 static int write_id_maps(pid_t pid, const struct plan *plan, psrun_error *err)
 {
         int r;
+        /* A router's sandbox: the router wrote them (they are below its ids). */
+        if (plan->rootless.router)
+                return 0;
         if (plan->rootless.subids)
                 return idmap_apply_helpers(pid, plan, err);
         if (plan->rootless.setgroups_deny && (r = write_proc_file(pid, "setgroups", "deny")) < 0)
@@ -194,6 +211,18 @@ void launch_close(struct launch *l)
 {
         l->pidfd = safe_close(l->pidfd);
         l->sync_fd = safe_close(l->sync_fd);
+        router_close(l->router);
+        l->router = NULL;
+}
+
+bool launch_has_router(const struct launch *l)
+{
+        return l->router != NULL;
+}
+
+void launch_network_down(struct launch *l, struct netns_stats *stats)
+{
+        router_down(l->router, stats);
 }
 
 int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender)

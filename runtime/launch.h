@@ -22,16 +22,21 @@
 #include "runtime/plan.h"
 
 struct cgroup;
+struct router;
+struct netns_stats;
 
 struct launch {
         pid_t pid;
         int pidfd;   /* -1 when not started */
         int sync_fd; /* the parent's end of the sync socket */
+        /* A rootless sandbox's network (plan->rootless.router): the router
+         * that cloned the sandbox and holds its network; NULL: none. */
+        struct router *router;
 };
 
 #define LAUNCH_INIT                                                                                \
         {                                                                                          \
-                .pid = 0, .pidfd = -1, .sync_fd = -1                                               \
+                .pid = 0, .pidfd = -1, .sync_fd = -1, .router = NULL                               \
         }
 
 /* The child is ours until we exit; an OCI container's init then belongs to
@@ -53,8 +58,16 @@ int launch_zygote(const struct plan *plan, struct cgroup *cg, struct launch *l, 
 int launch_zygote_request(struct launch *l, char *const argv[], char *const envp[], const char *cwd,
                           const char *path_env, const int fds[3], psrun_error *err);
 
-/* Closes the fds; the process is left alone. */
+/* Closes the fds; the process is left alone. A router (a rootless
+ * sandbox's network) is ended: call this once the sandbox is gone. */
 void launch_close(struct launch *l);
+
+/* Whether the launch's network is its router's (runtime/router.h): then
+ * the caller builds none (no netns_up), and takes it down with
+ * launch_network_down once the sandbox is gone (the proxy's counts into
+ * stats, when not NULL). Safe to call twice; no-op without a router. */
+bool launch_has_router(const struct launch *l);
+void launch_network_down(struct launch *l, struct netns_stats *stats);
 
 /* One child message without waiting, and what may come with it: the fd a
  * CHILD_MSG_EXEC, _WORKSPACE or _SECCOMP carries (else -1) and, when the plan reports its exec

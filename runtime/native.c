@@ -230,10 +230,12 @@ static void *network_main(void *arg)
         return NULL;
 }
 
-static int network_start(struct network *n, pid_t child, psrun_error *err)
+static int network_start(struct network *n, const struct launch *l, psrun_error *err)
 {
-        if (!n->plan->veth)
+        /* A router (rootless) built it before the sandbox existed. */
+        if (!n->plan->veth || launch_has_router(l))
                 return 0;
+        pid_t child = l->pid;
         n->child = child;
         /* It and the DNS proxy it starts take none of the caller's
          * signals: they are the caller's threads, running psrun's code. */
@@ -262,8 +264,9 @@ static int network_wait(struct network *n, psrun_error *err)
 
 /* Once the sandbox is gone: the proxy's counts, then the table, early (see
  * netns_remove_table: the socket is closed last, in network_teardown). */
-static void network_end(struct network *n, struct netns_stats *stats)
+static void network_end(struct network *n, struct launch *l, struct netns_stats *stats)
 {
+        launch_network_down(l, stats);
         netns_down(&n->live, stats);
 }
 
@@ -327,7 +330,7 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         fault_point("run:cloned");
         /* The network (firewall, veth, proxy) is built meanwhile: the
          * command starts with it in place, or not at all. */
-        r = network_start(&net, l.pid, err);
+        r = network_start(&net, &l, err);
         /* The child builds its root while we put it in its cgroups, and
          * starts the command only once it is in them: nothing of the command
          * runs unconfined. */
@@ -375,7 +378,7 @@ static int native_run(const struct policy *pol, char *const argv[], const struct
         }
         res->wall_ms = monotonic_ms() - t0;
         /* What the network refused, counted until the sandbox ended. */
-        network_end(&net, &res->network);
+        network_end(&net, &l, &res->network);
 
         /* The fields a result and its violations read, each file once
          * (cgroup_read_stats reads runc's whole set, ~17 files on v1). */

@@ -406,10 +406,17 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
                 r = rootless_plan_identity(pol, p, err);
                 if (r >= 0 && pol->image)
                         r = image_owners_match(&img, p, err);
+                if (r >= 0)
+                        r = rootless_plan_network(p, err);
                 if (r < 0) {
                         plan_free(p);
                         return r;
                 }
+                /* Behind a router the sandbox's network namespace is the
+                 * router's: its veth code brings lo up, the child has no
+                 * right to. */
+                if (p->rootless.router)
+                        p->loopback_up = false;
         }
         /* The policy's workdir wins; left at its default, an image's
          * WorkingDir is taken. */
@@ -466,7 +473,7 @@ int plan_from_policy(const struct policy *pol, char *const argv[], const struct 
         };
         /* The lease last but one: the sandbox's resolv.conf names the
          * gateway. plan_free() gives it back. */
-        r = netns_lease(&p->net, err);
+        r = p->rootless.router ? netns_lease_private(&p->net, err) : netns_lease(&p->net, err);
         if (r >= 0 && p->net.veth)
                 ro.resolv_conf = p->net.resolv_conf;
         if (r >= 0 && p->root == PLAN_ROOT_IMAGE) {

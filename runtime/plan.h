@@ -136,6 +136,16 @@ struct plan {
                 /* With an image: how its layers' files are owned
                  * ("subordinate ids", "one id"), NULL without one. */
                 const char *image_owners;
+                /* full, restricted: the sandbox is cloned by a router of the
+                 * user's (a user and network namespace holding the table,
+                 * the proxy and pasta's link), into a network namespace the
+                 * router's user namespace owns (runtime/router.c). uid_map
+                 * and gid_map are then relative to the router's ids, which
+                 * router_uid_map and router_gid_map give on the host. */
+                bool router;
+                char router_uid_map[128], router_gid_map[128];
+                /* The pasta the router's link runs on (found on $PATH). */
+                char pasta[256];
         } rootless;
 
         /* network: planned and leased by the parent (netns/netns.h); the
@@ -253,6 +263,14 @@ struct plan {
          * then "off", not "unavailable", in the result's layers). */
         bool landlock_off, apparmor_off;
 };
+
+/* Whether the user (not newuidmap, not root) writes the sandbox's id maps:
+ * the one-id map, or a router's maps of its sandbox. The child then stays
+ * dumpable until they are written (step_not_dumpable). */
+static inline bool plan_maps_by_user(const struct plan *p)
+{
+        return (p->rootless.setgroups_deny && !p->rootless.subids) || p->rootless.router;
+}
 
 /* A plan with nothing in it and every fd -1. */
 void plan_init(struct plan *plan);

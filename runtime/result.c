@@ -70,6 +70,8 @@ static void write_rootless_layers(const struct run_result *r, FILE *f)
                 fputs(",\"image_owners\":", f);
                 json_write_string(f, r->rootless.image_owners);
         }
+        if (r->rootless.router)
+                fputs(",\"network\":\"pasta\"", f);
         fputs(",\"limits\":{", f);
         for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
                 fprintf(f, "%s\"%s\":", i ? "," : "", limits[i].name);
@@ -181,6 +183,7 @@ void run_result_set_layers(struct run_result *res, const struct plan *plan)
                 return;
         snprintf(res->rootless.identity, sizeof(res->rootless.identity), "%s",
                  rl->subids ? "subordinate ids" : "one id");
+        res->rootless.router = rl->router;
         const struct {
                 char *out;
                 const char *value;

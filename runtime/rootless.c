@@ -260,3 +260,87 @@ int rootless_plan_limits(const struct policy *pol, struct plan *p, const char *c
         clamp_rlimits(p);
         return r;
 }
+
+/* pasta on $PATH (as podman finds it), or NULL. */
+static bool find_pasta(char *buf, size_t size)
+{
+        const char *path = getenv("PATH");
+        if (!path || !*path)
+                path = "/usr/bin:/bin";
+        for (const char *d = path; *d;) {
+                size_t len = strcspn(d, ":");
+                if (len > 0 && len < size - 8) {
+                        snprintf(buf, size, "%.*s/pasta", (int) len, d);
+                        if (access(buf, X_OK) == 0)
+                                return true;
+                }
+                d += len;
+                if (*d == ':')
+                        d++;
+        }
+        return false;
+}
+
+/* The router's maps and the sandbox's, relative to the router's ids: the
+ * user is root of the router (so that it may use the user's cgroup and
+ * files there), the sandbox's ids are those it would have had, one step
+ * down. */
+static int router_maps(const char *sandbox_map, unsigned me, char *router, size_t router_size,
+                       char *inner, size_t inner_size, bool subids)
+{
+        unsigned long long in = 0, out = 0, count = 0;
+        if (sscanf(sandbox_map, "%llu %llu %llu", &in, &out, &count) != 3)
+                return -EINVAL;
+        if (subids) {
+                /* inside 0.. onto the router's 1.., which are the range. */
+                snprintf(router, router_size, "0 %u 1\n1 %llu %llu\n", me, out, count);
+                snprintf(inner, inner_size, "%llu 1 %llu\n", in, count);
+        } else {
+                snprintf(router, router_size, "0 %u 1\n", me);
+                snprintf(inner, inner_size, "%llu 0 1\n", in);
+        }
+        return 0;
+}
+
+static bool is_loopback(const struct cidr *c)
+{
+        static const uint8_t v6_loopback[16] = {[15] = 1};
+        return (c->family == AF_INET && c->addr[0] == 127) ||
+               (c->family == AF_INET6 && memcmp(c->addr, v6_loopback, 16) == 0);
+}
+
+int rootless_plan_network(struct plan *p, psrun_error *err)
+{
+        if (!p->net.veth)
+                return 0;
+        const char *mode = p->net.mode == NETNS_MODE_FULL ? "full" : "restricted";
+        if (!find_pasta(p->rootless.pasta, sizeof(p->rootless.pasta)))
+                return psrun_error_set(err, ENOENT,
+                                       "network: %s without root needs pasta on PATH: install "
+                                       "the passt package (docs/rootless.md)",
+                                       mode);
+        if (access("/dev/net/tun", R_OK | W_OK) < 0)
+                return psrun_error_errno(err, errno,
+                                         "network: %s without root needs /dev/net/tun readable "
+                                         "and writable by this user, for pasta (docs/rootless.md)",
+                                         mode);
+        for (size_t i = 0; i < p->net.n_upstream; i++)
+                if (is_loopback(&p->net.upstream[i]))
+                        return psrun_error_set(err, EOPNOTSUPP,
+                                               "dns_upstream: the resolver on the host's loopback "
+                                               "is out of reach without root (the router "
+                                               "namespace has a loopback of its own): name a "
+                                               "resolver's address (docs/rootless.md)");
+        char inner_uid[sizeof(p->uid_map)], inner_gid[sizeof(p->gid_map)];
+        if (router_maps(p->uid_map, (unsigned) geteuid(), p->rootless.router_uid_map,
+                        sizeof(p->rootless.router_uid_map), inner_uid, sizeof(inner_uid),
+                        p->rootless.subids) < 0 ||
+            router_maps(p->gid_map, (unsigned) getegid(), p->rootless.router_gid_map,
+                        sizeof(p->rootless.router_gid_map), inner_gid, sizeof(inner_gid),
+                        p->rootless.subids) < 0)
+                return psrun_error_set(err, EINVAL, "identity: a map psrun cannot nest");
+        snprintf(p->uid_map, sizeof(p->uid_map), "%s", inner_uid);
+        snprintf(p->gid_map, sizeof(p->gid_map), "%s", inner_gid);
+        p->rootless.router = true;
+        return 0;
+}

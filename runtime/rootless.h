@@ -55,6 +55,13 @@ int rootless_plan_limits(const struct policy *pol, struct plan *p, const char *c
  * directories, where the uidmap package puts them; never from $PATH). */
 bool idmap_have_helpers(void);
 
+/* A rootless sandbox with a veth (network full or restricted): its network
+ * goes through a router namespace of the user's (runtime/router.h). Fails
+ * with one line for what cannot hold without root (no pasta on $PATH, no
+ * access to /dev/net/tun, a resolver on the host's loopback); else nests
+ * the plan's maps below the router's. No-op without a veth. */
+int rootless_plan_network(struct plan *p, psrun_error *err);
+
 /* Writes the plan's id maps of pid with newuidmap and newgidmap (found in
  * the system's directories, not in $PATH); their first line of complaint is
  * the error (runtime/idmap.c). */

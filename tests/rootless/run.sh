@@ -3,7 +3,9 @@
 # The rootless tier (docs/rootless.md): psrun run as users with no
 # privileges, made for the tier and removed after it, even on failure: one
 # with subordinate ids (the full map through newuidmap/newgidmap) and one
-# without (the one-id map). Prints "rootless: N passed, N failed, N skipped".
+# without (the one-id map). The network modes full and restricted are
+# tests/rootless/net.sh, run from here as the same users. Prints
+# "rootless: N passed, N failed, N skipped".
 set -u
 BUILD=${1:-build}
 PSRUN=$(cd "$BUILD" && pwd)/psrun
@@ -97,6 +99,8 @@ else
 	fi
 	kill "$victim" 2>/dev/null
 	wait "$victim" 2>/dev/null
+	# $! is as()'s subshell, not the sleep it forked: that too.
+	pkill -u "$SUB" -x sleep 2>/dev/null
 fi
 
 # --- one id ---
@@ -162,5 +166,19 @@ rm -rf "$secret"
 
 # --- images: a user's own store (tests/rootless/images.sh) ---
 . "$(dirname "$0")/images.sh"
+
+# --- network: full and restricted through a router namespace and pasta ---
+# (tests/rootless/net.sh: its own fake internet, the bypass checklist)
+one_user=$ONE
+[ "$user" = "$ONE" ] && one_user=""
+while IFS= read -r line; do
+	case $line in
+	"rootless-net: "*)
+		read -r _ p f s <<<"$line"
+		pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+		;;
+	*) echo "$line" ;;
+	esac
+done < <(bash "$(dirname "$0")/net.sh" "$BUILD" "$user" $one_user)
 summary
 [ "$fail" -eq 0 ]
