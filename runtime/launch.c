@@ -204,7 +204,9 @@ int launch_confine(struct launch *l, const struct plan *plan, struct cgroup *cg,
 
 int launch_release(struct launch *l, psrun_error *err)
 {
-        return release(l, CHILD_SYNC_CONFINED, err);
+        /* A router's sandbox: the command starts with pasta's link up. */
+        int r = router_wait_linked(l->router, err);
+        return r < 0 ? r : release(l, CHILD_SYNC_CONFINED, err);
 }
 
 void launch_close(struct launch *l)

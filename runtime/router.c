@@ -7,12 +7,13 @@
  *     ◄──── 'U' ──────────────
  *     R's maps (newuidmap, or one id)
  *     pasta --userns --netns of the router (our child, death signal)
- *     'M' ───────────────────►  waits for pasta's default route
- *                               the sandbox's netns (R owns it)
+ *     'M' ───────────────────►  the sandbox's netns (R owns it)
  *                               table, forwarding, veth, DNS proxy
  *                               clone3(CLONE_PARENT): the sandbox, into it
  *                               the sandbox's maps (below R's ids)
- *     ◄──── reply + pidfd ────
+ *     ◄──── 'S' + pidfd ──────
+ *     (the sandbox builds its root)  waits for pasta's default route
+ *     ◄──── 'L' ──────────────  before the command is released
  *     ... supervises the sandbox as its parent ...
  *     'D' ───────────────────►  proxy stopped, table deleted
  *     ◄──── counts ───────────
@@ -64,6 +65,7 @@ enum router_kind {
         ROUTER_UNSHARED = 'U', /* R exists: map it */
         ROUTER_MAPPED = 'M',   /* R is mapped and pasta started: go on */
         ROUTER_STARTED = 'S',  /* the sandbox: its pid, its pidfd attached */
+        ROUTER_LINKED = 'L',   /* pasta's link is up: the command may start */
         ROUTER_DOWN = 'D',     /* stop the proxy, delete the table; the counts back */
 };
 
@@ -81,6 +83,7 @@ struct router {
         pid_t pasta; /* pasta on the router's namespace, our child; 0: none */
         int pasta_pidfd;
         int pasta_log; /* a memfd: pasta's stderr */
+        bool linked;
         bool down;
 };
 
@@ -235,9 +238,7 @@ static _Noreturn void router_main(const struct plan *plan, struct cgroup *cg,
         struct netns_live live = NETNS_LIVE_INIT;
         int router_ns = -1, sandbox_ns = -1, pidfd = -1;
         pid_t pid = -1;
-        int r = wait_link(ctl, &err);
-        if (r >= 0)
-                r = netns_claim_nflog(&net, &err);
+        int r = netns_claim_nflog(&net, &err);
         if (r >= 0)
                 r = router_ns = open_own_netns(&err);
         /* The sandbox's network namespace, ours (R owns it), made here and
@@ -266,8 +267,14 @@ static _Noreturn void router_main(const struct plan *plan, struct cgroup *cg,
         if (r < 0 && pidfd >= 0)
                 (void) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
         send_reply(ctl, ROUTER_STARTED, r, pid, &err, r >= 0 ? pidfd : -1);
-        if (r >= 0)
+        /* The sandbox builds its root meanwhile; its command waits for
+         * this (router_wait_linked). */
+        if (r >= 0) {
+                psrun_error lerr = {0};
+                int l = wait_link(ctl, &lerr);
+                send_reply(ctl, ROUTER_LINKED, l, 0, &lerr, -1);
                 serve(ctl, &live);
+        }
         netns_live_close(&live);
         netns_release(&net);
         _exit(r < 0);
@@ -305,8 +312,7 @@ static int pasta_failed(struct router *rt, psrun_error *err)
         if (read_pasta_line(rt, line, sizeof(line)))
                 return psrun_error_set(err, EPROTO, "network: pasta: %s", line);
         return psrun_error_set(err, EPROTO, "network: pasta %s with status %d and no message",
-                               si.si_code == CLD_EXITED ? "exited" : "was killed",
-                               si.si_status);
+                               si.si_code == CLD_EXITED ? "exited" : "was killed", si.si_status);
 }
 
 static int wait_reply(struct router *rt, char kind, struct router_reply *rep, int *fd,
@@ -318,7 +324,8 @@ static int wait_reply(struct router *rt, char kind, struct router_reply *rep, in
                 if (now >= end)
                         return psrun_error_set(err, ETIMEDOUT, "network: router: no answer in %d s",
                                                ROUTER_REPLY_TIMEOUT_MS / 1000);
-                struct pollfd p[2] = {{rt->ctl, POLLIN, 0}, {rt->pasta ? rt->pasta_pidfd : -1, POLLIN, 0}};
+                struct pollfd p[2] = {{rt->ctl, POLLIN, 0},
+                                      {rt->pasta ? rt->pasta_pidfd : -1, POLLIN, 0}};
                 int n = poll(p, 2, (int) (end - now));
                 if (n < 0 && errno != EINTR)
                         return psrun_error_errno(err, errno, "network: router: poll");
@@ -342,8 +349,7 @@ static int wait_reply(struct router *rt, char kind, struct router_reply *rep, in
                         /* The router died: pasta's failure explains it, if any. */
                         if (rt->pasta && poll(&p[1], 1, 50) > 0)
                                 return pasta_failed(rt, err);
-                        return psrun_error_set(err, EPROTO,
-                                               "network: router: ended during set-up");
+                        return psrun_error_set(err, EPROTO, "network: router: ended during set-up");
                 }
                 if (p[1].revents)
                         return pasta_failed(rt, err);
@@ -354,19 +360,28 @@ static int wait_reply(struct router *rt, char kind, struct router_reply *rep, in
  * psrun (the death signal survives its exec, it is not setuid). */
 static int start_pasta(struct router *rt, const struct plan *plan, psrun_error *err)
 {
+        /* The router's namespaces as fds of ours, opened before it moves
+         * (it makes the sandbox's namespace on its main thread, which
+         * /proc/PID/ns/net follows): pasta opens them by these numbers. */
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/ns/user", (int) rt->pid);
+        _cleanup_close_ int user_fd = open(path, O_RDONLY | O_CLOEXEC);
+        snprintf(path, sizeof(path), "/proc/%d/ns/net", (int) rt->pid);
+        _cleanup_close_ int net_fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (user_fd < 0 || net_fd < 0)
+                return psrun_error_errno(err, errno, "network: pasta: the router's namespaces");
         char userns[64], netns[64];
-        snprintf(userns, sizeof(userns), "/proc/%d/ns/user", (int) rt->pid);
-        snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int) rt->pid);
+        snprintf(userns, sizeof(userns), "/proc/self/fd/%d", user_fd);
+        snprintf(netns, sizeof(netns), "/proc/self/fd/%d", net_fd);
         /* -f: our child, not a daemon; no port of the host forwarded into
          * the namespace or back; the host's gateway address not mapped to
          * the host's loopback; no DHCP, NDP, RA (the namespace is
          * configured by pasta itself). */
         char *const argv[] = {
-                "pasta",          "-f",          "-q",          "--config-net", "-t",
-                "none",           "-u",          "none",        "-T",           "none",
-                "-U",             "none",        "--no-map-gw", "--no-dhcp",    "--no-ndp",
-                "--no-dhcpv6",    "--no-ra",     "--userns",    userns,         "--netns",
-                netns,            NULL,
+                "pasta",       "-f",        "-q",       "--config-net", "-t",      "none",
+                "-u",          "none",      "-T",       "none",         "-U",      "none",
+                "--no-map-gw", "--no-dhcp", "--no-ndp", "--no-dhcpv6",  "--no-ra", "--userns",
+                userns,        "--netns",   netns,      NULL,
         };
         rt->pasta_log = memfd_create("psrun-pasta", MFD_CLOEXEC);
         if (rt->pasta_log < 0)
@@ -379,7 +394,8 @@ static int start_pasta(struct router *rt, const struct plan *plan, psrun_error *
         if (pid == 0) {
                 /* Async-signal-safe only, until the exec. */
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
-                    dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(rt->pasta_log, 2) < 0)
+                    dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(rt->pasta_log, 2) < 0 ||
+                    fcntl(user_fd, F_SETFD, 0) < 0 || fcntl(net_fd, F_SETFD, 0) < 0)
                         _exit(127);
                 sigset_t none;
                 sigemptyset(&none);
@@ -472,6 +488,16 @@ int router_clone(const struct plan *plan, struct cgroup *cg, const struct rootfs
         return 0;
 }
 
+int router_wait_linked(struct router *rt, psrun_error *err)
+{
+        if (!rt || rt->linked)
+                return 0;
+        struct router_reply rep;
+        int r = wait_reply(rt, ROUTER_LINKED, &rep, NULL, err);
+        rt->linked = r >= 0;
+        return r;
+}
+
 void router_down(struct router *rt, struct netns_stats *stats)
 {
         if (!rt || rt->down)
@@ -480,10 +506,23 @@ void router_down(struct router *rt, struct netns_stats *stats)
         if (send(rt->ctl, &(char){ROUTER_DOWN}, 1, MSG_NOSIGNAL) != 1)
                 return;
         _cleanup_free_ struct netns_stats *got = calloc(1, sizeof(*got));
-        struct pollfd p = {rt->ctl, POLLIN, 0};
-        if (got && poll(&p, 1, ROUTER_EXIT_TIMEOUT_MS) > 0 &&
-            recv(rt->ctl, got, sizeof(*got), 0) == (ssize_t) sizeof(*got) && stats)
-                *stats = *got;
+        /* The counts, past a ROUTER_LINKED not read yet (the sandbox
+         * ended before its command started). */
+        uint64_t end = monotonic_ms() + ROUTER_EXIT_TIMEOUT_MS;
+        while (got) {
+                uint64_t now = monotonic_ms();
+                struct pollfd p = {rt->ctl, POLLIN, 0};
+                if (now >= end || poll(&p, 1, (int) (end - now)) <= 0)
+                        return;
+                ssize_t n = recv(rt->ctl, got, sizeof(*got), 0);
+                if (n <= 0)
+                        return;
+                if (n == (ssize_t) sizeof(*got)) {
+                        if (stats)
+                                *stats = *got;
+                        return;
+                }
+        }
 }
 
 /* Kill and reap a child of ours by its pidfd, after `grace_ms` for it to
@@ -503,7 +542,11 @@ void router_close(struct router *rt)
 {
         if (!rt)
                 return;
-        /* EOF: the router stops the proxy, deletes the table and exits. */
+        /* pasta first (the sandbox is gone: nothing needs its link), to
+         * die while the router, at our EOF, stops the proxy, deletes the
+         * table and exits. */
+        if (rt->pasta > 0)
+                (void) kill(rt->pasta, SIGKILL);
         rt->ctl = safe_close(rt->ctl);
         reap(rt->pid, rt->pidfd, ROUTER_EXIT_TIMEOUT_MS);
         reap(rt->pasta, rt->pasta_pidfd, 0);

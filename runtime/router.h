@@ -14,6 +14,7 @@
  *
  *   router_clone()  the router, its maps, pasta; the sandbox cloned by it
  *                   into its network, up before the sandbox exists
+ *   router_wait_linked()  pasta's link up, before the command starts
  *   router_down()   once the sandbox is gone: the proxy's counts, the table
  *   router_close()  the router and pasta gone, on every path
  *
@@ -39,6 +40,10 @@ struct router;
 int router_clone(const struct plan *plan, struct cgroup *cg, const struct rootfs_sources *sources,
                  int sync_parent, int sync_child, struct router **ret, pid_t *pid, int *pidfd,
                  psrun_error *err);
+/* Before the sandbox's command is released (launch_release): waits for
+ * pasta's link to be up, so the command starts with its network; pasta
+ * failing meanwhile is the error. Once. */
+int router_wait_linked(struct router *rt, psrun_error *err);
 /* Once every process of the sandbox is gone: stops the proxy (its counts
  * into stats, when not NULL) and deletes the table. Safe to call twice. */
 void router_down(struct router *rt, struct netns_stats *stats);
