@@ -265,10 +265,11 @@ else
 	pkill -KILL -u "$U"
 	wait "$runner" 2>/dev/null
 fi
-# (An OCI root of the user's: the default one is root's, rootless OCI is
-# another slice.)
+# (An OCI root and a session root of the user's: the default ones are
+# root's, rootless OCI and sessions are other slices.)
 mkdir "$TMP/gc" && chown "$U" "$TMP/gc"
-if as "$U" -- "$PSRUN" --root "$TMP/gc/oci" gc >"$TMP/o" 2>"$TMP/e"; then
+if as "$U" -- env PSRUN_SESSION_ROOT="$TMP/gc/sessions" "$PSRUN" --root "$TMP/gc/oci" gc \
+	>"$TMP/o" 2>"$TMP/e"; then
 	ok "psrun gc as the user: nothing of the network to reap, no error"
 else
 	bad "gc" "$(cat "$TMP/o" "$TMP/e" | tr '\n' ' ')"
