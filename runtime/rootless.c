@@ -285,11 +285,15 @@ static bool find_pasta(char *buf, size_t size)
  * user is root of the router (so that it may use the user's cgroup and
  * files there), the sandbox's ids are those it would have had, one step
  * down. */
-static int router_maps(const char *sandbox_map, unsigned me, char *router, size_t router_size,
-                       char *inner, size_t inner_size, bool subids)
+int rootless_nest_maps(const char *sandbox_map, unsigned me, bool subids, char *router,
+                       size_t router_size, char *inner, size_t inner_size)
 {
         unsigned long long in = 0, out = 0, count = 0;
-        if (sscanf(sandbox_map, "%llu %llu %llu", &in, &out, &count) != 3)
+        int end = 0;
+        /* One line, as rootless_plan_identity writes it; one id is one id. */
+        if (sscanf(sandbox_map, "%llu %llu %llu\n%n", &in, &out, &count, &end) != 3 || !end ||
+            sandbox_map[end] != '\0' || count == 0 || count > ROOTLESS_ID_COUNT ||
+            (!subids && count != 1))
                 return -EINVAL;
         if (subids) {
                 /* inside 0.. onto the router's 1.., which are the range. */
@@ -332,12 +336,12 @@ int rootless_plan_network(struct plan *p, psrun_error *err)
                                                "namespace has a loopback of its own): name a "
                                                "resolver's address (docs/rootless.md)");
         char inner_uid[sizeof(p->uid_map)], inner_gid[sizeof(p->gid_map)];
-        if (router_maps(p->uid_map, (unsigned) geteuid(), p->rootless.router_uid_map,
-                        sizeof(p->rootless.router_uid_map), inner_uid, sizeof(inner_uid),
-                        p->rootless.subids) < 0 ||
-            router_maps(p->gid_map, (unsigned) getegid(), p->rootless.router_gid_map,
-                        sizeof(p->rootless.router_gid_map), inner_gid, sizeof(inner_gid),
-                        p->rootless.subids) < 0)
+        if (rootless_nest_maps(p->uid_map, (unsigned) geteuid(), p->rootless.subids,
+                               p->rootless.router_uid_map, sizeof(p->rootless.router_uid_map),
+                               inner_uid, sizeof(inner_uid)) < 0 ||
+            rootless_nest_maps(p->gid_map, (unsigned) getegid(), p->rootless.subids,
+                               p->rootless.router_gid_map, sizeof(p->rootless.router_gid_map),
+                               inner_gid, sizeof(inner_gid)) < 0)
                 return psrun_error_set(err, EINVAL, "identity: a map psrun cannot nest");
         snprintf(p->uid_map, sizeof(p->uid_map), "%s", inner_uid);
         snprintf(p->gid_map, sizeof(p->gid_map), "%s", inner_gid);

@@ -55,6 +55,15 @@ int rootless_plan_limits(const struct policy *pol, struct plan *p, const char *c
  * directories, where the uidmap package puts them; never from $PATH). */
 bool idmap_have_helpers(void);
 
+/* Pure: the maps of a router and of its sandbox from the sandbox's map as
+ * rootless_plan_identity made it (one line "inside outside count"), for
+ * the user or group me: the router maps me as its 0 and, with subordinate
+ * ids, the range as its 1..count; the sandbox's map is then relative to
+ * the router's ids (inside onto 1.., or the one id onto 0). 0, or -EINVAL
+ * for anything else (more lines, no ids, one id that is a range). */
+int rootless_nest_maps(const char *sandbox_map, unsigned me, bool subids, char *router,
+                       size_t router_size, char *inner, size_t inner_size);
+
 /* A rootless sandbox with a veth (network full or restricted): its network
  * goes through a router namespace of the user's (runtime/router.h). Fails
  * with one line for what cannot hold without root (no pasta on $PATH, no

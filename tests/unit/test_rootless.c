@@ -37,6 +37,40 @@ Test(rootless, subid_hostile_lines)
         cr_expect_eq(subid_find("# eve:1:1\n", "eve", 1, &r), 0);
 }
 
+Test(rootless, router_maps_nest_the_sandbox_below_the_router)
+{
+        char router[128], inner[128];
+        /* Subordinate ids: the user is the router's 0, the range its
+         * 1..65536, and the sandbox's 0.. go onto those: on the host the
+         * sandbox has the range, as without a router. */
+        cr_assert_eq(rootless_nest_maps("0 296608 65536\n", 1004, true, router, sizeof(router),
+                                        inner, sizeof(inner)),
+                     0);
+        cr_expect_str_eq(router, "0 1004 1\n1 296608 65536\n");
+        cr_expect_str_eq(inner, "0 1 65536\n");
+        /* One id: the router has only the user; the sandbox's user is it. */
+        cr_assert_eq(rootless_nest_maps("1000 1004 1\n", 1004, false, router, sizeof(router), inner,
+                                        sizeof(inner)),
+                     0);
+        cr_expect_str_eq(router, "0 1004 1\n");
+        cr_expect_str_eq(inner, "1000 0 1\n");
+}
+
+Test(rootless, router_maps_refuse_what_they_cannot_nest)
+{
+        char router[128], inner[128];
+        const char *bad[] = {"",        "0 296608\n",  "0 1 65536\n1 2 3\n",
+                             "0 1 0\n", "0 1 65537\n", "x 1 1\n"};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                cr_expect_eq(rootless_nest_maps(bad[i], 1004, true, router, sizeof(router), inner,
+                                                sizeof(inner)),
+                             -EINVAL, "%s", bad[i]);
+        /* One id that is a range would map more than the user. */
+        cr_expect_eq(rootless_nest_maps("0 1004 2\n", 1004, false, router, sizeof(router), inner,
+                                        sizeof(inner)),
+                     -EINVAL);
+}
+
 Test(rootless, delegated_parent_from_proc_self_cgroup)
 {
         char *p = NULL;
