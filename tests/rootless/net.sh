@@ -34,6 +34,7 @@ if ! PASTA=$(command -v pasta); then
 	summary
 	exit 0
 fi
+[ -c /dev/net/tun ] || { skipped all "no /dev/net/tun (module tun), which pasta needs"; summary; exit 0; }
 PY=/usr/bin/python3
 [ -x "$PY" ] || { skipped all "no python3 under /usr (the sandbox's)"; summary; exit 0; }
 
@@ -178,6 +179,29 @@ else
 	bad "restricted: result" "$(tail -1 "$R.err")"
 fi
 nothing_left "$U" "restricted: nothing of the user is left (router, pasta, sandbox)"
+
+# ---- the identity behind a router: the host sees the subordinate ids ----
+range=$(grep "^$U:" /etc/subuid | head -1 | cut -d: -f2)
+if [ -n "$range" ]; then
+	as "$U" -- "$PSRUN" run "${RESTRICTED[@]}" -- sh -c 'exec sleep 7' >/dev/null 2>&1 &
+	idrun=$!
+	got=""
+	for _ in $(seq 50); do
+		got=$(ps -eo uid=,args= | awk '$2 == "sleep" && $3 == 7 {print $1}' | head -1)
+		[ -n "$got" ] && break
+		sleep 0.1
+	done
+	if [ "$got" = $((range + 1000)) ]; then
+		ok "identity: the sandbox's uid 1000 is the range's 1000th id on the host, not the user's"
+	else
+		bad "identity" "host uid '${got:-none}', want $((range + 1000))"
+	fi
+	pkill -KILL -u "$U" -x psrun 2>/dev/null
+	wait "$idrun" 2>/dev/null
+	nothing_left "$U" "identity: nothing left"
+else
+	skipped identity "$U has no subordinate ids"
+fi
 
 # ---- the sandbox cannot change its rules ----
 # nft from inside: the table is in the router's namespace, and the
