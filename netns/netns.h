@@ -31,10 +31,11 @@
 #include "common/cidr.h"
 #include "common/error.h"
 
-#define NETNS_STATE_DIR    "/run/psrun/net"
-#define NETNS_MAX_CIDRS    64
-#define NETNS_MAX_UPSTREAM 4
-#define NETNS_MAX_PORTS    64
+#define NETNS_STATE_DIR      "/run/psrun/net"
+#define NETNS_MAX_CIDRS      64
+#define NETNS_MAX_UPSTREAM   4
+#define NETNS_MAX_PORTS      64
+#define NETNS_MAX_HOST_ADDRS 32
 /* What one sandbox may make psrun (outside its cgroup) do for it, per
  * second, in the kernel's limits of its table (netns/nft.c) and the
  * proxy's own (netns/dns-proxy.c); docs/network.md says why these. UDP
@@ -121,6 +122,12 @@ struct netns_plan {
         const char *log_path; /* borrowed */
 
         char resolv_conf[128]; /* the sandbox's /etc/resolv.conf */
+
+        /* Addresses refused as the host itself is, in every mode: a rootless
+         * router's host's (runtime/rootless.c), which pasta would reach as
+         * any other destination; the router's own are refused at input. */
+        struct in_addr host4[NETNS_MAX_HOST_ADDRS];
+        size_t n_host4;
 };
 
 /* IPv4 ranges a sandbox never reaches (loopback, link-local and so cloud

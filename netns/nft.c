@@ -293,6 +293,16 @@ static void add_from_sandbox(struct nlbuf *b, const struct netns_plan *p, uint32
         nft_match_ip_addr(b, NFT_IP_DADDR, NFT_CMP_EQ, ntohl(p->pool.base.s_addr), p->pool.prefix);
         nft_verdict(b, NFT_GOTO, "refuse");
         nft_rule_end(b, r);
+        /* The host's own addresses where they are not ours (a router's
+         * host, behind pasta), whatever allow_private or a pin says:
+         * ip daddr <host address> goto refuse */
+        for (size_t i = 0; i < p->n_host4; i++) {
+                r = nft_rule(b, t, "from_sandbox");
+                nft_match_nfproto(b, NFPROTO_IPV4);
+                nft_match_ip_addr(b, NFT_IP_DADDR, NFT_CMP_EQ, ntohl(p->host4[i].s_addr), 32);
+                nft_verdict(b, NFT_GOTO, "refuse");
+                nft_rule_end(b, r);
+        }
         /* ip daddr { 10/8, 100.64/10, 172.16/12, 192.168/16 }
          * ip daddr != @allowpriv4 goto refuse */
         struct nft_range priv[8];

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <math.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -335,6 +336,25 @@ int rootless_plan_network(struct plan *p, psrun_error *err)
                                                "is out of reach without root (the router "
                                                "namespace has a loopback of its own): name a "
                                                "resolver's address (docs/rootless.md)");
+        /* The host's own addresses: behind pasta they are destinations
+         * like any other, where root's table refuses the host at input. */
+        struct ifaddrs *ifa = NULL;
+        if (getifaddrs(&ifa) < 0)
+                return psrun_error_errno(err, errno, "network: the host's addresses");
+        for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+                if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET)
+                        continue;
+                if (p->net.n_host4 == NETNS_MAX_HOST_ADDRS) {
+                        freeifaddrs(ifa);
+                        return psrun_error_set(err, E2BIG,
+                                               "network: the host has more than %d IPv4 "
+                                               "addresses, which a rootless sandbox must be kept "
+                                               "from",
+                                               NETNS_MAX_HOST_ADDRS);
+                }
+                p->net.host4[p->net.n_host4++] = ((struct sockaddr_in *) i->ifa_addr)->sin_addr;
+        }
+        freeifaddrs(ifa);
         char inner_uid[sizeof(p->uid_map)], inner_gid[sizeof(p->gid_map)];
         if (rootless_nest_maps(p->uid_map, (unsigned) geteuid(), p->rootless.subids,
                                p->rootless.router_uid_map, sizeof(p->rootless.router_uid_map),

@@ -3,8 +3,8 @@
 # Rootless network: full and restricted (docs/rootless.md#network), run by
 # tests/rootless/run.sh as its test users: net.sh BUILD USER [ONE_ID_USER].
 # Builds its own fake internet as tests/net/run.sh does (its servers):
-#   OUT  plays the host, made here as root: 192.0.2.2, a listener on :8081
-#        (the host's own services), routes to INET. psrun runs in it as USER
+#   OUT  plays the host, made here as root: 192.0.2.2 and 198.18.5.5, a
+#        listener on :8081 (the host's own services), routes to INET. psrun runs in it as USER
 #        (nsenter --net, then setpriv), so pasta's sockets are OUT's.
 #   INET 192.0.2.1; on lo 198.18.0.10 (host A, 80), 198.18.0.20 (host B,
 #        80), 198.18.0.53 (the fake upstream DNS), 169.254.169.254
@@ -66,6 +66,10 @@ done
 for ns in $OUT $INET; do ip -n $ns link set lo up; done
 ip -n $OUT link set ${OUT}x up
 ip -n $INET link set ${INET}x up
+# Another address of the host's, with its services (the listener on
+# :8081 is on every address): behind pasta, a destination like any other
+# but for psrun's table.
+ip -n $OUT addr add 198.18.5.5/32 dev lo
 ip -n $OUT route add default via 192.0.2.1
 ip -n $OUT route add 169.254.169.254/32 via 192.0.2.1
 ip -n $OUT route add 10.77.0.0/16 via 192.0.2.1
@@ -220,7 +224,7 @@ expect "$TMP/after" "tcp 198.18.0.20 80" refused "restricted, as root inside: st
 # ---- full ----
 sandbox "$U" "$TMP/f" -o network=full -o dns_upstream=[198.18.0.53] -- \
 	tcp 198.18.0.20 80 -- resolve other.test -- tcp 169.254.169.254 80 -- tcp 10.77.0.1 80 -- \
-	tcp 192.0.2.2 8081 -- tcp GW 8081
+	tcp 192.0.2.2 8081 -- tcp GW 8081 -- tcp 198.18.5.5 8081
 F=$TMP/f
 expect $F "tcp 198.18.0.20 80" ok "full: the fake host is reachable"
 expect $F "resolve other.test" 198.18.0.20 "full: names resolve through the proxy"
@@ -228,6 +232,7 @@ expect $F "tcp 169.254.169.254 80" refused "full: metadata is unreachable"
 expect $F "tcp 10.77.0.1 80" refused "full: private ranges are unreachable"
 expect $F "tcp 192.0.2.2 8081" refused "full: the host's address is unreachable"
 expect $F "tcp GW 8081" refused "full: the router namespace's gateway is unreachable"
+expect $F "tcp 198.18.5.5 8081" refused "full: the host's other addresses are unreachable through pasta"
 if [ -n "$USER_ONE" ]; then
 	sandbox "$USER_ONE" "$TMP/one" -o network=full -o dns_upstream=[198.18.0.53] -- tcp 198.18.0.20 80
 	expect "$TMP/one" "tcp 198.18.0.20 80" ok "full, one id: the fake host is reachable"
