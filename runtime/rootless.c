@@ -355,6 +355,18 @@ int rootless_plan_network(struct plan *p, psrun_error *err)
                 p->net.host4[p->net.n_host4++] = ((struct sockaddr_in *) i->ifa_addr)->sin_addr;
         }
         freeifaddrs(ifa);
+        /* pasta gives the router the host's address: a resolver there is
+         * the router's own loopback's business, out of reach. */
+        for (size_t i = 0; i < p->net.n_upstream; i++)
+                for (size_t k = 0; k < p->net.n_host4; k++)
+                        if (p->net.upstream[i].family == AF_INET &&
+                            !memcmp(p->net.upstream[i].addr, &p->net.host4[k], 4))
+                                return psrun_error_set(err, EOPNOTSUPP,
+                                                       "dns_upstream: a resolver on an address "
+                                                       "of the host's own is out of reach "
+                                                       "without root (the router namespace "
+                                                       "has the host's address as its own): "
+                                                       "name another (docs/rootless.md)");
         char inner_uid[sizeof(p->uid_map)], inner_gid[sizeof(p->gid_map)];
         if (rootless_nest_maps(p->uid_map, (unsigned) geteuid(), p->rootless.subids,
                                p->rootless.router_uid_map, sizeof(p->rootless.router_uid_map),

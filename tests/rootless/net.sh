@@ -265,6 +265,8 @@ TUN=$TMP/tun600 one_line "no access to /dev/net/tun: one line" \
 	'network: full without root needs /dev/net/tun' -o network=full -o dns_upstream=[198.18.0.53]
 one_line "a resolver on the host's loopback: one line" \
 	'dns_upstream: the resolver on the host.s loopback' -o network=full -o dns_upstream=[127.0.0.53]
+one_line "a resolver on the host's own address: one line" \
+	'dns_upstream: a resolver on an address of the host.s own' -o network=full -o dns_upstream=[192.0.2.2]
 
 # ---- teardown: a timeout, kill -9 of psrun, gc ----
 start=$(date +%s)
