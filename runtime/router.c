@@ -264,9 +264,11 @@ static _Noreturn void router_main(const struct plan *plan, struct cgroup *cg,
         close(sync_child);
         if (r >= 0)
                 r = write_sandbox_maps(pid, plan, &err);
+        /* A sandbox cloned and then failed is psrun's child still: its pid
+         * and pidfd go back with the error, for psrun to reap it. */
         if (r < 0 && pidfd >= 0)
                 (void) syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
-        send_reply(ctl, ROUTER_STARTED, r, pid, &err, r >= 0 ? pidfd : -1);
+        send_reply(ctl, ROUTER_STARTED, r, pid > 0 ? pid : 0, &err, pidfd);
         /* The sandbox builds its root meanwhile; its command waits for
          * this (router_wait_linked). */
         if (r >= 0) {
@@ -335,6 +337,8 @@ static int wait_reply(struct router *rt, char kind, struct router_reply *rep, in
                         struct fdpass_in in;
                         ssize_t k = fdpass_recv(rt->ctl, rep, sizeof(*rep), &in, 0);
                         if (k == (ssize_t) sizeof(*rep) && rep->kind == kind) {
+                                /* The fd comes with an error too (a sandbox
+                                 * to reap). */
                                 if (fd)
                                         *fd = in.n_fds ? in.fds[0] : -1;
                                 fdpass_close(&in, fd && in.n_fds ? 1 : 0);
@@ -431,6 +435,19 @@ static int map_router(struct router *rt, const struct plan *plan, psrun_error *e
         return r < 0 ? psrun_error_errno(err, r, "identity: the router's maps") : 0;
 }
 
+/* Kill and reap a child of ours by its pidfd, after `grace_ms` for it to
+ * end by itself. */
+static void reap(pid_t pid, int pidfd, int grace_ms)
+{
+        if (pid <= 0)
+                return;
+        struct pollfd p = {pidfd, POLLIN, 0};
+        if (pidfd < 0 || grace_ms == 0 || poll(&p, 1, grace_ms) <= 0)
+                (void) kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
 int router_clone(const struct plan *plan, struct cgroup *cg, const struct rootfs_sources *sources,
                  int sync_parent, int sync_child, struct router **ret, pid_t *pid, int *pidfd,
                  psrun_error *err)
@@ -473,11 +490,15 @@ int router_clone(const struct plan *plan, struct cgroup *cg, const struct rootfs
         if (r >= 0 && send(rt->ctl, &(char){ROUTER_MAPPED}, 1, MSG_NOSIGNAL) != 1)
                 r = psrun_error_errno(err, errno, "network: router: release");
         int fd = -1;
+        rep.pid = 0;
         if (r >= 0)
                 r = wait_reply(rt, ROUTER_STARTED, &rep, &fd, err);
         if (r >= 0 && fd < 0)
                 r = psrun_error_set(err, EPROTO, "network: router: no pidfd of the sandbox");
         if (r < 0) {
+                /* Killed by the router already; ours to reap. */
+                if (fd >= 0 && rep.pid > 0)
+                        reap(rep.pid, fd, 0);
                 safe_close(fd);
                 router_close(rt);
                 return r;
@@ -523,19 +544,6 @@ void router_down(struct router *rt, struct netns_stats *stats)
                         return;
                 }
         }
-}
-
-/* Kill and reap a child of ours by its pidfd, after `grace_ms` for it to
- * end by itself. */
-static void reap(pid_t pid, int pidfd, int grace_ms)
-{
-        if (pid <= 0)
-                return;
-        struct pollfd p = {pidfd, POLLIN, 0};
-        if (pidfd < 0 || grace_ms == 0 || poll(&p, 1, grace_ms) <= 0)
-                (void) kill(pid, SIGKILL);
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                ;
 }
 
 void router_close(struct router *rt)
