@@ -153,7 +153,8 @@ RESTRICTED=(-o network=restricted -o 'allow_domains=[allowed.test]' -o 'allow_po
 U=$USER_SUB
 
 # ---- restricted: the bypass checklist, rootless ----
-sandbox "$U" "$TMP/r" "${RESTRICTED[@]}" -- \
+mkdir "$TMP/mine" && chown "$U" "$TMP/mine"
+sandbox "$U" "$TMP/r" "${RESTRICTED[@]}" -o network_log="$TMP/mine/netlog" -- \
 	resolve allowed.test -- tcp 198.18.0.10 80 -- tcp 198.18.0.20 80 -- resolve other.test -- \
 	dns 198.18.0.53 allowed.test udp -- dns 198.18.0.53 allowed.test tcp -- \
 	tcp GW 8081 -- tcp 192.0.2.2 8081 -- tcp 192.0.2.1 80 -- tcp 169.254.169.254 80 -- \
@@ -181,6 +182,13 @@ if grep -q '"rootless":true,"identity":"subordinate ids","network":"pasta"' "$R.
 	ok "restricted: the result says pasta, and names the denied name and address"
 else
 	bad "restricted: result" "$(tail -1 "$R.err")"
+fi
+if grep -q '"event":"dns","name":"other.test".*"action":"deny"' "$TMP/mine/netlog" 2>/dev/null &&
+	grep -q '"event":"connect","addr":"198.18.0.20","port":80' "$TMP/mine/netlog" &&
+	[ "$(stat -c %U "$TMP/mine/netlog")" = "$U" ]; then
+	ok "restricted: network_log (the router writes it, as the user) has the denial and the refusal"
+else
+	bad "restricted: network_log" "$(ls -l "$TMP/mine/netlog" 2>&1; head -c 300 "$TMP/mine/netlog" 2>/dev/null)"
 fi
 nothing_left "$U" "restricted: nothing of the user is left (router, pasta, sandbox)"
 
