@@ -144,8 +144,10 @@ struct plan {
                  * router_uid_map and router_gid_map give on the host. */
                 bool router;
                 char router_uid_map[128], router_gid_map[128];
-                /* The pasta the router's link runs on (found on $PATH). */
-                char pasta[256];
+                /* What links the router out: "pasta", else "slirp4netns"
+                 * (found on $PATH), and where it is. */
+                const char *link;
+                char link_path[256];
         } rootless;
 
         /* network: planned and leased by the parent (netns/netns.h); the

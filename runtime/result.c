@@ -70,8 +70,10 @@ static void write_rootless_layers(const struct run_result *r, FILE *f)
                 fputs(",\"image_owners\":", f);
                 json_write_string(f, r->rootless.image_owners);
         }
-        if (r->rootless.router)
-                fputs(",\"network\":\"pasta\"", f);
+        if (r->rootless.network[0]) {
+                fputs(",\"network\":", f);
+                json_write_string(f, r->rootless.network);
+        }
         fputs(",\"limits\":{", f);
         for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
                 fprintf(f, "%s\"%s\":", i ? "," : "", limits[i].name);
@@ -183,7 +185,8 @@ void run_result_set_layers(struct run_result *res, const struct plan *plan)
                 return;
         snprintf(res->rootless.identity, sizeof(res->rootless.identity), "%s",
                  rl->subids ? "subordinate ids" : "one id");
-        res->rootless.router = rl->router;
+        snprintf(res->rootless.network, sizeof(res->rootless.network), "%s",
+                 rl->router && rl->link ? rl->link : "");
         const struct {
                 char *out;
                 const char *value;

@@ -49,9 +49,10 @@ struct run_result {
                 char identity[24];
                 char memory[16], cpu[16], pids[16], disk[16], timeout[16];
                 char image_owners[24]; /* "": no image */
-                /* full, restricted: behind a router namespace and pasta
-                 * (runtime/router.h): "network":"pasta" */
-                bool router;
+                /* full, restricted: behind a router namespace, linked out
+                 * by pasta or slirp4netns (runtime/router.h): "network":
+                 * that name; "": no router */
+                char network[16];
         } rootless;
         struct netns_stats network;   /* restricted and full mode */
         struct violations violations; /* what the layers refused (mode off: none) */

@@ -262,16 +262,16 @@ int rootless_plan_limits(const struct policy *pol, struct plan *p, const char *c
         return r;
 }
 
-/* pasta on $PATH (as podman finds it), or NULL. */
-static bool find_pasta(char *buf, size_t size)
+/* name on $PATH (as podman finds pasta and slirp4netns), into buf. */
+static bool find_on_path(const char *name, char *buf, size_t size)
 {
         const char *path = getenv("PATH");
         if (!path || !*path)
                 path = "/usr/bin:/bin";
         for (const char *d = path; *d;) {
                 size_t len = strcspn(d, ":");
-                if (len > 0 && len < size - 8) {
-                        snprintf(buf, size, "%.*s/pasta", (int) len, d);
+                if (len > 0 && len + strlen(name) + 2 <= size) {
+                        snprintf(buf, size, "%.*s/%s", (int) len, d, name);
                         if (access(buf, X_OK) == 0)
                                 return true;
                 }
@@ -319,16 +319,21 @@ int rootless_plan_network(struct plan *p, psrun_error *err)
         if (!p->net.veth)
                 return 0;
         const char *mode = p->net.mode == NETNS_MODE_FULL ? "full" : "restricted";
-        if (!find_pasta(p->rootless.pasta, sizeof(p->rootless.pasta)))
+        /* pasta (Debian's and podman's default), else slirp4netns. */
+        static const char *const links[] = {"pasta", "slirp4netns"};
+        for (size_t i = 0; i < ARRAY_SIZE(links) && !p->rootless.link; i++)
+                if (find_on_path(links[i], p->rootless.link_path, sizeof(p->rootless.link_path)))
+                        p->rootless.link = links[i];
+        if (!p->rootless.link)
                 return psrun_error_set(err, ENOENT,
                                        "network: %s without root needs pasta on PATH: install "
-                                       "the passt package (docs/rootless.md)",
+                                       "the passt package (or slirp4netns) (docs/rootless.md)",
                                        mode);
         if (access("/dev/net/tun", R_OK | W_OK) < 0)
                 return psrun_error_errno(err, errno,
                                          "network: %s without root needs /dev/net/tun readable "
-                                         "and writable by this user, for pasta (docs/rootless.md)",
-                                         mode);
+                                         "and writable by this user, for %s (docs/rootless.md)",
+                                         mode, p->rootless.link);
         for (size_t i = 0; i < p->net.n_upstream; i++)
                 if (is_loopback(&p->net.upstream[i]))
                         return psrun_error_set(err, EOPNOTSUPP,
@@ -336,8 +341,9 @@ int rootless_plan_network(struct plan *p, psrun_error *err)
                                                "is out of reach without root (the router "
                                                "namespace has a loopback of its own): name a "
                                                "resolver's address (docs/rootless.md)");
-        /* The host's own addresses: behind pasta they are destinations
-         * like any other, where root's table refuses the host at input. */
+        /* The host's own addresses: behind pasta or slirp4netns they are
+         * destinations like any other, where root's table refuses the host
+         * at input. */
         struct ifaddrs *ifa = NULL;
         if (getifaddrs(&ifa) < 0)
                 return psrun_error_errno(err, errno, "network: the host's addresses");
@@ -357,7 +363,7 @@ int rootless_plan_network(struct plan *p, psrun_error *err)
         freeifaddrs(ifa);
         /* pasta gives the router the host's address: a resolver there is
          * the router's own loopback's business, out of reach. */
-        for (size_t i = 0; i < p->net.n_upstream; i++)
+        for (size_t i = 0; strcmp(p->rootless.link, "pasta") == 0 && i < p->net.n_upstream; i++)
                 for (size_t k = 0; k < p->net.n_host4; k++)
                         if (p->net.upstream[i].family == AF_INET &&
                             !memcmp(p->net.upstream[i].addr, &p->net.host4[k], 4))

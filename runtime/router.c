@@ -19,6 +19,9 @@
  *     ◄──── counts ───────────
  *     EOF ───────────────────►  exits; pasta killed, both reaped
  *
+ * The link is pasta (package passt), else slirp4netns where only that is
+ * on $PATH; "pasta" below stands for either.
+ *
  * The router is a fork of psrun: it runs psrun's network code unchanged
  * (netns/), with the plan it inherited. Its death signal, and pasta's,
  * take both down with psrun (kill -9 too); the namespaces go with their
@@ -79,10 +82,13 @@ struct router_reply {
 struct router {
         pid_t pid; /* the router, our child */
         int pidfd;
-        int ctl;     /* our end of its control socket */
-        pid_t pasta; /* pasta on the router's namespace, our child; 0: none */
-        int pasta_pidfd;
-        int pasta_log; /* a memfd: pasta's stderr */
+        int ctl; /* our end of its control socket */
+        /* pasta (or slirp4netns) on the router's namespace, our child; 0:
+         * none */
+        pid_t link;
+        int link_pidfd;
+        int link_log;     /* a memfd: its stderr */
+        const char *name; /* "pasta", "slirp4netns" */
         bool linked;
         bool down;
 };
@@ -124,18 +130,19 @@ static bool have_default_route(void)
 }
 
 /* pasta configures the router's namespace as the host's (its address, its
- * default route) once it is attached: wait for the route. The parent
+ * default route; slirp4netns its own 10.0.2.100 and route) once it is
+ * attached: wait for the route. The parent
  * closes ctl if pasta dies meanwhile. */
-static int wait_link(int ctl, psrun_error *err)
+static int wait_link(int ctl, const char *name, psrun_error *err)
 {
         uint64_t end = monotonic_ms() + ROUTER_LINK_TIMEOUT_MS;
         while (!have_default_route()) {
                 struct pollfd p = {ctl, POLLIN, 0};
                 if (monotonic_ms() >= end)
                         return psrun_error_set(err, ETIMEDOUT,
-                                               "network: pasta: no default route in the router "
+                                               "network: %s: no default route in the router "
                                                "namespace after %d s (has the host one?)",
-                                               ROUTER_LINK_TIMEOUT_MS / 1000);
+                                               name, ROUTER_LINK_TIMEOUT_MS / 1000);
                 if (poll(&p, 1, 2) > 0)
                         return psrun_error_set(err, ECANCELED, "network: router: cancelled");
         }
@@ -273,7 +280,7 @@ static _Noreturn void router_main(const struct plan *plan, struct cgroup *cg,
          * this (router_wait_linked). */
         if (r >= 0) {
                 psrun_error lerr = {0};
-                int l = wait_link(ctl, &lerr);
+                int l = wait_link(ctl, plan->rootless.link, &lerr);
                 send_reply(ctl, ROUTER_LINKED, l, 0, &lerr, -1);
                 serve(ctl, &live);
         }
@@ -287,34 +294,37 @@ static _Noreturn void router_main(const struct plan *plan, struct cgroup *cg,
 static int wait_reply(struct router *rt, char kind, struct router_reply *rep, int *fd,
                       psrun_error *err);
 
-static bool read_pasta_line(struct router *rt, char *line, size_t size)
+static bool read_link_line(struct router *rt, char *line, size_t size)
 {
         char buf[1024];
-        ssize_t n = rt->pasta_log >= 0 ? pread(rt->pasta_log, buf, sizeof(buf) - 1, 0) : -1;
+        ssize_t n = rt->link_log >= 0 ? pread(rt->link_log, buf, sizeof(buf) - 1, 0) : -1;
         if (n <= 0)
                 return false;
         buf[n] = '\0';
-        /* pasta tries syslog first and says so: its own words follow. */
+        /* The last line says why it ended: pasta tries syslog first and
+         * says so ("Failed to send ..."), slirp4netns tells its steps. */
+        bool found = false;
         for (char *s = buf, *e; *s; s = e + (*e != '\0')) {
                 e = s + strcspn(s, "\n");
                 if (e > s && strncmp(s, "Failed to send ", 15) != 0) {
                         snprintf(line, size, "%.*s", (int) (e - s), s);
-                        return true;
+                        found = true;
                 }
         }
-        return false;
+        return found;
 }
 
-static int pasta_failed(struct router *rt, psrun_error *err)
+static int link_failed(struct router *rt, psrun_error *err)
 {
         char line[256];
         siginfo_t si = {0};
-        (void) waitid((idtype_t) P_PIDFD, (id_t) rt->pasta_pidfd, &si, WEXITED);
-        rt->pasta = 0;
-        if (read_pasta_line(rt, line, sizeof(line)))
-                return psrun_error_set(err, EPROTO, "network: pasta: %s", line);
-        return psrun_error_set(err, EPROTO, "network: pasta %s with status %d and no message",
-                               si.si_code == CLD_EXITED ? "exited" : "was killed", si.si_status);
+        (void) waitid((idtype_t) P_PIDFD, (id_t) rt->link_pidfd, &si, WEXITED);
+        rt->link = 0;
+        if (read_link_line(rt, line, sizeof(line)))
+                return psrun_error_set(err, EPROTO, "network: %s: %s", rt->name, line);
+        return psrun_error_set(err, EPROTO, "network: %s %s with status %d and no message",
+                               rt->name, si.si_code == CLD_EXITED ? "exited" : "was killed",
+                               si.si_status);
 }
 
 static int wait_reply(struct router *rt, char kind, struct router_reply *rep, int *fd,
@@ -327,7 +337,7 @@ static int wait_reply(struct router *rt, char kind, struct router_reply *rep, in
                         return psrun_error_set(err, ETIMEDOUT, "network: router: no answer in %d s",
                                                ROUTER_REPLY_TIMEOUT_MS / 1000);
                 struct pollfd p[2] = {{rt->ctl, POLLIN, 0},
-                                      {rt->pasta ? rt->pasta_pidfd : -1, POLLIN, 0}};
+                                      {rt->link ? rt->link_pidfd : -1, POLLIN, 0}};
                 int n = poll(p, 2, (int) (end - now));
                 if (n < 0 && errno != EINTR)
                         return psrun_error_errno(err, errno, "network: router: poll");
@@ -351,73 +361,93 @@ static int wait_reply(struct router *rt, char kind, struct router_reply *rep, in
                         if (k >= 0)
                                 fdpass_close(&in, 0);
                         /* The router died: pasta's failure explains it, if any. */
-                        if (rt->pasta && poll(&p[1], 1, 50) > 0)
-                                return pasta_failed(rt, err);
+                        if (rt->link && poll(&p[1], 1, 50) > 0)
+                                return link_failed(rt, err);
                         return psrun_error_set(err, EPROTO, "network: router: ended during set-up");
                 }
                 if (p[1].revents)
-                        return pasta_failed(rt, err);
+                        return link_failed(rt, err);
         }
 }
 
-/* pasta, attached to the router's namespaces, as our child: it dies with
- * psrun (the death signal survives its exec, it is not setuid). */
-static int start_pasta(struct router *rt, const struct plan *plan, psrun_error *err)
+/* The link's command line: pasta or slirp4netns on the namespaces given
+ * as paths. Neither forwards a port of the host's in, nor maps the host's
+ * loopback (pasta: the gateway's address) into the namespace. */
+static void link_argv(const char *name, char *userns, char *netns, char **argv)
 {
+        if (strcmp(name, "pasta") == 0) {
+                /* -f: our child, not a daemon; no port forwarded either way;
+                 * no DHCP, NDP, RA (pasta configures the namespace itself). */
+                char *const a[] = {"pasta",       "-f",        "-q",       "--config-net",
+                                   "-t",          "none",      "-u",       "none",
+                                   "-T",          "none",      "-U",       "none",
+                                   "--no-map-gw", "--no-dhcp", "--no-ndp", "--no-dhcpv6",
+                                   "--no-ra",     "--userns",  userns,     "--netns",
+                                   netns,         NULL};
+                memcpy(argv, a, sizeof(a));
+                return;
+        }
+        /* Its DNS forwarder (10.0.2.3) off: the proxy is the resolver. */
+        char *const a[] = {"slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback",
+                           "--disable-dns",
+                           /* Its own filter (--enable-sandbox needs root). */
+                           "--enable-seccomp", "--netns-type=path", "--userns-path", userns, netns,
+                           "tap0", NULL};
+        memcpy(argv, a, sizeof(a));
+}
+
+/* The link, attached to the router's namespaces, as our child: it dies
+ * with psrun (the death signal survives its exec, it is not setuid). */
+static int start_link(struct router *rt, const struct plan *plan, psrun_error *err)
+{
+        rt->name = plan->rootless.link;
         /* The router's namespaces as fds of ours, opened before it moves
          * (it makes the sandbox's namespace on its main thread, which
-         * /proc/PID/ns/net follows): pasta opens them by these numbers. */
+         * /proc/PID/ns/net follows): the link opens them by these numbers. */
         char path[64];
         snprintf(path, sizeof(path), "/proc/%d/ns/user", (int) rt->pid);
         _cleanup_close_ int user_fd = open(path, O_RDONLY | O_CLOEXEC);
         snprintf(path, sizeof(path), "/proc/%d/ns/net", (int) rt->pid);
         _cleanup_close_ int net_fd = open(path, O_RDONLY | O_CLOEXEC);
         if (user_fd < 0 || net_fd < 0)
-                return psrun_error_errno(err, errno, "network: pasta: the router's namespaces");
+                return psrun_error_errno(err, errno, "network: %s: the router's namespaces",
+                                         rt->name);
         char userns[64], netns[64];
         snprintf(userns, sizeof(userns), "/proc/self/fd/%d", user_fd);
         snprintf(netns, sizeof(netns), "/proc/self/fd/%d", net_fd);
-        /* -f: our child, not a daemon; no port of the host forwarded into
-         * the namespace or back; the host's gateway address not mapped to
-         * the host's loopback; no DHCP, NDP, RA (the namespace is
-         * configured by pasta itself). */
-        char *const argv[] = {
-                "pasta",       "-f",        "-q",       "--config-net", "-t",      "none",
-                "-u",          "none",      "-T",       "none",         "-U",      "none",
-                "--no-map-gw", "--no-dhcp", "--no-ndp", "--no-dhcpv6",  "--no-ra", "--userns",
-                userns,        "--netns",   netns,      NULL,
-        };
-        rt->pasta_log = memfd_create("psrun-pasta", MFD_CLOEXEC);
-        if (rt->pasta_log < 0)
-                return psrun_error_errno(err, errno, "network: pasta: its log");
+        char *argv[32];
+        link_argv(rt->name, userns, netns, argv);
+        rt->link_log = memfd_create("psrun-link", MFD_CLOEXEC);
+        if (rt->link_log < 0)
+                return psrun_error_errno(err, errno, "network: %s: its log", rt->name);
         int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
         if (devnull < 0)
-                return psrun_error_errno(err, errno, "network: pasta: /dev/null");
+                return psrun_error_errno(err, errno, "network: %s: /dev/null", rt->name);
         pid_t parent = getpid();
         pid_t pid = fork();
         if (pid == 0) {
                 /* Async-signal-safe only, until the exec. */
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
-                    dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(rt->pasta_log, 2) < 0 ||
+                    dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(rt->link_log, 2) < 0 ||
                     fcntl(user_fd, F_SETFD, 0) < 0 || fcntl(net_fd, F_SETFD, 0) < 0)
                         _exit(127);
                 sigset_t none;
                 sigemptyset(&none);
                 sigprocmask(SIG_SETMASK, &none, NULL);
-                execv(plan->rootless.pasta, argv);
+                execv(plan->rootless.link_path, argv);
                 _exit(127);
         }
         close(devnull);
         if (pid < 0)
-                return psrun_error_errno(err, errno, "network: pasta: fork");
-        rt->pasta = pid;
-        rt->pasta_pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
-        if (rt->pasta_pidfd < 0) {
+                return psrun_error_errno(err, errno, "network: %s: fork", rt->name);
+        rt->link = pid;
+        rt->link_pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (rt->link_pidfd < 0) {
                 int e = errno;
                 kill(pid, SIGKILL);
                 (void) waitpid(pid, NULL, 0);
-                rt->pasta = 0;
-                return psrun_error_errno(err, e, "network: pasta: pidfd");
+                rt->link = 0;
+                return psrun_error_errno(err, e, "network: %s: pidfd", rt->name);
         }
         return 0;
 }
@@ -456,7 +486,7 @@ int router_clone(const struct plan *plan, struct cgroup *cg, const struct rootfs
         struct router *rt = calloc(1, sizeof(*rt));
         if (!rt)
                 return psrun_error_errno(err, ENOMEM, "network: router");
-        *rt = (struct router){.pidfd = -1, .ctl = -1, .pasta_pidfd = -1, .pasta_log = -1};
+        *rt = (struct router){.pidfd = -1, .ctl = -1, .link_pidfd = -1, .link_log = -1};
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
                 free(rt);
@@ -486,7 +516,7 @@ int router_clone(const struct plan *plan, struct cgroup *cg, const struct rootfs
         if (r >= 0)
                 r = map_router(rt, plan, err);
         if (r >= 0)
-                r = start_pasta(rt, plan, err);
+                r = start_link(rt, plan, err);
         if (r >= 0 && send(rt->ctl, &(char){ROUTER_MAPPED}, 1, MSG_NOSIGNAL) != 1)
                 r = psrun_error_errno(err, errno, "network: router: release");
         int fd = -1;
@@ -553,13 +583,13 @@ void router_close(struct router *rt)
         /* pasta first (the sandbox is gone: nothing needs its link), to
          * die while the router, at our EOF, stops the proxy, deletes the
          * table and exits. */
-        if (rt->pasta > 0)
-                (void) kill(rt->pasta, SIGKILL);
+        if (rt->link > 0)
+                (void) kill(rt->link, SIGKILL);
         rt->ctl = safe_close(rt->ctl);
         reap(rt->pid, rt->pidfd, ROUTER_EXIT_TIMEOUT_MS);
-        reap(rt->pasta, rt->pasta_pidfd, 0);
+        reap(rt->link, rt->link_pidfd, 0);
         safe_close(rt->pidfd);
-        safe_close(rt->pasta_pidfd);
-        safe_close(rt->pasta_log);
+        safe_close(rt->link_pidfd);
+        safe_close(rt->link_log);
         free(rt);
 }

@@ -10,7 +10,8 @@ set -eu
 # runsc: the gVisor backend (backend: gvisor) and its tier; umoci: the image
 # tier's cross-check of layer unpacking. uidmap (newuidmap, newgidmap),
 # passwd (useradd) and bubblewrap: the rootless tier and bench/rootless.sh;
-# passt (pasta): rootless network full and restricted, and their tests.
+# passt (pasta), slirp4netns (the fallback): rootless network full and
+# restricted, and their tests.
 # libcurl4 and libssl3 (libcrypto):
 # loaded by image/ at the first pull (dlopen), the -dev package for curl.h;
 # docker-registry, skopeo, apache2-utils (htpasswd): the registry tier's
@@ -22,7 +23,7 @@ build-essential pkg-config clang-format clang libclang-rt-14-dev
 libseccomp-dev libcap-dev libyaml-dev zlib1g-dev libzstd-dev
 libcriterion-dev
 busybox-static python3 iproute2 nftables procps util-linux
-uidmap bubblewrap passwd passt
+uidmap bubblewrap passwd passt slirp4netns
 qemu-system-x86
 docker.io containerd
 podman conmon

@@ -249,6 +249,25 @@ if [ -n "$USER_ONE" ]; then
 	nothing_left "$USER_ONE" "full, one id: nothing left"
 fi
 
+# ---- slirp4netns, where it is on PATH and pasta is not ----
+if SLIRP=$(command -v slirp4netns); then
+	mkdir "$TMP/slirp" && ln -s "$SLIRP" "$TMP/slirp/slirp4netns"
+	PSPATH=$TMP/slirp sandbox "$U" "$TMP/s" -o network=full -o dns_upstream=[198.18.0.53] -- \
+		tcp 198.18.0.20 80 -- resolve other.test -- tcp 198.18.5.5 8081 -- tcp 10.0.2.2 8081 -- \
+		tcp 192.0.2.2 8081
+	S=$TMP/s
+	expect $S "tcp 198.18.0.20 80" ok "slirp4netns: full reaches the fake host"
+	expect $S "resolve other.test" 198.18.0.20 "slirp4netns: names resolve through the proxy"
+	expect $S "tcp 198.18.5.5 8081" refused "slirp4netns: the host's other addresses are unreachable"
+	expect $S "tcp 192.0.2.2 8081" refused "slirp4netns: the host's address is unreachable"
+	expect $S "tcp 10.0.2.2 8081" refused "slirp4netns: its gateway (the host) is unreachable"
+	grep -q '"network":"slirp4netns"' "$S.err" && ok "slirp4netns: layers say so" ||
+		bad "slirp4netns layers" "$(tail -1 "$S.err")"
+	nothing_left "$U" "slirp4netns: nothing left"
+else
+	skipped slirp4netns "slirp4netns is not installed"
+fi
+
 # ---- what cannot hold without root: one line, nothing left ----
 # one_line NAME PATTERN psrun-run-args...: as U, must fail with 125 and
 # exactly one line matching PATTERN.
