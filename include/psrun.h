@@ -291,6 +291,16 @@ typedef struct psrun_exec_result {
         struct {
                 char seccomp[16], landlock[16], apparmor[16];
         } layers;
+        /* Without root (docs/rootless.md): active nonzero, the identity
+         * ("subordinate ids", "one id") and what held each limit ("cgroup",
+         * "rlimit_as", "rlimit_nproc", "rlimit_cpu", "tmpfs", "pid
+         * namespace", "not enforced"); all zero for root. Added last: the
+         * struct only grows at its end. */
+        struct {
+                int active;
+                char identity[24];
+                char memory[16], cpu[16], pids[16], disk[16], timeout[16];
+        } rootless;
 } psrun_exec_result;
 
 /* Run argv (NULL-terminated) in the session and wait. Each exec has its own

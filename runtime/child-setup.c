@@ -160,8 +160,10 @@ int step_join(struct child_ctx *c)
                         return -errno;
                 }
                 /* A mount namespace joined by path: the root is built in a
-                 * private copy of it, never in it (nor in the host's). */
-                if (p->joins[i].type == CLONE_NEWNS &&
+                 * private copy of it, never in it (nor in the host's). Not a
+                 * rootless session's exec, which joins the sandbox's
+                 * namespaces by fd (CHILD_MSG_NAMESPACE): its root is built. */
+                if (p->joins[i].type == CLONE_NEWNS && !p->exec_pidns &&
                     (unshare(CLONE_NEWNS) < 0 ||
                      mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)) {
                         c->index = (uint32_t) i;

@@ -14,6 +14,7 @@
 #include "runtime/child-internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -74,6 +75,7 @@ static const char *const step_names[_CHILD_STEP_MAX] = {
         [CHILD_STEP_IOPRIO] = "process.ioPriority",
         [CHILD_STEP_CPU_AFFINITY] = "process.execCPUAffinity.final",
         [CHILD_STEP_KEYRING] = "session keyring",
+        [CHILD_STEP_EXEC_PIDNS] = "namespaces: the exec's own pid namespace",
 };
 
 const char *child_step_name(enum child_step step)
@@ -395,6 +397,127 @@ static _Noreturn void spawn_command(struct child_ctx *c)
         _exit(send_spawned(c->sync_fd, pid, pidfd) < 0 ? CHILD_EXIT_SETUP : 0);
 }
 
+/* Block until the other end of the pipe writes its byte; EOF (it died
+ * first): exit. */
+static void wait_go(int go[2])
+{
+        char b;
+        ssize_t n;
+        close(go[1]);
+        do
+                n = read(go[0], &b, 1);
+        while (n < 0 && errno == EINTR);
+        if (n != 1)
+                _exit(CHILD_EXIT_SETUP);
+        close(go[0]);
+}
+
+/*
+ * plan->exec_pidns: a rootless session's exec with no cgroup to hold its
+ * tree. We joined the sandbox's namespaces from the supervisor's pid
+ * namespace (a user may not enter another pid namespace but from inside
+ * its user namespace, and then only for its children):
+ *
+ *   us    send the supervisor the pid and pidfd of our child (SPAWNED, the
+ *         first message after the release), exit;
+ *   exec  our child (CLONE_PARENT: the supervisor's), in the sandbox's pid
+ *         namespace: makes a pid namespace of its own below it, whose pid 1
+ *         it forks, forwards the supervisor's signals to that and exits
+ *         when it does; what the supervisor waits for, signals and kills;
+ *   init  pid 1 of that namespace, dying with the exec (PDEATHSIG, armed
+ *         before it goes on): runs run_init for the command, which reports
+ *         the command's status (CHILD_MSG_EXIT). Its death kills every
+ *         process left in the namespace, a setsid()'d, double-forked one
+ *         too: the exec's whole tree.
+ *
+ * Returns only in init. Each waits on a pipe until its parent has done
+ * what must come first.
+ */
+static void spawn_pidns_init(struct child_ctx *c, const sigset_t *waitset)
+{
+        int go[2];
+        if (pipe2(go, O_CLOEXEC) < 0)
+                fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
+        int pidfd = -1;
+        /* Copies of our memory (no CLONE_VM): they outlive us. */
+        pid_t pid = (pid_t) syscall(SYS_clone, CLONE_PARENT | CLONE_PIDFD, 0, &pidfd, NULL, 0);
+        if (pid < 0)
+                fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
+        if (pid > 0) {
+                close(go[0]);
+                int r = send_spawned(c->sync_fd, pid, pidfd);
+                if (r >= 0 && write(go[1], "g", 1) != 1)
+                        r = -errno;
+                _exit(r < 0 ? CHILD_EXIT_SETUP : 0);
+        }
+        /* The exec: gone with the supervisor, as we would have been. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                _exit(CHILD_EXIT_SETUP);
+        wait_go(go);
+        if (unshare(CLONE_NEWPID) < 0)
+                fail(c, CHILD_STEP_EXEC_PIDNS, -errno, CHILD_EXIT_SETUP);
+        /* Blocked before the fork: no SIGCHLD is lost, and init inherits
+         * the mask run_init expects. */
+        if (sigprocmask(SIG_BLOCK, waitset, NULL) < 0 || pipe2(go, O_CLOEXEC) < 0)
+                fail(c, CHILD_STEP_INIT, -errno, CHILD_EXIT_SETUP);
+        pid_t init = (pid_t) syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+        if (init < 0)
+                fail(c, CHILD_STEP_FORK, -errno, CHILD_EXIT_SETUP);
+        if (init == 0) {
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+                        _exit(CHILD_EXIT_SETUP);
+                wait_go(go); /* EOF: the exec died before our PDEATHSIG held */
+                return;
+        }
+        close(go[0]);
+        if (write(go[1], "g", 1) != 1)
+                _exit(CHILD_EXIT_SETUP);
+        close(go[1]);
+        /* Nothing of the sandbox may reach or inspect us (we are in its
+         * pid namespace): as init. */
+        drop_caps_but_kill();
+        (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        (void) prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        (void) syscall(SYS_close_range, 0, ~0U, 0);
+        for (;;) {
+                siginfo_t si;
+                int sig = sigwaitinfo(waitset, &si);
+                if (sig < 0)
+                        continue;
+                if (sig != SIGCHLD) {
+                        (void) kill(init, sig);
+                        continue;
+                }
+                int status;
+                if (waitpid(init, &status, WNOHANG) == init)
+                        _exit(0);
+        }
+}
+
+/* A rootless session's init: its namespaces, the user namespace first
+ * (joined first, it gives the rights to join the others), for the execs
+ * (CHILD_MSG_NAMESPACE). One missing is the supervisor's error to report. */
+static void send_namespaces(int sync_fd)
+{
+        static const struct {
+                int type;
+                const char *path;
+        } ns[] = {
+                {CLONE_NEWUSER, "/proc/self/ns/user"},     {CLONE_NEWNS, "/proc/self/ns/mnt"},
+                {CLONE_NEWPID, "/proc/self/ns/pid"},       {CLONE_NEWNET, "/proc/self/ns/net"},
+                {CLONE_NEWUTS, "/proc/self/ns/uts"},       {CLONE_NEWIPC, "/proc/self/ns/ipc"},
+                {CLONE_NEWCGROUP, "/proc/self/ns/cgroup"},
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(ns); i++) {
+                int nsfd = open(ns[i].path, O_RDONLY | O_CLOEXEC);
+                if (nsfd < 0)
+                        continue;
+                struct child_msg m = {.kind = CHILD_MSG_NAMESPACE, .status = ns[i].type};
+                (void) fdpass_send(sync_fd, &m, sizeof(m), &nsfd, 1, 0);
+                close(nsfd);
+        }
+}
+
 /* pid 1 of the sandbox: reaps orphans, forwards signals, reports how the
  * command ended. When it exits the kernel kills everything left in the pid
  * namespace, so no background process outlives the command. */
@@ -429,9 +552,18 @@ static _Noreturn void run_init(struct child_ctx *c, const sigset_t *waitset)
         (void) syscall(SYS_close_range, (unsigned) fd + 1, ~0U, 0);
         if (c->plan->init_only) {
                 /* The session's supervisor waits for this before it accepts
-                 * execs; after it, nothing more is ever sent. */
+                 * execs; after it, nothing more is ever sent. With it, our
+                 * root (O_PATH), opened before any of the sandbox's code
+                 * ran: the supervisor finds /workspace and the tools from
+                 * it, where a rootless one may not open /proc/PID/root of
+                 * a process that is not dumpable. */
+                if (c->plan->rootless.active)
+                        send_namespaces(fd);
+                int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
                 struct child_msg m = {.kind = CHILD_MSG_READY};
-                send_msg(fd, &m);
+                (void) fdpass_send(fd, &m, sizeof(m), &root, root >= 0 ? 1 : 0, 0);
+                if (root >= 0)
+                        close(root);
         }
 
         for (;;) {
@@ -525,8 +657,6 @@ static _Noreturn void child_run(const struct plan *plan, int sync_fd,
 
         if (plan->spawn_command)
                 spawn_command(&c);
-        if (!plan->use_init)
-                become_command(&c);
 
         sigset_t waitset;
         sigemptyset(&waitset);
@@ -534,6 +664,10 @@ static _Noreturn void child_run(const struct plan *plan, int sync_fd,
                                         SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
         for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
                 sigaddset(&waitset, forwarded[i]);
+        if (plan->exec_pidns)
+                spawn_pidns_init(&c, &waitset); /* the exec's own pid 1 from here */
+        else if (!plan->use_init)
+                become_command(&c);
         /* Blocked before the fork, so no SIGCHLD is lost. */
         if (sigprocmask(SIG_BLOCK, &waitset, NULL) < 0)
                 fail(&c, CHILD_STEP_INIT, -errno, CHILD_EXIT_SETUP);

@@ -55,6 +55,7 @@ enum child_step {
         CHILD_STEP_CPU_AFFINITY, /* plan->cpus_final */
         CHILD_STEP_KEYRING,      /* plan->session_keyring */
         CHILD_STEP_IMAGE_ROOT,   /* rootless: the image's overlay in the user namespace */
+        CHILD_STEP_EXEC_PIDNS,   /* plan->exec_pidns */
         _CHILD_STEP_MAX,
 };
 
@@ -77,6 +78,11 @@ enum child_msg_kind {
          * comes with this (SCM_RIGHTS) for the parent to hand to the OCI
          * config's seccomp agent; the process keeps no copy. */
         CHILD_MSG_SECCOMP = 7,
+        /* A rootless session's init, before its READY: one of its
+         * namespaces (CLONE_NEW* in `status`, its fd attached), which the
+         * execs join by fd where a user may not join through a pidfd of a
+         * process that is not dumpable. */
+        CHILD_MSG_NAMESPACE = 8,
 };
 
 struct child_msg {

@@ -169,8 +169,10 @@ static int release(struct launch *l, char what, psrun_error *err)
 static int write_id_maps(pid_t pid, const struct plan *plan, psrun_error *err)
 {
         int r;
-        /* A router's sandbox: the router wrote them (they are below its ids). */
-        if (plan->rootless.router)
+        /* A router's sandbox: the router wrote them (they are below its
+         * ids). No user namespace of its own: a session's exec joins
+         * init's. */
+        if (plan->rootless.router || (!plan->uid_map[0] && !plan->gid_map[0]))
                 return 0;
         if (plan->rootless.subids)
                 return idmap_apply_helpers(pid, plan, err);
@@ -241,7 +243,8 @@ int launch_recv_msg(int sync_fd, struct child_msg *m, int *fd, pid_t *sender)
                 *sender = in.sender;
         bool keep = fd && in.n_fds > 0 && n == (ssize_t) sizeof(*m) && !in.truncated &&
                     (m->kind == CHILD_MSG_EXEC || m->kind == CHILD_MSG_WORKSPACE ||
-                     m->kind == CHILD_MSG_SECCOMP);
+                     m->kind == CHILD_MSG_SECCOMP || m->kind == CHILD_MSG_READY ||
+                     m->kind == CHILD_MSG_SPAWNED || m->kind == CHILD_MSG_NAMESPACE);
         if (keep)
                 *fd = in.fds[0];
         fdpass_close(&in, keep ? 1 : 0);

@@ -106,6 +106,11 @@ struct plan {
          * only one the container can see; it sends that process's pid and
          * pidfd (CHILD_MSG_SPAWNED) and exits (runtime/child.c). */
         bool spawn_command;
+        /* A session's exec with no cgroup (rootless, no delegated
+         * subtree): after joining, a pid namespace of its own whose pid 1
+         * (psrun's init, the supervisor's child: CHILD_MSG_SPAWNED) runs
+         * the command, so that killing it kills the exec's whole tree. */
+        bool exec_pidns;
         /* Kill the sandbox when its parent dies: psrun run, not a detached
          * OCI container, which outlives `psrun create`. */
         bool pdeathsig;

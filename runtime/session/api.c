@@ -255,6 +255,32 @@ static int new_handle(const char *root, const char *id, psrun_session **ret, psr
         return 0;
 }
 
+/*
+ * Without root a session's network can only be `none` for now: `full` and
+ * `restricted` need the rootless router namespace (pasta), which is not
+ * built yet (docs/rootless.md). Refused at create, in one line naming the
+ * key, never a session with less network isolation than asked (an
+ * install's own network, install_network, is refused by the supervisor
+ * when an install asks for it: sup_rootless_install_network). The one
+ * place to lift this when rootless networks exist.
+ */
+static int session_check_rootless_network(const struct policy *pol, psrun_error *err)
+{
+        if (geteuid() == 0)
+                return 0;
+        if (pol->network != POLICY_NETWORK_NONE)
+                return psrun_error_set(err, EOPNOTSUPP,
+                                       "network: `%s` needs root for a session yet (rootless "
+                                       "sessions have `network: none`, docs/rootless.md)",
+                                       policy_network_to_string(pol->network));
+        if (pol->backend != POLICY_BACKEND_NATIVE)
+                return psrun_error_set(err, EPERM,
+                                       "backend: %s needs root (rootless psrun runs only "
+                                       "`backend: native` yet, docs/rootless.md)",
+                                       policy_backend_to_string(pol->backend));
+        return 0;
+}
+
 PSRUN_PUBLIC int psrun_session_create(const psrun_policy *pol, const psrun_session_options *o,
                                       psrun_session **ret, psrun_error *err)
 {
@@ -280,19 +306,20 @@ PSRUN_PUBLIC int psrun_session_create(const psrun_policy *pol, const psrun_sessi
                         snprintf(id + 2 * i, 3, "%02x", rnd[i]);
         }
         int r = policy_validate(&pol->p, err);
+        if (r >= 0)
+                r = session_check_rootless_network(&pol->p, err);
         if (r < 0)
                 return r;
-        if (geteuid() != 0)
-                return psrun_error_set(err, EPERM,
-                                       "session: psrun needs root: it maps a range "
-                                       "of user ids and creates cgroups");
         _cleanup_close_ int tie = -1;
         if (o->tie_to_caller) {
                 tie = (int) syscall(SYS_pidfd_open, getpid(), 0);
                 if (tie < 0)
                         return psrun_error_errno(err, errno, "tie_to_caller: pidfd_open");
         }
-        const char *root = session_root(o->state_dir);
+        _cleanup_free_ char *root = NULL;
+        r = session_root_open(o->state_dir, true, &root, err);
+        if (r < 0)
+                return r;
         r = session_spawn(&pol->p, root, id, o->cgroup_parent, tie, err);
         if (r < 0)
                 return r;
@@ -310,8 +337,14 @@ PSRUN_PUBLIC int psrun_session_open(const char *id, const char *state_dir, psrun
         *ret = NULL;
         if (!session_id_valid(id))
                 return psrun_error_set(err, EINVAL, "id: `%s` is not a session id", id ? id : "");
+        _cleanup_free_ char *root = NULL;
+        int r = session_root_open(state_dir, false, &root, err);
+        if (r == 0)
+                return psrun_error_set(err, ENOENT, "id: no session `%s`", id);
+        if (r < 0)
+                return r;
         psrun_session *s = NULL;
-        int r = new_handle(session_root(state_dir), id, &s, err);
+        r = new_handle(root, id, &s, err);
         if (r < 0)
                 return r;
         struct stat st;
@@ -410,7 +443,10 @@ PSRUN_PUBLIC int psrun_session_list(const char *state_dir, psrun_session_info **
                 return psrun_error_set(err, EINVAL, "session: list: no result pointers given");
         *list = NULL;
         *n = 0;
-        const char *root = session_root(state_dir);
+        _cleanup_free_ char *root = NULL;
+        int r = session_root_open(state_dir, false, &root, err);
+        if (r <= 0)
+                return r;
         DIR *d = opendir(root);
         if (!d)
                 return errno == ENOENT ? 0 : psrun_error_errno(err, errno, "session: %s", root);
@@ -459,10 +495,20 @@ PSRUN_PUBLIC int psrun_session_gc(const char *state_dir, psrun_error *err)
         psrun_session_info *list;
         size_t n;
         int r = psrun_session_list(state_dir, &list, &n, err);
+        /* A user with no XDG_RUNTIME_DIR (and no root named) has no
+         * sessions to collect. */
+        if (r == -ENOENT && geteuid() != 0) {
+                psrun_error_clear(err);
+                return 0;
+        }
         if (r < 0)
                 return r;
         int removed = 0;
-        const char *root = session_root(state_dir);
+        _cleanup_free_ char *root = NULL;
+        if (n > 0 && (r = session_root_open(state_dir, false, &root, err)) <= 0) {
+                free(list);
+                return r;
+        }
         for (size_t i = 0; i < n; i++) {
                 if (list[i].alive)
                         continue;

@@ -501,6 +501,29 @@ static void setup_error_result(psrun_exec_result *res, const psrun_error *err)
         snprintf(res->result.error, sizeof(res->result.error), "%s", err ? err->msg : "");
 }
 
+/* The result's rootless layers, between the supervisor's reply and the
+ * public struct (the same strings, both ways). */
+#define ROOTLESS_FIELDS(X) X(identity) X(memory) X(cpu) X(pids) X(disk) X(timeout)
+static void rootless_to_public(const struct run_result *r, psrun_exec_result *res)
+{
+        res->rootless.active = r->rootless.active;
+#define TO_PUBLIC(f)                                                                               \
+        _Static_assert(sizeof(res->rootless.f) == sizeof(r->rootless.f), #f);                      \
+        memcpy(res->rootless.f, r->rootless.f, sizeof(res->rootless.f));
+        ROOTLESS_FIELDS(TO_PUBLIC)
+#undef TO_PUBLIC
+}
+
+static void rootless_from_public(const psrun_exec_result *res, struct run_result *r)
+{
+        r->rootless.active = res->rootless.active != 0;
+#define FROM_PUBLIC(f)                                                                             \
+        memcpy(r->rootless.f, res->rootless.f, sizeof(r->rootless.f));                             \
+        r->rootless.f[sizeof(r->rootless.f) - 1] = '\0';
+        ROOTLESS_FIELDS(FROM_PUBLIC)
+#undef FROM_PUBLIC
+}
+
 PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *h, psrun_exec_result *res, psrun_error *err)
 {
         psrun_error local = {0};
@@ -525,6 +548,7 @@ PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *h, psrun_exec_result *res, p
         result_to_public(&h->rep.result, &res->result);
         _Static_assert(sizeof(res->layers) == sizeof(h->rep.result.layers), "layers");
         memcpy(&res->layers, &h->rep.result.layers, sizeof(res->layers));
+        rootless_to_public(&h->rep.result, res);
         if (h->rep.result.network.active &&
             !(res->network = network_to_public(&h->rep.result.network))) {
                 psrun_exec_result_free(res);
@@ -606,6 +630,7 @@ PSRUN_PUBLIC int psrun_exec_result_write_json(const psrun_exec_result *res, int 
         }
         result_from_public(&res->result, r);
         memcpy(&r->layers, &res->layers, sizeof(r->layers));
+        rootless_from_public(res, r);
         if (res->network) {
                 const psrun_network_stats *p = res->network;
                 struct netns_stats *n = &r->network;

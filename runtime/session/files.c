@@ -52,7 +52,11 @@ static int ws_open(psrun_session *s, struct ws *w, psrun_error *err)
                 return r;
         if (fd < 0)
                 return psrun_error_set(err, EPROTO, "session: no workspace fd in the reply");
-        *w = (struct ws){.fd = fd, .uid = rep.uid, .gid = rep.gid, .disk_limit = rep.disk_limit};
+        *w = (struct ws){.fd = fd,
+                         .uid = rep.uid,
+                         .gid = rep.gid,
+                         .disk_limit = rep.disk_limit,
+                         .remote = rep.files_remote != 0};
         return 0;
 }
 
@@ -261,21 +265,12 @@ static void prefault(char *buf, size_t len)
 #endif
 }
 
-PSRUN_PUBLIC int psrun_read_file(psrun_session *s, const char *path, uint64_t offset,
-                                 size_t max_bytes, psrun_file_data *out, psrun_error *err)
+int ws_open_regular(const struct ws *w, const char *path, const char *rel, int *ret,
+                    psrun_error *err)
 {
-        if (!out)
-                return psrun_error_set(err, EINVAL, "read_file: no result given");
-        memset(out, 0, sizeof(*out));
-        const char *rel;
-        struct ws w;
-        int r = ws_open_path(s, "path", path, &w, &rel, err);
-        if (r < 0)
-                return r;
         /* O_PATH never opens the object itself: a FIFO cannot block us and
          * a device is never opened. Only a regular file is reopened. */
-        _cleanup_close_ int opath = ws_resolve(&w, rel, O_PATH, 0);
-        ws_close(&w);
+        _cleanup_close_ int opath = ws_resolve(w, rel, O_PATH, 0);
         if (opath < 0)
                 return psrun_error_errno(err, opath, "path: `%s`", path);
         struct stat st;
@@ -291,6 +286,61 @@ PSRUN_PUBLIC int psrun_read_file(psrun_session *s, const char *path, uint64_t of
                 return psrun_error_errno(err, errno, "path: `%s`", path);
         struct stat again;
         if (fstat(fd, &again) < 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev)
+                return psrun_error_set(err, EAGAIN, "path: `%s` changed while opened", path);
+        *ret = TAKE_FD(fd);
+        return 0;
+}
+
+/*
+ * A rootless session's file operations are the supervisor's (its file
+ * writer's, in the sandbox's user namespace): the workspace's files are
+ * owned by the user's subordinate ids, which the caller's own uid may not
+ * read, list or remove, and no permission is widened for it. One request:
+ * op on path, what the reply carries (its fd, and for a listing how many
+ * entries and whether truncated).
+ */
+static int remote_call(psrun_session *s, uint32_t op, const char *path, struct sess_req *extra,
+                       int *fd, struct sess_reply *rep_out, psrun_error *err)
+{
+        size_t path_len = strlen(path);
+        if (path_len >= PATH_MAX)
+                return psrun_error_set(err, ENAMETOOLONG, "path: too long");
+        struct sess_req req = extra ? *extra : (struct sess_req){0};
+        req.op = op;
+        req.path_len = (uint32_t) path_len;
+        struct sess_reply rep;
+        int r = session_call(session_dir(s), &req, path, path_len + 1, NULL, 0, &rep, fd, NULL,
+                             err);
+        if (r >= 0 && rep_out)
+                *rep_out = rep;
+        return r;
+}
+
+PSRUN_PUBLIC int psrun_read_file(psrun_session *s, const char *path, uint64_t offset,
+                                 size_t max_bytes, psrun_file_data *out, psrun_error *err)
+{
+        if (!out)
+                return psrun_error_set(err, EINVAL, "read_file: no result given");
+        memset(out, 0, sizeof(*out));
+        const char *rel;
+        struct ws w;
+        int r = ws_open_path(s, "path", path, &w, &rel, err);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int fd = -1;
+        if (w.remote) {
+                ws_close(&w);
+                r = remote_call(s, SESS_OP_READ, path, NULL, &fd, NULL, err);
+                if (r >= 0 && fd < 0)
+                        r = psrun_error_set(err, EPROTO, "read_file: no fd in the reply");
+        } else {
+                r = ws_open_regular(&w, path, rel, &fd, err);
+                ws_close(&w);
+        }
+        if (r < 0)
+                return r;
+        struct stat again;
+        if (fstat(fd, &again) < 0 || !S_ISREG(again.st_mode))
                 return psrun_error_set(err, EAGAIN, "path: `%s` changed while opened", path);
         uint64_t size = (uint64_t) again.st_size;
         uint64_t avail = offset < size ? size - offset : 0;
@@ -472,15 +522,36 @@ PSRUN_PUBLIC int psrun_list_dir(psrun_session *s, const char *dir, const psrun_l
         int r = ws_open_path(s, "dir", shown, &w, &rel, err);
         if (r < 0)
                 return r;
-        _cleanup_close_ int fd = ws_resolve(&w, rel, O_PATH | O_DIRECTORY, 0);
+        size_t max_entries = o->max_entries ? o->max_entries : PSRUN_LIST_MAX_ENTRIES;
+        size_t max_bytes = o->max_bytes ? o->max_bytes : PSRUN_LIST_MAX_BYTES;
+        if (!w.remote) {
+                r = ws_list(&w, shown, rel, o->recursive != 0, max_entries, max_bytes, out, err);
+                ws_close(&w);
+                return r;
+        }
         ws_close(&w);
+        struct sess_req req = {.flags = o->recursive ? SESS_REQ_RECURSIVE : 0,
+                               .max = max_entries,
+                               .offset = max_bytes};
+        struct sess_reply rep;
+        _cleanup_close_ int fd = -1;
+        r = remote_call(s, SESS_OP_LIST, shown, &req, &fd, &rep, err);
+        if (r < 0)
+                return r;
+        if (fd < 0)
+                return psrun_error_set(err, EPROTO, "list_files: no listing in the reply");
+        return ws_listing_read(fd, rep.list_n, rep.list_truncated != 0, max_entries, max_bytes, out,
+                               err);
+}
+
+int ws_list(const struct ws *w, const char *shown, const char *rel, bool recursive,
+            size_t max_entries, size_t max_bytes, psrun_listing *out, psrun_error *err)
+{
+        _cleanup_close_ int fd = ws_resolve(w, rel, O_PATH | O_DIRECTORY, 0);
         if (fd < 0)
                 return psrun_error_errno(err, fd, "dir: `%s`", shown);
-        struct listing l = {
-                .max_entries = o->max_entries ? o->max_entries : PSRUN_LIST_MAX_ENTRIES,
-                .max_bytes = o->max_bytes ? o->max_bytes : PSRUN_LIST_MAX_BYTES,
-        };
-        r = list_dir(fd, "", o->recursive != 0, 0, &l);
+        struct listing l = {.max_entries = max_entries, .max_bytes = max_bytes};
+        int r = list_dir(fd, "", recursive, 0, &l);
         if (r < 0) {
                 psrun_file_entries_free(l.e, l.n);
                 return psrun_error_errno(err, r, "dir: `%s`", shown);
@@ -488,6 +559,87 @@ PSRUN_PUBLIC int psrun_list_dir(psrun_session *s, const char *dir, const psrun_l
         if (l.n)
                 qsort(l.e, l.n, sizeof(*l.e), cmp_entry);
         *out = (psrun_listing){.entries = l.e, .n = l.n, .truncated = l.truncated};
+        return 0;
+}
+
+/* A listing in a memfd, from the writer to the client: per entry its
+ * fixed part, then the name's bytes (no NUL). */
+struct ws_wire_entry {
+        uint32_t name_len, mode;
+        uint64_t size;
+        int64_t mtime;
+        char type[8];
+};
+
+int ws_listing_write(const psrun_listing *l, int *ret, psrun_error *err)
+{
+        _cleanup_close_ int fd = memfd_create("psrun-listing", MFD_CLOEXEC);
+        if (fd < 0)
+                return psrun_error_errno(err, errno, "list_files: memfd_create");
+        for (size_t i = 0; i < l->n; i++) {
+                const psrun_file_entry *e = &l->entries[i];
+                struct ws_wire_entry we = {.name_len = (uint32_t) strlen(e->name),
+                                           .mode = e->mode,
+                                           .size = e->size,
+                                           .mtime = e->mtime};
+                snprintf(we.type, sizeof(we.type), "%s", e->type);
+                int r = write_all(fd, (const char *) &we, sizeof(we));
+                if (r >= 0)
+                        r = write_all(fd, e->name, we.name_len);
+                if (r < 0)
+                        return psrun_error_errno(err, r, "list_files: the listing");
+        }
+        if (lseek(fd, 0, SEEK_SET) < 0)
+                return psrun_error_errno(err, errno, "list_files: the listing");
+        *ret = TAKE_FD(fd);
+        return 0;
+}
+
+/* The type names entries point to (static strings, as type_name's). */
+static const char *wire_type(const char *t)
+{
+        static const char *const names[] = {"file",   "dir",  "symlink", "fifo",
+                                            "socket", "char", "block",   "other"};
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+                if (strcmp(t, names[i]) == 0)
+                        return names[i];
+        return "other";
+}
+
+int ws_listing_read(int fd, uint64_t n, bool truncated, size_t max_entries, size_t max_bytes,
+                    psrun_listing *out, psrun_error *err)
+{
+        /* The supervisor's: still bounded by what the caller asked. */
+        if (n > max_entries)
+                return psrun_error_set(err, EPROTO, "list_files: %llu entries in the reply",
+                                       (unsigned long long) n);
+        psrun_file_entry *e = n ? calloc((size_t) n, sizeof(*e)) : NULL;
+        if (n && !e)
+                return psrun_error_errno(err, ENOMEM, "list_files");
+        _cleanup_fclose_ FILE *f = fdopen(dup(fd), "re");
+        size_t bytes = 0, i = 0;
+        int r = f ? 0 : -errno;
+        for (; r >= 0 && i < n; i++) {
+                struct ws_wire_entry we;
+                if (fread(&we, sizeof(we), 1, f) != 1 || we.name_len > PATH_MAX ||
+                    (bytes += we.name_len + 1) > max_bytes ||
+                    !(e[i].name = malloc(we.name_len + 1)) ||
+                    fread(e[i].name, 1, we.name_len, f) != we.name_len) {
+                        r = -EPROTO;
+                        break;
+                }
+                e[i].name[we.name_len] = '\0';
+                we.type[sizeof(we.type) - 1] = '\0';
+                e[i].type = wire_type(we.type);
+                e[i].mode = we.mode;
+                e[i].size = we.size;
+                e[i].mtime = we.mtime;
+        }
+        if (r < 0) {
+                psrun_file_entries_free(e, n);
+                return psrun_error_errno(err, r, "list_files: a malformed listing in the reply");
+        }
+        *out = (psrun_listing){.entries = e, .n = (size_t) n, .truncated = truncated};
         return 0;
 }
 
@@ -546,6 +698,24 @@ static int remove_at(int dir_fd, const char *name, int depth)
         return unlinkat(dir_fd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
 }
 
+int ws_remove(const struct ws *w, const char *path, const char *rel, psrun_error *err)
+{
+        _cleanup_close_ int dir = -1;
+        char name[NAME_MAX + 1];
+        int r = ws_open_parent(w, "path", path, rel, false, &dir, name, err);
+        if (r < 0)
+                return r;
+        _cleanup_close_ int rdir = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rdir < 0)
+                return psrun_error_errno(err, errno, "path: `%s`", path);
+        struct ws_fsids ids = ws_become_user(w);
+        r = remove_at(rdir, name, 0);
+        ws_restore_ids(ids);
+        if (r < 0)
+                return psrun_error_errno(err, r, "path: `%s`", path);
+        return 0;
+}
+
 PSRUN_PUBLIC int psrun_remove(psrun_session *s, const char *path, psrun_error *err)
 {
         const char *rel;
@@ -553,23 +723,11 @@ PSRUN_PUBLIC int psrun_remove(psrun_session *s, const char *path, psrun_error *e
         int r = ws_open_path(s, "path", path, &w, &rel, err);
         if (r < 0)
                 return r;
-        _cleanup_close_ int dir = -1;
-        char name[NAME_MAX + 1];
-        r = ws_open_parent(&w, "path", path, rel, false, &dir, name, err);
-        if (r < 0) {
+        if (w.remote) {
                 ws_close(&w);
-                return r;
+                return remote_call(s, SESS_OP_REMOVE, path, NULL, NULL, NULL, err);
         }
-        _cleanup_close_ int rdir = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (rdir < 0) {
-                ws_close(&w);
-                return psrun_error_errno(err, errno, "path: `%s`", path);
-        }
-        struct ws_fsids ids = ws_become_user(&w);
-        r = remove_at(rdir, name, 0);
-        ws_restore_ids(ids);
+        r = ws_remove(&w, path, rel, err);
         ws_close(&w);
-        if (r < 0)
-                return psrun_error_errno(err, r, "path: `%s`", path);
-        return 0;
+        return r;
 }

@@ -454,13 +454,15 @@ static void image_run(void)
         if (!marker || strcmp(marker, "1") != 0 || getauxval(AT_SECURE))
                 return;
         /* From here on this process was started as a supervisor: it never
-         * goes on to the program's own code. The socket must be one root
-         * made (its peer's credentials are its creator's). */
+         * goes on to the program's own code. The socket must be one our
+         * own user (or root) made (its peer's credentials are its
+         * creator's). */
         struct ucred cred;
         socklen_t cl = sizeof(cred);
         int type = 0;
         socklen_t tl = sizeof(type);
-        if (getsockopt(SUP_FD_READY, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != 0 ||
+        if (getsockopt(SUP_FD_READY, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+            (cred.uid != 0 && cred.uid != geteuid()) ||
             getsockopt(SUP_FD_READY, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_SEQPACKET)
                 _exit(125);
         (void) unsetenv(SUP_ENV_MARKER);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the client and the supervisor of a session share
- * (runtime/session/proto.h): ids, the state root, the protocol's header,
+ * (runtime/session/proto.h): ids, the protocol's header,
  * a state directory's removal.
  */
 #include "runtime/session/proto.h"
@@ -21,14 +21,6 @@ int session_id_valid(const char *id)
         if (n == 0 || n > SESSION_ID_MAX || id[0] == '.' || id[0] == '-')
                 return 0;
         return strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
-}
-
-const char *session_root(const char *given)
-{
-        if (given && given[0])
-                return given;
-        const char *env = secure_getenv(SESSION_ROOT_ENV);
-        return env && env[0] ? env : SESSION_ROOT_DEFAULT;
 }
 
 void session_hdr_init(struct sess_hdr *h, size_t size)

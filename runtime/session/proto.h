@@ -9,7 +9,9 @@
  *   <root>/<id>/lock      flock'ed by the supervisor for its whole life:
  *                         free means the supervisor is dead (`psrun gc`)
  *   <root>/<id>/info      "key value" lines: pid, created, cgroups (for gc)
- *   <root>/<id>/control   SOCK_SEQPACKET, mode 0600 in a 0700 root-owned dir
+ *   <root>/<id>/control   SOCK_SEQPACKET, mode 0600 in a 0700 dir of the
+ *                         supervisor's user, who alone (and root) may talk
+ *                         to it (SO_PEERCRED)
  *
  * One connection per request. A request is one message (struct sess_req and
  * its strings), with fds by SCM_RIGHTS; the replies are struct sess_reply.
@@ -43,7 +45,7 @@
  * sess_req, struct sess_reply or what they carry (struct run_result,
  * psrun_error) change. */
 #define SESS_PROTO_MAGIC   0x4e535350U
-#define SESS_PROTO_VERSION 4
+#define SESS_PROTO_VERSION 5
 
 struct sess_hdr {
         uint32_t magic;
@@ -70,6 +72,15 @@ enum sess_op {
         SESS_OP_PROC_OUTPUT = 9,  /* stream, offset, max: OK, then the bytes in one message */
         SESS_OP_PROC_SIGNAL = 10, /* sig */
         SESS_OP_PROC_WAIT = 11,   /* RESULT when it has ended (the connection waits) */
+        /* A rootless session's file operations (files_remote), done by the
+         * file writer in the sandbox's user namespace; the payload is the
+         * path (path_len bytes and a NUL). READ: OK with an fd of the
+         * regular file, open for reading. LIST (SESS_REQ_RECURSIVE; max:
+         * entries, offset: bytes of names): OK with a memfd of list_n
+         * entries (ws_listing_write). REMOVE: OK. */
+        SESS_OP_READ = 12,
+        SESS_OP_LIST = 13,
+        SESS_OP_REMOVE = 14,
 };
 
 /* The most data a WRITE carries in its message; more comes in a memfd. */
@@ -78,6 +89,7 @@ enum sess_op {
 /* sess_req.flags */
 #define SESS_REQ_APPROVED   1U /* INSTALL: the embedder's approver said yes */
 #define SESS_REQ_BACKGROUND 2U /* EXEC: a background process */
+#define SESS_REQ_RECURSIVE  4U /* LIST */
 
 /* The most bytes one PROC_OUTPUT reply carries. */
 #define SESS_PROC_CHUNK_MAX (64 * 1024)
@@ -140,6 +152,12 @@ struct sess_reply {
         uint32_t running_execs;
         uint32_t approve;                  /* the policy's gated actions (POLICY_ACTION_*) */
         uint32_t network, install_network; /* enum policy_network */
+        /* WORKSPACE: file operations go through READ, LIST, REMOVE and
+         * WRITE, not the fd (a rootless session's) */
+        uint32_t files_remote;
+        /* LIST */
+        uint32_t list_truncated;
+        uint64_t list_n;
         /* INFO: the policy's pip_index_url and npm_registry ("": the
          * tool's default), for what an approver is shown. */
         char pip_index_url[POLICY_URL_MAX + 1];
@@ -158,14 +176,21 @@ int session_check_hdr(const void *buf, size_t n, size_t size, bool from_supervis
 
 /* Ids: 1-64 of [A-Za-z0-9_.-], not starting with '.' or '-'. */
 int session_id_valid(const char *id);
-/* The sessions' root: the given one, $PSRUN_SESSION_ROOT or the default. */
-const char *session_root(const char *given);
+/* The sessions' root (runtime/session/root.c): the given one,
+ * $PSRUN_SESSION_ROOT, root's SESSION_ROOT_DEFAULT or a user's
+ * $XDG_RUNTIME_DIR/psrun/sessions, into *ret (allocated). It must be a
+ * directory of the caller's that nobody else can write, not a symbolic
+ * link (nor, for a user's, its psrun/ or $XDG_RUNTIME_DIR); with create
+ * it is made (0700) where missing. 1: there and sound, 0: absent (not
+ * create), else -errno with the line naming the directory. */
+int session_root_open(const char *given, bool create, char **ret, psrun_error *err);
 
 /* Unlink every file of a state directory (psrun's own: 0700, root's). */
 void session_remove_files(int dir_fd);
 
 /* Start the supervisor of a new session (a grandchild that outlives the
- * caller) and wait until it answers or fails. tie_fd: a pidfd whose exit
+ * caller) in root (checked by session_root_open) and wait until it answers
+ * or fails. tie_fd: a pidfd whose exit
  * destroys the session, or -1. */
 int session_spawn(const struct policy *policy, const char *root, const char *id,
                   const char *cgroup_parent, int tie_fd, psrun_error *err);

@@ -22,10 +22,26 @@
 #include "common/clock.h"
 #include "runtime/cgroup/cgroup.h"
 #include "runtime/gvisor/gvisor.h"
+#include "runtime/rootless.h"
 #include "runtime/run.h"
 #include "runtime/session/supervisor.h"
 
 /* ---- execs ---- */
+
+/* The pid a pidfd names, in our pid namespace (its fdinfo's "Pid:"); 0
+ * when it cannot be read. */
+static pid_t pidfd_pid(int pidfd)
+{
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        char line[128];
+        int pid = 0;
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "Pid: %d", &pid) == 1)
+                        break;
+        return pid > 0 ? (pid_t) pid : 0;
+}
 
 void sup_kill_exec_native(struct supervisor *s, struct exec_slot *e)
 {
@@ -134,6 +150,41 @@ static int exec_zygote(struct supervisor *s, struct exec_slot *e, const struct p
         return 0;
 }
 
+/*
+ * plan->exec_pidns: the exec's first process, in our pid namespace, made
+ * the exec's process in the sandbox's (spawn_pidns_init in
+ * runtime/child.c), our child, and sends its pid and pidfd before anything
+ * else (or its error record): that is the exec's process from now on (what
+ * we wait for, signal and kill), and the first one, which exits at once,
+ * is reaped.
+ */
+static int take_pidns_init(const struct plan *p, struct launch *l, psrun_error *err)
+{
+        struct child_msg m;
+        int fd = -1;
+        int r = launch_read_msg_fd(l, &m, &fd);
+        if (r >= 0 && m.kind == CHILD_MSG_ERROR) {
+                char what[512];
+                launch_describe_error(p, &m, what, sizeof(what));
+                return psrun_error_set(err, m.err ? m.err : EIO, "%s", what);
+        }
+        if (r < 0 || m.kind != CHILD_MSG_SPAWNED || fd < 0) {
+                safe_close(fd);
+                return psrun_error_set(err, ECHILD,
+                                       "the process in the sandbox's pid namespace did not start "
+                                       "(%d %d %d)",
+                                       r, m.kind, fd);
+        }
+        siginfo_t si;
+        while (waitid((idtype_t) P_PIDFD, (id_t) l->pidfd, &si, WEXITED) < 0 && errno == EINTR)
+                ;
+        safe_close(l->pidfd);
+        l->pidfd = fd;
+        /* Its pid as we see it (the message's is the sandbox's). */
+        l->pid = pidfd_pid(fd);
+        return 0;
+}
+
 static int exec_native(struct supervisor *s, struct exec_slot *e, const struct plan *tmpl,
                        struct install_net *inet, int fds[3], struct cgroup **cg_out,
                        psrun_error *err)
@@ -155,7 +206,9 @@ static int exec_native(struct supervisor *s, struct exec_slot *e, const struct p
                 return 0;
         struct cgroup_limits limits = exec_limits(s);
         struct cgroup *cg = NULL;
-        if (cgroup_create_child(s->cg, &limits, &cg, err) < 0)
+        /* No cgroup (rootless, no delegated subtree): the exec's own pid
+         * namespace holds its tree (plan->exec_pidns, allow_exec_pidns). */
+        if (s->cg && cgroup_create_child(s->cg, &limits, &cg, err) < 0)
                 return psrun_error_prefix(err, "exec");
 
         /* The child starts with our 0-2: make them the client's for the
@@ -186,6 +239,8 @@ static int exec_native(struct supervisor *s, struct exec_slot *e, const struct p
         }
         if (r >= 0)
                 r = launch_release(&l, err);
+        if (r >= 0 && p.exec_pidns)
+                r = take_pidns_init(&p, &l, err);
         if (r < 0) {
                 if (l.pidfd >= 0) {
                         (void) syscall(SYS_pidfd_send_signal, l.pidfd, SIGKILL, NULL, 0);
@@ -204,13 +259,11 @@ static int exec_native(struct supervisor *s, struct exec_slot *e, const struct p
 
 static int open_workspace(struct supervisor *s, psrun_error *err)
 {
-        /* Opened once, before any command of the sandbox has run: the path
-         * is init's root as init's setup left it. */
-        char proc_root[64];
-        snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int) s->init.pid);
-        _cleanup_close_ int root = open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        /* Opened once, before any command of the sandbox has run, from
+         * init's root as init's setup left it (sent with its READY). */
+        int root = s->root_fd;
         if (root < 0)
-                return psrun_error_errno(err, errno, "session: open the sandbox's root");
+                return psrun_error_set(err, EPROTO, "session: init sent no root with its READY");
         struct open_how how = {
                 .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
                 .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS,
@@ -302,15 +355,28 @@ static int make_template(struct supervisor *s, psrun_error *err)
         rootfs_plan_free(&t->rootfs);
         memset(&t->rootfs, 0, sizeof(t->rootfs));
         /* Every namespace init was made with but the pid one, which is
-         * entered for our children below. */
-        t->join_flags = init_flags & ~(uint64_t) CLONE_NEWPID;
+         * entered for our children below; rootless, where we may not
+         * enter it, each exec enters it for its own children
+         * (plan->exec_pidns). */
+        t->exec_pidns = t->rootless.active;
+        t->join_flags = t->exec_pidns ? 0 : init_flags & ~(uint64_t) CLONE_NEWPID;
+        if (t->exec_pidns && t->n_joins != 7)
+                return psrun_error_set(err, EPROTO,
+                                       "session: the sandbox's init sent %zu of its 7 namespaces",
+                                       t->n_joins);
         t->join_pidfd = fcntl(s->init.pidfd, F_DUPFD_CLOEXEC, 3);
         if (t->join_pidfd < 0)
                 return psrun_error_errno(err, errno, "session: pidfd");
-        t->oom_score_adj = "1000"; /* write_oom_score_adj */
-        /* The zygote's plan: the same, made ahead (sup_make_zygote). */
+        /* write_oom_score_adj; not rootless: an exec's process may not
+         * write its own /proc file once it is not dumpable (root's, then). */
+        t->oom_score_adj = t->rootless.active ? NULL : "1000";
+        /* The zygote's plan: the same, made ahead (sup_make_zygote); none
+         * rootless (made ahead, it would be the command itself, outside
+         * the sandbox's pid namespace). */
         s->ztmpl = *t;
-        s->ztmpl.zygote = true;
+        s->ztmpl.zygote = !t->exec_pidns;
+        if (t->exec_pidns)
+                return 0;
         /* Our children from now on are born in the sandbox's pid namespace
          * (and no thread can be made meanwhile: launch_exec leaves it for
          * an install's DNS proxy). */
@@ -322,6 +388,53 @@ static int make_template(struct supervisor *s, psrun_error *err)
         return 0;
 }
 
+/*
+ * Rootless, each exec gets a pid namespace of its own (plan->exec_pidns),
+ * which holds its tree where no cgroup does (no delegated subtree) and
+ * beside one where it does, made by its process in the sandbox's user
+ * namespace, whose quota init sets. So that
+ * quota allows one per exec slot for pid namespaces: the sandbox's own
+ * code still makes none (no capability in any user namespace, none it may
+ * make: max_user_namespaces stays the policy's, and seccomp refuses the
+ * namespace flags).
+ */
+static void allow_exec_pidns(struct plan *p)
+{
+        for (size_t i = 0; i < p->n_user_quotas; i++) {
+                struct plan_user_quota *q = &p->user_quotas[i];
+                if (strcmp(q->path, "/proc/sys/user/max_pid_namespaces") != 0)
+                        continue;
+                unsigned long long v = strtoull(q->value, NULL, 10);
+                if (v < MAX_EXECS)
+                        snprintf(q->value, sizeof(q->value), "%d", MAX_EXECS);
+        }
+}
+
+/* init's messages up to its READY (or an error): a rootless init's
+ * namespaces, which the execs join by fd (CHILD_MSG_NAMESPACE), and its
+ * root, with the READY. */
+static int read_ready(struct supervisor *s, struct child_msg *m)
+{
+        for (;;) {
+                int fd = -1;
+                int r = launch_read_msg_fd(&s->init, m, &fd);
+                if (r < 0)
+                        return r;
+                if (m->kind == CHILD_MSG_NAMESPACE && fd >= 0 && s->tmpl.n_joins < PLAN_MAX_JOINS) {
+                        s->tmpl.joins[s->tmpl.n_joins++] =
+                                (struct plan_join){.type = m->status, .fd = fd};
+                        continue;
+                }
+                if (m->kind == CHILD_MSG_READY) {
+                        s->root_fd = fd;
+                        return 0;
+                }
+                safe_close(fd);
+                if (m->kind != CHILD_MSG_NAMESPACE)
+                        return 0;
+        }
+}
+
 /* psrun's init, in the session's cgroup's own sub-cgroup; execs join its
  * namespaces (make_template). */
 static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_error *err)
@@ -329,11 +442,23 @@ static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_e
         s->tmpl.init_only = true;
         /* + init, + the next exec waiting */
         struct cgroup_limits limits = plan_limits_with(&s->tmpl, 2);
-        int r = cgroup_create(cgroup_parent, &limits, &s->cg, err);
-        if (r >= 0)
+        int r;
+        if (s->tmpl.rootless.active) {
+                /* Without root: a cgroup in the user's delegated subtree
+                 * where there is one, else none, with the limits refused
+                 * or made rlimits of every exec, as psrun run's
+                 * (runtime/rootless.h). */
+                s->tmpl.limits = limits;
+                r = rootless_plan_limits(s->pol, &s->tmpl, cgroup_parent, &s->cg, err);
+        } else {
+                r = cgroup_create(cgroup_parent, &limits, &s->cg, err);
+        }
+        if (r >= 0 && s->cg)
                 r = cgroup_create_child(s->cg, NULL, &s->init_cg, err);
         if (r < 0)
                 return r;
+        if (s->tmpl.rootless.active)
+                allow_exec_pidns(&s->tmpl);
         r = launch_clone(&s->tmpl, s->init_cg, &s->init, err);
         if (r >= 0)
                 r = launch_confine(&s->init, &s->tmpl, s->init_cg, err);
@@ -350,7 +475,7 @@ static int start_native(struct supervisor *s, const char *cgroup_parent, psrun_e
                 r = launch_release(&s->init, err);
         struct child_msg m = {0};
         if (r >= 0) {
-                r = launch_read_msg(&s->init, &m);
+                r = read_ready(s, &m);
                 if (r >= 0 && m.kind == CHILD_MSG_ERROR) {
                         char what[512];
                         launch_describe_error(&s->tmpl, &m, what, sizeof(what));

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,49 @@ static int do_write(const struct writer *wr, const char *buf, size_t n, int data
         return r;
 }
 
+/* READ, LIST, REMOVE (a rootless session's, files_remote): the path of
+ * the message buf, n bytes, as the sandbox's user; *fd_out what the reply
+ * carries. */
+static int do_file_op(const struct writer *wr, const char *buf, size_t n, struct sess_reply *rep,
+                      int *fd_out, psrun_error *err)
+{
+        struct sess_req req;
+        if (n < sizeof(req))
+                return psrun_error_set(err, EPROTO, "file: malformed request");
+        memcpy(&req, buf, sizeof(req));
+        const char *path = buf + sizeof(req);
+        size_t rest = n - sizeof(req);
+        if (req.path_len >= rest || path[req.path_len] != '\0' || strlen(path) != req.path_len ||
+            rest != req.path_len + 1)
+                return psrun_error_set(err, EPROTO, "file: malformed path");
+        const char *field = req.op == SESS_OP_LIST ? "dir" : "path";
+        const char *rel;
+        int r = ws_relative(field, path, &rel, err);
+        if (r < 0)
+                return r;
+        struct ws_fsids ids = ws_become_user(&wr->w);
+        if (req.op == SESS_OP_READ) {
+                r = ws_open_regular(&wr->w, path, rel, fd_out, err);
+        } else if (req.op == SESS_OP_REMOVE) {
+                r = ws_remove(&wr->w, path, rel, err);
+        } else if (req.max == 0 || req.max > PSRUN_LIST_MAX_ENTRIES || req.offset == 0 ||
+                   req.offset > PSRUN_LIST_MAX_BYTES) {
+                r = psrun_error_set(err, EPROTO, "list_files: bounds out of range");
+        } else {
+                psrun_listing l;
+                r = ws_list(&wr->w, path, rel, req.flags & SESS_REQ_RECURSIVE, (size_t) req.max,
+                            (size_t) req.offset, &l, err);
+                if (r >= 0) {
+                        r = ws_listing_write(&l, fd_out, err);
+                        rep->list_n = l.n;
+                        rep->list_truncated = l.truncated != 0;
+                        psrun_listing_free(&l);
+                }
+        }
+        ws_restore_ids(ids);
+        return r;
+}
+
 /* fds 0-2 and keep[] stay; every other fd of the supervisor is closed. */
 static void close_all_but(int *keep, size_t n)
 {
@@ -235,15 +279,24 @@ static _Noreturn void writer_serve(int sock, struct writer *wr)
                 fdpass_close(&in, 2);
                 psrun_error err = {0};
                 wr->conn = conn;
+                struct sess_req req = {0};
+                if ((size_t) n >= sizeof(req))
+                        memcpy(&req, buf, sizeof(req));
+                static struct sess_reply rep;
+                rep = (struct sess_reply){.kind = SESS_REPLY_OK};
+                int out_fd = -1;
                 int r = in.truncated ? psrun_error_set(&err, EPROTO, "write_file: truncated")
-                                     : do_write(wr, buf, (size_t) n, data_fd, &err);
+                        : req.op == SESS_OP_WRITE
+                                ? do_write(wr, buf, (size_t) n, data_fd, &err)
+                                : do_file_op(wr, buf, (size_t) n, &rep, &out_fd, &err);
                 if (conn >= 0) {
-                        struct sess_reply rep = {.kind = SESS_REPLY_OK};
                         if (r < 0)
                                 rep = (struct sess_reply){.kind = SESS_REPLY_ERROR, .err = err};
-                        (void) sup_send_reply(conn, &rep, -1);
+                        (void) sup_send_reply(conn, &rep, r < 0 ? -1 : out_fd);
                         close(conn);
                 }
+                if (out_fd >= 0)
+                        close(out_fd);
                 if (data_fd >= 0)
                         close(data_fd);
         }
@@ -268,21 +321,29 @@ void sup_files_stop(struct supervisor *s)
  * before it is given anything to write. */
 static int files_start(struct supervisor *s, psrun_error *err)
 {
-        if (!s->cg || s->workspace_fd < 0)
+        /* Rootless: in the sandbox's user namespace (its first join, init's
+         * CHILD_MSG_NAMESPACE), whose capabilities reach the workspace's
+         * files, as the sandbox's user there; in the session's cgroup when
+         * it has one (a delegated subtree). */
+        bool rootless = s->tmpl.rootless.active;
+        int userns = rootless && s->tmpl.n_joins > 0 && s->tmpl.joins[0].type == CLONE_NEWUSER
+                             ? s->tmpl.joins[0].fd
+                             : -1;
+        if (s->workspace_fd < 0 || (!s->cg && !rootless) || (rootless && userns < 0))
                 return psrun_error_set(err, ENOTSUP, "write_file: the session has no cgroup");
-        int r = cgroup_create_child(s->cg, NULL, &s->files_cg, err);
+        int r = s->cg ? cgroup_create_child(s->cg, NULL, &s->files_cg, err) : 0;
         if (r < 0)
                 return r;
         struct writer wr = {
                 .w = {.fd = s->workspace_fd,
-                      .uid = PSRUN_ID_BASE + s->tmpl.uid,
-                      .gid = PSRUN_ID_BASE + s->tmpl.gid,
+                      .uid = rootless ? s->tmpl.uid : PSRUN_ID_BASE + s->tmpl.uid,
+                      .gid = rootless ? s->tmpl.gid : PSRUN_ID_BASE + s->tmpl.gid,
                       .disk_limit = s->tmpl.reported.disk_bytes},
                 .usage_fd = -1,
                 .limit_fd = -1,
                 .conn = -1,
         };
-        r = cgroup_memory_fds(s->cg, &wr.usage_fd, &wr.limit_fd);
+        r = s->cg ? cgroup_memory_fds(s->cg, &wr.usage_fd, &wr.limit_fd) : -EOPNOTSUPP;
         if (r < 0 && r != -EOPNOTSUPP) {
                 sup_files_stop(s);
                 return psrun_error_errno(err, r, "write_file: the session's memory usage");
@@ -300,6 +361,9 @@ static int files_start(struct supervisor *s, psrun_error *err)
                 /* Gone with the supervisor; its end of the socket
                  * closing (recv: 0) ends it too. */
                 (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                /* One thread (a fork's copy), as setns requires. */
+                if (userns >= 0 && setns(userns, CLONE_NEWUSER) < 0)
+                        _exit(1);
                 int keep[] = {sv[1], wr.w.fd, wr.usage_fd, wr.limit_fd};
                 close_all_but(keep, ARRAY_SIZE(keep));
                 /* The directories it makes are 0755 whatever the
@@ -324,7 +388,7 @@ static int files_start(struct supervisor *s, psrun_error *err)
                 sup_files_stop(s);
                 return psrun_error_errno(err, r, "write_file: pidfd of the writer");
         }
-        r = cgroup_attach(s->files_cg, pid, err);
+        r = s->files_cg ? cgroup_attach(s->files_cg, pid, err) : 0;
         if (r < 0) {
                 sup_files_stop(s);
                 return r;

@@ -36,7 +36,8 @@
 int sup_write_info(struct supervisor *s, psrun_error *err)
 {
         _cleanup_strv_free_ char **paths = NULL;
-        int r = cgroup_paths(s->cg, &paths, err);
+        /* No cgroup: rootless with no delegated subtree. */
+        int r = s->cg ? cgroup_paths(s->cg, &paths, err) : 0;
         if (r < 0)
                 return r;
         _cleanup_free_ char *tmp = NULL, *path = NULL;
@@ -47,7 +48,7 @@ int sup_write_info(struct supervisor *s, psrun_error *err)
                 return psrun_error_errno(err, errno, "session: write %s", tmp);
         fprintf(f, "pid %d\ncreated %llu\ninit %d\n", (int) getpid(),
                 (unsigned long long) s->created_unix, (int) s->init.pid);
-        for (char **p = paths; *p; p++)
+        for (char **p = paths; p && *p; p++)
                 fprintf(f, "cgroup %s\n", *p);
         /* The networks' ids: gc removes their veth, table and lease if we
          * are killed (netns_reap). */
@@ -86,7 +87,9 @@ static int listen_control(struct supervisor *s, psrun_error *err)
 static int check_tools(struct supervisor *s, psrun_error *err)
 {
         char path[256];
-        if (s->backend->own_layers)
+        if (s->backend->own_layers && s->root_fd >= 0)
+                snprintf(path, sizeof(path), "/proc/self/fd/%d", s->root_fd);
+        else if (s->backend->own_layers)
                 snprintf(path, sizeof(path), "/proc/%d/root", (int) s->init.pid);
         else if (s->pol->image)
                 snprintf(path, sizeof(path), "/proc/%d/root%s", (int) s->init.pid,
@@ -190,6 +193,7 @@ _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int t
                 .tie_fd = tie_fd,
                 .signal_fd = -1,
                 .workspace_fd = -1,
+                .root_fd = -1,
                 .own_pidns = -1,
                 .files_pidfd = -1,
                 .files_sock = -1,
@@ -232,35 +236,11 @@ _Noreturn void sup_main(const struct policy *pol, char *dir, int ready_fd, int t
         sup_serve(&s);
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-        _cleanup_free_ char *copy = strdup(path);
-        if (!copy)
-                return -ENOMEM;
-        for (char *p = copy + 1; *p; p++)
-                if (*p == '/') {
-                        *p = '\0';
-                        if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-                                return -errno;
-                        *p = '/';
-                }
-        if (mkdir(copy, mode) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
-}
-
 int session_spawn(const struct policy *pol, const char *root, const char *id,
                   const char *cgroup_parent, int tie_fd, psrun_error *err)
 {
-        int r = mkdir_p(root, 0700);
-        if (r < 0)
-                return psrun_error_errno(err, r, "session: create %s", root);
-        struct stat st;
-        if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
-                return psrun_error_set(err, EPERM,
-                                       "session: %s must be a directory of root's that "
-                                       "nobody else can write",
-                                       root);
+        /* root was checked by session_root_open (root.c). */
+        int r;
         _cleanup_free_ char *dir = NULL;
         if (asprintf(&dir, "%s/%s", root, id) < 0)
                 return psrun_error_errno(err, ENOMEM, "session");

@@ -102,13 +102,18 @@ _Noreturn void sup_shut_down(struct supervisor *s, int destroy_conn)
 
 static void handle_request(struct supervisor *s, int conn)
 {
-        /* Requests come from root only (the socket's directory is root's),
-         * and in one message right after connecting. */
+        /* Requests come from the session's owner (our uid) or root only,
+         * and in one message right after connecting. The socket's
+         * directory is the owner's and 0700 already; the peer's
+         * credentials hold even where that were not so (a socket passed
+         * on, a directory opened up): another user, or the sandbox's ids,
+         * get no answer. */
         struct timeval tv = {.tv_sec = 2};
         (void) setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
         struct ucred cred;
         socklen_t cl = sizeof(cred);
-        if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != 0) {
+        if (getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+            (cred.uid != 0 && cred.uid != geteuid())) {
                 close(conn);
                 return;
         }
@@ -189,6 +194,7 @@ static void handle_request(struct supervisor *s, int conn)
                         .approve = s->set.approve,
                         .network = (uint32_t) s->set.network,
                         .install_network = (uint32_t) s->set.install_network,
+                        .files_remote = s->tmpl.rootless.active,
                 };
                 snprintf(rep.pip_index_url, sizeof(rep.pip_index_url), "%s",
                          s->set.index.pip_index_url ? s->set.index.pip_index_url : "");
@@ -199,6 +205,9 @@ static void handle_request(struct supervisor *s, int conn)
                 break;
         }
         case SESS_OP_WRITE:
+        case SESS_OP_READ:
+        case SESS_OP_LIST:
+        case SESS_OP_REMOVE:
                 if (sup_files_write(s, conn, buf, (size_t) n, fds, n_fds, &err) < 0)
                         sup_reply_error(conn, &err);
                 break;

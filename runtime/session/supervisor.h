@@ -66,6 +66,9 @@ struct exec_slot {
         bool sync_eof;
         bool have_error;
         char error[512];
+        /* plan->exec_pidns: the command's wait status (CHILD_MSG_EXIT). */
+        bool have_status;
+        int status;
         char *argv0, *cwd;          /* for the error message */
         struct vwatch_target watch; /* what the layers refused, for its result */
         struct violations violations;
@@ -99,6 +102,7 @@ struct supervisor {
         int tie_fd;
         int signal_fd; /* SIGTERM, SIGINT: destroy the session */
         int workspace_fd;
+        int root_fd;            /* native: init's root (O_PATH), sent with its READY */
         struct cgroup *cg;      /* the session's: the policy's limits for everything */
         struct cgroup *init_cg; /* init's, below it */
         /* The next exec, made while idle (native): cloned into a cgroup of
@@ -171,6 +175,9 @@ void sup_remove_state_dir(const char *dir);
 /* Requests that start an exec; on success the connection is the exec's. */
 int sup_start_exec(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
                    size_t len, int fds[3], psrun_error *err);
+/* Rootless: an install network is refused (one line naming
+ * install_network); 0 for root or install_network: none. */
+int sup_rootless_install_network(const struct supervisor *s, psrun_error *err);
 int sup_start_install(struct supervisor *s, int conn, const struct sess_req *req, char *payload,
                       size_t len, int fds[3], psrun_error *err);
 /* Background processes (supervisor-bg.c): an EXEC with

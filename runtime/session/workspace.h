@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "psrun.h"
 
 #define WORKSPACE "/workspace"
 
@@ -23,6 +24,10 @@ struct ws {
         uid_t uid;
         gid_t gid;
         uint64_t disk_limit;
+        /* A rootless session's: every file operation is its supervisor's
+         * (READ, LIST, REMOVE, WRITE: the file writer, in the sandbox's
+         * user namespace), none the caller's. */
+        bool remote;
 };
 
 /* fsuid/fsgid of the sandbox's user for this thread, and back. */
@@ -42,3 +47,18 @@ int ws_resolve(const struct ws *w, const char *rel, uint64_t flags, mode_t mode)
  * name something (not "." or ".."). */
 int ws_open_parent(const struct ws *w, const char *field, const char *path, const char *rel,
                    bool create, int *dir_fd, char name[NAME_MAX + 1], psrun_error *err);
+
+/* The operations on a workspace, the client's for root's sessions and the
+ * file writer's (supervisor-files.c) for a rootless one's; path is what
+ * the caller named (for the messages), rel it below the workspace. */
+/* A regular file opened for reading (O_PATH, fstat, then that inode). */
+int ws_open_regular(const struct ws *w, const char *path, const char *rel, int *ret,
+                    psrun_error *err);
+int ws_list(const struct ws *w, const char *shown, const char *rel, bool recursive,
+            size_t max_entries, size_t max_bytes, psrun_listing *out, psrun_error *err);
+int ws_remove(const struct ws *w, const char *path, const char *rel, psrun_error *err);
+/* A listing into a memfd (at offset 0) and back, n entries, no more than
+ * the bounds. */
+int ws_listing_write(const psrun_listing *l, int *ret, psrun_error *err);
+int ws_listing_read(int fd, uint64_t n, bool truncated, size_t max_entries, size_t max_bytes,
+                    psrun_listing *out, psrun_error *err);

@@ -115,6 +115,13 @@ class Layers(ctypes.Structure):
                 ("apparmor", ctypes.c_char * 16)]
 
 
+class RootlessLayers(ctypes.Structure):
+    _fields_ = [("active", c_int), ("identity", ctypes.c_char * 24),
+                ("memory", ctypes.c_char * 16), ("cpu", ctypes.c_char * 16),
+                ("pids", ctypes.c_char * 16), ("disk", ctypes.c_char * 16),
+                ("timeout", ctypes.c_char * 16)]
+
+
 class ExecResultC(ctypes.Structure):
     _fields_ = [
         ("result", Result),
@@ -128,6 +135,7 @@ class ExecResultC(ctypes.Structure):
         ("stderr_truncated", c_int),
         ("network", ctypes.POINTER(NetworkStats)),
         ("layers", Layers),
+        ("rootless", RootlessLayers),
     ]
 
 

@@ -147,6 +147,10 @@ class ExecResult:
     # What held in this exec: {"seccomp": "on", "landlock": "abi 7",
     # "apparmor": "unavailable"}; under gVisor seccomp is "not in execs".
     layers: Dict[str, str] = field(default_factory=dict)
+    # Without root (docs/rootless.md): {"identity": "subordinate ids" or
+    # "one id", "limits": {"memory": "rlimit_as", "timeout": "pid
+    # namespace", ...}}, what held each limit; None for root's sessions.
+    rootless: Optional[Dict[str, object]] = None
 
     @property
     def ok(self) -> bool:
@@ -237,6 +241,14 @@ def _policy_value(key: str, value) -> str:
     return str(value)
 
 
+def _rootless(r: C.RootlessLayers) -> Optional[Dict[str, object]]:
+    if not r.active:
+        return None
+    return {"identity": r.identity.decode(),
+            "limits": {k: getattr(r, k).decode()
+                       for k in ("memory", "cpu", "pids", "disk", "timeout")}}
+
+
 def _result(res: C.ExecResultC) -> ExecResult:
     rr = res.result
     return ExecResult(
@@ -253,6 +265,7 @@ def _result(res: C.ExecResultC) -> ExecResult:
         backend=(rr.backend or b"native").decode(),
         layers={k: getattr(res.layers, k).decode() for k in ("seccomp", "landlock", "apparmor")
                 if getattr(res.layers, k)},
+        rootless=_rootless(res.rootless),
         violations=[Violation(rr.violations[i].layer.decode(),
                               rr.violations[i].what.decode("utf-8", "replace"),
                               rr.violations[i].count, rr.violations[i].pid)
