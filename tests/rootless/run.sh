@@ -180,5 +180,8 @@ while IFS= read -r line; do
 	*) echo "$line" ;;
 	esac
 done < <(bash "$(dirname "$0")/net.sh" "$BUILD" "$user" $one_user)
+
+# --- sessions, psrun mcp and the Python binding as these users ---
+. "$(dirname "$0")/sessions.sh"
 summary
 [ "$fail" -eq 0 ]
