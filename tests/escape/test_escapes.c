@@ -24,7 +24,7 @@
 
 #include "integration/common.h"
 
-TestSuite(escapes, .init = test_require_root, .timeout = 60);
+TestSuite(escapes, .init = test_require_root_or_rootless, .timeout = 60);
 
 /* A world-readable file on the host, outside anything psrun binds. */
 static void make_marker(char *path, size_t len)

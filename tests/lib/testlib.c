@@ -27,6 +27,25 @@ void test_require_root(void)
                 cr_skip_test("needs root (namespaces, cgroups): not running as root");
 }
 
+bool test_rootless(void)
+{
+        const char *v = getenv("PSRUN_TEST_ROOTLESS");
+        return v && strcmp(v, "1") == 0 && geteuid() != 0;
+}
+
+void test_require_root_or_rootless(void)
+{
+        if (geteuid() != 0 && !test_rootless())
+                cr_skip_test("needs root, or PSRUN_TEST_ROOTLESS=1 for the rootless runner: "
+                             "not running as root");
+}
+
+void test_skip_rootless(const char *why)
+{
+        if (test_rootless())
+                cr_skip_test("rootless: %s", why);
+}
+
 static const char *build_dir(void)
 {
         const char *b = getenv("PSRUN_BUILD");

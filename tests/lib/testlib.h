@@ -15,6 +15,13 @@ void test_tmp_template(char *buf, size_t size, const char *prefix);
 
 /* Skip the current Criterion test, printing why, unless running as root. */
 void test_require_root(void);
+/* The escape tier's second, rootless runner (tests/rootless/run.sh): true
+ * when PSRUN_TEST_ROOTLESS=1 and not root. */
+bool test_rootless(void);
+/* A suite that runs as root, and rootless as that second runner. */
+void test_require_root_or_rootless(void);
+/* In such a suite, a test that needs root: skipped rootless, saying why. */
+void test_skip_rootless(const char *why);
 
 /* Path of the psrun binary / a static helper (static storage). */
 const char *test_psrun_path(void);

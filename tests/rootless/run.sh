@@ -183,5 +183,6 @@ done < <(bash "$(dirname "$0")/net.sh" "$BUILD" "$user" $one_user)
 
 # --- sessions, psrun mcp and the Python binding as these users ---
 . "$(dirname "$0")/sessions.sh"
+. "$(dirname "$0")/escape.sh"
 summary
 [ "$fail" -eq 0 ]
