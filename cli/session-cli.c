@@ -2,7 +2,8 @@
 /*
  * `psrun session ...`: sessions from the command line, built on the public
  * API (include/psrun.h) only, as an embedder would use it. Sessions live
- * under $PSRUN_SESSION_ROOT (default /run/psrun-sessions). The subcommands
+ * under $PSRUN_SESSION_ROOT (default /run/psrun-sessions, a user's
+ * $XDG_RUNTIME_DIR/psrun/sessions). The subcommands
  * are rows of the command table (cli/cli.h): the one parser, dispatcher and
  * help; a body's errors are prefixed with its name ("session exec: ").
  */
@@ -717,7 +718,8 @@ const struct command_set session_command_set = {
         .commands = session_commands,
         .n_commands = ARRAY_SIZE(session_commands),
         .notes = "Paths are in /workspace (relative, or absolute under it). Sessions live\n"
-                 "under $PSRUN_SESSION_ROOT (default /run/psrun-sessions). Exit status of exec:\n"
-                 "the command's; 125 when psrun failed (one line on stderr).\n",
+                 "under $PSRUN_SESSION_ROOT (default /run/psrun-sessions; without root\n"
+                 "$XDG_RUNTIME_DIR/psrun/sessions). Exit status of exec: the command's; 125\n"
+                 "when psrun failed (one line on stderr).\n",
         .fail = cli_fail,
 };
