@@ -170,10 +170,13 @@ static int take_pidns_init(const struct plan *p, struct launch *l, psrun_error *
         }
         if (r < 0 || m.kind != CHILD_MSG_SPAWNED || fd < 0) {
                 safe_close(fd);
-                return psrun_error_set(err, ECHILD,
-                                       "the process in the sandbox's pid namespace did not start "
-                                       "(%d %d %d)",
-                                       r, m.kind, fd);
+                if (r < 0)
+                        return psrun_error_errno(err, r,
+                                                 "the exec's process in the sandbox's pid "
+                                                 "namespace did not start");
+                return psrun_error_set(err, EPROTO,
+                                       "the exec's first process sent message %d, not its pid",
+                                       (int) m.kind);
         }
         siginfo_t si;
         while (waitid((idtype_t) P_PIDFD, (id_t) l->pidfd, &si, WEXITED) < 0 && errno == EINTR)
