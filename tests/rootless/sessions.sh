@@ -138,6 +138,24 @@ else
 	bad "session timeout: create" "$(cat "$err")"
 fi
 
+# lifetime ends the session and kills a daemonized background process.
+if id=$(asx "$u" "$PSRUN" session create -o lifetime=2s 2>"$err"); then
+	mark3=63.$$$RANDOM
+	asx "$u" "$PSRUN" session exec --detach "$id" -- sh -c "setsid sh -c 'sleep $mark3' & sleep 60" >/dev/null 2>"$err"
+	sleep 0.5
+	pgrep -f "sleep $mark3" >/dev/null || bad "session lifetime" "the daemon did not start: $(cat "$err")"
+	for _ in $(seq 50); do [ -e "$(state_of "$u")/$id" ] || break; sleep 0.1; done
+	sleep 0.3
+	if [ ! -e "$(state_of "$u")/$id" ] && ! pgrep -f "sleep $mark3" >/dev/null; then
+		ok "session: lifetime ends the session and kills a daemonized background process"
+	else
+		bad "session lifetime" "left: $(ls "$(state_of "$u")") $(pgrep -af "sleep $mark3")"
+		pkill -f "sleep $mark3"
+	fi
+else
+	bad "session lifetime: create" "$(cat "$err")"
+fi
+
 # network full/restricted: refused at create in one line naming network.
 for mode in full restricted; do
 	if asx "$u" "$PSRUN" session create -o network=$mode >"$out" 2>"$err"; then
