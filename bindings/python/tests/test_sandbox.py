@@ -309,6 +309,9 @@ class SandboxTest(unittest.TestCase):
         # What held in the exec, as psrun run's result says it.
         self.assertEqual(r.layers["seccomp"], "on")
         self.assertEqual(set(r.layers), {"seccomp", "landlock", "apparmor"})
+        # Root's session: nothing rootless (tests/rootless/sessions.sh has
+        # a user's, with its identity and limits).
+        self.assertIsNone(r.rootless)
 
 
 @unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
