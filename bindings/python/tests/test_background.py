@@ -14,7 +14,7 @@ from psrun import PsrunError, Sandbox  # noqa: E402
 ROOT = os.geteuid() == 0
 
 
-@unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
+@unittest.skipUnless(ROOT, "needs root (as a user: tests/rootless/sessions.sh)")
 class BackgroundTest(unittest.TestCase):
     def setUp(self):
         self.state = tempfile.mkdtemp(prefix="psrun-py-bg.")

@@ -26,7 +26,7 @@ def static_busybox():
     return "statically linked" in out.stdout
 
 
-@unittest.skipUnless(os.geteuid() == 0, "needs root: psrun sessions are root's")
+@unittest.skipUnless(os.geteuid() == 0, "needs root (as a user: tests/rootless/sessions.sh)")
 @unittest.skipUnless(static_busybox(), "no static /bin/busybox on this host")
 class ImageTest(unittest.TestCase):
     @classmethod

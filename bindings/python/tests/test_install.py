@@ -27,7 +27,7 @@ def _builder():
     return None
 
 
-@unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
+@unittest.skipUnless(ROOT, "needs root (as a user: tests/rootless/sessions.sh)")
 class InstallTest(unittest.TestCase):
     def test_venv_install_runs_a_sandbox(self):
         lib = os.environ.get("PSRUN_LIBRARY")

@@ -45,7 +45,7 @@ def _wait_for(cond, seconds, what):
         time.sleep(0.05)
 
 
-@unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
+@unittest.skipUnless(ROOT, "needs root (as a user: tests/rootless/sessions.sh)")
 @unittest.skipIf(V2_ONLY, "known failure on pure cgroup v2 (the VM): an install there fails, "
                  "as tests/session/test_install_cancel.c says")
 class InstallCancelTest(unittest.TestCase):

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(HERE, ".."))
 README = os.path.join(HERE, "..", "README.md")
 
 
-@unittest.skipUnless(os.geteuid() == 0, "needs root: psrun sessions are root's")
+@unittest.skipUnless(os.geteuid() == 0, "needs root (as a user: tests/rootless/sessions.sh)")
 class ReadmeTest(unittest.TestCase):
     def test_examples(self):
         state = tempfile.mkdtemp(prefix="psrun-py-readme.")

@@ -20,7 +20,7 @@ REPO = os.path.join(HERE, "..", "..", "..")
 ROOT = os.geteuid() == 0
 
 
-@unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
+@unittest.skipUnless(ROOT, "needs root (as a user: tests/rootless/sessions.sh)")
 class SandboxTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -314,7 +314,7 @@ class SandboxTest(unittest.TestCase):
         self.assertIsNone(r.rootless)
 
 
-@unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
+@unittest.skipUnless(ROOT, "needs root (as a user: tests/rootless/sessions.sh)")
 class GvisorSandboxTest(unittest.TestCase):
     """The same calls with backend="gvisor": the keyword is the policy key."""
 
@@ -348,7 +348,7 @@ class GvisorSandboxTest(unittest.TestCase):
             self.assertEqual(sb.exec("sleep 30", timeout=0.5).reason, "timeout")
 
 
-@unittest.skipUnless(ROOT, "needs root: psrun sessions are root's")
+@unittest.skipUnless(ROOT, "needs root (as a user: tests/rootless/sessions.sh)")
 class GcTest(unittest.TestCase):
     """psrun.gc() cleans up after a session whose supervisor was killed."""
 
