@@ -138,6 +138,28 @@ else
 	bad "session timeout: create" "$(cat "$err")"
 fi
 
+# Limits as psrun run's: with no delegated subtree an asked limit is
+# refused at create, or an rlimit of every exec with best_effort.
+if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+	skipped "session limits" "cgroup v2 host: the refusal is for hosts with no delegated subtree"
+elif asx "$u" "$PSRUN" session create -o memory_limit=100M >"$out" 2>"$err"; then
+	bad "session limits strict" "created $(cat "$out")"
+	asx "$u" "$PSRUN" session destroy "$(cat "$out")" 2>/dev/null
+elif [ "$(wc -l <"$err")" -eq 1 ] && grep -q 'limits: memory_limit needs a cgroup' "$err" &&
+	[ -z "$(ls -A "$(state_of "$u")")" ]; then
+	ok "session: limits strict refuses an asked memory limit in one line, nothing left"
+	if id=$(asx "$u" "$PSRUN" session create -o memory_limit=100M -o limits=best_effort 2>"$err") &&
+		[ "$(asx "$u" "$PSRUN" session exec --json "$id" -- sh -c 'ulimit -v' 2>"$err")" = 102400 ] &&
+		grep -q '"memory":"rlimit_as"' "$err"; then
+		ok "session: best_effort makes memory_limit every exec's RLIMIT_AS and says so"
+	else
+		bad "session limits best_effort" "$(cat "$err")"
+	fi
+	[ -n "${id:-}" ] && asx "$u" "$PSRUN" session destroy "$id" 2>/dev/null
+else
+	bad "session limits strict" "$(cat "$err")"
+fi
+
 # lifetime ends the session and kills a daemonized background process.
 if id=$(asx "$u" "$PSRUN" session create -o lifetime=2s 2>"$err"); then
 	mark3=63.$$$RANDOM
