@@ -514,6 +514,13 @@ static void rootless_to_public(const struct run_result *r, psrun_exec_result *re
 #undef TO_PUBLIC
 }
 
+void session_result_layers(const struct run_result *r, psrun_exec_result *res)
+{
+        _Static_assert(sizeof(res->layers) == sizeof(r->layers), "layers");
+        memcpy(&res->layers, &r->layers, sizeof(res->layers));
+        rootless_to_public(r, res);
+}
+
 static void rootless_from_public(const psrun_exec_result *res, struct run_result *r)
 {
         r->rootless.active = res->rootless.active != 0;
@@ -546,9 +553,7 @@ PSRUN_PUBLIC int psrun_exec_wait(psrun_exec_handle *h, psrun_exec_result *res, p
         }
         memset(res, 0, sizeof(*res));
         result_to_public(&h->rep.result, &res->result);
-        _Static_assert(sizeof(res->layers) == sizeof(h->rep.result.layers), "layers");
-        memcpy(&res->layers, &h->rep.result.layers, sizeof(res->layers));
-        rootless_to_public(&h->rep.result, res);
+        session_result_layers(&h->rep.result, res);
         if (h->rep.result.network.active &&
             !(res->network = network_to_public(&h->rep.result.network))) {
                 psrun_exec_result_free(res);

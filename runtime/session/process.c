@@ -150,8 +150,10 @@ PSRUN_PUBLIC int psrun_process_wait(psrun_session *s, uint32_t id, int64_t timeo
         }
         if (r >= 0 && rep->kind != SESS_REPLY_RESULT)
                 r = psrun_error_set(err, EPROTO, "process: wait: unexpected reply");
-        if (r >= 0)
+        if (r >= 0) {
                 result_to_public(&rep->result, &res->result);
+                session_result_layers(&rep->result, res);
+        }
         free(rep);
         return r < 0 ? r : 0;
 }

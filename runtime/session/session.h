@@ -44,6 +44,12 @@ int session_exec_start(struct psrun_session *s, const struct sess_req *req, cons
                        size_t len, const struct psrun_exec_options *o,
                        struct psrun_exec_handle **ret, psrun_error *err);
 
+/* An exec's result's layers (and a rootless session's, rootless) from the
+ * supervisor's reply into the public result. */
+struct run_result;
+typedef struct psrun_exec_result psrun_exec_result;
+void session_result_layers(const struct run_result *r, psrun_exec_result *res);
+
 /* The state directory of a handle's session, and its approver. */
 const char *session_dir(const struct psrun_session *s);
 struct psrun_approval;

@@ -122,6 +122,14 @@ if id=$(asx "$u" "$PSRUN" session create 2>"$err"); then
 		bad "session timeout" "rc $rc, left: $(pgrep -af "sleep $mark")"
 		pkill -f "sleep $mark"
 	fi
+	# A background process's result says what held, as an exec's does.
+	bg=$(asx "$u" "$PSRUN" session exec --detach "$id" -- sh -c 'exit 3' 2>"$err")
+	if asx "$u" "$PSRUN" session wait --json "$id" "$bg" >"$out" 2>"$err"; [ $? -eq 3 ] &&
+		grep -q '"exit_code":3' "$err" && grep -q '"rootless":true,"identity"' "$err"; then
+		ok "session: a background process's wait says its status and the rootless layers"
+	else
+		bad "session background wait" "$bg: $(cat "$out" "$err")"
+	fi
 	mark2=62.$$$RANDOM
 	asx "$u" "$PSRUN" session exec --detach "$id" -- sh -c "setsid sh -c 'sleep $mark2' & sleep 60" >/dev/null 2>"$err"
 	sleep 0.5
