@@ -253,7 +253,8 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard tests/fuzz/
 FUZZ_LIB_SRCS := $(wildcard common/*.c policy/policy*.c runtime/oci/config*.c runtime/oci/state*.c) \
                  runtime/plan-names.c \
                  policy/suggest.c policy/seccomp.c policy/seccomp-default.c \
-                 netns/dns-packet.c policy/audit.c image/tar.c image/reference.c image/digest.c
+                 netns/dns-packet.c netns/name-check.c policy/audit.c image/tar.c image/reference.c \
+                 image/digest.c
 FUZZ_FLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iinclude -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=undefined
 
