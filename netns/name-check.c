@@ -120,8 +120,8 @@ static int parse_sni(struct cur ext, struct name_found *out)
                 return refuse(out, "malformed sni");
         const char *why = take_name(out, name.p, name.left);
         if (why)
-                return refuse(out, strcmp(why, "ip-literal") == 0 ? "ip-literal sni"
-                                                                   : "malformed sni");
+                return refuse(out,
+                              strcmp(why, "ip-literal") == 0 ? "ip-literal sni" : "malformed sni");
         return NAME_FOUND;
 }
 
@@ -386,8 +386,8 @@ static int parse_head(struct name_http *st, const uint8_t *buf, size_t len, size
         for (;;) {
                 long e = line_end(buf + off, len - off, NAME_CHECK_HEAD_MAX - off);
                 if (e < 0)
-                        return refuse(out, e == -2 ? "request head too large"
-                                                   : "malformed request");
+                        return refuse(out,
+                                      e == -2 ? "request head too large" : "malformed request");
                 if (e == 0) {
                         /* Nothing yet to say, but what is there may already be wrong:
                          * a line that cannot start a request fails now. */

@@ -23,8 +23,8 @@
 #define NAME_CHECK_TLS_RAW   (NAME_CHECK_HELLO_MAX + 2048)
 /* The most an HTTP request head (request line and headers), a chunk-size
  * line and a chunked body's trailers may be. */
-#define NAME_CHECK_HEAD_MAX  32768
-#define NAME_CHECK_LINE_MAX  1024
+#define NAME_CHECK_HEAD_MAX 32768
+#define NAME_CHECK_LINE_MAX 1024
 
 enum name_check_result {
         NAME_REFUSED = -1, /* reason says why; the connection is cut */
@@ -35,16 +35,16 @@ enum name_check_result {
 struct name_found {
         char name[254];     /* lowercase, validated: [a-z0-9_-] labels and dots */
         const char *reason; /* NAME_REFUSED: a static phrase ("no sni") */
-        bool ech;           /* TLS: an encrypted_client_hello extension (the name is its outer one) */
+        bool ech; /* TLS: an encrypted_client_hello extension (the name is its outer one) */
 };
 
 /* ---- TLS (port 443) ---- */
 
 struct name_tls {
-        size_t off;            /* raw bytes walked: where the next record header starts */
-        size_t hs_have;        /* handshake bytes in the records walked */
-        size_t hs_need;        /* the ClientHello's size with its header; 0: not known yet */
-        uint8_t hs_head[4];    /* its header, gathered across records */
+        size_t off;         /* raw bytes walked: where the next record header starts */
+        size_t hs_have;     /* handshake bytes in the records walked */
+        size_t hs_need;     /* the ClientHello's size with its header; 0: not known yet */
+        uint8_t hs_head[4]; /* its header, gathered across records */
 };
 
 /* buf: the first len bytes the client sent (each call with at least the

@@ -62,8 +62,8 @@ static struct bytes hello(const struct bytes *exts)
         put16(&body, 0x0303);
         uint8_t random[32] = {7};
         put(&body, random, 32);
-        put8(&body, 0);      /* session id */
-        put16(&body, 2);     /* cipher suites */
+        put8(&body, 0);  /* session id */
+        put16(&body, 2); /* cipher suites */
         put16(&body, 0x1301);
         put8(&body, 1); /* compression */
         put8(&body, 0);
@@ -174,8 +174,9 @@ Test(name_check_tls, ip_literal_sni_is_refused_in_every_notation)
 
 Test(name_check_tls, malformed_names_are_refused)
 {
-        const char *const names[] = {"allowed.test.", ".allowed.test", "a..test", "allowed test",
-                                     "allowed.test\n", "[::1]", "evil.test:443", ""};
+        const char *const names[] = {
+                "allowed.test.",  ".allowed.test", "a..test",       "allowed test",
+                "allowed.test\n", "[::1]",         "evil.test:443", ""};
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
                 struct bytes r = hello_with_sni(names[i]);
                 struct name_found f;
@@ -262,15 +263,15 @@ Test(name_check_tls, a_hello_past_64_kib_is_refused_before_it_is_all_there)
          * 65536 bytes of body, 4 past the bound with its header. */
         struct name_tls t = {0};
         struct name_found f;
-        cr_expect_eq(name_check_tls(&t, (const uint8_t *) "\x16\x03\x01\x00\x04\x01\x01\x00\x00",
-                                    9, &f),
-                     NAME_REFUSED);
+        cr_expect_eq(
+                name_check_tls(&t, (const uint8_t *) "\x16\x03\x01\x00\x04\x01\x01\x00\x00", 9, &f),
+                NAME_REFUSED);
         cr_expect_str_eq(f.reason, "hello too large");
         /* One that fits waits for the rest. */
         memset(&t, 0, sizeof(t));
-        cr_expect_eq(name_check_tls(&t, (const uint8_t *) "\x16\x03\x01\x00\x04\x01\x00\xff\xfc",
-                                    9, &f),
-                     NAME_MORE);
+        cr_expect_eq(
+                name_check_tls(&t, (const uint8_t *) "\x16\x03\x01\x00\x04\x01\x00\xff\xfc", 9, &f),
+                NAME_MORE);
 }
 
 Test(name_check_tls, ech_is_flagged_and_its_outer_name_read)
@@ -472,18 +473,18 @@ Test(name_check_http, the_host_of_each_request_on_a_kept_alive_connection)
 
 Test(name_check_http, chunked_bodies_are_followed_and_bad_chunks_refused)
 {
-        const char *stream = "POST / HTTP/1.1\r\nHost: allowed.test\r\nTransfer-Encoding: chunked\r\n"
-                             "\r\n"
-                             "5;x=y\r\nGET /\r\n0\r\nTrailer: t\r\n\r\n"
-                             "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n";
+        const char *stream =
+                "POST / HTTP/1.1\r\nHost: allowed.test\r\nTransfer-Encoding: chunked\r\n"
+                "\r\n"
+                "5;x=y\r\nGET /\r\n0\r\nTrailer: t\r\n\r\n"
+                "GET / HTTP/1.1\r\nHost: other.test\r\n\r\n";
         struct name_http h = {0};
         struct name_found f;
         size_t used, off = 0, len = strlen(stream);
         int r;
         int found = 0;
-        while (off < len &&
-               (r = name_check_http(&h, (const uint8_t *) stream + off, len - off, &used, &f)) !=
-                       NAME_REFUSED) {
+        while (off < len && (r = name_check_http(&h, (const uint8_t *) stream + off, len - off,
+                                                 &used, &f)) != NAME_REFUSED) {
                 if (r == NAME_FOUND && ++found == 2)
                         break;
                 cr_assert_gt(used, 0, "stuck at %zu", off);
