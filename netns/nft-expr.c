@@ -6,6 +6,7 @@
 #include <endian.h>
 #include <linux/netfilter.h>
 #include <linux/netlink.h>
+#include <linux/netfilter/nf_nat.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -341,6 +342,20 @@ void nft_masq(struct nlbuf *b)
         expr_end(b, e, d);
 }
 
+void nft_redirect(struct nlbuf *b, uint16_t port)
+{
+        /* The port in a register first, as nft writes `redirect to :P`. */
+        uint16_t be = htons(port);
+        size_t d, e = expr_begin(b, "immediate", &d);
+        nl_put_be32(b, NFTA_IMMEDIATE_DREG, NFT_REG_1);
+        put_data(b, NFTA_IMMEDIATE_DATA, &be, sizeof(be));
+        expr_end(b, e, d);
+        e = expr_begin(b, "redir", &d);
+        nl_put_be32(b, NFTA_REDIR_REG_PROTO_MIN, NFT_REG_1);
+        nl_put_be32(b, NFTA_REDIR_FLAGS, NF_NAT_RANGE_PROTO_SPECIFIED);
+        expr_end(b, e, d);
+}
+
 void nft_limit(struct nlbuf *b, uint64_t rate, uint32_t burst, bool over)
 {
         size_t d, e = expr_begin(b, "limit", &d);
@@ -464,14 +479,24 @@ void nft_match_ip_addr(struct nlbuf *b, uint32_t offset, uint32_t op, uint32_t a
         nft_cmp(b, op, NFT_REG_1, &net, len);
 }
 
-void nft_match_ct_state(struct nlbuf *b, uint32_t bits)
+static void match_ct_bits(struct nlbuf *b, uint32_t key, uint32_t bits)
 {
         uint32_t zero = 0;
         size_t d, e = expr_begin(b, "ct", &d);
-        nl_put_be32(b, NFTA_CT_KEY, NFT_CT_STATE);
+        nl_put_be32(b, NFTA_CT_KEY, key);
         nl_put_be32(b, NFTA_CT_DREG, NFT_REG_1);
         expr_end(b, e, d);
         /* The state is a host-order bit mask. */
         bitwise(b, NFT_REG_1, &bits, sizeof(bits));
         nft_cmp(b, NFT_CMP_NEQ, NFT_REG_1, &zero, sizeof(zero));
+}
+
+void nft_match_ct_state(struct nlbuf *b, uint32_t bits)
+{
+        match_ct_bits(b, NFT_CT_STATE, bits);
+}
+
+void nft_match_ct_status(struct nlbuf *b, uint32_t bits)
+{
+        match_ct_bits(b, NFT_CT_STATUS, bits);
 }

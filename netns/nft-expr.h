@@ -91,6 +91,8 @@ void nft_verdict(struct nlbuf *b, int32_t code, const char *chain);
 void nft_log(struct nlbuf *b, uint16_t group);
 void nft_reject(struct nlbuf *b, uint32_t type, uint8_t code);
 void nft_masq(struct nlbuf *b);
+/* redirect to :<port> (to the incoming interface's address). */
+void nft_redirect(struct nlbuf *b, uint16_t port);
 /* limit rate [over] <rate>/second burst <burst> packets: matches under the
  * rate, or with over past it. */
 void nft_limit(struct nlbuf *b, uint64_t rate, uint32_t burst, bool over);
@@ -115,3 +117,5 @@ void nft_match_ip_addr(struct nlbuf *b, uint32_t offset, uint32_t op, uint32_t a
                        unsigned prefix);
 /* ct state <bits> (any of them) */
 void nft_match_ct_state(struct nlbuf *b, uint32_t bits);
+/* ct status <bits> (any of them: IPS_DST_NAT is `dnat`) */
+void nft_match_ct_status(struct nlbuf *b, uint32_t bits);
