@@ -64,7 +64,7 @@ PSRUN_PUBLIC int psrun_policy_get(const psrun_policy *policy, const char *key, c
  * new value leaves the policy no wider in that key: limits, durations and
  * quotas no higher; network and install_network no more open (none <
  * restricted < full); landlock and apparmor no weaker (required < auto <
- * off); readonly_rootfs not turned off; allow_domains,
+ * off); readonly_rootfs and name_check not turned off; allow_domains,
  * install_allow_domains, allow_cidrs, allow_private, allow_ports and
  * dns_upstream within the old lists (a `*.` name covers the names below
  * it); approve gating every action it did; env taking nothing more from

@@ -49,6 +49,7 @@
 #include "common/clock.h"
 #include "netns/dns-packet.h"
 #include "netns/dns-rules.h"
+#include "netns/name-relay.h"
 #include "netns/rate.h"
 
 #define MAX_PENDING       64
@@ -126,6 +127,9 @@ struct dns_proxy {
         struct netns_stats *watchers[DNS_PROXY_MAX_WATCHERS];
         struct pin pins[PIN_CACHE];
         size_t next_pin; /* the slot to reuse when none is free */
+        /* The name check (restricted, name_check): told each name's pins,
+         * it reports its verdicts to the counts and the log. */
+        struct name_relay *relay;
 };
 
 /* ---- the log and the counts ---- */
@@ -152,6 +156,8 @@ static void log_query(struct dns_proxy *p, const struct dns_query *q, const char
                 return;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
+        /* One line at a time: the name check's thread logs too. */
+        flockfile(p->log);
         fprintf(p->log, "{\"time\":%lld.%03ld,\"event\":\"dns\",\"name\":", (long long) ts.tv_sec,
                 ts.tv_nsec / 1000000);
         log_string(p->log, q->name);
@@ -168,6 +174,7 @@ static void log_query(struct dns_proxy *p, const struct dns_query *q, const char
         }
         fputs("}\n", p->log);
         fflush(p->log);
+        funlockfile(p->log);
 }
 
 /* What the kernel dropped at fd's full queue so far (sk_drops: a UDP
@@ -206,7 +213,7 @@ static void sync_limited(struct dns_proxy *p)
         count_limited(p, NETNS_LIMITED_LOG, (uint32_t) (nflog - p->nflog_drops));
         p->udp_drops = udp;
         p->nflog_drops = nflog;
-        struct netns_limited now;
+        struct netns_limited now = {0};
         pthread_mutex_lock(&p->nft_lock);
         int r = nft_read_limited(p->nft, p->plan->table, &now);
         pthread_mutex_unlock(&p->nft_lock);
@@ -216,6 +223,9 @@ static void sync_limited(struct dns_proxy *p)
                 count_limited(p, NETNS_LIMITED_DNS, now.dns_dropped - p->limited_seen.dns_dropped);
         if (now.unlogged > p->limited_seen.unlogged)
                 count_limited(p, NETNS_LIMITED_LOG, now.unlogged - p->limited_seen.unlogged);
+        if (now.checks_dropped > p->limited_seen.checks_dropped)
+                count_limited(p, NETNS_LIMITED_CHECKS,
+                              now.checks_dropped - p->limited_seen.checks_dropped);
         p->limited_seen = now;
 }
 
@@ -246,6 +256,43 @@ static void count_denial(struct dns_proxy *p, const char *name, const char *addr
         pthread_mutex_unlock(&p->lock);
 }
 
+/* What the name check decided about a connection (netns/name-relay.c):
+ * a refusal is counted as one of a name, "tls sni other.test to
+ * 198.51.100.7:443" (or, with no name read, the reason in its place);
+ * every verdict is logged. */
+static void name_verdict(void *userdata, const struct name_relay_verdict *v)
+{
+        struct dns_proxy *p = userdata;
+        if (v->reason) {
+                /* Within a refusal's name (netns_denied.name): a long name is
+                 * cut, the destination never. */
+                char what[sizeof(((struct netns_denied *) 0)->name)];
+                int room = (int) sizeof(what) - 40;
+                if (v->name[0])
+                        snprintf(what, sizeof(what), "%s %s %.*s to %s:%u", v->proto,
+                                 strcmp(v->proto, "tls") == 0 ? "sni" : "host", room, v->name,
+                                 v->addr, (unsigned) v->port);
+                else
+                        snprintf(what, sizeof(what), "%s %s to %s:%u", v->proto, v->reason, v->addr,
+                                 (unsigned) v->port);
+                count_denial(p, what, NULL, 0, NULL);
+        }
+        if (!p->log)
+                return;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        flockfile(p->log);
+        fprintf(p->log, "{\"time\":%lld.%03ld,\"event\":\"name\",\"proto\":\"%s\",\"name\":",
+                (long long) ts.tv_sec, ts.tv_nsec / 1000000, v->proto);
+        log_string(p->log, v->name);
+        fprintf(p->log, ",\"addr\":\"%s\",\"port\":%u,\"action\":\"%s\",\"reason\":", v->addr,
+                (unsigned) v->port, v->reason ? "reject" : "allow");
+        log_string(p->log, v->reason ? v->reason : "allowed");
+        fputs("}\n", p->log);
+        fflush(p->log);
+        funlockfile(p->log);
+}
+
 /* A connection the firewall refused (NFLOG). */
 static void refused(void *userdata, const char *addr, uint16_t port, const char *proto)
 {
@@ -255,11 +302,13 @@ static void refused(void *userdata, const char *addr, uint16_t port, const char 
                 return;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
+        flockfile(p->log);
         fprintf(p->log,
                 "{\"time\":%lld.%03ld,\"event\":\"connect\",\"addr\":\"%s\",\"port\":%u,"
                 "\"proto\":\"%s\",\"action\":\"reject\"}\n",
                 (long long) ts.tv_sec, ts.tv_nsec / 1000000, addr, (unsigned) port, proto);
         fflush(p->log);
+        funlockfile(p->log);
 }
 
 /* ---- pins ---- */
@@ -452,10 +501,20 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
          * is not pinned again (an nft transaction per answer would cost a
          * commit each); the reply's TTL is then what the pin has left. */
         uint64_t now = monotonic_ms(), left_ms = (uint64_t) timeout_s * 1000;
+        /* The names this answer holds for (the query's and each CNAME
+         * hop's, all allowed): what a connection to its addresses may ask
+         * for, as long as their pins last. */
+        const char *names[1 + DNS_MAX_CNAMES] = {q.name};
+        for (size_t i = 0; i < a.n_cnames; i++)
+                names[1 + i] = a.cnames[i];
         for (size_t i = 0; i < n; i++) {
                 uint64_t left = pin_left_ms(p, &keep[i], now);
                 if (left >= (uint64_t) timeout_s * 500) {
                         left_ms = left < left_ms ? left : left_ms;
+                        /* Our record keeps a second's margin: the kernel's
+                         * pin lasts that much longer. */
+                        name_relay_pinned(p->relay, names, 1 + a.n_cnames, &keep[i],
+                                          now + left + 1000);
                         continue;
                 }
                 pthread_mutex_lock(&p->nft_lock);
@@ -468,6 +527,8 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
                         return;
                 }
                 pin_remember(p, &keep[i], now + (uint64_t) timeout_s * 1000);
+                name_relay_pinned(p->relay, names, 1 + a.n_cnames, &keep[i],
+                                  now + (uint64_t) timeout_s * 1000);
         }
         count_query(p, true);
         log_query(p, &q, "allow", "allowed", keep, n);
@@ -829,15 +890,19 @@ static int listen_on(const struct netns_plan *plan, int type, psrun_error *err)
         return fd;
 }
 
-int dns_proxy_start(const struct netns_plan *plan, int nft, struct dns_proxy **ret,
+int dns_proxy_start(const struct netns_plan *plan, int nft, int relay_fd, struct dns_proxy **ret,
                     psrun_error *err)
 {
         *ret = NULL;
-        if (!plan->veth)
+        if (!plan->veth) {
+                safe_close(relay_fd);
                 return 0;
+        }
         struct dns_proxy *p = calloc(1, sizeof(*p));
-        if (!p)
+        if (!p) {
+                safe_close(relay_fd);
                 return psrun_error_errno(err, ENOMEM, "network: dns proxy");
+        }
         p->plan = plan;
         p->nft = nft;
         p->stop_fd = p->udp_fd = p->tcp_fd = -1;
@@ -872,6 +937,11 @@ int dns_proxy_start(const struct netns_plan *plan, int nft, struct dns_proxy **r
                 r = p->udp_fd;
         if (r >= 0 && (p->tcp_fd = listen_on(plan, SOCK_STREAM, err)) < 0)
                 r = p->tcp_fd;
+        /* The name check before the proxy answers anything: every pin it
+         * makes is told to the relay. */
+        if (r >= 0 && relay_fd >= 0)
+                r = name_relay_start(plan, TAKE_FD(relay_fd), name_verdict, p, &p->relay, err);
+        safe_close(relay_fd);
         if (r >= 0) {
                 int e = pthread_create(&p->thread, NULL, proxy_main, p);
                 if (e != 0)
@@ -896,6 +966,9 @@ void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
                 (void) !write(p->stop_fd, &one, sizeof(one));
                 pthread_join(p->thread, NULL);
         }
+        /* Its verdicts go to the counts and the log: stopped before they do. */
+        name_relay_stop(p->relay);
+        p->relay = NULL;
         /* What the kernel logged until the sandbox ended, and what the
          * limits held back: the table's counters, and the queries still
          * queued or dropped at the socket's queue (never answered). */

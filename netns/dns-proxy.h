@@ -12,8 +12,9 @@ struct dns_proxy;
 
 /* Starts serving (no-op without a veth: *ret stays NULL). plan and the
  * nf_tables socket nft (netns_state.nft), which only the proxy uses while
- * it runs, must outlive the proxy. */
-int dns_proxy_start(const struct netns_plan *plan, int nft, struct dns_proxy **ret,
+ * it runs, must outlive the proxy. relay_fd: the name check's listener
+ * (name_relay_listen), taken (closed on failure too); -1: none. */
+int dns_proxy_start(const struct netns_plan *plan, int nft, int relay_fd, struct dns_proxy **ret,
                     psrun_error *err);
 /* Stops the thread, closes everything, and copies the counts to stats
  * (when not NULL). Accepts NULL. */

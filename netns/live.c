@@ -18,7 +18,8 @@ static int up(const struct netns_plan *plan, pid_t pid, int ns_fd, struct netns_
         int r = ns_fd >= 0 ? netns_setup_ns(plan, ns_fd, &live->state, err)
                            : netns_setup(plan, pid, &live->state, err);
         if (r >= 0)
-                r = dns_proxy_start(plan, live->state.nft, &live->proxy, err);
+                r = dns_proxy_start(plan, live->state.nft, TAKE_FD(live->state.relay_fd),
+                                    &live->proxy, err);
         return r;
 }
 

@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "common/fault.h"
+#include "netns/name-relay.h"
 
 struct mode_ops {
         bool veth; /* a veth pair, an address lease and an nft table */
@@ -254,6 +255,10 @@ int netns_plan(const struct netns_request *req, struct netns_plan *p, psrun_erro
                                        "allow_ports: empty, so no name of allow_domains could be "
                                        "reached");
         p->log_path = req->log_path;
+        if (p->mode == NETNS_MODE_RESTRICTED && req->name_check)
+                for (size_t i = 0; i < p->n_ports; i++)
+                        if (p->ports[i] == 443 || p->ports[i] == 80)
+                                p->checked_ports[p->n_checked_ports++] = p->ports[i];
 
         uint32_t rnd;
         if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
@@ -387,10 +392,17 @@ static int setup(const struct netns_plan *p, pid_t child, int ns_fd, struct netn
         *st = (struct netns_state) NETNS_STATE_INIT;
         if (!p->veth)
                 return 0;
+        /* The name check's listener, whose port the table redirects to. */
+        uint16_t relay_port = 0;
+        if (p->n_checked_ports) {
+                st->relay_fd = name_relay_listen(p, &relay_port, err);
+                if (st->relay_fd < 0)
+                        return st->relay_fd;
+        }
         /* The firewall first: no packet passes before the rules hold. */
         int r = st->nft = nft_open(err);
         if (r >= 0) {
-                r = nft_add_sandbox_table(st->nft, p, err);
+                r = nft_add_sandbox_table(st->nft, p, relay_port, err);
                 st->table_made = r >= 0;
         }
         if (r >= 0)
@@ -437,6 +449,7 @@ void netns_teardown(const struct netns_plan *p, struct netns_state *st)
         /* After the sandbox is gone, never before: until then the table
          * is what confines it. */
         netns_remove_table(p, st);
+        st->relay_fd = safe_close(st->relay_fd);
         st->veth_made = false;
         nft_close(st->nft);
         st->nft = -1;

@@ -46,6 +46,9 @@
 #define NETNS_DNS_TCP_BURST 100
 #define NETNS_LOG_RATE      50
 #define NETNS_LOG_BURST     100
+/* New connections to the name check's listener (netns/name-relay.c). */
+#define NETNS_CHECK_RATE  200
+#define NETNS_CHECK_BURST 400
 /* NFLOG groups of the sandboxes: base + the lease's slot (one reader each). */
 #define NETNS_NFLOG_BASE 0x8000
 
@@ -83,6 +86,7 @@ struct netns_request {
         const char *const *allow_domains;
         size_t n_allow_domains;
         const char *log_path; /* network_log; NULL: none */
+        bool name_check;      /* restricted: connections to 443 and 80 through the name check */
 };
 
 /* Whether a mode has a veth (and so an address lease, a table, a proxy,
@@ -120,6 +124,10 @@ struct netns_plan {
         const char *const *allow_domains; /* the request's, borrowed */
         size_t n_allow_domains;
         const char *log_path; /* borrowed */
+        /* The ports of allow_ports whose connections are name-checked
+         * (443: TLS, 80: HTTP), in the relay's order; none: no relay. */
+        uint16_t checked_ports[2];
+        size_t n_checked_ports;
 
         char resolv_conf[128]; /* the sandbox's /etc/resolv.conf */
 
@@ -146,12 +154,15 @@ extern const size_t netns_n_private4;
 /* What netns_setup() built, for teardown. */
 #define NETNS_STATE_INIT                                                                           \
         {                                                                                          \
-                .nft = -1                                                                          \
+                .nft = -1, .relay_fd = -1                                                          \
         }
 struct netns_state {
         bool veth_made;
         bool table_made;
         int nft; /* nf_tables socket (netns/nft.c), kept for the DNS proxy's pins; -1: none */
+        /* The name check's listener (netns/name-relay.c) until the proxy
+         * takes it; -1: none, or taken. */
+        int relay_fd;
 };
 
 /* The nameservers the DNS proxy forwards to when dns_upstream names none
@@ -271,16 +282,21 @@ void veth_delete(const char *host_if);
  * time: a transaction reads its own acks. */
 int nft_open(psrun_error *err);
 void nft_close(int fd);
-int nft_add_sandbox_table(int fd, const struct netns_plan *plan, psrun_error *err);
+/* relay_port: the name check's listener on the gateway (netns/name-relay.c),
+ * what the prerouting chain redirects checked ports to; 0: none. */
+int nft_add_sandbox_table(int fd, const struct netns_plan *plan, uint16_t relay_port,
+                          psrun_error *err);
 int nft_delete_table(int fd, const char *table, psrun_error *err);
 /* What the table's rate limits held back so far (its named counters):
  * 0, or -errno (-ENOENT: a table without them). */
 struct netns_limited {
-        uint64_t dns_dropped; /* packets to the proxy past NETNS_DNS_RATE / _TCP_RATE */
-        uint64_t unlogged;    /* refusals past NETNS_LOG_RATE: refused, not reported */
+        uint64_t dns_dropped;    /* packets to the proxy past NETNS_DNS_RATE / _TCP_RATE */
+        uint64_t unlogged;       /* refusals past NETNS_LOG_RATE: refused, not reported */
+        uint64_t checks_dropped; /* connections to the name check past NETNS_CHECK_RATE */
 };
-#define NFT_COUNTER_DNS_DROPPED "dns_dropped"
-#define NFT_COUNTER_UNLOGGED    "unlogged"
+#define NFT_COUNTER_DNS_DROPPED    "dns_dropped"
+#define NFT_COUNTER_UNLOGGED       "unlogged"
+#define NFT_COUNTER_CHECKS_DROPPED "checks_dropped"
 int nft_read_limited(int fd, const char *table, struct netns_limited *out);
 /* Pins addr . port for timeout_s seconds in the table's pin4/pin6 set. */
 int nft_pin(int fd, const char *table, int family, const uint8_t *addr, const uint16_t *ports,

@@ -95,7 +95,7 @@ static size_t ranges_of(const struct netns_range *r, size_t n, struct nft_range 
 
 /* ---- the chains ---- */
 
-static void add_chains(struct nlbuf *b, const char *t)
+static void add_chains(struct nlbuf *b, const char *t, uint16_t relay_port)
 {
         nft_base_chain(b, t, "input", "filter", NF_INET_LOCAL_IN, -10);
         nft_chain(b, t, "from_sandbox_to_host");
@@ -105,14 +105,18 @@ static void add_chains(struct nlbuf *b, const char *t)
         nft_chain(b, t, "refuse");
         nft_chain(b, t, "log_refusal");
         nft_base_chain(b, t, "postrouting", "nat", NF_INET_POST_ROUTING, 100);
+        if (relay_port)
+                nft_base_chain(b, t, "prerouting", "nat", NF_INET_PRE_ROUTING, -100);
 }
 
 /* counter dns_dropped {...}, counter unlogged {...}: what the rate limits
  * held back (read by nft_read_limited). */
-static void add_counters(struct nlbuf *b, const struct netns_plan *p)
+static void add_counters(struct nlbuf *b, const struct netns_plan *p, uint16_t relay_port)
 {
         nft_counter(b, p->table, NFT_COUNTER_DNS_DROPPED);
         nft_counter(b, p->table, NFT_COUNTER_UNLOGGED);
+        if (relay_port)
+                nft_counter(b, p->table, NFT_COUNTER_CHECKS_DROPPED);
 }
 
 /* ip saddr <sandbox> ip daddr <gateway>, as the input chain's DNS rules
@@ -158,7 +162,72 @@ static void bare_verdict(struct nlbuf *b, const char *t, const char *chain, int 
         nft_rule_end(b, r);
 }
 
-static void add_input(struct nlbuf *b, const struct netns_plan *p, uint32_t *set_id)
+/* The name check's listener (netns/name-relay.c) takes only what the
+ * prerouting chain redirected to it, and new connections only up to a
+ * rate (its work is psrun's CPU, not the sandbox's cgroup's):
+ * ip saddr <sandbox> ip daddr <gateway> tcp dport <relay> ct state new
+ * limit rate over <NETNS_CHECK_RATE>/second burst <NETNS_CHECK_BURST> packets
+ * counter name "checks_dropped" drop
+ * ip saddr <sandbox> ip daddr <gateway> tcp dport <relay> ct status dnat accept */
+static void add_relay_input(struct nlbuf *b, const struct netns_plan *p, uint16_t relay_port)
+{
+        const char *t = p->table;
+        struct nft_msg r = nft_rule(b, t, "from_sandbox_to_host");
+        match_sandbox_to_gateway(b, p);
+        nft_match_l4proto(b, IPPROTO_TCP);
+        nft_match_port(b, relay_port);
+        nft_match_ct_state(b, NF_CT_STATE_BIT(IP_CT_NEW));
+        nft_limit(b, NETNS_CHECK_RATE, NETNS_CHECK_BURST, true);
+        nft_counter_ref(b, NFT_COUNTER_CHECKS_DROPPED);
+        nft_verdict(b, NF_DROP, NULL);
+        nft_rule_end(b, r);
+        r = nft_rule(b, t, "from_sandbox_to_host");
+        match_sandbox_to_gateway(b, p);
+        nft_match_l4proto(b, IPPROTO_TCP);
+        nft_match_port(b, relay_port);
+        nft_match_ct_status(b, IPS_DST_NAT);
+        nft_verdict(b, NF_ACCEPT, NULL);
+        nft_rule_end(b, r);
+}
+
+/* TCP to a pin on a name-checked port goes to the listener, its
+ * destination kept for SO_ORIGINAL_DST (the sandbox sees its own):
+ * iifname "<veth>" ip saddr <sandbox> tcp dport { 80, 443 }
+ * ip daddr . tcp dport @pin4 redirect to :<relay> */
+static void add_prerouting(struct nlbuf *b, const struct netns_plan *p, uint16_t relay_port,
+                           uint32_t *set_id)
+{
+        const char *t = p->table;
+        uint32_t id = 0;
+        if (p->n_checked_ports > 1) {
+                uint8_t ports[4];
+                for (size_t j = 0; j < p->n_checked_ports; j++) {
+                        ports[2 * j] = (uint8_t) (p->checked_ports[j] >> 8);
+                        ports[2 * j + 1] = (uint8_t) p->checked_ports[j];
+                }
+                id = (*set_id)++;
+                nft_value_set(b, t, id, NFT_TYPE_INET_SERVICE, 2, ports, p->n_checked_ports);
+        }
+        struct nft_msg r = nft_rule(b, t, "prerouting");
+        nft_match_ifname(b, NFT_META_IIFNAME, NFT_CMP_EQ, p->host_if);
+        nft_match_nfproto(b, NFPROTO_IPV4);
+        nft_match_ip_addr(b, NFT_IP_SADDR, NFT_CMP_EQ, ntohl(p->sandbox.s_addr), 32);
+        nft_match_l4proto(b, IPPROTO_TCP);
+        if (id) {
+                nft_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG_1);
+                nft_lookup(b, NFT_REG_1, "__set%d", id, false);
+        } else {
+                nft_match_port(b, p->checked_ports[0]);
+        }
+        nft_payload(b, NFT_PAYLOAD_NETWORK_HEADER, NFT_IP_DADDR, 4, NFT_REG_1);
+        nft_payload(b, NFT_PAYLOAD_TRANSPORT_HEADER, 2, 2, NFT_REG32_01);
+        nft_lookup(b, NFT_REG_1, "pin4", SET_PIN4, false);
+        nft_redirect(b, relay_port);
+        nft_rule_end(b, r);
+}
+
+static void add_input(struct nlbuf *b, const struct netns_plan *p, uint16_t relay_port,
+                      uint32_t *set_id)
 {
         const char *t = p->table;
         jump_on_veth(b, p, "input", NFT_META_IIFNAME, "from_sandbox_to_host");
@@ -202,6 +271,8 @@ static void add_input(struct nlbuf *b, const struct netns_plan *p, uint32_t *set
         nft_match_port(b, 53);
         nft_verdict(b, NF_ACCEPT, NULL);
         nft_rule_end(b, r);
+        if (relay_port)
+                add_relay_input(b, p, relay_port);
         bare_verdict(b, t, "from_sandbox_to_host", NFT_GOTO, "refuse");
 }
 
@@ -385,21 +456,23 @@ static void add_postrouting(struct nlbuf *b, const struct netns_plan *p)
         nft_rule_end(b, r);
 }
 
-int nft_add_sandbox_table(int fd, const struct netns_plan *p, psrun_error *err)
+int nft_add_sandbox_table(int fd, const struct netns_plan *p, uint16_t relay_port, psrun_error *err)
 {
         _cleanup_(nlbuf_free) struct nlbuf b = NLBUF_INIT;
         uint32_t set_id = SET_FIRST_ANON;
         nft_batch_begin(&b);
         nft_table(&b, NFT_MSG_NEWTABLE, p->table);
-        add_chains(&b, p->table);
+        add_chains(&b, p->table, relay_port);
         add_sets(&b, p);
-        add_counters(&b, p);
-        add_input(&b, p, &set_id);
+        add_counters(&b, p, relay_port);
+        add_input(&b, p, relay_port, &set_id);
         add_to_sandbox(&b, p);
         add_from_sandbox(&b, p, &set_id);
         add_refuse(&b, p);
         add_log_refusal(&b, p);
         add_postrouting(&b, p);
+        if (relay_port)
+                add_prerouting(&b, p, relay_port, &set_id);
         nft_batch_end(&b);
         int r = transact(fd, &b, "add table", p->table, err);
         /* The batch names every expression psrun uses: a kernel without
@@ -469,6 +542,8 @@ static void limited_one(const struct nlmsghdr *h, void *arg)
         } else if (strcmp(name, NFT_COUNTER_UNLOGGED) == 0) {
                 s->out->unlogged = packets;
                 s->unlogged = true;
+        } else if (strcmp(name, NFT_COUNTER_CHECKS_DROPPED) == 0) {
+                s->out->checks_dropped = packets;
         }
 }
 
@@ -476,6 +551,8 @@ int nft_read_limited(int fd, const char *table, struct netns_limited *out)
 {
         _cleanup_(nlbuf_free) struct nlbuf b = NLBUF_INIT;
         nft_counters_dump(&b, table);
+        /* A table without the name check has no checks_dropped. */
+        *out = (struct netns_limited){0};
         struct limited_scan s = {.out = out};
         int r = nl_dump(fd, &b, limited_one, &s);
         if (r >= 0 && !(s.dns && s.unlogged))

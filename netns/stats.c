@@ -49,7 +49,7 @@ void netns_stats_limit(struct netns_stats *s, const char *what, uint64_t n)
                 while (last > 0 && netns_denied_is_limit(&s->denied[last - 1]))
                         last--;
                 if (last == 0)
-                        return; /* cannot happen: two limits, 32 entries */
+                        return; /* cannot happen: three limits, 32 entries */
                 s->denied_more += s->denied[last - 1].count;
                 memmove(&s->denied[last - 1], &s->denied[last],
                         (s->n_denied - last) * sizeof(s->denied[0]));
@@ -63,6 +63,7 @@ void netns_stats_limit(struct netns_stats *s, const char *what, uint64_t n)
 
 bool netns_denied_is_limit(const struct netns_denied *d)
 {
-        return !d->addr[0] &&
-               (strcmp(d->name, NETNS_LIMITED_DNS) == 0 || strcmp(d->name, NETNS_LIMITED_LOG) == 0);
+        return !d->addr[0] && (strcmp(d->name, NETNS_LIMITED_DNS) == 0 ||
+                               strcmp(d->name, NETNS_LIMITED_LOG) == 0 ||
+                               strcmp(d->name, NETNS_LIMITED_CHECKS) == 0);
 }

@@ -31,8 +31,9 @@ struct netns_stats {
  * a refusal of a name that no query can have (names are lowercase): DNS
  * queries dropped unanswered, and refusals not reported one by one (still
  * refused). Always listed, ahead of the list's last other entry. */
-#define NETNS_LIMITED_DNS "rate limit: DNS queries dropped"
-#define NETNS_LIMITED_LOG "rate limit: refusals not itemized (NFLOG)"
+#define NETNS_LIMITED_DNS    "rate limit: DNS queries dropped"
+#define NETNS_LIMITED_LOG    "rate limit: refusals not itemized (NFLOG)"
+#define NETNS_LIMITED_CHECKS "rate limit: connections to the name check dropped"
 
 /* Counts one refusal of a name (addr NULL) or of addr:port/proto. */
 void netns_stats_deny(struct netns_stats *s, const char *name, const char *addr, uint16_t port,

@@ -98,6 +98,7 @@ static const struct value_key value_keys[] = {
         {"dns_max_ttl", V_DURATION, AT(dns_max_ttl_ms)},
         {"network_pool", V_STRING, AT(network_pool)},
         {"network_log", V_STRING, AT(network_log)},
+        {"name_check", V_BOOL, AT(name_check)},
         {"install_network", ENUM(network_name), AT(install_network)},
         {"install_allow_domains", V_STRV, AT(install_allow_domains),
          COUNT(n_install_allow_domains)},

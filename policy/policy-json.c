@@ -121,6 +121,8 @@ int policy_write_json(const struct policy *p, FILE *f)
                         key(f, &first, "network_log");
                         json_write_string(f, p->network_log);
                 }
+                key(f, &first, "name_check");
+                fputs(p->name_check ? "true" : "false", f);
         }
         key(f, &first, "install_network");
         json_write_string(f, policy_network_to_string(p->install_network));

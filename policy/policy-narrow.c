@@ -79,6 +79,7 @@ static const struct narrow_rule narrow_rules[] = {
         {"dns_max_ttl", N_LOWER, AT(dns_max_ttl_ms)},
         {"network_pool", .kind = N_NONE},
         {"network_log", .kind = N_NONE}, /* a host path psrun writes */
+        {"name_check", N_TRUE, AT(name_check)},
         {"install_network", N_RANK, AT(install_network), .rank = network_rank},
         {"install_allow_domains", N_DOMAINS, AT(install_allow_domains),
          COUNT(n_install_allow_domains)},

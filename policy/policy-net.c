@@ -225,6 +225,11 @@ int policy_check_network(const struct policy *p, psrun_error *err)
         if (p->network != POLICY_NETWORK_RESTRICTED && p->n_allow_cidrs > 0)
                 return psrun_error_set(err, EINVAL,
                                        "allow_cidrs: only used with `network: restricted`");
+        if (!p->name_check && p->network != POLICY_NETWORK_RESTRICTED &&
+            p->install_network != POLICY_NETWORK_RESTRICTED)
+                return psrun_error_set(err, EINVAL,
+                                       "name_check: only used with `network: restricted` (or "
+                                       "`install_network: restricted`)");
         /* A session's install network (install_network) reads them too. */
         if (p->install_network == POLICY_NETWORK_NONE)
                 return policy_check_network_alone(p, err);

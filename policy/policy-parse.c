@@ -128,6 +128,20 @@ static int parse_bool_key(struct parse_ctx *ctx, const struct policy_key *key, y
         return node_bool(ctx, node, key->name, FIELD(p, key, bool));
 }
 
+/* A boolean that also reads `on` and `off` (name_check: off). */
+static int parse_on_off_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
+                            struct policy *p)
+{
+        if (node->type == YAML_SCALAR_NODE && node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+                const char *s = (const char *) node->data.scalar.value;
+                if (strcmp(s, "on") == 0 || strcmp(s, "off") == 0) {
+                        *FIELD(p, key, bool) = s[1] == 'n';
+                        return 0;
+                }
+        }
+        return node_bool(ctx, node, key->name, FIELD(p, key, bool));
+}
+
 static int parse_string_key(struct parse_ctx *ctx, const struct policy_key *key, yaml_node_t *node,
                             struct policy *p)
 {
@@ -578,6 +592,7 @@ static const struct policy_key policy_keys[] = {
          .normalize = policy_normalize_cidr},
         {"network_log", parse_string_key, OFFSET(network_log), .expect = "a path",
          .normalize = policy_normalize_source},
+        {"name_check", parse_on_off_key, OFFSET(name_check)},
         {"install_network", OFFSET(install_network), ENUM_KEY(network_name)},
         {"install_allow_domains", parse_install_domains_key, OFFSET(install_allow_domains),
          .expect = "a list of domain names"},

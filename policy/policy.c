@@ -437,6 +437,7 @@ int policy_init(struct policy *p)
                 .n_allow_ports = 2,
                 .dns_min_ttl_ms = POLICY_DEFAULT_DNS_MIN_TTL,
                 .dns_max_ttl_ms = POLICY_DEFAULT_DNS_MAX_TTL,
+                .name_check = true,
         };
         p->install_network = POLICY_NETWORK_RESTRICTED;
         p->workdir = strdup(POLICY_DEFAULT_WORKDIR);

@@ -97,6 +97,9 @@ struct policy {
         uint64_t dns_min_ttl_ms, dns_max_ttl_ms; /* clamp of a pin's lifetime */
         char *network_pool; /* "CIDR" sandboxes take /30s from; NULL: pick a free one */
         char *network_log;  /* host path of the JSON-lines log; NULL: none */
+        /* restricted: TCP to 443 and 80 must ask, by SNI or Host, for a
+         * name the address was pinned for (netns/name-relay.c) */
+        bool name_check;
         /* Sessions' package installs (docs/sessions.md, policy/policy-install.c):
          * the network an install exec gets, its allowlist (a later source
          * replaces it; default @pypi and @npm), the indexes pip and npm use
@@ -264,7 +267,8 @@ int policy_get_value(const struct policy *p, const char *key, char **ret, psrun_
  * when that leaves the policy no wider than *p in that key
  * (policy/policy-narrow.c): limits, durations and quotas no higher, the
  * network no more open (none < restricted < full), an optional layer no
- * weaker (required < auto < off), readonly_rootfs not turned off, lists
+ * weaker (required < auto < off), readonly_rootfs and name_check not
+ * turned off, lists
  * (domains, CIDRs, ports, DNS servers) within the old ones, approve
  * keeping every action it gates, env taking no more from the caller's
  * environment; workdir and hostname are free. *ret is the copy (policy_free).

@@ -271,6 +271,7 @@ static int plan_network(const struct policy *pol, enum policy_network network,
                 req->allow_domains = (const char *const *) allow_domains;
                 req->n_allow_domains = n_allow_domains;
                 req->log_path = pol->network_log;
+                req->name_check = pol->name_check && req->mode == NETNS_MODE_RESTRICTED;
         }
         return r < 0 ? r : netns_plan(req, net, err);
 }

@@ -20,6 +20,9 @@ private):
   alias.other.test  CNAME allowed.test (a disallowed name to an allowed one)
   private.test      A 10.77.0.1 (the private service)
   pypi.test, npm.test  A 198.18.0.30 (tests/net/fake_index.py)
+  shared.zone.test, www.zone.test  A 198.18.0.40 (tests/net/fake_tls.py: one
+                    address serving several names, as a CDN's does)
+  cdn.zone.test     CNAME shared.zone.test
 anything else: NXDOMAIN.
 """
 import socket
@@ -89,6 +92,15 @@ def answer_records(name, qtype):
         return 0, [rr_a("198.18.0.30")] if qtype == 1 else []
     if name == "rebind.test":
         return 0, [rr_a("10.0.0.1")] if qtype == 1 else []
+    if name in ("shared.zone.test", "www.zone.test"):
+        return 0, [rr_a("198.18.0.40")] if qtype == 1 else []
+    if name == "cdn.zone.test":
+        target = encode_name("shared.zone.test")
+        recs = [b"\xc0\x0c" + struct.pack(">HHIH", 5, 1, 60, len(target)) + target]
+        if qtype == 1:
+            recs.append(target + struct.pack(">HHIH", 1, 1, 60, 4) +
+                        socket.inet_aton("198.18.0.40"))
+        return 0, recs
     if name == "ttl2.zone.test":
         return 0, [rr_a("198.18.0.11", ttl=2)] if qtype == 1 else []
     if name == "big.zone.test":

@@ -10,6 +10,14 @@
 #   flood.py WAIT udp SECONDS [ALLOWED]
 #       the same with UDP datagrams to refused addresses and ports (each
 #       one a new flow the firewall refuses, and so logs).
+#   flood.py WAIT conn SECONDS NAME
+#       NAME resolved (its address pinned), then new connections to it on
+#       443 as fast as they go, each sending a byte that is not TLS: a
+#       connection for the name check (tests/net/names.sh) to refuse.
+#   flood.py WAIT trickle SECONDS NAME
+#       60 connections to NAME's address on 443 held open, each sent a
+#       ClientHello one byte at a time, round robin, as fast as it goes: a
+#       read of the name check's per byte.
 # Prints "sent N", "tcp N", and "resolve ALLOWED -> ADDRESS in MS ms".
 import os
 import socket
@@ -88,12 +96,62 @@ def flood_udp(seconds):
     return sent, 0
 
 
+def flood_conn(name, seconds):
+    addr = socket.gethostbyname(name)
+    sent = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.settimeout(0.2)
+        try:
+            s.connect((addr, 443))
+            s.send(b"x")
+            sent += 1
+        except OSError:
+            pass
+        s.close()
+    return sent, 0
+
+
+def flood_trickle(name, seconds):
+    addr = socket.gethostbyname(name)
+    hello = bytes([0x16, 3, 1, 0x40, 0]) + os.urandom(16384)
+    conns = []
+    for _ in range(60):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        s.settimeout(0.5)
+        try:
+            s.connect((addr, 443))
+            s.setblocking(False)
+            conns.append(s)
+        except OSError:
+            s.close()
+    sent = i = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and conns:
+        for s in conns:
+            try:
+                s.send(hello[i % len(hello):i % len(hello) + 1])
+                sent += 1
+            except OSError:
+                pass
+        i += 1
+    for s in conns:
+        s.close()
+    return sent, len(conns)
+
+
 wait, kind, seconds = float(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 allowed = sys.argv[4] if len(sys.argv) > 4 else None
 gw = gateway()
 time.sleep(wait)
 print("flooding", flush=True)
-sent, tcp = flood_dns(gw, seconds) if kind == "dns" else flood_udp(seconds)
+if kind in ("conn", "trickle"):
+    sent, tcp = (flood_conn if kind == "conn" else flood_trickle)(sys.argv[4], seconds)
+    sys.argv = sys.argv[:4]
+else:
+    sent, tcp = flood_dns(gw, seconds) if kind == "dns" else flood_udp(seconds)
 print("sent", sent, flush=True)
 print("tcp", tcp, flush=True)
 if allowed:

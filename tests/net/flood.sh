@@ -12,6 +12,8 @@
 #     allowed name must resolve right after;
 #   - the same with the table's limit rules deleted from outside (psrun's
 #     own bound alone), and for a session's supervisor.
+#   - the name check: new connections as fast as they go, and 60 held open
+#     sent ClientHellos a byte at a time (names.sh's shared address).
 # Uses run.sh's helpers (ok, bad, RESTRICTED, PY) and session.sh's.
 
 FLOOD=$(cat "$HERE/flood.py")
@@ -53,7 +55,7 @@ flood_once() {
 	shift 2
 	rm -f "$out" "$out.err"
 	nsenter -F --net=/run/netns/$OUT "$PSRUN" run --json "${RESTRICTED[@]}" -o cpu_limit=0.5 "$@" -- \
-		"$PY" -c "$FLOOD" 1 "$kind" 3 allowed.test >"$out" 2>"$out.err" &
+		"$PY" -c "$FLOOD" 1 "$kind" 3 "${FLOOD_NAME:-allowed.test}" >"$out" 2>"$out.err" &
 	local pid=$!
 	if [ "${FLOOD_UNLIMIT:-}" = 1 ]; then
 		# The table's limits deleted from outside, once the table is there.
@@ -154,6 +156,33 @@ if under_bound "$pct" && grep -q '"name":"rate limit: refusals not itemized (NFL
 	ok "flood: without the kernel's limits, the NFLOG reader's own bound holds to $pct% (and counts it)"
 else
 	bad "flood: without the kernel's limits, the NFLOG reader's own bound holds" "$pct%: $(tail -c 400 "$TMP/fuu.err")"
+fi
+
+# ---- the name check (tests/net/names.sh): connections, and hellos a byte at a time ----
+# (names.sh's shared address, 198.18.0.40, serves them.)
+if [ -e "$NT/srv.pem" ]; then
+pct=$(FLOOD_NAME=shared.zone.test flood_cpu conn "$TMP/fc" -o name_check=on)
+rate=$(sent_per_s "$TMP/fc")
+if under_bound "$pct" && [ "${rate:-0}" -ge 100 ]; then
+	ok "flood: new connections for the name check ($rate/s) cost psrun $pct% of a core (< $FLOOD_MAX_PCT%)"
+else
+	bad "flood: new connections for the name check cost psrun < $FLOOD_MAX_PCT% of a core" \
+		"$pct% at ${rate:-?} connections/s: $(tail -c 300 "$TMP/fc.err")"
+fi
+if grep -q '"name":"tls not tls to 198.18.0.40:443","count":[1-9]' "$TMP/fc.err" &&
+	grep -q '"name":"rate limit: connections to the name check dropped","count":[1-9]' "$TMP/fc.err"; then
+	ok "flood: the result counts the refused connections and those the rate limit dropped"
+else
+	bad "flood: the result counts the refused connections and those the rate limit dropped" "$(tail -c 600 "$TMP/fc.err")"
+fi
+pct=$(FLOOD_NAME=shared.zone.test flood_cpu trickle "$TMP/ft" -o name_check=on)
+rate=$(sent_per_s "$TMP/ft")
+if under_bound "$pct" && [ "${rate:-0}" -ge 10000 ]; then
+	ok "flood: 60 hellos a byte at a time ($rate bytes/s) cost psrun $pct% of a core (< $FLOOD_MAX_PCT%)"
+else
+	bad "flood: 60 hellos a byte at a time cost psrun < $FLOOD_MAX_PCT% of a core" \
+		"$pct% at ${rate:-?} bytes/s, $(awk '/^tcp /{print $2}' "$TMP/ft") connections: $(tail -c 300 "$TMP/ft.err")"
+fi
 fi
 
 # ---- a session: its supervisor runs the same proxy ----

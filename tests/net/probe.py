@@ -200,6 +200,90 @@ def gateway():
     return "none"
 
 
+def client_hello(sni, pad=0, ech=False):
+    """A TLS 1.3 ClientHello, by hand (no TLS library here sends a chosen
+    SNI, ECH or size), in records of at most 16 KiB."""
+    def ext(t, d):
+        return struct.pack(">HH", t, len(d)) + d
+    exts = b""
+    if sni:
+        n = sni.encode()
+        exts += ext(0, struct.pack(">HBH", len(n) + 3, 0, len(n)) + n)
+    exts += ext(0x2b, b"\x02\x03\x04")  # supported_versions: 1.3
+    exts += ext(0x0a, b"\x00\x02\x00\x1d")  # supported_groups: x25519
+    exts += ext(0x0d, b"\x00\x04\x04\x03\x08\x04")  # signature_algorithms
+    exts += ext(0x33, b"\x00\x24\x00\x1d\x00\x20" + os.urandom(32))  # key_share
+    if ech:  # an outer ECH extension (as GREASE ECH looks)
+        exts += ext(0xfe0d, b"\x00\x00\x01\x00\x01\x2a\x00\x20" + os.urandom(32) +
+                    b"\x00\x40" + os.urandom(64))
+    if pad:
+        exts += ext(0x15, bytes(pad))
+    body = (b"\x03\x03" + os.urandom(32) + b"\x20" + os.urandom(32) +
+            b"\x00\x02\x13\x01" + b"\x01\x00" + struct.pack(">H", len(exts)) + exts)
+    hs = b"\x01" + struct.pack(">I", len(body))[1:] + body
+    return b"".join(b"\x16\x03\x01" + struct.pack(">H", len(hs[i:i + 16384])) + hs[i:i + 16384]
+                    for i in range(0, len(hs), 16384))
+
+
+def hello(addr, port, sni, *opts):
+    """Sends a ClientHello for sni ("-": none); options seg1 (a byte per
+    segment), pad=N, ech, stall (half of it, then nothing). ok: the server's
+    answer came back (a TLS record); reset: the connection was cut (with
+    the seconds it took for stall)."""
+    o = dict(x.split("=", 1) if "=" in x else (x, "1") for x in opts)
+    msg = client_hello(None if sni == "-" else sni, int(o.get("pad", 0)), "ech" in o)
+    s = socket.create_connection((addr, int(port)), timeout=4)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    t = time.monotonic()
+    try:
+        if "stall" in o:
+            s.sendall(msg[:len(msg) // 2])
+            s.settimeout(15)
+        elif "seg1" in o:
+            for i in range(len(msg)):
+                s.send(msg[i:i + 1])
+                time.sleep(0.0005)
+        else:
+            s.sendall(msg)
+        data = s.recv(5)
+        if data[:1] in (b"\x15", b"\x16"):
+            return "ok"
+        r = "reset" if not data else "garbage"
+    except (ConnectionResetError, BrokenPipeError):
+        r = "reset"
+    except Exception as e:
+        return classify(e)
+    return r + ("-%ds" % round(time.monotonic() - t) if "stall" in o else "")
+
+
+def http(addr, port, hosts):
+    """Requests on one kept-alive connection, one per comma-separated Host:
+    each answer's body ("hello NAME"), or reset once the connection is cut."""
+    s = socket.create_connection((addr, int(port)), timeout=4)
+    f = s.makefile("rb")
+    out = []
+    try:
+        for h in hosts.split(","):
+            s.sendall(b"GET / HTTP/1.1\r\nHost: " + h.encode() + b"\r\n\r\n")
+            status = f.readline()
+            if not status:
+                out.append("reset")
+                break
+            n = 0
+            while True:
+                line = f.readline().strip()
+                if not line:
+                    break
+                if line.lower().startswith(b"content-length:"):
+                    n = int(line.split(b":")[1])
+            out.append(f.read(n).decode().strip().replace(" ", "-"))
+    except (ConnectionResetError, BrokenPipeError):
+        out.append("reset")
+    except Exception as e:
+        out.append(classify(e))
+    return ",".join(out)
+
+
 def run(cmd, args):
     if cmd == "gw":
         return gateway()
@@ -208,7 +292,8 @@ def run(cmd, args):
         return "ok"
     return {"tcp": tcp, "udp": udp, "dns": dns, "resolve": resolve, "sock": sock,
             "dnsraw": dnsraw, "dnsttl": dnsttl, "resolveall": resolveall,
-            "resolvemany": resolvemany, "udpbig": udpbig, "icmp": icmp}[cmd](*args)
+            "resolvemany": resolvemany, "udpbig": udpbig, "icmp": icmp,
+            "hello": hello, "http": http}[cmd](*args)
 
 
 # Commands separated by "--": tcp 1.2.3.4 80 -- resolve a.test -- ...

@@ -28,6 +28,7 @@ static const struct {
         {"dns_max_ttl", "2h", "7200000ms"},
         {"network_pool", "10.200.0.0/16", NULL},
         {"network_log", "/var/log/psrun.jsonl", NULL},
+        {"name_check", "false", NULL},
         {"install_network", "full", NULL},
         {"install_allow_domains", "[pypi.org]", "[\"pypi.org\"]"},
         {"pip_index_url", "https://pypi.example/simple", NULL},

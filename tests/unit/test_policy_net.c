@@ -32,6 +32,8 @@ Test(policy_net, hostile_values_name_the_field)
                 {"dns_max_ttl=0", "dns_max_ttl"},
                 {"network_pool=10.0.0.0/33", "network_pool"},
                 {"allow_domains=[\"@nope\"]", "unknown preset"},
+                {"name_check=maybe", "name_check"},
+                {"name_check=1", "name_check"},
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
                 struct policy p;
@@ -68,6 +70,35 @@ Test(policy_net, keys_outside_their_mode_are_refused)
         cr_expect_eq(policy_validate(&p, &err), 0, "%s", err.msg);
         cr_assert_eq(set(&p, "dns_min_ttl=2h", &err), 0);
         cr_expect_lt(policy_validate(&p, &err), 0, "min above max");
+        policy_free(&p);
+}
+
+Test(policy_net, name_check_is_on_by_default_off_only_where_it_means_something)
+{
+        struct policy p;
+        psrun_error err = {0};
+        cr_assert_eq(policy_init(&p), 0);
+        cr_expect(p.name_check);
+        cr_assert_eq(set(&p, "name_check=off", &err), 0, "%s", err.msg);
+        cr_expect_not(p.name_check);
+        cr_assert_eq(set(&p, "name_check=on", &err), 0, "%s", err.msg);
+        cr_expect(p.name_check);
+        cr_assert_eq(set(&p, "name_check=false", &err), 0, "%s", err.msg);
+        cr_expect_not(p.name_check);
+        /* install_network is restricted by default: it reads the key. */
+        cr_expect_eq(policy_validate(&p, &err), 0, "%s", err.msg);
+        cr_assert_eq(set(&p, "install_network=full", &err), 0);
+        cr_expect_lt(policy_validate(&p, &err), 0);
+        cr_expect(strstr(err.msg, "name_check: only used with `network: restricted`"), "%s",
+                  err.msg);
+        cr_assert_eq(set(&p, "network=restricted", &err), 0);
+        cr_expect_eq(policy_validate(&p, &err), 0, "%s", err.msg);
+        /* A ceiling: turning it off widens. */
+        struct policy q, r;
+        cr_assert_eq(policy_init(&q), 0);
+        cr_expect_eq(policy_narrowed(&q, "name_check", "false", &r, &err), -EPERM);
+        cr_expect(strstr(err.msg, "name_check"), "%s", err.msg);
+        policy_free(&q);
         policy_free(&p);
 }
 

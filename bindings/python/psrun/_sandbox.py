@@ -203,6 +203,7 @@ _CONFIG_KEYS = {
     "dns_max_ttl": "dns_max_ttl",
     "network_pool": "network_pool",
     "network_log": "network_log",
+    "name_check": "name_check",
     "user": "user",
     "backend": "backend",
     "mounts": "mounts",

@@ -53,6 +53,14 @@ class SandboxTest(unittest.TestCase):
         with self.assertRaises(PsrunError) as cm:
             Sandbox(network_pool="10.0.0.0/33")
         self.assertEqual(cm.exception.field, "network_pool")
+        with self.assertRaises(PsrunError) as cm:
+            Sandbox(name_check="maybe")
+        self.assertEqual(cm.exception.field, "name_check")
+        self.assertIn("boolean", str(cm.exception))
+        with self.assertRaises(PsrunError) as cm:
+            Sandbox(name_check=False, install_network="none")
+        self.assertEqual(cm.exception.field, "name_check")
+        self.assertIn("only used with `network: restricted`", str(cm.exception))
 
     def test_paths_stay_in_the_workspace(self):
         self.sb.exec("ln -sf /etc/passwd /workspace/link")
