@@ -19,6 +19,14 @@
 #   tcp-sandbox              from inside a `full` sandbox to the sink: the
 #                            sandbox's veth, psrun's forward rules and NAT,
 #                            then the same topology veth
+#   dl-host                  a 1 GiB HTTP download from the fake internet
+#                            (MB/s), from psrun's namespace: no psrun
+#   dl-direct                the same from a `restricted` sandbox with
+#                            name_check: off (the forward path)
+#   dl-checked               the same through the name check (the Host read,
+#                            then splice(2) in psrun's relay)
+#   ttfb-direct, ttfb-checked  connect, one small request, its first byte
+#                            (microseconds, a new connection each)
 #
 # The start-up rows run in a new random order each round: a fixed order
 # would hand one mode a systematic edge (on hybrid hosts a cgroup.procs
@@ -98,6 +106,38 @@ while True:
 '
 ip netns exec $INET "$PY" -c "$SINK" &
 PIDS="$PIDS $!"
+# An HTTP server: GET /N answers N zero bytes (kept alive).
+WEB='
+import socket, threading
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("198.18.0.30", 80))
+s.listen(64)
+chunk = bytes(1 << 20)
+def serve(c):
+    try:
+        answer(c)
+    except OSError:
+        pass  # the first-byte client closes with the answer unread
+    c.close()
+def answer(c):
+    f = c.makefile("rb")
+    while True:
+        line = f.readline()
+        if not line:
+            break
+        n = int(line.split()[1][1:])
+        while f.readline() not in (b"\r\n", b""):
+            pass
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % n)
+        while n > 0:
+            c.sendall(chunk[:min(n, len(chunk))])
+            n -= min(n, len(chunk))
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+'
+ip netns exec $INET "$PY" -c "$WEB" &
+PIDS="$PIDS $!"
 sleep 0.5
 
 POL_full=(-o network=full -o dns_upstream=[198.18.0.53])
@@ -162,6 +202,52 @@ for ((i = 0; i < ${BENCH_TCP:-5}; i++)); do
 		>>"$TMP/tcp-sandbox" 2>/dev/null
 done
 
+# GET /SIZE from pypi.test (198.18.0.30) as its own name, MODE dl: once, MB/s;
+# ttfb: N times, a new connection each, the microseconds to the first byte.
+WEBCLIENT='
+import socket, struct, sys, time
+mode, arg = sys.argv[1], int(sys.argv[2])
+addr = socket.gethostbyname("pypi.test") if sys.argv[3] == "name" else "198.18.0.30"
+def get(size):
+    s = socket.create_connection((addr, 80), timeout=10)
+    s.sendall(b"GET /%d HTTP/1.1\r\nHost: pypi.test\r\n\r\n" % size)
+    return s
+if mode == "dl":
+    s = get(arg)
+    buf = bytearray(1 << 20)
+    t = time.monotonic()
+    got = 0
+    while got < arg:
+        n = s.recv_into(buf)
+        if not n:
+            break
+        got += n
+    print(int(got / (time.monotonic() - t) / 1e6))
+else:
+    for _ in range(arg):
+        t = time.perf_counter_ns()
+        s = get(1)
+        s.recv(1)
+        print((time.perf_counter_ns() - t) // 1000)
+        s.close()
+'
+POL_checked=(-o network=restricted -o 'allow_domains=[pypi.test]' -o dns_upstream=[198.18.0.53])
+POL_direct=("${POL_checked[@]}" -o name_check=off)
+GIB=$((1 << 30))
+for ((i = 0; i < ${BENCH_TCP:-5}; i++)); do
+	nsenter --net=/run/netns/$OUT "$PY" -c "$WEBCLIENT" dl $GIB addr >>"$TMP/dl-host"
+	nsenter --net=/run/netns/$OUT "$PSRUN" run "${POL_direct[@]}" -- "$PY" -c "$WEBCLIENT" dl $GIB \
+		name >>"$TMP/dl-direct" 2>/dev/null
+	nsenter --net=/run/netns/$OUT "$PSRUN" run "${POL_checked[@]}" -- "$PY" -c "$WEBCLIENT" dl $GIB \
+		name >>"$TMP/dl-checked" 2>/dev/null
+done
+for ((i = 0; i < 5; i++)); do
+	nsenter --net=/run/netns/$OUT "$PSRUN" run "${POL_direct[@]}" -- "$PY" -c "$WEBCLIENT" ttfb \
+		$((RUNS / 5 + 1)) name >>"$TMP/ttfb-direct" 2>/dev/null
+	nsenter --net=/run/netns/$OUT "$PSRUN" run "${POL_checked[@]}" -- "$PY" -c "$WEBCLIENT" ttfb \
+		$((RUNS / 5 + 1)) name >>"$TMP/ttfb-checked" 2>/dev/null
+done
+
 stats() { # file -> "median p90 min"
 	sort -n "$1" | awk '{v[NR]=$1} END {printf "%d %d %d", v[int((NR+1)/2)], v[int(NR*0.9)], v[1]}'
 }
@@ -187,3 +273,18 @@ for row in tcp-loopback tcp-host tcp-sandbox; do
 done
 echo "sandbox / loopback: $(awk -v a="$med_tcp_sandbox" -v b="$med_tcp_loopback" 'BEGIN {printf "%.2f", a / b}') (target >= 0.8)"
 echo "sandbox / host:     $(awk -v a="$med_tcp_sandbox" -v b="$med_tcp_host" 'BEGIN {printf "%.2f", a / b}')"
+printf "%-18s %10s %10s %10s   (%s)\n" row median min max "MB/s, ${BENCH_TCP:-5} x 1 GiB"
+for row in dl-host dl-direct dl-checked; do
+	read -r med p90 min <<<"$(stats "$TMP/$row")"
+	printf "%-18s %10d %10d %10d\n" "$row" "$med" "$min" "$(sort -n "$TMP/$row" | tail -1)"
+	eval "med_${row//-/_}=$med"
+done
+echo "checked / direct: $(awk -v a="$med_dl_checked" -v b="$med_dl_direct" 'BEGIN {printf "%.2f", a / b}') (target >= 0.9)"
+echo "checked / host:   $(awk -v a="$med_dl_checked" -v b="$med_dl_host" 'BEGIN {printf "%.2f", a / b}')"
+printf "%-18s %10s %10s %10s   (%s)\n" row median p90 min "microseconds to the first byte"
+for row in ttfb-direct ttfb-checked; do
+	read -r med p90 min <<<"$(stats "$TMP/$row")"
+	printf "%-18s %10d %10d %10d\n" "$row" "$med" "$p90" "$min"
+	eval "med_${row//-/_}=$med"
+done
+echo "name check adds: $(awk -v d=$((med_ttfb_checked - med_ttfb_direct)) 'BEGIN {printf "%.2f", d / 1000}') ms to the first byte (target <= 0.3)"
