@@ -157,4 +157,15 @@ done'
 	l=$(ip netns exec $OUT ss -Htan 2>/dev/null | grep -v ':8081 ' | grep -v 'TIME-WAIT')
 	[ -z "$l" ] && ok "names: no listener or relayed connection is left in psrun's namespace" ||
 		bad "names: no listener or relayed connection is left in psrun's namespace" "$l"
+	# Every relayed connection ended, on both of its legs: conntrack has
+	# none of them established (what is left is closing or TIME_WAIT, which
+	# the kernel expires).
+	if [ -r /proc/net/nf_conntrack ]; then
+		l=$(ip netns exec $OUT grep ' ESTABLISHED ' /proc/net/nf_conntrack 2>/dev/null | grep '198.18.0.40')
+		[ -z "$l" ] && ok "names: conntrack holds no established connection of the relay's" ||
+			bad "names: conntrack holds no established connection of the relay's" "$(echo "$l" | head -3)"
+	else
+		echo "[SKIP] names: no /proc/net/nf_conntrack to read conntrack from"
+		skip=$((skip + 1))
+	fi
 fi
