@@ -3,7 +3,8 @@
 # Sourced by tests/net/run.sh, last: sessions in the fake internet.
 #   - a session's own network (restricted), as psrun run's, across execs,
 #     with each exec's counts, and nothing left after destroy or after
-#     kill -9 of its supervisor and psrun gc;
+#     kill -9 of its supervisor and psrun gc; a session with the name
+#     check (names.sh's shared address), each exec with its own refusals;
 #   - installs (psrun session install, psrun_install_package) from the fake
 #     PyPI and npm registry on their own network (install_network), never
 #     widening the session's;
@@ -113,6 +114,36 @@ else
 	l=$(session_left "$sid" "$ssup")
 	[ -z "$l" ] && ok "session: nothing left after destroy (veth, table, lease, process, cgroup, state)" ||
 		bad "session: nothing left after destroy" "$l"
+fi
+
+# The name check (names.sh) in a session: its supervisor runs the relay;
+# each exec's result has its own refusals.
+if [ -e "$NT/srv.pem" ]; then
+	sid=$(screate -o network=restricted -o 'allow_domains=["*.zone.test"]' \
+		-o dns_upstream=[198.18.0.53] -o network_pool=$POOL)
+	if [ -z "$sid" ]; then
+		bad "session: a name-checked session starts" "$(cat "$TMP/screate.err")"
+	else
+		ssup=$(sup_of "$sid")
+		sprobe "$sid" "$TMP/sn1" resolve shared.zone.test -- hello 198.18.0.40 443 shared.zone.test
+		sprobe "$sid" "$TMP/sn2" http 198.18.0.40 80 shared.zone.test,other.test -- \
+			hello 198.18.0.40 443 other.test
+		expect "$TMP/sn1" "hello 198.18.0.40 443 shared.zone.test" ok "session: the name check relays an allowed SNI"
+		expect "$TMP/sn2" "http 198.18.0.40 80 shared.zone.test,other.test" hello-shared.zone.test,reset \
+			"session: a later exec's kept-alive connection switching Host is cut (the pin of the first exec holds)"
+		expect "$TMP/sn2" "hello 198.18.0.40 443 other.test" reset "session: SNI other.test is reset"
+		if grep -q '"name":"http host other.test to 198.18.0.40:80"' "$TMP/sn2.err" &&
+			grep -q '"name":"tls sni other.test to 198.18.0.40:443"' "$TMP/sn2.err" &&
+			! grep -q 'other.test to' "$TMP/sn1.err"; then
+			ok "session: each exec's result names its own refused connections"
+		else
+			bad "session: each exec's result names its own refused connections" "$(tail -c 400 "$TMP/sn2.err")"
+		fi
+		inside session destroy "$sid" 2>/dev/null
+		l=$(session_left "$sid" "$ssup")
+		[ -z "$l" ] && ok "session: nothing left of a name-checked session after destroy" ||
+			bad "session: nothing left of a name-checked session after destroy" "$l"
+	fi
 fi
 
 # full: every name, still not the host.
