@@ -129,6 +129,14 @@ static const char *apparmor_unavailable_reason(void)
          * containers): profiles can then be neither loaded nor checked. */
         if (access(PROFILES_FILE, F_OK) < 0)
                 return "securityfs is not mounted at /sys/kernel/security";
+        /* A user without privileges (rootless) may neither read the loaded
+         * profiles (the kernel's policy-view check, whatever the file's
+         * mode) nor load psrun-default (CAP_MAC_ADMIN). */
+        int fd = open(PROFILES_FILE, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 && (errno == EACCES || errno == EPERM))
+                return "its profiles are root's to read and load, and psrun runs without root";
+        if (fd >= 0)
+                close(fd);
         return NULL;
 }
 
