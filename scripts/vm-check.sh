@@ -18,10 +18,13 @@ set -o pipefail
 # ---- Configuration (environment overrides) ---------------------------------
 
 # Test groups, one a line: <name> <binary under BUILD/tests> <Criterion filter>
-# [<jobs>]. The kernel groups run one test at a time (they share host
-# objects: cgroups, AppArmor profiles), and so does the session group (its
-# memory and time bounds are measured against one test's load in the
+# [<jobs> [as=UID]]. The kernel groups run one test at a time (they share
+# host objects: cgroups, AppArmor profiles), and so does the session group
+# (its memory and time bounds are measured against one test's load in the
 # emulated VM); integration, escape and oci run two at a time, as on the host.
+# escape_rootless is the escape tier's second runner (tests/rootless): as uid
+# 4242 with PSRUN_TEST_ROOTLESS=1, on a cgroup2 host in a subtree delegated
+# to it as systemd's user@UID.service is (scripts/vm/run-groups.sh).
 VM_GROUPS=${VM_GROUPS:-"
 cgroup       kernel       cgroup/*
 cgroup_oci   kernel       cgroup_oci/*
@@ -31,6 +34,7 @@ landlock     kernel       landlock/*
 apparmor     kernel       apparmor/*
 integration  integration  *  2
 escape       escape       *  2
+escape_rootless escape    *  1  as=4242
 oci          oci          *  2
 session      session      *
 "}
@@ -46,7 +50,7 @@ VM_MODULES=${VM_MODULES:-"overlay veth dummy tun loop nf_tables nft_chain_nat nf
 nft_masq nft_ct nft_reject_inet nft_fib_inet nft_limit nft_log nft_redir nft_quota
 nf_log_syslog nfnetlink_log nft_objref"}
 # Host programs copied into the VM with their libraries, when installed.
-VM_EXTRA_BINS=${VM_EXTRA_BINS:-"bash ip nft"}
+VM_EXTRA_BINS=${VM_EXTRA_BINS:-"bash ip nft setpriv newuidmap newgidmap"}
 # Cgroup the tests run in. The root cgroup, because psrun nests its cgroups
 # below the caller's and cgroup v2 lets only the root cgroup both hold
 # processes and hand controllers to children; a path such as
@@ -140,7 +144,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/psrun-vm.XXXXXX")
 SERIAL_LOG="$TMP/serial.log"
 
 # The groups as the runner reads them: comments and blank lines dropped.
-printf '%s\n' "$VM_GROUPS" | awk 'NF >= 3 && $1 !~ /^#/ { print $1, $2, $3, (NF >= 4 ? $4 : 1) }' >"$TMP/groups"
+printf '%s\n' "$VM_GROUPS" | awk 'NF >= 3 && $1 !~ /^#/ { print $1, $2, $3, (NF >= 4 ? $4 : 1), (NF >= 5 ? $5 : "") }' >"$TMP/groups"
 [ -s "$TMP/groups" ] || fail "VM_GROUPS names no group"
 
 # ---- Emulator -----------------------------------------------------------------
@@ -328,6 +332,8 @@ for prog in $VM_EXTRA_BINS; do
         if [ -n "$path" ]; then
                 rm -f "$ROOT/usr/bin/$prog"
                 add_prog "$(readlink -f "$path")" "/usr/bin/$prog"
+                # newuidmap and newgidmap are setuid root (cp drops the bit).
+                [ ! -u "$path" ] || chmod u+s "$ROOT/usr/bin/$prog"
         fi
 done
 
@@ -391,9 +397,13 @@ done
 "$BUSYBOX" depmod -b "$ROOT" "$KVER"
 
 # /etc: just enough for root and the tests; psrun synthesizes the sandbox's.
-printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' \
-        >"$ROOT/etc/passwd"
-printf 'root:x:0:\ntty:x:5:\nnogroup:x:65534:\n' >"$ROOT/etc/group"
+# The user escape_rootless runs as, with a subordinate range as Debian's
+# adduser gives one (newuidmap looks the user up by name).
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n%s\n' \
+        'psrun-vm-user:x:4242:4242::/nonexistent:/bin/false' >"$ROOT/etc/passwd"
+printf 'root:x:0:\ntty:x:5:\nnogroup:x:65534:\npsrun-vm-user:x:4242:\n' >"$ROOT/etc/group"
+echo 'psrun-vm-user:200000:65536' >"$ROOT/etc/subuid"
+echo 'psrun-vm-user:200000:65536' >"$ROOT/etc/subgid"
 printf '127.0.0.1 localhost\n::1 localhost\n' >"$ROOT/etc/hosts"
 mkdir -p "$ROOT/etc/psrun-vm" "$ROOT/usr/lib/psrun-vm"
 cp "$TMP/groups" "$ROOT/etc/psrun-vm/groups"

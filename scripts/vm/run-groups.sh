@@ -11,7 +11,12 @@
 #
 # Usage: run-groups.sh BUILD GROUPS_FILE LOG_DIR [GROUP_TIMEOUT_SECS]
 # GROUPS_FILE lines: <name> <binary under BUILD/tests> <Criterion --filter pattern>
-# [<jobs>: tests run at once, default 1]
+# [<jobs>: tests run at once, default 1] [as=UID: the group runs as that user
+# (no groups, no capabilities) with PSRUN_TEST_ROOTLESS=1, its own
+# XDG_RUNTIME_DIR, and, where this runner's cgroup is a cgroup2 one that can
+# give controllers to children (the VM's root cgroup), in a subtree delegated
+# to it as systemd delegates user@UID.service: the rootless limits' cgroup
+# branch; elsewhere (a cgroup v1 host) their rlimit or refusal branch]
 # PSRUN_GROUPS_ECHO=1 copies each group's full output to stdout (the VM's
 # serial log is the only record of a run there).
 set -eu
@@ -22,6 +27,11 @@ log_dir=$3
 group_timeout=${4:-300}
 
 mkdir -p "$log_dir"
+# Absolute: a group run as a user has it in its environment too.
+case "$build" in
+/*) ;;
+*) build="$PWD/$build" ;;
+esac
 export PSRUN_BUILD="$build"
 
 now() {
@@ -35,8 +45,66 @@ synthesis_field() {
         sed -n "s/.*Synthesis:.* $1: \\([0-9]*\\).*/\\1/p" "$2" | tail -n 1
 }
 
+# user_unit UID: a cgroup like systemd's user@UID.service below this
+# runner's own cgroup2 one, the user's (Delegate=yes), holding no process,
+# with memory, pids and cpu given to its children; its path on stdout, or
+# nothing where there is none to make (not cgroup2, or a cgroup that holds
+# processes and so can give no controllers). Removed by unit_remove.
+user_unit() {
+        # A cgroup2 mount there (busybox stat names no cgroup2 type).
+        [ -f /sys/fs/cgroup/cgroup.controllers ] || return 0
+        own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+        base="/sys/fs/cgroup${own%/}/psrun-vm-user-$1"
+        unit="$base/user@$1.service"
+        mkdir -p "$unit" 2>/dev/null || return 0
+        for c in memory pids cpu; do
+                echo "+$c" >"/sys/fs/cgroup${own%/}/cgroup.subtree_control" 2>/dev/null &&
+                        echo "+$c" >"$base/cgroup.subtree_control" 2>/dev/null || {
+                        rmdir "$unit" "$base" 2>/dev/null
+                        return 0
+                }
+        done
+        chown "$1:$1" "$unit" "$unit/cgroup.procs" "$unit/cgroup.subtree_control" \
+                "$unit/cgroup.threads"
+        echo "$unit"
+}
+
+# unit_remove DIR: the unit and everything below it, deepest first (every
+# process in it has ended with the group).
+unit_remove() {
+        [ -n "$1" ] || return 0
+        find "$1" -depth -type d -exec rmdir {} \; 2>/dev/null
+        rmdir "$(dirname "$1")" 2>/dev/null || true
+}
+
+# run_group BIN JOBS FILTER AS: the group's binary, as root or (AS=as=UID)
+# as that user, in its delegated unit where one is made. util-linux's
+# setpriv by its path: busybox sh runs its own applet for the bare name,
+# which cannot change ids.
+run_group() {
+        case "$4" in
+        as=*)
+                uid=${4#as=}
+                unit=$(user_unit "$uid")
+                run_dir=$(mktemp -d)
+                chown "$uid:$uid" "$run_dir" && chmod 700 "$run_dir"
+                rc=0
+                sh -c '[ -z "$1" ] || { mkdir "$1/tests.scope" && echo $$ >"$1/tests.scope/cgroup.procs"; } &&
+                        shift && exec "$@"' sh "$unit" \
+                        /usr/bin/setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all \
+                        env PSRUN_TEST_ROOTLESS=1 PSRUN_BUILD="$build" XDG_RUNTIME_DIR="$run_dir" \
+                        HOME="$run_dir" timeout "$group_timeout" "$1" --verbose=0 -j"$2" \
+                        --ignore-warnings --filter="$3" </dev/null || rc=$?
+                rm -rf "$run_dir"
+                unit_remove "$unit"
+                return "$rc"
+                ;;
+        esac
+        timeout "$group_timeout" "$1" --verbose=0 -j"$2" --ignore-warnings --filter="$3" </dev/null
+}
+
 overall=0
-while read -r name binary filter jobs; do
+while read -r name binary filter jobs as; do
         jobs=${jobs:-1}
         case "$name" in
         '' | '#'*) continue ;;
@@ -59,16 +127,13 @@ while read -r name binary filter jobs; do
                 echo "----- group $name: $bin --filter=$filter"
                 {
                         rc=0
-                        timeout "$group_timeout" "$bin" --verbose=0 -j"$jobs" --ignore-warnings \
-                                --filter="$filter" \
-                                </dev/null 2>&1 || rc=$?
+                        run_group "$bin" "$jobs" "$filter" "$as" 2>&1 || rc=$?
                         echo "$rc" >"$log.rc"
                 } | tee "$log"
                 rc=$(cat "$log.rc")
         else
                 rc=0
-                timeout "$group_timeout" "$bin" --verbose=0 -j"$jobs" --ignore-warnings \
-                        --filter="$filter" >"$log" 2>&1 </dev/null || rc=$?
+                run_group "$bin" "$jobs" "$filter" "$as" >"$log" 2>&1 || rc=$?
         fi
         secs=$(($(now) - start))
         [ "${PSRUN_GROUPS_ECHO:-0}" != 1 ] || echo "----- end of group $name (exit $rc, ${secs}s)"
