@@ -312,4 +312,14 @@ else
 	else
 		bad "oci podman stop/rm" "$(cat "$err" | tr '\n' ' ')"
 	fi
+	# Rootless podman leaves its pause process (the holder of its user
+	# namespace) and maybe conmon behind: ended here, so that the checks
+	# after this file (net.sh, sessions.sh: nothing of the user left) see
+	# only their own.
+	pkill -KILL -u "$SUB" -x podman 2>/dev/null
+	pkill -KILL -u "$SUB" -x conmon 2>/dev/null
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		pgrep -u "$SUB" -x 'podman|conmon' >/dev/null || break
+		sleep 0.1
+	done
 fi
