@@ -313,13 +313,19 @@ else
 		bad "oci podman stop/rm" "$(cat "$err" | tr '\n' ' ')"
 	fi
 	# Rootless podman leaves its pause process (the holder of its user
-	# namespace) and maybe conmon behind: ended here, so that the checks
-	# after this file (net.sh, sessions.sh: nothing of the user left) see
-	# only their own.
-	pkill -KILL -u "$SUB" -x podman 2>/dev/null
-	pkill -KILL -u "$SUB" -x conmon 2>/dev/null
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		pgrep -u "$SUB" -x 'podman|conmon' >/dev/null || break
+	# namespace, named "podman pause") behind, and conmon's late `podman container cleanup` may
+	# start it again: ended here until none has been seen for 0.5 s, so
+	# that the checks after this file (net.sh, sessions.sh: nothing of the
+	# user left) see only their own.
+	quiet=0
+	for _ in $(seq 50); do
+		pkill -KILL -u "$SUB" '^(podman|conmon)' 2>/dev/null
 		sleep 0.1
+		if pgrep -u "$SUB" '^(podman|conmon)' >/dev/null; then
+			quiet=0
+		else
+			quiet=$((quiet + 1))
+			[ "$quiet" -lt 5 ] || break
+		fi
 	done
 fi
