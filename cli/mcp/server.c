@@ -36,14 +36,9 @@
  * output_limit caps the bytes, 1 MiB by default; escaped, a control byte
  * is 6). */
 #define STREAM_JSON_MAX (2U << 20)
-/* A listing for a model: MCP_LIST_MAX entries, 256 KiB of names read, and
- * 256 KiB of text / 512 KiB of structuredContent as JSON. */
-#define LIST_NAMES_MAX      (256U << 10)
-#define LIST_TEXT_MAX       (256U << 10)
-#define LIST_STRUCTURED_MAX (512U << 10)
-#define PROGRESS_CHUNK      4096        /* output bytes per progress notification */
-#define PROGRESS_MAX        (1U << 20)  /* output bytes streamed per exec at most */
-#define TIMEOUT_MAX_S       (24 * 3600) /* sandbox_exec's timeout argument */
+#define PROGRESS_CHUNK  4096        /* output bytes per progress notification */
+#define PROGRESS_MAX    (1U << 20)  /* output bytes streamed per exec at most */
+#define TIMEOUT_MAX_S   (24 * 3600) /* sandbox_exec's timeout argument */
 
 /* ---- the server's policy: its sources, replayed for every sandbox ---- */
 
@@ -340,9 +335,7 @@ static void on_output(void *userdata, int stream, const char *data, size_t len)
 static int write_exec(const struct sandbox *sb, const struct mj *timeout,
                       const psrun_exec_result *res_shown, size_t cap, struct mcp_tool_out *out);
 
-/* The calling request's stop flag (struct job): what its exec, install or
- * file write looks at, set by a cancel and by the sandbox's destroy. */
-static const int *halt_flag(void)
+const int *mcp_halt_flag(void)
 {
         struct job *j = mcp_current_job();
         return j ? &j->halt : NULL;
@@ -403,7 +396,7 @@ static int tool_exec(struct server *srv, const struct mcp_call *call, struct mcp
         if (slot_error(mcp_slot_get(srv, sb), out))
                 return 0;
         /* A cancel or the sandbox's destroy kills it, its whole cgroup. */
-        o.cancel = halt_flag();
+        o.cancel = mcp_halt_flag();
         psrun_exec_handle *h = NULL;
         int r = psrun_exec_start(sb->session, argv, &o, &h, err);
         if (r < 0) {
@@ -547,124 +540,6 @@ size_t split_character(const char *data, size_t len)
         return 0;
 }
 
-/*
- * A part of a file for the model: at most `length` (MCP_READ_MAX) bytes
- * from `offset`. The first text item is psrun's: the path, the file's size,
- * which bytes are shown and how, and the offset to read on from; the bytes
- * themselves are the next item (text, or base64), where what the file says
- * cannot pass for psrun's note.
- */
-static int tool_read_file(struct server *srv, const struct mcp_call *call, struct mcp_tool_out *out,
-                          psrun_error *err)
-{
-        struct sandbox *sb = pick_sandbox(srv, call, out);
-        if (!sb)
-                return 0;
-        const char *path = mj_get_string(call->args, "file_path");
-        const struct mj *o = mj_get(call->args, "offset"), *l = mj_get(call->args, "length");
-        uint64_t offset = o ? (uint64_t) o->number : 0;
-        size_t length = l ? (size_t) l->number : MCP_READ_MAX;
-        psrun_file_data fd = {0};
-        if (psrun_read_file(sb->session, path, offset, length, &fd, err) < 0)
-                return session_error(srv, sb, out, "Cannot read the file", err);
-        if (fd.truncated && fd.len > 0) {
-                size_t keep = fd.len - split_character(fd.data, fd.len);
-                if (keep > 0 && mj_is_text(fd.data, keep))
-                        fd.len = keep;
-        }
-        bool text = mj_is_text(fd.data, fd.len);
-        bool more = offset + fd.len < fd.size;
-        FILE *t = out->text;
-        mcp_write_path(t, path);
-        fprintf(t, ": %" PRIu64 " bytes", fd.size);
-        if (fd.len == 0)
-                fputs(offset ? "; nothing from that offset (past the end)." : " (empty).", t);
-        else if (offset == 0 && !more)
-                fprintf(t, ", all shown as %s in the next content item.",
-                        text ? "UTF-8 text" : "base64 (a binary file)");
-        else
-                fprintf(t,
-                        "; bytes %" PRIu64 " to %" PRIu64 " (%zu) are shown as %s in the next "
-                        "content item.",
-                        offset, offset + fd.len - 1, fd.len,
-                        text ? "UTF-8 text" : "base64 (a binary file)");
-        if (fd.len && more)
-                fprintf(t,
-                        " Truncated: %" PRIu64 " more bytes follow; read on with "
-                        "sandbox_read_file and offset: %" PRIu64 ".",
-                        fd.size - offset - fd.len, offset + fd.len);
-        if (text)
-                fwrite(fd.data, 1, fd.len, out->more[0]);
-        else
-                mcp_b64_encode(out->more[0], (const unsigned char *) fd.data, fd.len);
-        FILE *s = out->structured;
-        fputs("{\"path\":", s);
-        json_write_string(s, path);
-        fprintf(s,
-                ",\"size\":%" PRIu64 ",\"offset\":%" PRIu64 ",\"len\":%zu,\"truncated\":%s,"
-                "\"encoding\":\"%s\",\"content\":",
-                fd.size, offset, fd.len, more ? "true" : "false", text ? "utf-8" : "base64");
-        if (text)
-                json_write_bytes(s, fd.data, fd.len);
-        else {
-                fputc('"', s);
-                mcp_b64_encode(s, (const unsigned char *) fd.data, fd.len);
-                fputc('"', s);
-        }
-        fputc('}', s);
-        free(fd.data);
-        return 0;
-}
-
-static int tool_write_file(struct server *srv, const struct mcp_call *call,
-                           struct mcp_tool_out *out, psrun_error *err)
-{
-        const char *path = mj_get_string(call->args, "file_path");
-        const struct mj *content = mj_get(call->args, "content");
-        const char *encoding = mj_get_string(call->args, "encoding");
-        _cleanup_free_ unsigned char *decoded = NULL;
-        const void *data = content->str;
-        size_t len = content->len;
-        if (encoding && strcmp(encoding, "base64") == 0) {
-                if (mcp_b64_decode(content->str, content->len, &decoded, &len) < 0)
-                        return psrun_error_set(err, EINVAL,
-                                               "sandbox_write_file: content is not valid base64");
-                data = decoded;
-        }
-        struct sandbox *sb = pick_sandbox(srv, call, out);
-        if (!sb)
-                return 0;
-        /* A cancel stops the writer within a chunk and leaves the old file
-         * (docs/mcp.md, "Cancellation"). */
-        psrun_write_options o = {.cancel = halt_flag()};
-        if (psrun_write_file_opts(sb->session, path, data, len, 0644, &o, err) < 0)
-                return session_error(srv, sb, out, "Cannot write the file", err);
-        fprintf(out->text, "Successfully wrote %zu bytes to ", len);
-        mcp_write_path(out->text, path);
-        fputs("{\"path\":", out->structured);
-        json_write_string(out->structured, path);
-        fprintf(out->structured, ",\"bytes\":%zu}", len);
-        return 0;
-}
-
-static int tool_list_files(struct server *srv, const struct mcp_call *call,
-                           struct mcp_tool_out *out, psrun_error *err)
-{
-        const char *dir = mj_get_string(call->args, "directory");
-        if (!dir)
-                dir = "/workspace";
-        struct sandbox *sb = pick_sandbox(srv, call, out);
-        if (!sb)
-                return 0;
-        psrun_list_options o = {.max_entries = MCP_LIST_MAX, .max_bytes = LIST_NAMES_MAX};
-        psrun_listing l = {0};
-        if (psrun_list_dir(sb->session, dir, &o, &l, err) < 0)
-                return session_error(srv, sb, out, "Cannot list the directory", err);
-        mcp_write_listing(out->text, out->structured, dir, &l, LIST_TEXT_MAX, LIST_STRUCTURED_MAX);
-        psrun_listing_free(&l);
-        return 0;
-}
-
 static int write_install(const char *package, const char *tool, const psrun_exec_result *res_shown,
                          size_t cap, struct mcp_tool_out *out);
 
@@ -678,7 +553,7 @@ static int tool_install(struct server *srv, const struct mcp_call *call, struct 
         struct sandbox *sb = pick_sandbox(srv, call, out);
         if (!sb)
                 return 0;
-        psrun_install_options o = {.tool = tool, .cancel = halt_flag()};
+        psrun_install_options o = {.tool = tool, .cancel = mcp_halt_flag()};
         psrun_exec_result res = {0};
         psrun_error e = {0};
         if (slot_error(mcp_slot_get(srv, sb), out))
@@ -840,13 +715,10 @@ static int tool_destroy(struct server *srv, const struct mcp_call *call, struct 
 typedef mcp_tool_fn tool_fn;
 static const tool_fn tool_fns[MCP_N_TOOLS] = {
         [MCP_TOOL_EXEC] = tool_exec,
-        [MCP_TOOL_READ_FILE] = tool_read_file,
-        [MCP_TOOL_WRITE_FILE] = tool_write_file,
-        [MCP_TOOL_LIST_FILES] = tool_list_files,
         [MCP_TOOL_INSTALL] = tool_install,
         [MCP_TOOL_CREATE] = tool_create,
         [MCP_TOOL_DESTROY] = tool_destroy,
-        [MCP_TOOL_PROCESS_LIST] = NULL, /* the rest: mcp_process_tools (process.c) */
+        /* the rest: mcp_file_tools (files.c), mcp_process_tools (process.c) */
 };
 
 int mcp_backend_call(void *userdata, const struct mcp_call *call, struct mcp_tool_out *out,
@@ -860,7 +732,9 @@ int mcp_backend_call(void *userdata, const struct mcp_call *call, struct mcp_too
                 j->token = call->progress_token;
                 pthread_mutex_unlock(&srv->lock);
         }
-        tool_fn fn = tool_fns[call->tool] ? tool_fns[call->tool] : mcp_process_tools[call->tool];
+        tool_fn fn = tool_fns[call->tool]         ? tool_fns[call->tool]
+                     : mcp_file_tools[call->tool] ? mcp_file_tools[call->tool]
+                                                  : mcp_process_tools[call->tool];
         int r = fn(srv, call, out, err);
         if (j) {
                 pthread_mutex_lock(&srv->lock);

@@ -148,6 +148,14 @@ int session_error(struct server *srv, struct sandbox *sb, struct mcp_tool_out *o
 /* How many bytes at the end of data only begin a UTF-8 character. */
 size_t split_character(const char *data, size_t len);
 
+/* The calling request's stop flag (struct job): what its exec, install or
+ * file write looks at, set by a cancel and by the sandbox's destroy; NULL
+ * outside a request. */
+const int *mcp_halt_flag(void);
+
+/* The file tools (files.c), by enum mcp_tool; NULL for the others. */
+extern const mcp_tool_fn mcp_file_tools[MCP_N_TOOLS];
+
 /* Background processes (process.c). */
 int mcp_exec_background(struct server *srv, struct sandbox *sb, char *const argv[],
                         const psrun_exec_options *o, struct mcp_tool_out *out);
