@@ -28,7 +28,7 @@
  * not parsed or logged. What either held back is counted in the result as
  * a refusal of its own (NETNS_LIMITED_DNS, NETNS_LIMITED_LOG).
  */
-#include "netns/dns-proxy.h"
+#include "netns/dns-proxy-internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,7 +40,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/random.h>
-#include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,265 +50,6 @@
 #include "netns/dns-rules.h"
 #include "netns/name-relay.h"
 #include "netns/rate.h"
-
-#define MAX_PENDING       64
-#define MAX_TCP           8
-#define UPSTREAM_TIMEOUT  2000 /* ms per upstream server */
-#define CLIENT_TIMEOUT    5000 /* ms for a TCP client to send its query */
-#define PIN_MIN_TIMEOUT_S 1
-#define FIXED_FDS         4 /* stop, udp, tcp, nflog */
-/* psrun's own buckets: twice the kernel's rates and bursts, so that they
- * hold back nothing the kernel let through (its clock and ours differ a
- * little), only what comes past it. */
-#define QUERY_RATE   (2 * (NETNS_DNS_RATE + NETNS_DNS_TCP_RATE))
-#define QUERY_BURST  (2 * (NETNS_DNS_BURST + NETNS_DNS_TCP_BURST))
-#define REPORT_RATE  (2 * NETNS_LOG_RATE)
-#define REPORT_BURST (2 * NETNS_LOG_BURST)
-
-enum up_state { UP_IDLE, UP_UDP, UP_TCP_CONNECT, UP_TCP_READ };
-
-struct pending {
-        bool used;
-        bool raw;       /* full mode: relay as is */
-        int client_tcp; /* index into tcp[], or -1: UDP */
-        struct sockaddr_storage client;
-        socklen_t client_len;
-        struct dns_query q;
-        uint16_t client_id, up_id;
-        uint8_t query[DNS_UDP_MAX + 2]; /* what goes upstream; +2 for the TCP length */
-        size_t query_len;
-        size_t upstream; /* index into plan->upstream */
-        enum up_state state;
-        int fd;
-        uint8_t *tcp_buf; /* UP_TCP_READ: 2 + DNS_TCP_MAX */
-        size_t tcp_sent, tcp_got;
-        uint64_t deadline;
-};
-
-struct tcp_client {
-        int fd; /* -1: free */
-        uint8_t buf[2 + DNS_UDP_MAX];
-        size_t got;
-        bool waiting; /* a query of it is upstream */
-        uint64_t deadline;
-};
-
-/* Pins this proxy made, and until when (a pin never outlives its timeout:
- * only this proxy adds elements, and the kernel expires them). */
-#define PIN_CACHE 256
-struct pin {
-        struct dns_addr addr;
-        uint64_t until_ms; /* 0: free */
-};
-
-struct dns_proxy {
-        const struct netns_plan *plan;
-        int nft; /* nf_tables socket for the pins and the limits' counters */
-        /* The nft socket's one user at a time: the proxy's pins, and a
-         * session's supervisor reading the counters (dns_proxy_watch). */
-        pthread_mutex_t nft_lock;
-        struct netns_limited limited_seen; /* the counters as last counted */
-        struct bucket queries, reports;
-        uint32_t udp_drops, nflog_drops; /* socket_drops() as last counted */
-        FILE *log;
-        struct nflog *nflog;
-        bool own_nflog; /* opened here, not the plan's (netns_lease) */
-        int stop_fd, udp_fd, tcp_fd;
-        pthread_t thread;
-        bool started;
-        struct pending pending[MAX_PENDING];
-        struct tcp_client tcp[MAX_TCP];
-        /* The counts, and the windows that count too (dns_proxy_watch): the
-         * proxy's thread adds, a session's supervisor reads; under lock. */
-        pthread_mutex_t lock;
-        pthread_mutex_t read_lock; /* the NFLOG socket's one reader */
-        struct netns_stats stats;
-        struct netns_stats *watchers[DNS_PROXY_MAX_WATCHERS];
-        struct pin pins[PIN_CACHE];
-        size_t next_pin; /* the slot to reuse when none is free */
-        /* The name check (restricted, name_check): told each name's pins,
-         * it reports its verdicts to the counts and the log. */
-        struct name_relay *relay;
-};
-
-/* ---- the log and the counts ---- */
-
-static void log_string(FILE *f, const char *s)
-{
-        fputc('"', f);
-        for (; *s; s++) {
-                unsigned char c = (unsigned char) *s;
-                if (c == '"' || c == '\\')
-                        fprintf(f, "\\%c", c);
-                else if (c < 0x20 || c >= 0x7f)
-                        fprintf(f, "\\u%04x", c);
-                else
-                        fputc(c, f);
-        }
-        fputc('"', f);
-}
-
-static void log_query(struct dns_proxy *p, const struct dns_query *q, const char *action,
-                      const char *reason, const struct dns_addr *addrs, size_t n_addrs)
-{
-        if (!p->log)
-                return;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        /* One line at a time: the name check's thread logs too. */
-        flockfile(p->log);
-        fprintf(p->log, "{\"time\":%lld.%03ld,\"event\":\"dns\",\"name\":", (long long) ts.tv_sec,
-                ts.tv_nsec / 1000000);
-        log_string(p->log, q->name);
-        fprintf(p->log, ",\"qtype\":%u,\"action\":\"%s\",\"reason\":\"%s\"", q->qtype, action,
-                reason);
-        if (n_addrs) {
-                fputs(",\"addrs\":[", p->log);
-                for (size_t i = 0; i < n_addrs; i++) {
-                        char a[INET6_ADDRSTRLEN];
-                        inet_ntop(addrs[i].family, addrs[i].addr, a, sizeof(a));
-                        fprintf(p->log, "%s\"%s\"", i ? "," : "", a);
-                }
-                fputc(']', p->log);
-        }
-        fputs("}\n", p->log);
-        fflush(p->log);
-        funlockfile(p->log);
-}
-
-/* What the kernel dropped at fd's full queue so far (sk_drops: a UDP
- * socket's datagrams, a netlink socket's messages). */
-static uint32_t socket_drops(int fd)
-{
-        uint32_t mem[SK_MEMINFO_VARS] = {0};
-        socklen_t len = sizeof(mem);
-        if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0 ||
-            len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
-                return 0;
-        return mem[SK_MEMINFO_DROPS];
-}
-
-/* What a limit held back: to the proxy's stats and each open window. */
-static void count_limited(struct dns_proxy *p, const char *what, uint64_t n)
-{
-        if (n == 0)
-                return;
-        pthread_mutex_lock(&p->lock);
-        netns_stats_limit(&p->stats, what, n);
-        for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS; i++)
-                if (p->watchers[i])
-                        netns_stats_limit(p->watchers[i], what, n);
-        pthread_mutex_unlock(&p->lock);
-}
-
-/* What the table's limits dropped since last counted (its counters), and
- * what overflowed the sockets' queues while the proxy's buckets held their
- * reads back. */
-static void sync_limited(struct dns_proxy *p)
-{
-        uint32_t udp = socket_drops(p->udp_fd);
-        uint32_t nflog = p->nflog ? socket_drops(nflog_fd(p->nflog)) : 0;
-        count_limited(p, NETNS_LIMITED_DNS, (uint32_t) (udp - p->udp_drops));
-        count_limited(p, NETNS_LIMITED_LOG, (uint32_t) (nflog - p->nflog_drops));
-        p->udp_drops = udp;
-        p->nflog_drops = nflog;
-        struct netns_limited now = {0};
-        pthread_mutex_lock(&p->nft_lock);
-        int r = nft_read_limited(p->nft, p->plan->table, &now);
-        pthread_mutex_unlock(&p->nft_lock);
-        if (r < 0)
-                return;
-        if (now.dns_dropped > p->limited_seen.dns_dropped)
-                count_limited(p, NETNS_LIMITED_DNS, now.dns_dropped - p->limited_seen.dns_dropped);
-        if (now.unlogged > p->limited_seen.unlogged)
-                count_limited(p, NETNS_LIMITED_LOG, now.unlogged - p->limited_seen.unlogged);
-        if (now.checks_dropped > p->limited_seen.checks_dropped)
-                count_limited(p, NETNS_LIMITED_CHECKS,
-                              now.checks_dropped - p->limited_seen.checks_dropped);
-        p->limited_seen = now;
-}
-
-/* Every count goes to the proxy's own stats and to each open window. */
-static void count_query(struct dns_proxy *p, bool allowed)
-{
-        pthread_mutex_lock(&p->lock);
-        struct netns_stats *all[1 + DNS_PROXY_MAX_WATCHERS] = {&p->stats};
-        memcpy(all + 1, p->watchers, sizeof(p->watchers));
-        for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-                if (all[i]) {
-                        if (allowed)
-                                all[i]->allowed_queries++;
-                        else
-                                all[i]->denied_queries++;
-                }
-        pthread_mutex_unlock(&p->lock);
-}
-
-static void count_denial(struct dns_proxy *p, const char *name, const char *addr, uint16_t port,
-                         const char *proto)
-{
-        pthread_mutex_lock(&p->lock);
-        netns_stats_deny(&p->stats, name, addr, port, proto);
-        for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS; i++)
-                if (p->watchers[i])
-                        netns_stats_deny(p->watchers[i], name, addr, port, proto);
-        pthread_mutex_unlock(&p->lock);
-}
-
-/* What the name check decided about a connection (netns/name-relay.c):
- * a refusal is counted as one of a name, "tls sni other.test to
- * 198.51.100.7:443" (or, with no name read, the reason in its place);
- * every verdict is logged. */
-static void name_verdict(void *userdata, const struct name_relay_verdict *v)
-{
-        struct dns_proxy *p = userdata;
-        if (v->reason) {
-                /* Within a refusal's name (netns_denied.name): a long name is
-                 * cut, the destination never. */
-                char what[sizeof(((struct netns_denied *) 0)->name)];
-                int room = (int) sizeof(what) - 40;
-                if (v->name[0])
-                        snprintf(what, sizeof(what), "%s %s %.*s to %s:%u", v->proto,
-                                 strcmp(v->proto, "tls") == 0 ? "sni" : "host", room, v->name,
-                                 v->addr, (unsigned) v->port);
-                else
-                        snprintf(what, sizeof(what), "%s %s to %s:%u", v->proto, v->reason, v->addr,
-                                 (unsigned) v->port);
-                count_denial(p, what, NULL, 0, NULL);
-        }
-        if (!p->log)
-                return;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        flockfile(p->log);
-        fprintf(p->log, "{\"time\":%lld.%03ld,\"event\":\"name\",\"proto\":\"%s\",\"name\":",
-                (long long) ts.tv_sec, ts.tv_nsec / 1000000, v->proto);
-        log_string(p->log, v->name);
-        fprintf(p->log, ",\"addr\":\"%s\",\"port\":%u,\"action\":\"%s\",\"reason\":", v->addr,
-                (unsigned) v->port, v->reason ? "reject" : "allow");
-        log_string(p->log, v->reason ? v->reason : "allowed");
-        fputs("}\n", p->log);
-        fflush(p->log);
-        funlockfile(p->log);
-}
-
-/* A connection the firewall refused (NFLOG). */
-static void refused(void *userdata, const char *addr, uint16_t port, const char *proto)
-{
-        struct dns_proxy *p = userdata;
-        count_denial(p, NULL, addr, port, proto);
-        if (!p->log)
-                return;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        flockfile(p->log);
-        fprintf(p->log,
-                "{\"time\":%lld.%03ld,\"event\":\"connect\",\"addr\":\"%s\",\"port\":%u,"
-                "\"proto\":\"%s\",\"action\":\"reject\"}\n",
-                (long long) ts.tv_sec, ts.tv_nsec / 1000000, addr, (unsigned) port, proto);
-        fflush(p->log);
-        funlockfile(p->log);
-}
 
 /* ---- pins ---- */
 
@@ -377,9 +117,9 @@ static void deny_name(struct dns_proxy *p, int client_tcp, const struct sockaddr
                       socklen_t to_len, const struct dns_query *q, const char *name, uint8_t rcode,
                       const char *reason)
 {
-        count_query(p, false);
-        count_denial(p, name, NULL, 0, NULL);
-        log_query(p, q, "deny", reason, NULL, 0);
+        dnsp_count_query(p, false);
+        dnsp_count_denial(p, name, NULL, 0, NULL);
+        dnsp_log_query(p, q, "deny", reason, NULL, 0);
         reply(p, client_tcp, to, to_len, q, rcode, NULL, 0, 0);
 }
 
@@ -459,9 +199,9 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
                 return;
         }
         if (a.rcode != DNS_RCODE_NOERROR) {
-                count_query(p, true);
-                log_query(p, &q, "allow", a.rcode == DNS_RCODE_NXDOMAIN ? "nxdomain" : "error",
-                          NULL, 0);
+                dnsp_count_query(p, true);
+                dnsp_log_query(p, &q, "allow", a.rcode == DNS_RCODE_NXDOMAIN ? "nxdomain" : "error",
+                               NULL, 0);
                 reply(p, e->client_tcp, &e->client, e->client_len, &q, a.rcode, NULL, 0, 0);
                 pending_free(e);
                 return;
@@ -522,7 +262,7 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
                                 p->plan->ports, p->plan->n_ports, timeout_s, NULL);
                 pthread_mutex_unlock(&p->nft_lock);
                 if (r < 0) {
-                        log_query(p, &q, "error", "pin failed", keep, n);
+                        dnsp_log_query(p, &q, "error", "pin failed", keep, n);
                         fail_pending(p, e, DNS_RCODE_SERVFAIL);
                         return;
                 }
@@ -530,8 +270,8 @@ static void answer(struct dns_proxy *p, struct pending *e, const uint8_t *msg, s
                 name_relay_pinned(p->relay, names, 1 + a.n_cnames, &keep[i],
                                   now + (uint64_t) timeout_s * 1000);
         }
-        count_query(p, true);
-        log_query(p, &q, "allow", "allowed", keep, n);
+        dnsp_count_query(p, true);
+        dnsp_log_query(p, &q, "allow", "allowed", keep, n);
         uint32_t ttl_left = (uint32_t) (left_ms / 1000);
         uint32_t ttl = a.ttl < ttl_left ? a.ttl : ttl_left;
         reply(p, e->client_tcp, &e->client, e->client_len, &q, DNS_RCODE_NOERROR, keep, n, ttl);
@@ -545,7 +285,7 @@ static void relay(struct dns_proxy *p, struct pending *e, uint8_t *msg, size_t l
                 return;
         msg[0] = (uint8_t) (e->client_id >> 8);
         msg[1] = (uint8_t) e->client_id;
-        count_query(p, true);
+        dnsp_count_query(p, true);
         send_to_client(p, e->client_tcp, &e->client, e->client_len, msg, len);
         pending_free(e);
 }
@@ -630,7 +370,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
         struct dns_query q;
         int r = dns_parse_query(msg, len, &q);
         if (r == -EBADMSG || len < DNS_HEADER_SIZE) {
-                count_query(p, false);
+                dnsp_count_query(p, false);
                 if (client_tcp >= 0)
                         p->tcp[client_tcp].fd = safe_close(p->tcp[client_tcp].fd);
                 return; /* garbage: no answer */
@@ -645,7 +385,7 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
                 uint8_t buf[DNS_HEADER_SIZE + 5];
                 int n = dns_build_reply(&bare, r == -ENOTSUP ? DNS_RCODE_NOTIMP : DNS_RCODE_FORMERR,
                                         NULL, 0, 0, buf, sizeof(buf));
-                count_query(p, false);
+                dnsp_count_query(p, false);
                 if (n > 0) {
                         buf[5] = 0; /* no question */
                         send_to_client(p, client_tcp, from, from_len, buf, DNS_HEADER_SIZE);
@@ -662,8 +402,8 @@ static void handle_query(struct dns_proxy *p, const uint8_t *msg, size_t len, in
                 if (q.qtype != DNS_TYPE_A) {
                         /* AAAA: IPv6 is off inside. HTTPS, SVCB, TXT, ANY…: not
                          * needed to connect, and a channel out. */
-                        count_query(p, true);
-                        log_query(p, &q, "allow", "nodata", NULL, 0);
+                        dnsp_count_query(p, true);
+                        dnsp_log_query(p, &q, "allow", "nodata", NULL, 0);
                         reply(p, client_tcp, from, from_len, &q, DNS_RCODE_NOERROR, NULL, 0, 0);
                         return;
                 }
@@ -758,7 +498,7 @@ static void tcp_client_ready(struct dns_proxy *p, size_t i)
                 c->got += (size_t) n;
         if (c->got >= 2 && c->got == 2 + (size_t) (c->buf[0] << 8 | c->buf[1])) {
                 if (!bucket_take(&p->queries)) {
-                        count_limited(p, NETNS_LIMITED_DNS, 1);
+                        dnsp_count_limited(p, NETNS_LIMITED_DNS, 1);
                         c->fd = safe_close(c->fd);
                         return;
                 }
@@ -799,10 +539,10 @@ static void read_refusals(struct dns_proxy *p)
         pthread_mutex_lock(&p->read_lock);
         bucket_refill(&p->reports, monotonic_ms());
         size_t tokens = (size_t) (p->reports.milli / 1000), left = tokens;
-        uint64_t skipped = nflog_read(p->nflog, &left, refused, p);
+        uint64_t skipped = nflog_read(p->nflog, &left, dnsp_refused, p);
         p->reports.milli -= (uint64_t) (tokens - left) * 1000;
         pthread_mutex_unlock(&p->read_lock);
-        count_limited(p, NETNS_LIMITED_LOG, skipped);
+        dnsp_count_limited(p, NETNS_LIMITED_LOG, skipped);
 }
 
 static void *proxy_main(void *arg)
@@ -940,7 +680,7 @@ int dns_proxy_start(const struct netns_plan *plan, int nft, int relay_fd, struct
         /* The name check before the proxy answers anything: every pin it
          * makes is told to the relay. */
         if (r >= 0 && relay_fd >= 0)
-                r = name_relay_start(plan, TAKE_FD(relay_fd), name_verdict, p, &p->relay, err);
+                r = name_relay_start(plan, TAKE_FD(relay_fd), dnsp_name_verdict, p, &p->relay, err);
         safe_close(relay_fd);
         if (r >= 0) {
                 int e = pthread_create(&p->thread, NULL, proxy_main, p);
@@ -977,20 +717,20 @@ void dns_proxy_stop(struct dns_proxy *p, struct netns_stats *stats)
                 /* What is queued still (at most the socket's buffer). */
                 for (int i = 0; i < 64; i++) {
                         size_t budget = 64;
-                        count_limited(p, NETNS_LIMITED_LOG,
-                                      nflog_read(p->nflog, &budget, refused, p));
+                        dnsp_count_limited(p, NETNS_LIMITED_LOG,
+                                           nflog_read(p->nflog, &budget, dnsp_refused, p));
                         if (budget == 64)
                                 break;
                 }
         }
         if (p->started) {
-                sync_limited(p);
+                dnsp_sync_limited(p);
                 uint8_t buf[DNS_UDP_MAX];
                 struct sockaddr_storage from;
                 socklen_t from_len;
                 for (int i = 0; i < 4096 && udp_recv(p, buf, sizeof(buf), &from, &from_len) >= 0;
                      i++)
-                        count_limited(p, NETNS_LIMITED_DNS, 1);
+                        dnsp_count_limited(p, NETNS_LIMITED_DNS, 1);
         }
         if (p->nflog && p->own_nflog)
                 nflog_close(p->nflog);
@@ -1019,7 +759,7 @@ int dns_proxy_watch(struct dns_proxy *p, struct netns_stats *w)
                 return 0;
         w->active = true;
         /* What the limits held back until now is not this window's. */
-        sync_limited(p);
+        dnsp_sync_limited(p);
         int r = -EAGAIN;
         pthread_mutex_lock(&p->lock);
         for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS && r < 0; i++)
@@ -1039,7 +779,7 @@ void dns_proxy_unwatch(struct dns_proxy *p, struct netns_stats *w)
          * refused just before the command exited is queued on the socket
          * already (NFLOG's queue threshold is one packet). */
         read_refusals(p);
-        sync_limited(p);
+        dnsp_sync_limited(p);
         pthread_mutex_lock(&p->lock);
         for (size_t i = 0; i < DNS_PROXY_MAX_WATCHERS; i++)
                 if (p->watchers[i] == w)
