@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "lib/testlib.h"
 #include "runtime/oci/config.h"
 #include "runtime/oci/rootless.h"
 #include "runtime/plan.h"
@@ -33,7 +34,7 @@ static char xdg[64];
 
 static void make_xdg(mode_t mode)
 {
-        snprintf(xdg, sizeof(xdg), "/tmp/psrun-unit-xdg-XXXXXX");
+        test_tmp_template(xdg, sizeof(xdg), "psrun-unit-xdg");
         cr_assert_not_null(mkdtemp(xdg));
         cr_assert_eq(chmod(xdg, mode), 0);
         setenv("XDG_RUNTIME_DIR", xdg, 1);
